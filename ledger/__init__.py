@@ -1,0 +1,19 @@
+"""Agentdesk's ledger: an append-only SQLite record of every action, with undo.
+
+Standard library only; imports neither the kernel nor the desktop.
+"""
+
+from .entries import (
+    KINDS, AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke,
+    Snapshot, ToolCall, ToolError, ToolResult, Undo, iso_utc,
+)
+from .errors import CorruptBlob, LedgerError, LedgerUnavailable, NotAFileChange, UnknownBlob, UnknownSeq
+from .store import Ledger
+from .undo import Conflict, Step, UndoReport
+
+__all__ = [
+    "KINDS", "AgentKill", "AgentSpawn", "Conflict", "CorruptBlob", "Denied", "Entry", "Expired",
+    "FileChange", "LeaseGrant", "LeaseRevoke", "Ledger", "LedgerError", "LedgerUnavailable",
+    "NotAFileChange", "Snapshot", "Step", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
+    "UnknownBlob", "UnknownSeq", "iso_utc",
+]

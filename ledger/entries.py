@@ -1,0 +1,237 @@
+"""Typed, frozen ledger entries.
+
+Each kind of entry is one frozen dataclass with a ``KIND`` (its topic in the
+store) and a ``VERSION`` (the shape of its stored body). Fields that queries
+filter or join on live in their own indexed columns; the rest of an entry is
+a JSON body. ``seq`` and ``ts`` are assigned by the ledger when the entry is
+appended; an entry built by a caller leaves them at their defaults.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, ClassVar, Mapping
+
+# Columns of the entries table that hold entry fields directly; every other
+# field of an entry travels in the JSON ``body`` column.
+COLUMN_FIELDS = ("tool", "scope", "path", "cause", "lease", "before", "after", "reverts")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Entry:
+    """Fields every entry has."""
+
+    KIND: ClassVar[str] = ""
+    VERSION: ClassVar[int] = 1
+
+    actor: str
+    seq: int = 0
+    ts: float = 0.0
+
+    @property
+    def kind(self) -> str:
+        return self.KIND
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as DESIGN.md's JSON shape: seq, ts (ISO 8601 UTC), actor, kind, fields."""
+        out: dict[str, Any] = {"seq": self.seq, "ts": iso_utc(self.ts), "actor": self.actor, "kind": self.KIND}
+        for f in dataclasses.fields(self):
+            if f.name not in ("seq", "ts", "actor"):
+                out[f.name] = _jsonable(getattr(self, f.name))
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCall(Entry):
+    """An agent called a tool under a lease (``lease`` is the grant's seq)."""
+
+    KIND: ClassVar[str] = "tool"
+    tool: str
+    scope: str
+    input: Mapping[str, Any] = field(default_factory=dict)
+    lease: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileChange(Entry):
+    """One file changed: ``before``/``after`` are sha256 blob names, None when absent.
+
+    ``cause`` is the tool call (or undo) that made the change; ``reverts`` is
+    set on the reversals an undo makes and names the change they reverse.
+    ``mode`` is the file's permission bits before the change, when it existed.
+    ``stored`` is False when the contents were too large to keep (hash only).
+    """
+
+    KIND: ClassVar[str] = "fs.write"
+    path: str
+    before: str | None
+    after: str | None
+    cause: int | None = None
+    reverts: int | None = None
+    mode: int | None = None
+    stored: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResult(Entry):
+    """A tool call succeeded; ``cause`` is the call's seq."""
+
+    KIND: ClassVar[str] = "result"
+    cause: int
+    output: Any = None
+    duration_ms: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolError(Entry):
+    """A tool call failed (bad input, unknown tool, timeout, crash); ``cause`` may be None
+    when the call never got as far as being recorded."""
+
+    KIND: ClassVar[str] = "error"
+    cause: int | None
+    tool: str | None = None
+    message: str = ""
+    input: Mapping[str, Any] | None = None
+    duration_ms: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Denied(Entry):
+    """The user refused a lease request."""
+
+    KIND: ClassVar[str] = "denied"
+    tool: str
+    scope: str
+    subject: str
+    input: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Expired(Entry):
+    """A lease request went unanswered until it expired, or a lease ran out (``lease`` set)."""
+
+    KIND: ClassVar[str] = "expired"
+    scope: str
+    subject: str
+    tool: str | None = None
+    lease: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeaseGrant(Entry):
+    """A lease: its id is this entry's seq. ``until`` is a unix time."""
+
+    KIND: ClassVar[str] = "lease.grant"
+    subject: str
+    scope: str
+    until: float
+    duration_s: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeaseRevoke(Entry):
+    """A lease ended before its time (kill, user action)."""
+
+    KIND: ClassVar[str] = "lease.revoke"
+    lease: int
+    subject: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentSpawn(Entry):
+    """An agent process was born; ``actor`` is its id."""
+
+    KIND: ClassVar[str] = "agent.spawn"
+    name: str
+    provider: str = ""
+    model: str = ""
+    budget: int = 0
+    workspace: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentKill(Entry):
+    """An agent was killed; ``subject`` is its id, ``actor`` who killed it."""
+
+    KIND: ClassVar[str] = "agent.kill"
+    subject: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Snapshot(Entry):
+    """A workspace snapshot was taken around a command (``cause`` is the call)."""
+
+    KIND: ClassVar[str] = "snapshot"
+    root: str
+    cause: int | None = None
+    files: int = 0
+    changed: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Undo(Entry):
+    """An undo: it reversed ``reversed`` (seqs of file changes after ``after_seq``)."""
+
+    KIND: ClassVar[str] = "undo"
+    after_seq: int
+    only_actor: str | None = None
+    reversed: tuple[int, ...] = ()
+    conflicts: tuple[str, ...] = ()
+
+
+ENTRY_TYPES: dict[str, type[Entry]] = {
+    cls.KIND: cls
+    for cls in (ToolCall, FileChange, ToolResult, ToolError, Denied, Expired, LeaseGrant,
+                LeaseRevoke, AgentSpawn, AgentKill, Snapshot, Undo)
+}
+KINDS = tuple(ENTRY_TYPES)
+
+
+def iso_utc(ts: float) -> str:
+    """A unix time as ISO 8601 in UTC with milliseconds."""
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def to_row(entry: Entry) -> tuple[dict[str, Any], str]:
+    """Split an entry into its indexed column values and its JSON body."""
+    columns: dict[str, Any] = {}
+    body: dict[str, Any] = {}
+    for f in dataclasses.fields(entry):
+        if f.name in ("seq", "ts", "actor"):
+            continue
+        value = getattr(entry, f.name)
+        if f.name in COLUMN_FIELDS:
+            columns[f.name] = value
+        else:
+            body[f.name] = _jsonable(value)
+    return columns, json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+
+
+def from_row(row: Mapping[str, Any]) -> Entry:
+    """Rebuild a typed entry from a stored row (columns plus JSON body)."""
+    cls = ENTRY_TYPES.get(row["kind"])
+    if cls is None:  # a kind written by a newer version: keep it readable
+        raise ValueError(f"unknown entry kind {row['kind']!r} at #{row['seq']}")
+    names = {f.name for f in dataclasses.fields(cls)}
+    values: dict[str, Any] = {"seq": row["seq"], "ts": row["ts"], "actor": row["actor"]}
+    for name in COLUMN_FIELDS:
+        if name in names:
+            values[name] = row[name]
+    body = json.loads(row["body"]) if row["body"] else {}
+    for name, value in body.items():
+        if name in names:
+            values[name] = tuple(value) if isinstance(value, list) else value
+    return cls(**values)

@@ -1,0 +1,53 @@
+"""The ledger's one error tree.
+
+Callers branch on the class and its fields, never on message text. Every
+error carries a one-line message fit for a terminal.
+"""
+
+from __future__ import annotations
+
+
+class LedgerError(Exception):
+    """Base of every error the ledger raises."""
+
+
+class LedgerUnavailable(LedgerError):
+    """The database file cannot be opened or is not a ledger."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"cannot open ledger {path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class UnknownSeq(LedgerError):
+    """A seq that names no entry."""
+
+    def __init__(self, seq: int) -> None:
+        super().__init__(f"no ledger entry #{seq}")
+        self.seq = seq
+
+
+class UnknownBlob(LedgerError):
+    """A content hash with no stored blob (never stored, or hash-only)."""
+
+    def __init__(self, digest: str) -> None:
+        super().__init__(f"no stored content for blob {digest[:12]}")
+        self.digest = digest
+
+
+class CorruptBlob(LedgerError):
+    """A stored blob whose bytes no longer match its hash."""
+
+    def __init__(self, digest: str) -> None:
+        super().__init__(f"blob {digest[:12]} is corrupted")
+        self.digest = digest
+
+
+class NotAFileChange(LedgerError):
+    """An operation that needs an fs.write entry got another kind."""
+
+    def __init__(self, seq: int, kind: str) -> None:
+        super().__init__(f"entry #{seq} is a {kind} entry, not a file change")
+        self.seq = seq
+        self.kind = kind

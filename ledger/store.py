@@ -1,0 +1,325 @@
+"""The ledger: one append-only SQLite file of typed entries and content blobs.
+
+Every write is an INSERT; triggers refuse UPDATE and DELETE, so history can
+only grow. Queries are served by indexes on (actor, seq), (kind, seq),
+(path, seq), cause and reverts, newest first and paged by seq, so the view
+stays instant however long the history gets. File changes are recorded before
+they land (see ``write_file``), which keeps undo correct across a crash.
+
+The ledger is safe to share between threads of one process (one lock) and
+between processes (SQLite WAL with a busy timeout).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sqlite3
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+from . import blobs, files
+from .entries import COLUMN_FIELDS, Entry, FileChange, from_row, to_row
+from .errors import LedgerUnavailable, NotAFileChange, UnknownSeq
+from .migrations import migrate
+
+Clock = Callable[[], float]
+_COLUMNS = "seq, ts, actor, kind, version, " + ", ".join(COLUMN_FIELDS) + ", body"
+_INSERT = (
+    "INSERT INTO entries(seq, ts, actor, kind, version, " + ", ".join(COLUMN_FIELDS) + ", body) "
+    "VALUES (?, ?, ?, ?, ?, " + ", ".join("?" * len(COLUMN_FIELDS)) + ", ?)"
+)
+PAGE_LIMIT_MAX = 10_000
+
+
+class Ledger:
+    """An open ledger file; close it when done (it is also a context manager)."""
+
+    def __init__(self, path: str | os.PathLike[str], *, clock: Clock = time.time, create: bool = True,
+                 _schema_upto: int | None = None) -> None:
+        self.path = str(path)
+        self._clock = clock
+        self._lock = threading.RLock()
+        if not create and not os.path.exists(self.path):
+            raise LedgerUnavailable(self.path, "no ledger there yet")
+        try:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            migrate(self._db, self.path, clock(), upto=_schema_upto)
+        except sqlite3.DatabaseError as exc:
+            raise LedgerUnavailable(self.path, str(exc)) from exc
+        except OSError as exc:
+            raise LedgerUnavailable(self.path, exc.strerror or str(exc)) from exc
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> "Ledger":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The raw connection, for checks and tests; never write through it."""
+        return self._db
+
+    @contextmanager
+    def _tx(self, immediate: bool = False) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    # ---- appending -------------------------------------------------------
+
+    def _insert(self, db: sqlite3.Connection, entry: Entry, seq: int | None = None) -> Entry:
+        ts = entry.ts or self._clock()
+        columns, body = to_row(entry)
+        values = [columns.get(name) for name in COLUMN_FIELDS]
+        cur = db.execute(_INSERT, (seq, ts, entry.actor, entry.KIND, entry.VERSION, *values, body))
+        return replace(entry, seq=cur.lastrowid, ts=ts)
+
+    def append(self, entry: Entry) -> Entry:
+        """Store one entry in its own transaction; returns it with seq and ts set."""
+        with self._tx() as db:
+            return self._insert(db, entry)
+
+    def append_many(self, entries: Sequence[Entry]) -> list[Entry]:
+        """Store several entries in one transaction, in order."""
+        with self._tx() as db:
+            return [self._insert(db, e) for e in entries]
+
+    def append_numbered(self, make: Callable[[int], Entry]) -> Entry:
+        """Append the entry ``make(seq)`` builds knowing its own seq.
+
+        Used to mint ids that are unique across every process sharing the
+        file (an agent's id comes from its spawn entry's seq).
+        """
+        with self._tx(immediate=True) as db:
+            seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM entries").fetchone()[0]
+            return self._insert(db, make(seq), seq=seq)
+
+    # ---- reading ---------------------------------------------------------
+
+    def last_seq(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM entries").fetchone()[0]
+
+    def count(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+
+    def get(self, seq: int) -> Entry:
+        with self._lock:
+            row = self._db.execute(f"SELECT {_COLUMNS} FROM entries WHERE seq = ?", (seq,)).fetchone()
+        if row is None:
+            raise UnknownSeq(seq)
+        return from_row(row)
+
+    def page(self, *, before: int | None = None, after: int | None = None, limit: int = 200,
+             actor: str | None = None, kind: str | None = None, path: str | None = None) -> list[Entry]:
+        """Entries newest first, with seq < before and > after, filtered; at most ``limit``."""
+        where, args = [], []
+        if before is not None:
+            where.append("seq < ?")
+            args.append(before)
+        if after is not None:
+            where.append("seq > ?")
+            args.append(after)
+        if actor is not None:
+            where.append("actor = ?")
+            args.append(actor)
+        if kind is not None:
+            where.append("kind = ?")
+            args.append(kind)
+        if path is not None:
+            # A prefix as a range, so the (path, seq) index serves it.
+            where.append("path >= ? AND path < ?")
+            args += [path, path + "\U0010ffff"]
+        sql = f"SELECT {_COLUMNS} FROM entries"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY seq DESC LIMIT ?"
+        args.append(max(0, min(limit, PAGE_LIMIT_MAX)))
+        with self._lock:
+            rows = self._db.execute(sql, args).fetchall()
+        return [from_row(r) for r in rows]
+
+    def caused_by(self, seq: int) -> list[Entry]:
+        """Entries whose cause is ``seq`` (a call's result and file changes; an undo's reversals), oldest first."""
+        with self._lock:
+            rows = self._db.execute(f"SELECT {_COLUMNS} FROM entries WHERE cause = ? ORDER BY seq", (seq,)).fetchall()
+        return [from_row(r) for r in rows]
+
+    def file_changes(self, after: int, path: str | None = None) -> list[FileChange]:
+        """fs.write entries with seq > after, newest first (optionally one path)."""
+        if path is None:
+            sql, args = f"SELECT {_COLUMNS} FROM entries WHERE kind = 'fs.write' AND seq > ? ORDER BY seq DESC", (after,)
+        else:
+            sql = f"SELECT {_COLUMNS} FROM entries WHERE path = ? AND kind = 'fs.write' AND seq > ? ORDER BY seq DESC"
+            args = (path, after)
+        with self._lock:
+            rows = self._db.execute(sql, args).fetchall()
+        return [from_row(r) for r in rows]  # type: ignore[misc]
+
+    def last_change_to(self, path: str, content_hash: str | None) -> FileChange | None:
+        """The newest file change that left ``path`` holding ``content_hash``."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {_COLUMNS} FROM entries WHERE path = ? AND kind = 'fs.write' AND after IS ? "
+                "ORDER BY seq DESC LIMIT 1", (path, content_hash)).fetchone()
+        return None if row is None else from_row(row)  # type: ignore[return-value]
+
+    def reversals(self, seqs: Sequence[int]) -> dict[int, list[FileChange]]:
+        """For each seq, the reversals that undo entries made of it, oldest first."""
+        out: dict[int, list[FileChange]] = {}
+        if not seqs:
+            return out
+        marks = ",".join("?" * len(seqs))
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_COLUMNS} FROM entries WHERE reverts IN ({marks}) ORDER BY seq", list(seqs)).fetchall()
+        for row in rows:
+            out.setdefault(row["reverts"], []).append(from_row(row))  # type: ignore[arg-type]
+        return out
+
+    def undone_by(self, seqs: Sequence[int]) -> dict[int, int]:
+        """Which of ``seqs`` are undone now, mapped to the undo entry that undid them.
+
+        A change is undone when a reversal of it exists that is not itself
+        undone (undoing an undo is redo, which makes the change live again).
+        """
+        result: dict[int, int] = {}
+        pending = list(seqs)
+        memo: dict[int, int | None] = {}
+
+        def undone(seq: int, depth: int = 0) -> int | None:
+            if seq in memo:
+                return memo[seq]
+            memo[seq] = None
+            for rev in reversed(self.reversals([seq]).get(seq, [])):
+                if depth > 64 or undone(rev.seq, depth + 1) is None:
+                    memo[seq] = rev.cause
+                    break
+            return memo[seq]
+
+        direct = self.reversals(pending)
+        for seq in pending:
+            if seq in direct:
+                by = undone(seq)
+                if by is not None:
+                    result[seq] = by
+        return result
+
+    # ---- blobs -----------------------------------------------------------
+
+    def put_blob(self, data: bytes) -> str:
+        with self._tx() as db:
+            return blobs.put(db, data)
+
+    def has_blob(self, digest: str) -> bool:
+        with self._lock:
+            return blobs.has(self._db, digest)
+
+    def blob(self, digest: str) -> bytes:
+        """The verified bytes of a blob (UnknownBlob, CorruptBlob)."""
+        with self._lock:
+            return blobs.get(self._db, digest)
+
+    def verify(self, digests: list[str] | None = None) -> list[str]:
+        """Hashes of damaged blobs; empty when every blob checks out."""
+        with self._lock:
+            return blobs.verify(self._db, digests)
+
+    def diff(self, seq: int, context: int = 3) -> str:
+        """A unified diff of one file change (binary and unstored contents are said, not shown)."""
+        entry = self.get(seq)
+        if not isinstance(entry, FileChange):
+            raise NotAFileChange(seq, entry.KIND)
+        sides = []
+        for digest in (entry.before, entry.after):
+            if digest is None:
+                sides.append(b"")
+            elif not self.has_blob(digest):
+                return f"(contents of {entry.path} were too large to keep; hash {digest[:12]})\n"
+            else:
+                sides.append(self.blob(digest))
+        try:
+            a, b = (s.decode("utf-8").splitlines(keepends=True) for s in sides)
+        except UnicodeDecodeError:
+            return f"Binary file {entry.path} changed ({len(sides[0])} -> {len(sides[1])} bytes)\n"
+        old = "/dev/null" if entry.before is None else f"a{entry.path}"
+        new = "/dev/null" if entry.after is None else f"b{entry.path}"
+        return "".join(difflib.unified_diff(a, b, old, new, n=context))
+
+    # ---- file changes ------------------------------------------------------
+
+    def write_file(self, *, actor: str, path: str | os.PathLike[str], content: bytes | None,
+                   cause: int | None, max_blob: int | None = None) -> FileChange:
+        """Record a change to ``path`` and then land it atomically; returns the entry.
+
+        ``content`` None deletes the file. The entry is committed before the
+        file changes, so a crash in between leaves a change that undo sees
+        never landed and treats as already reversed.
+        """
+        target = files.absolute(path)
+        old, mode = files.read(target)
+        entry = self.record_change(actor=actor, path=target, before=old, after=content, cause=cause,
+                                   mode=mode, max_blob=max_blob)
+        files.land(target, content, mode)
+        return entry
+
+    def record_change(self, *, actor: str, path: str | os.PathLike[str], before: bytes | None,
+                      after: bytes | None, cause: int | None, mode: int | None = None,
+                      reverts: int | None = None, max_blob: int | None = None) -> FileChange:
+        """Record a change without touching the disk (for changes others made or are about to make)."""
+        with self._tx() as db:
+            stored = True
+            hashes = []
+            for data in (before, after):
+                if data is None:
+                    hashes.append(None)
+                elif max_blob is not None and len(data) > max_blob:
+                    hashes.append(blobs.digest(data))
+                    stored = False
+                else:
+                    hashes.append(blobs.put(db, data))
+            entry = FileChange(actor=actor, path=str(files.absolute(path)), before=hashes[0], after=hashes[1],
+                               cause=cause, reverts=reverts, mode=mode, stored=stored)
+            return self._insert(db, entry)  # type: ignore[return-value]
+
+    def record_hashed_change(self, *, actor: str, path: str, before: str | None, after: str | None,
+                             cause: int | None, mode: int | None = None, stored: bool = True) -> FileChange:
+        """Record a change whose blobs are already stored (or deliberately not)."""
+        return self.append(FileChange(actor=actor, path=path, before=before, after=after, cause=cause,
+                                      mode=mode, stored=stored))  # type: ignore[return-value]
+
+    # ---- undo --------------------------------------------------------------
+
+    def undo(self, after_seq: int, *, by: str = "user", only_actor: str | None = None,
+             dry_run: bool = False):  # -> UndoReport (import cycle kept out of the signature)
+        """Reverse the file changes after ``after_seq``, newest first. See ledger.undo."""
+        from .undo import undo
+
+        return undo(self, after_seq, by=by, only_actor=only_actor, dry_run=dry_run)
+
+    def _append_reversals(self, undo_entry: Entry, reversals: Sequence[FileChange]) -> tuple[Entry, list[FileChange]]:
+        """One transaction: the undo entry, then its reversals with their cause set."""
+        with self._tx() as db:
+            head = self._insert(db, undo_entry)
+            out = [self._insert(db, replace(r, cause=head.seq)) for r in reversals]
+        return head, out  # type: ignore[return-value]

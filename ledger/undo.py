@@ -1,0 +1,173 @@
+"""Undo: reverse the file changes after a point, newest first, by adding entries.
+
+The plan walks the fs.write entries after the point from newest to oldest.
+A reversal whose target is also after the point cancels against it (the pair
+already nets to nothing), which makes "undo after X" always restore the files
+to how they stood at X, and "undo after an undo's point" a redo. Changes by
+``outside`` (other programs) are never reversed: they turn their file into a
+conflict, as does any file whose bytes differ from what the ledger says was
+last written there. A conflicting file is left untouched entirely; the rest
+proceeds.
+
+Applying appends one ``undo`` entry naming every change it reverses and, in
+the same transaction, one reversal ``fs.write`` per change (cause = the undo,
+reverts = the change), and only then lands the files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from . import blobs, files
+from .entries import FileChange, Undo
+from .errors import UnknownSeq
+
+if TYPE_CHECKING:
+    from .store import Ledger
+
+OUTSIDE = "outside"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One change to reverse: ``path`` goes back to ``restore`` (None = no file)."""
+
+    change: FileChange
+    restore: str | None
+    landed: bool  # False when the change never reached the disk (crash before landing)
+
+    @property
+    def path(self) -> str:
+        return self.change.path
+
+    @property
+    def action(self) -> str:
+        if self.restore is None:
+            return "delete"
+        return "create" if self.change.after is None else "restore"
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A file left untouched: it holds bytes the ledger did not write last, or cannot be restored."""
+
+    path: str
+    reason: str
+    changed_by: str | None = None  # who made the change that is there now, when the ledger knows
+
+
+@dataclass(frozen=True)
+class UndoReport:
+    after: int
+    steps: tuple[Step, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    undo_seq: int | None = None  # None on a dry run or when there was nothing to do
+    dry_run: bool = False
+    reversed: tuple[int, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return not self.conflicts
+
+    @property
+    def files(self) -> list[str]:
+        return sorted({s.path for s in self.steps})
+
+
+def _origin_actor(ledger: "Ledger", change: FileChange, cache: dict[int, str]) -> str:
+    """Who the change ultimately belongs to: a reversal belongs to the author of what it reverses."""
+    seen = 0
+    while change.reverts is not None and seen < 256:
+        if change.reverts in cache:
+            return cache[change.reverts]
+        target = ledger.get(change.reverts)
+        assert isinstance(target, FileChange)
+        change = target
+        seen += 1
+    cache[change.seq] = change.actor
+    return change.actor
+
+
+def plan(ledger: "Ledger", after_seq: int, only_actor: str | None = None) -> tuple[list[Step], list[Conflict]]:
+    """What an undo after ``after_seq`` would do, without doing it."""
+    if after_seq < 0 or after_seq > ledger.last_seq():
+        raise UnknownSeq(after_seq)
+    changes = ledger.file_changes(after_seq)
+    cancelled: set[int] = set()
+    origins: dict[int, str] = {}
+    state: dict[str, str | None] = {}  # path -> hash the file holds once the planned steps land
+    steps: dict[str, list[Step]] = {}
+    conflicts: dict[str, Conflict] = {}
+    outside_paths: set[str] = set()
+
+    for change in changes:  # newest first
+        if change.seq in cancelled or change.path in conflicts:
+            continue
+        if change.reverts is not None and change.reverts > after_seq:
+            cancelled.add(change.reverts)
+            continue
+        if change.actor == OUTSIDE:
+            outside_paths.add(change.path)
+            continue
+        if only_actor is not None and _origin_actor(ledger, change, origins) != only_actor:
+            continue
+        current = state[change.path] if change.path in state else files.hash_of(files.absolute(change.path))
+        if change.path in outside_paths or current not in (change.after, change.before):
+            conflicts[change.path] = _conflict(ledger, change.path, current)
+            steps.pop(change.path, None)
+            continue
+        if change.before is not None and not ledger.has_blob(change.before):
+            conflicts[change.path] = Conflict(change.path, "its earlier contents were too large to keep")
+            steps.pop(change.path, None)
+            continue
+        landed = current == change.after and change.after != change.before
+        steps.setdefault(change.path, []).append(Step(change, change.before, landed))
+        state[change.path] = change.before
+
+    ordered = sorted((s for group in steps.values() for s in group), key=lambda s: -s.change.seq)
+    return ordered, sorted(conflicts.values(), key=lambda c: c.path)
+
+
+def _conflict(ledger: "Ledger", path: str, current: str | None) -> Conflict:
+    last = ledger.last_change_to(path, current)
+    if last is None:
+        return Conflict(path, "changed since, by a program the ledger did not see", None)
+    return Conflict(path, f"changed since by {last.actor} (#{last.seq})", last.actor)
+
+
+def undo(ledger: "Ledger", after_seq: int, *, by: str = "user", only_actor: str | None = None,
+         dry_run: bool = False) -> UndoReport:
+    steps, conflicts = plan(ledger, after_seq, only_actor)
+    reversed_seqs = tuple(s.change.seq for s in steps)
+    if dry_run or (not steps and not conflicts):
+        return UndoReport(after_seq, tuple(steps), tuple(conflicts), None, dry_run, reversed_seqs)
+    head = Undo(actor=by, after_seq=after_seq, only_actor=only_actor, reversed=reversed_seqs,
+                conflicts=tuple(c.path for c in conflicts))
+    reversals = [
+        FileChange(actor=by, path=s.path, before=s.change.after if s.landed else s.change.before,
+                   after=s.restore, cause=None, reverts=s.change.seq, mode=s.change.mode)
+        for s in steps
+    ]
+    undo_entry, _ = ledger._append_reversals(head, reversals)
+    late: list[Conflict] = []
+    for step in steps:
+        late_conflict = _land(ledger, step)
+        if late_conflict is not None:
+            late.append(late_conflict)
+    return UndoReport(after_seq, tuple(steps), tuple(conflicts) + tuple(late), undo_entry.seq, False, reversed_seqs)
+
+
+def _land(ledger: "Ledger", step: Step) -> Conflict | None:
+    """Land one reversal; a file changed since planning is left alone and reported."""
+    target = files.absolute(step.path)
+    data, mode = files.read(target)
+    current = None if data is None else blobs.digest(data)
+    if current == step.restore:
+        return None
+    expected = step.change.after if step.landed else step.change.before
+    if current != expected:
+        return _conflict(ledger, step.path, current)
+    content = None if step.restore is None else ledger.blob(step.restore)
+    files.land(target, content, mode if mode is not None else step.change.mode)
+    return None
