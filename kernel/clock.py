@@ -1,0 +1,63 @@
+"""The kernel's sense of time, injected so tests never sleep.
+
+``now()`` is wall time in unix seconds (lease ``until`` values, ledger
+timestamps); ``sleep()`` waits on the same clock. ``ManualClock`` only moves
+when a test calls ``advance``, waking every sleeper whose time has come.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import time
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class SystemClock:
+    """Real time."""
+
+    def now(self) -> float:
+        return time.time()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(max(0.0, seconds))
+
+
+class ManualClock:
+    """A clock that moves only when told to."""
+
+    def __init__(self, start: float = 1_790_000_000.0) -> None:
+        self._now = start
+        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._ids = itertools.count()
+
+    def now(self) -> float:
+        return self._now
+
+    async def sleep(self, seconds: float) -> None:
+        if seconds <= 0:
+            await asyncio.sleep(0)
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._sleepers, (self._now + seconds, next(self._ids), fut))
+        await fut
+
+    @property
+    def sleepers(self) -> int:
+        """How many sleeps are waiting (tests wait for this to reach a count)."""
+        return sum(1 for _, _, f in self._sleepers if not f.done())
+
+    def advance(self, seconds: float) -> None:
+        """Move time forward and wake the sleepers that are due."""
+        self._now += seconds
+        while self._sleepers and self._sleepers[0][0] <= self._now:
+            _, _, fut = heapq.heappop(self._sleepers)
+            if not fut.done():
+                fut.set_result(None)

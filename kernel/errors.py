@@ -1,0 +1,90 @@
+"""The kernel's one error tree.
+
+Callers branch on classes and fields (``ProviderError.kind``), never on
+message text. Control signals (a lease is needed, a task was cancelled) are
+not errors and do not live here; neither is a refused tool call, which is a
+result the model sees.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+
+class KernelError(Exception):
+    """Base of every error the kernel raises."""
+
+
+class ConfigError(KernelError):
+    """Bad settings or configuration: unknown provider, missing API key, bad duration.
+
+    ``variable`` names the environment variable or setting to fix, when one applies.
+    """
+
+    def __init__(self, message: str, variable: str | None = None) -> None:
+        super().__init__(message)
+        self.variable = variable
+
+
+class UnknownAgent(KernelError):
+    def __init__(self, agent_id: str) -> None:
+        super().__init__(f"no agent {agent_id!r}")
+        self.agent_id = agent_id
+
+
+class InvalidState(KernelError):
+    """An operation the agent's current state does not allow (sending to a killed agent)."""
+
+    def __init__(self, agent_id: str, state: str, action: str) -> None:
+        super().__init__(f"agent {agent_id} is {state}: cannot {action}")
+        self.agent_id = agent_id
+        self.state = state
+        self.action = action
+
+
+ProviderErrorKind = Literal[
+    "auth",         # 401/403: bad or missing key
+    "not_found",    # 404: unknown model or endpoint
+    "bad_request",  # 400/422: the request itself is wrong
+    "rate_limit",   # 429
+    "overloaded",   # 529, 503
+    "server",       # other 5xx
+    "connection",   # could not connect / connection dropped before the reply started
+    "timeout",      # no answer in time
+    "stream",       # the reply broke after it started (cut, reset, error event)
+    "incomplete",   # the reply ended without a stop reason
+    "unsupported",  # the conversation holds something this provider cannot represent
+]
+
+RETRYABLE_KINDS = frozenset({"rate_limit", "overloaded", "server", "connection", "timeout"})
+
+
+class ProviderError(KernelError):
+    """A provider failed. ``started`` is True when part of the reply had already arrived."""
+
+    def __init__(self, provider: str, kind: ProviderErrorKind, message: str, *, status: int | None = None,
+                 retry_after: float | None = None, started: bool = False) -> None:
+        super().__init__(f"{provider}: {message}")
+        self.provider = provider
+        self.kind = kind
+        self.detail = message
+        self.status = status
+        self.retry_after = retry_after
+        self.started = started
+
+    @property
+    def retryable(self) -> bool:
+        """Worth asking again: a transient failure before any of the reply arrived."""
+        return not self.started and self.kind in RETRYABLE_KINDS
+
+
+class ToolFailure(KernelError):
+    """Raised by a tool to end its call with an error result the model sees.
+
+    ``message`` is written for the model (and the user): what went wrong and,
+    where it helps, what to do instead.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message

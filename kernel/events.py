@@ -1,0 +1,175 @@
+"""The kernel's event vocabulary: one frozen dataclass per event, and a bus.
+
+Everything a window shows comes from these events; views never poll kernel
+internals. Subscribers are plain callables run synchronously, in order, on
+the publishing thread (the event loop's); one that raises is reported to the
+bus's error hook and does not stop the others.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Union
+
+from ledger import Entry
+
+from .approver import LeaseRequest
+from .leases import Lease
+
+log = logging.getLogger(__name__)
+
+AGENT_STATES = ("idle", "running", "waiting", "paused", "killed", "failed")
+
+
+@dataclass(frozen=True)
+class AgentInfo:
+    """A snapshot of one agent process, as the process table shows it."""
+
+    id: str
+    name: str
+    state: str                 # one of AGENT_STATES
+    reason: str                # why it is in that state, in words ("" when obvious)
+    provider: str
+    model: str
+    budget: int
+    input_tokens: int
+    output_tokens: int
+    started_at: float
+    workspace: str
+
+    @property
+    def used(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True)
+class AgentSpawned:
+    agent: AgentInfo
+
+
+@dataclass(frozen=True)
+class AgentStateChanged:
+    agent: AgentInfo           # state and reason are in here
+    previous: str
+
+
+@dataclass(frozen=True)
+class AgentKilled:
+    agent: AgentInfo
+    by: str
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    agent_id: str
+    turn: int                  # counts model requests of this agent, from 1
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    agent_id: str
+    turn: int
+    stop_reason: str
+
+
+@dataclass(frozen=True)
+class UserMessage:
+    agent_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    agent_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallStarted:
+    agent_id: str
+    call_id: str               # the model's id for the call
+    tool: str
+    scope: str
+    input: Mapping[str, Any]
+    seq: int | None            # the ledger's tool entry (None when refused before recording)
+
+
+@dataclass(frozen=True)
+class ToolCallFinished:
+    agent_id: str
+    call_id: str
+    tool: str
+    ok: bool
+    content: str               # what the model was told
+    duration_ms: float
+    seq: int | None            # the result/error entry
+    changes: tuple[int, ...] = ()   # fs.write entries the call caused
+
+
+@dataclass(frozen=True)
+class PermissionRequested:
+    request: LeaseRequest
+
+
+@dataclass(frozen=True)
+class PermissionResolved:
+    request_id: int
+    agent_id: str
+    outcome: str               # granted · denied · expired · cancelled
+    lease: Lease | None = None
+
+
+@dataclass(frozen=True)
+class UsageUpdated:
+    agent: AgentInfo
+
+
+@dataclass(frozen=True)
+class LeaseGranted:
+    lease: Lease
+
+
+@dataclass(frozen=True)
+class LeaseRevoked:
+    lease: Lease
+    reason: str
+
+
+@dataclass(frozen=True)
+class LeaseExpired:
+    lease: Lease
+
+
+@dataclass(frozen=True)
+class LedgerAppended:
+    entry: Entry
+
+
+Event = Union[
+    AgentSpawned, AgentStateChanged, AgentKilled, TurnStarted, TurnFinished, UserMessage, TextDelta,
+    ToolCallStarted, ToolCallFinished, PermissionRequested, PermissionResolved, UsageUpdated,
+    LeaseGranted, LeaseRevoked, LeaseExpired, LedgerAppended,
+]
+Subscriber = Callable[[Event], None]
+
+
+@dataclass
+class EventBus:
+    on_error: Callable[[Subscriber, Event, BaseException], None] | None = None
+    _subscribers: list[Subscriber] = field(default_factory=list)
+
+    def subscribe(self, fn: Subscriber) -> Callable[[], None]:
+        """Add a subscriber; returns the function that removes it."""
+        self._subscribers.append(fn)
+        return lambda: self._subscribers.remove(fn) if fn in self._subscribers else None
+
+    def publish(self, event: Event) -> None:
+        for fn in tuple(self._subscribers):
+            try:
+                fn(event)
+            except Exception as exc:  # a broken view must not break the kernel
+                if self.on_error is not None:
+                    self.on_error(fn, event, exc)
+                else:
+                    log.exception("event subscriber failed on %s", type(event).__name__)

@@ -1,0 +1,82 @@
+"""The one provider protocol: ``stream(request) -> async events``.
+
+An adapter turns a ``ProviderRequest`` (system prompt, provider-neutral
+conversation, tool specs, model) into its SDK's streaming call and yields
+``TextDelta``, ``ToolCallReady``, ``UsageReport`` and finally ``StreamEnd``.
+A tool call is yielded only once it is complete. Failures raise
+``kernel.errors.ProviderError`` with a ``kind`` and ``started`` set, never a
+raw SDK or transport exception; a stream that ends without a stop reason is a
+``ProviderError(kind="incomplete")``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Mapping, Protocol, Union
+
+from ..messages import Message
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as the model sees it."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ProviderRequest:
+    system: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    model: str = ""
+    max_tokens: int = 4096
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallReady:
+    """A complete tool call. ``input`` is None when the arguments were not valid JSON;
+    then ``raw_arguments`` holds what arrived and ``error`` says what was wrong."""
+
+    id: str
+    name: str
+    input: Mapping[str, Any] | None
+    raw_arguments: str | None = None
+    error: str | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class UsageReport:
+    """Token totals of this request so far; a field is None when not reported yet.
+    Later reports replace earlier ones field by field."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class StreamEnd:
+    """``stop_reason``: "end_turn", "tool_use", "max_tokens", or the provider's own word."""
+
+    stop_reason: str
+
+
+StreamEvent = Union[TextDelta, ToolCallReady, UsageReport, StreamEnd]
+
+
+class Provider(Protocol):
+    """A model provider. ``name`` is the CLI's provider name (anthropic, openai, …)."""
+
+    name: str
+
+    def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]: ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,1 @@
+"""Tools: one descriptor each, run by one executor that enforces the rules for all."""

@@ -1,0 +1,97 @@
+"""What a tool is: one frozen descriptor with its schema, class, scope and runner.
+
+Adding a tool is adding a descriptor and its ``run`` coroutine, nothing else:
+the executor (``kernel.agents.run_tool``) validates the input against
+``input_schema``, checks the lease for ``scope``, records the call, applies
+``timeout_s`` and cancellation, and records the outcome for every tool alike.
+A tool changes files only through ``ToolContext.write`` (or records what a
+command changed through the ledger), so every change is in the ledger before
+it lands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Mapping
+
+from ..providers.base import ToolSpec
+
+if TYPE_CHECKING:
+    from ledger import FileChange, Ledger
+
+    from ..clock import Clock
+    from .workspace import Workspace
+
+ToolClass = Literal["read", "write", "execute"]
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """A tool's success: ``content`` is what the model reads; ``data`` is recorded in the ledger."""
+
+    content: str
+    data: Any = None
+
+
+@dataclass(frozen=True)
+class CallPreview:
+    """What a call would do, for the lease dialog: a one-line summary, the path, a diff."""
+
+    summary: str
+    path: str | None = None
+    diff: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolLimits:
+    read_max_bytes: int = 256 * 1024      # fs_read returns at most this much, then says it cut
+    list_max_entries: int = 1000
+    search_max_matches: int = 200
+    search_max_file_bytes: int = 2 * 1024 * 1024
+    blob_max_bytes: int = 50 * 1024 * 1024  # larger file contents are recorded by hash only
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may use. ``cause`` is the seq of this call's ``tool`` entry."""
+
+    agent_id: str
+    workspace: "Workspace"
+    ledger: "Ledger"
+    cause: int
+    clock: "Clock"
+    limits: ToolLimits = field(default_factory=ToolLimits)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def write(self, path: Path, content: bytes | None) -> "FileChange":
+        """Record, then land, a change to ``path`` (already resolved inside the workspace)."""
+        return self.ledger.write_file(actor=self.agent_id, path=path, content=content, cause=self.cause,
+                                      max_blob=self.limits.blob_max_bytes)
+
+
+Runner = Callable[[ToolContext, Mapping[str, Any]], Awaitable[ToolOutput]]
+Previewer = Callable[["Workspace", Mapping[str, Any]], CallPreview]
+
+
+@dataclass(frozen=True)
+class ToolDescriptor:
+    name: str                      # on the wire: letters, digits, underscores
+    description: str
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any]
+    tool_class: ToolClass
+    scope: str                     # dotted: fs.read, fs.write, shell.exec
+    run: Runner
+    timeout_s: float = 30.0
+    idempotent: bool = False
+    untrusted_output: bool = False
+    preview: Previewer | None = None
+    scope_of: Callable[[Mapping[str, Any]], str] | None = None  # when a call may need more (network)
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.name, self.description, self.input_schema)
+
+    def scope_for(self, tool_input: Mapping[str, Any]) -> str:
+        """The scope this particular call needs."""
+        return self.scope if self.scope_of is None else self.scope_of(tool_input)
