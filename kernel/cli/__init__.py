@@ -1,0 +1,45 @@
+"""The ``agentdesk`` command line: ``ask``, ``ledger`` and ``undo``.
+
+Each subcommand lives in its own module and is imported only when used, so
+``agentdesk ledger`` never pays for a provider SDK. Errors are one line on
+stderr and an exit status, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+# subcommand → module under kernel.cli with add_parser(subparsers) and run(args) -> int
+COMMANDS = {"ask": "ask", "ledger": "ledger_cmd", "undo": "undo_cmd"}
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        self.exit(EXIT_USAGE, f"{self.prog}: {message}\n")
+
+
+def build_parser(names: Sequence[str] = tuple(COMMANDS)) -> argparse.ArgumentParser:
+    parser = _Parser(prog="agentdesk", description="Agentdesk: agents as processes, with leases and a ledger.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in names:
+        importlib.import_module(f"{__name__}.{COMMANDS[name]}").add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Import only the subcommand asked for (help lists them all).
+    names = [argv[0]] if argv and argv[0] in COMMANDS else list(COMMANDS)
+    parser = build_parser(names)
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    module = importlib.import_module(f"{__name__}.{COMMANDS[args.command]}")
+    return int(module.run(args))
