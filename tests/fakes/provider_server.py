@@ -98,6 +98,8 @@ class FakeProviderServer:
         self._finished: list[float] = []
         self._failures: list[str] = []
         self._stop = threading.Event()
+        self._streaming = 0
+        self._idle = threading.Condition(self._lock)
         self._conns: set[socket.socket] = set()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -191,6 +193,11 @@ class FakeProviderServer:
         with self._lock:
             return list(self._failures)
 
+    def wait_idle(self, timeout: float = 5.0) -> bool:
+        """Block until no streamed reply is being written (e.g. after a client hung up mid-stream)."""
+        with self._lock:
+            return self._idle.wait_for(lambda: self._streaming == 0, timeout)
+
     def assert_done(self) -> None:
         with self._lock:
             problems = list(self._failures)
@@ -264,10 +271,16 @@ class FakeProviderServer:
                 self._failures.append(msg)
             self._send_json(h, 400, enc.error_body(400, msg))
             return
+        with self._lock:
+            self._streaming += 1
         try:
             self._stream(h, enc, turn, model or "fake-model", body)
         except (_Gone, OSError):
             h.close_connection = True
+        finally:
+            with self._lock:
+                self._streaming -= 1
+                self._idle.notify_all()
 
     @staticmethod
     def _route(method: str, path: str, body: dict) -> tuple[str | None, str | None, bool]:
