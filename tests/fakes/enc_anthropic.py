@@ -49,5 +49,5 @@ def events(turn: Turn, model: str, body: dict) -> list[bytes]:
     return out
 
 
-def error_frames(message: str) -> list[bytes]:
+def error_frames(message: str, sequence_number: int = 0) -> list[bytes]:
     return [frame({"type": "error", "error": {"type": "overloaded_error", "message": message}}, "error")]

@@ -42,5 +42,5 @@ def events(turn: Turn, model: str, body: dict) -> list[bytes]:
     return out
 
 
-def error_frames(message: str) -> list[bytes]:
+def error_frames(message: str, sequence_number: int = 0) -> list[bytes]:
     return [frame({"error": {"code": 503, "message": message, "status": "UNAVAILABLE"}})]

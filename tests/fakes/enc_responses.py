@@ -81,7 +81,6 @@ def events(turn: Turn, model: str, body: dict) -> list[bytes]:
     return out
 
 
-def error_frames(message: str) -> list[bytes]:
-    # The sequence number is not known here; the SDK does not check ordering.
+def error_frames(message: str, sequence_number: int = 0) -> list[bytes]:
     return [frame({"type": "error", "code": "server_error", "message": message, "param": None,
-                   "sequence_number": 0}, "error")]
+                   "sequence_number": sequence_number}, "error")]

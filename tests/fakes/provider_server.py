@@ -108,6 +108,7 @@ class FakeProviderServer:
     def start(self) -> "FakeProviderServer":
         if self._server is not None:
             return self
+        self._stop.clear()
         srv = _Server(("127.0.0.1", 0), _Handler)
         srv.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         srv.fake = self
@@ -325,7 +326,8 @@ class FakeProviderServer:
         fault = turn.fault
         cut: Cut | None = fault if isinstance(fault, Cut) else None
         if isinstance(fault, ErrorEvent):
-            events = events[: fault.after_events] + enc.error_frames(fault.message)
+            kept = events[: fault.after_events]
+            events = kept + enc.error_frames(fault.message, len(kept))
         elif cut is not None:
             events = events[: cut.after_events]
         hard_cut = cut is not None and cut.mode in ("abort", "reset")

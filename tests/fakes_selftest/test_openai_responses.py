@@ -77,3 +77,4 @@ def test_error_event_is_yielded(srv, openai_client):
     with openai_client.responses.stream(model="m", input="hi") as s:
         events = list(s)
     assert events[-1].type == "error" and events[-1].message == "overloaded"
+    assert events[-1].sequence_number == 3 == events[-2].sequence_number + 1
