@@ -1,0 +1,70 @@
+"""The agent loop, as named steps.
+
+    loop:
+      budget reached or pause asked?  → paused (reason shown), stop
+      request a turn, streaming it
+      tool calls?  → run them (results in the model's order), append, loop
+      otherwise    → idle, stop
+
+A provider failure (after the provider's own retries) ends the loop with the
+agent ``failed`` and the reason in words; the conversation keeps everything
+up to the last complete turn, so sending again continues it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from ..errors import ProviderError
+from ..messages import Message
+from .process import AgentProcess
+from .tool_runner import run_tool_calls
+from .turn import request_turn
+
+
+async def run_loop(agent: AgentProcess) -> None:
+    try:
+        while True:
+            if _should_pause(agent):
+                return
+            agent.set_state("running")
+            try:
+                turn = await request_turn(agent)
+            except ProviderError as exc:
+                agent.set_state("failed", _failure_reason(exc))
+                return
+            agent.append(turn.message)
+            if turn.calls:
+                results = await run_tool_calls(agent, turn.calls)
+                agent.append(Message("user", results))
+                continue
+            agent.set_state("idle", _idle_reason(turn.stop_reason))
+            return
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # a kernel bug must show as a failed agent, not vanish in a task
+        agent.set_state("failed", f"internal error: {type(exc).__name__}: {exc}")
+        raise
+
+
+def _should_pause(agent: AgentProcess) -> bool:
+    if agent.budget.reached:
+        agent.set_state("paused", agent.budget.describe())
+        return True
+    if agent.pause_requested:
+        agent.pause_requested = False
+        agent.set_state("paused", "paused by the user")
+        return True
+    return False
+
+
+def _idle_reason(stop_reason: str) -> str:
+    if stop_reason == "end_turn":
+        return ""
+    if stop_reason == "max_tokens":
+        return "the reply was cut at the max_tokens limit"
+    return f"the model stopped ({stop_reason})"
+
+
+def _failure_reason(exc: ProviderError) -> str:
+    return str(exc)

@@ -1,0 +1,112 @@
+"""Getting a lease for a tool call: find a live one, or ask and wait.
+
+Asking puts the agent in ``waiting``, publishes the request and races the
+approver against the request's expiry on the kernel clock. The outcome is a
+value: a ``Lease``, or a ``Refusal`` whose message the model will see. A
+grant that lands while the agent is being killed is revoked at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ledger import Denied, Expired
+
+from ..approver import Denial, Grant, LeaseRequest
+from ..events import PermissionRequested, PermissionResolved
+from ..leases import Lease, offered_durations
+from ..tools.descriptor import ToolDescriptor
+from .process import AgentProcess
+
+
+@dataclass(frozen=True)
+class Refusal:
+    message: str
+    outcome: str  # denied · expired
+
+
+async def acquire(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any],
+                  scope: str) -> Lease | Refusal:
+    s = agent.services
+    lease = s.leases.find(agent.id, scope)
+    if lease is not None:
+        return lease
+    async with agent.permission_lock:  # one open request per agent; parallel calls share its answer
+        lease = s.leases.find(agent.id, scope)
+        if lease is not None:
+            return lease
+        return await _ask(agent, tool, tool_input, scope)
+
+
+def _preview(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any]):
+    if tool.preview is None:
+        return None
+    try:
+        from ..tools.workspace import Workspace
+
+        return tool.preview(Workspace.at(agent.workspace), tool_input)
+    except Exception:  # a preview is a courtesy; the request goes out without it
+        return None
+
+
+async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any], scope: str) -> Lease | Refusal:
+    s = agent.services
+    now = s.clock.now()
+    notes_for = getattr(tool, "notes_for", None)
+    request = LeaseRequest(
+        id=next(s.request_ids), agent_id=agent.id, agent_name=agent.name, tool=tool.name, scope=scope,
+        input=dict(tool_input), durations=offered_durations(s.settings.default_lease_s),
+        default_duration=s.settings.default_lease_s, expires_at=now + s.settings.request_expiry_s,
+        preview=_preview(agent, tool, tool_input), notes=tuple(notes_for(tool_input)) if notes_for else (),
+    )
+    previous = agent.state
+    agent.set_state("waiting", f"asking for {scope} to call {tool.name}")
+    s.bus.publish(PermissionRequested(request))
+    outcome = "cancelled"
+    lease: Lease | None = None
+    try:
+        decision = await _race(s.approver.decide(request), s.clock.sleep(request.expires_at - now))
+        if decision is None:
+            outcome = "expired"
+            s.record(Expired(actor="kernel", scope=scope, subject=agent.id, tool=tool.name))
+            return Refusal(f"permission request expired: nobody answered in time to grant {scope}", outcome)
+        if isinstance(decision, Denial):
+            outcome = "denied"
+            s.record(Denied(actor="user", tool=tool.name, scope=scope, subject=agent.id, input=dict(tool_input)))
+            return Refusal(f"permission denied: the user did not grant {scope}", outcome)
+        assert isinstance(decision, Grant)
+        lease = s.leases.grant(agent.id, scope, _clamp(decision.duration_s, request.durations))
+        if agent.killed:
+            s.leases.revoke(lease.id, "granted while the agent was being killed")
+            raise asyncio.CancelledError()
+        outcome = "granted"
+        return lease
+    finally:
+        s.bus.publish(PermissionResolved(request.id, agent.id, outcome, lease if outcome == "granted" else None))
+        if not agent.killed:
+            agent.set_state(previous if previous != "waiting" else "running")
+
+
+def _clamp(duration: float, offered: tuple[float, ...]) -> float:
+    """Only the offered durations are grantable; anything else becomes the nearest one not longer."""
+    if duration in offered:
+        return duration
+    shorter = [d for d in offered if d <= duration]
+    return max(shorter) if shorter else min(offered)
+
+
+async def _race(decide, expiry) -> Grant | Denial | None:
+    """The approver's answer, or None when the expiry came first. Both are cleaned up."""
+    decide_task = asyncio.ensure_future(decide)
+    expiry_task = asyncio.ensure_future(expiry)
+    try:
+        done, _ = await asyncio.wait({decide_task, expiry_task}, return_when=asyncio.FIRST_COMPLETED)
+        if decide_task in done:
+            return decide_task.result()
+        return None
+    finally:
+        for task in (decide_task, expiry_task):
+            if not task.done():
+                task.cancel()

@@ -1,0 +1,47 @@
+"""What every agent process shares: ledger, clock, bus, leases, approver, tools, providers.
+
+Passed in, never global, so tests and benchmarks build exactly the kernel
+they need.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from ledger import Entry, Ledger
+
+from ..approver import Approver
+from ..clock import Clock
+from ..events import EventBus, LedgerAppended
+from ..lease_book import LeaseBook
+from ..providers.base import Provider
+from ..settings import Settings
+from ..tools.descriptor import ToolLimits
+
+if TYPE_CHECKING:
+    from ..tools.registry import ToolRegistry
+
+ProviderFactory = Callable[[str], Provider]
+
+
+@dataclass
+class Services:
+    ledger: Ledger
+    clock: Clock
+    bus: EventBus
+    leases: LeaseBook
+    approver: Approver
+    tools: "ToolRegistry"
+    providers: ProviderFactory
+    settings: Settings
+    attached: bool = False            # a desktop is there to answer lease requests
+    limits: ToolLimits = field(default_factory=ToolLimits)
+    request_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+    def record(self, entry: Entry) -> Entry:
+        """Append to the ledger and announce it."""
+        stored = self.ledger.append(entry)
+        self.bus.publish(LedgerAppended(stored))
+        return stored

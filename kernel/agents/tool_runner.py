@@ -1,0 +1,127 @@
+"""The executor: every tool call goes through the same five steps.
+
+1. unknown tool or input that fails its schema → an error result the model
+   sees, recorded; 2. no live lease for the call's scope → ask (waiting);
+   refused → an error result, recorded; 3. record the call (``tool`` entry,
+   with the lease); 4. run it with this agent as actor and the call as cause,
+   under the tool's timeout, cancellable; 5. record the result or the error.
+
+Consecutive read-class calls run concurrently; results keep the model's order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from ledger import FileChange, ToolCall, ToolError, ToolResult
+
+from ..errors import ToolFailure
+from ..events import ToolCallFinished, ToolCallStarted
+from ..messages import ToolResultPart
+from ..providers.base import ToolCallReady
+from ..tools.descriptor import ToolContext, ToolDescriptor
+from ..tools.schema import validate_input
+from .permission import Refusal, acquire
+from .process import AgentProcess
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ok: bool
+    content: str
+    seq: int | None = None        # the result or error entry
+    call_seq: int | None = None   # the tool entry, once the call was recorded
+
+
+async def run_tool_calls(agent: AgentProcess, calls: Sequence[ToolCallReady]) -> tuple[ToolResultPart, ...]:
+    """Run a turn's calls: read-class neighbours together, everything else one at a time, in order."""
+    results: list[ToolResultPart] = []
+    batch: list[ToolCallReady] = []
+
+    async def flush() -> None:
+        if batch:
+            results.extend(await asyncio.gather(*(run_tool(agent, c) for c in batch)))
+            batch.clear()
+
+    for call in calls:
+        tool = agent.services.tools.get(call.name)
+        if tool is not None and tool.tool_class == "read" and call.input is not None:
+            batch.append(call)
+            continue
+        await flush()
+        results.append(await run_tool(agent, call))
+    await flush()
+    return tuple(results)
+
+
+async def run_tool(agent: AgentProcess, call: ToolCallReady) -> ToolResultPart:
+    s = agent.services
+    started = time.perf_counter()
+    tool = s.tools.get(call.name)
+    tool_input: Mapping[str, Any] = call.input if call.input is not None else {}
+    scope = tool.scope_for(tool_input) if tool is not None and call.input is not None else ""
+    s.bus.publish(ToolCallStarted(agent.id, call.id, call.name, scope, tool_input, None))
+    outcome = await _execute(agent, call, tool, tool_input, scope, started)
+    changes = () if outcome.call_seq is None else tuple(
+        e.seq for e in s.ledger.caused_by(outcome.call_seq) if isinstance(e, FileChange))
+    s.bus.publish(ToolCallFinished(agent.id, call.id, call.name, outcome.ok, outcome.content,
+                                   (time.perf_counter() - started) * 1000, outcome.seq, changes))
+    return ToolResultPart(call.id, call.name, outcome.content, is_error=not outcome.ok)
+
+
+async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescriptor | None,
+                   tool_input: Mapping[str, Any], scope: str, started: float) -> Outcome:
+    s = agent.services
+    refusal = _check(agent, call, tool, tool_input)
+    if refusal is not None:
+        entry = s.record(ToolError(actor=agent.id, cause=None, tool=call.name, message=refusal,
+                                   input=dict(tool_input) if call.input is not None else {"raw": call.raw_arguments}))
+        return Outcome(False, refusal, entry.seq)
+    assert tool is not None
+    lease = await acquire(agent, tool, tool_input, scope)
+    if isinstance(lease, Refusal):
+        return Outcome(False, lease.message)
+    call_entry = s.record(ToolCall(actor=agent.id, tool=tool.name, scope=scope, input=dict(tool_input), lease=lease.id))
+    ctx = ToolContext(agent.id, agent.root, s.ledger, call_entry.seq, s.clock, s.limits)
+    try:
+        output = await asyncio.wait_for(tool.run(ctx, tool_input), timeout=tool.timeout_s)
+    except asyncio.CancelledError:
+        s.record(ToolError(actor=agent.id, cause=call_entry.seq, tool=tool.name,
+                           message="cancelled: the agent was stopped", duration_ms=_ms(started)))
+        raise
+    except ToolFailure as exc:
+        return _failed(agent, call_entry.seq, tool.name, exc.message, started)
+    except (TimeoutError, asyncio.TimeoutError):
+        return _failed(agent, call_entry.seq, tool.name, f"{tool.name} timed out after {tool.timeout_s:g} s", started)
+    except Exception as exc:  # a broken tool is a result, never the agent's death
+        return _failed(agent, call_entry.seq, tool.name, f"{tool.name} failed: {type(exc).__name__}: {exc}", started)
+    result = s.record(ToolResult(actor=agent.id, cause=call_entry.seq, output=output.data, duration_ms=_ms(started)))
+    return Outcome(True, output.content, result.seq, call_entry.seq)
+
+
+def _check(agent: AgentProcess, call: ToolCallReady, tool: ToolDescriptor | None,
+           tool_input: Mapping[str, Any]) -> str | None:
+    """Why the call cannot run at all (unknown tool, bad JSON, bad input), or None."""
+    if tool is None:
+        known = ", ".join(agent.services.tools.names())
+        return f"unknown tool {call.name!r}; the tools are: {known}"
+    if call.input is None:
+        return f"the arguments for {call.name} were not valid JSON ({call.error or 'unparseable'}); send a JSON object"
+    try:
+        validate_input(tool, tool_input)
+    except ToolFailure as exc:
+        return exc.message
+    return None
+
+
+def _failed(agent: AgentProcess, cause: int, tool: str, message: str, started: float) -> Outcome:
+    entry = agent.services.record(ToolError(actor=agent.id, cause=cause, tool=tool, message=message,
+                                            duration_ms=_ms(started)))
+    return Outcome(False, message, entry.seq, cause)
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)

@@ -1,0 +1,73 @@
+"""Request one model turn and stream it: text as it arrives, tool calls collected.
+
+Nothing of a turn enters the conversation until its stream has ended with a
+stop reason: a reply that breaks halfway is shown (the text already went out
+as deltas) but never executed, so no tool runs from a half-received call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+from ..events import TextDelta, TurnFinished, TurnStarted
+from ..messages import Message, Part, TextPart, ToolUse
+from ..prompt import build_system_prompt
+from ..providers.base import ProviderRequest, StreamEnd, ToolCallReady, UsageReport
+from ..providers.base import TextDelta as TextChunk
+from .process import AgentProcess
+
+
+@dataclass(frozen=True)
+class AssistantTurn:
+    message: Message
+    calls: tuple[ToolCallReady, ...]
+    stop_reason: str
+
+
+def build_request(agent: AgentProcess) -> ProviderRequest:
+    s = agent.services
+    return ProviderRequest(
+        system=build_system_prompt(agent),
+        messages=agent.conversation,
+        tools=s.tools.specs(),
+        model=agent.model,
+        max_tokens=s.settings.max_tokens,
+    )
+
+
+async def request_turn(agent: AgentProcess) -> AssistantTurn:
+    """Stream one reply from the model (ProviderError propagates; usage is counted either way)."""
+    s = agent.services
+    agent.turns += 1
+    s.bus.publish(TurnStarted(agent.id, agent.turns))
+    provider = s.providers(agent.provider)
+    text: list[str] = []
+    calls: list[ToolCallReady] = []
+    stop: str | None = None
+    try:
+        async with contextlib.aclosing(provider.stream(build_request(agent))) as events:  # type: ignore[type-var]
+            async for event in events:
+                match event:
+                    case TextChunk(text=chunk):
+                        text.append(chunk)
+                        s.bus.publish(TextDelta(agent.id, chunk))
+                    case ToolCallReady():
+                        calls.append(event)
+                    case UsageReport(input_tokens=i, output_tokens=o):
+                        agent.report_usage(i, o)
+                    case StreamEnd(stop_reason=reason):
+                        stop = reason
+    finally:
+        agent.settle_usage()
+    if stop is None:
+        from ..errors import ProviderError
+
+        raise ProviderError(agent.provider, "incomplete", "the reply ended without a stop reason", started=True)
+    parts: list[Part] = []
+    if text:
+        parts.append(TextPart("".join(text)))
+    for call in calls:
+        parts.append(ToolUse(call.id, call.name, dict(call.input) if call.input is not None else {}, call.meta))
+    s.bus.publish(TurnFinished(agent.id, agent.turns, stop))
+    return AssistantTurn(Message("assistant", tuple(parts)), tuple(calls), stop)

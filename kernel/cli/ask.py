@@ -1,0 +1,147 @@
+"""``agentdesk ask``: run one agent headless until it is idle, paused or failed.
+
+Text streams to stdout; one line per tool call, lease prompts, the pause
+reason and errors go to stderr. Lease requests are asked on the terminal
+when stdin is a TTY; otherwise they are denied, except the scopes granted up
+front with ``--grant``. Exit status: 0 idle, 2 bad usage or configuration,
+3 paused at its budget, 4 failed, 130 interrupted (Ctrl-C kills the agent).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from ..errors import ConfigError, KernelError
+from ..leases import describe_duration, parse_duration
+from ..settings import PROVIDERS, SettingsStore, home, with_overrides
+from . import EXIT_USAGE
+from .terminal import TerminalApprover, ToolLines
+
+EXIT_IDLE, EXIT_PAUSED, EXIT_FAILED, EXIT_INTERRUPTED = 0, 3, 4, 130
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ask", help="run one agent on a prompt, headless",
+                       description="Run one agent until it is idle, paused or failed.")
+    p.add_argument("prompt", help="what to ask")
+    p.add_argument("--provider", choices=PROVIDERS, help="model provider (default: Settings)")
+    p.add_argument("--model", help="model name (default: Settings for the provider)")
+    p.add_argument("--name", help="the agent's name")
+    p.add_argument("--workspace", help="workspace root (default: the current folder)")
+    p.add_argument("--budget", type=_positive_int, help="token budget (default: Settings)")
+    p.add_argument("--grant", action="append", default=[], metavar="SCOPE[=DURATION]",
+                   help="grant a lease up front, e.g. fs.write=5m (durations 30s, 5m, 1h, 8h)")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return value
+
+
+def parse_grants(items: list[str], default_s: float) -> list[tuple[str, float]]:
+    grants = []
+    for item in items:
+        scope, _, duration = item.partition("=")
+        scope = scope.strip()
+        if not scope or not all(part for part in scope.split(".")) and scope != "*":
+            raise ConfigError(f"bad --grant {item!r}: give a scope such as fs.write or fs.write=5m", "--grant")
+        try:
+            grants.append((scope, parse_duration(duration) if duration else default_s))
+        except ValueError as exc:
+            raise ConfigError(f"bad --grant {item!r}: {exc}", "--grant") from None
+    return grants
+
+
+def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None,
+        stderr: TextIO | None = None) -> int:
+    stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
+    try:
+        return asyncio.run(_ask(args, stdin, stdout, stderr))
+    except (ConfigError, KernelError) as exc:
+        print(f"agentdesk ask: {exc}", file=stderr)
+        return EXIT_USAGE
+
+
+async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    from ledger import Ledger, LedgerError
+
+    from ..facade import Kernel
+    from ..providers.registry import make_provider
+
+    store = SettingsStore(home())
+    settings = store.load()
+    workspace = Path(args.workspace or os.getcwd()).expanduser().resolve()
+    if not workspace.is_dir():
+        raise ConfigError(f"the workspace {workspace} is not a folder", "--workspace")
+    settings = with_overrides(settings, provider=args.provider, workspace=str(workspace))
+    grants = parse_grants(args.grant, settings.default_lease_s)
+    provider_name = settings.provider
+    provider = make_provider(provider_name, api_key=store.api_key(provider_name),
+                             base_url=store.base_url(provider_name, settings), settings=settings)
+    try:
+        ledger = Ledger(store.ledger_path)
+    except LedgerError as exc:
+        raise ConfigError(str(exc), "AGENTDESK_HOME") from exc
+    interactive = stdin.isatty()
+    approver = TerminalApprover(stdin, stderr) if interactive else None
+    kernel = Kernel(ledger=ledger, settings=settings, providers=lambda _name: provider,
+                    approver=approver or _deny_all(), attached=interactive)
+    try:
+        info = kernel.spawn(args.name, provider=provider_name, model=args.model, budget=args.budget)
+        for scope, seconds in grants:
+            kernel.services.leases.grant(info.id, scope, seconds)
+            print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
+        lines = ToolLines(info.id, stdout, stderr)
+        kernel.subscribe(lines)
+        task = kernel.send(info.id, args.prompt)
+        interrupted = _on_interrupt(lambda: kernel.kill(info.id, reason="interrupted (Ctrl-C)"))
+        await asyncio.wait({task})
+        final = kernel.agent(info.id)
+        lines.finish()
+        if interrupted.is_set() or final.state == "killed":
+            print("interrupted: the agent was killed", file=stderr)
+            return EXIT_INTERRUPTED
+        if final.state == "paused":
+            print(f"paused: {final.reason}", file=stderr)
+            return EXIT_PAUSED
+        if final.state == "failed":
+            print(f"failed: {final.reason}", file=stderr)
+            return EXIT_FAILED
+        return EXIT_IDLE
+    finally:
+        await kernel.aclose()
+        await provider.aclose()
+        ledger.close()
+
+
+def _deny_all():
+    from ..approver import DenyAll
+
+    return DenyAll()
+
+
+def _on_interrupt(kill) -> asyncio.Event:
+    """Ctrl-C kills the agent (once) instead of tearing the loop down."""
+    flag = asyncio.Event()
+
+    def handler() -> None:
+        if not flag.is_set():
+            flag.set()
+            kill()
+
+    try:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, handler)
+    except (NotImplementedError, RuntimeError):
+        pass
+    return flag

@@ -1,0 +1,79 @@
+"""Terminal views for ``agentdesk ask``: streamed text, tool lines, and lease prompts.
+
+The prompt reads stdin in a worker thread so the event loop (and the
+request's expiry) keeps running while the person thinks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import TextIO
+
+from ..approver import Decision, Denial, Grant, LeaseRequest
+from ..events import Event, TextDelta, ToolCallFinished, ToolCallStarted
+from ..leases import describe_duration
+
+SUMMARY_KEYS = ("path", "src", "command", "pattern")
+
+
+class ToolLines:
+    """Text deltas to stdout; one line per finished tool call to stderr."""
+
+    def __init__(self, agent_id: str, stdout: TextIO, stderr: TextIO) -> None:
+        self.agent_id = agent_id
+        self.stdout = stdout
+        self.stderr = stderr
+        self._mid_line = False
+
+    def __call__(self, event: Event) -> None:
+        match event:
+            case TextDelta(agent_id=aid, text=text) if aid == self.agent_id:
+                self.stdout.write(text)
+                self.stdout.flush()
+                self._mid_line = not text.endswith("\n")
+            case ToolCallStarted(agent_id=aid) if aid == self.agent_id:
+                self._end_text_line()
+            case ToolCallFinished(agent_id=aid) if aid == self.agent_id:
+                mark = "ok" if event.ok else "error"
+                detail = "" if event.ok else f": {event.content}"
+                print(f"[tool] {event.tool} {mark} ({event.duration_ms:.0f} ms){detail}", file=self.stderr, flush=True)
+
+    def _end_text_line(self) -> None:
+        if self._mid_line:
+            self.stdout.write("\n")
+            self.stdout.flush()
+            self._mid_line = False
+
+    def finish(self) -> None:
+        self._end_text_line()
+
+
+def summarize_input(tool_input: dict) -> str:
+    for key in SUMMARY_KEYS:
+        if key in tool_input:
+            return f"{key}={tool_input[key]}"
+    text = json.dumps(tool_input, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+class TerminalApprover:
+    """Asks on the terminal: a number picks a duration, anything else denies."""
+
+    def __init__(self, stdin: TextIO, stderr: TextIO) -> None:
+        self.stdin = stdin
+        self.stderr = stderr
+
+    async def decide(self, request: LeaseRequest) -> Decision:
+        choices = "  ".join(f"[{i}] {describe_duration(d)}" for i, d in enumerate(request.durations, 1))
+        print(f"\n{request.agent_name} ({request.agent_id}) asks for {request.scope} "
+              f"to call {request.tool} {summarize_input(dict(request.input))}", file=self.stderr)
+        if request.preview is not None and request.preview.diff:
+            print(request.preview.diff.rstrip("\n"), file=self.stderr)
+        for note in request.notes:
+            print(f"note: {note}", file=self.stderr)
+        print(f"Grant {request.scope} for: {choices}  [d] Deny > ", end="", file=self.stderr, flush=True)
+        answer = (await asyncio.to_thread(self.stdin.readline)).strip().lower()
+        if answer.isdigit() and 1 <= int(answer) <= len(request.durations):
+            return Grant(request.durations[int(answer) - 1])
+        return Denial()

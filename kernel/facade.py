@@ -1,0 +1,256 @@
+"""The kernel facade: the one object the desktop and the CLI talk to.
+
+It is the process table (spawn, list, send, kill, pause, resume, raise a
+budget), the lease desk (live leases, revoke, answer open requests) and the
+ledger's window (page, entry, diff, undo), and it publishes every change as
+a typed event. Nothing outside the kernel reaches past it, so the same
+facade can later be served over a local socket to a desktop in another
+process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ledger import AgentKill, AgentSpawn, Entry, Ledger, UndoReport
+
+from .agents.loop import run_loop
+from .agents.process import AgentProcess
+from .agents.services import ProviderFactory, Services
+from .approver import Approver, Decision, LeaseRequest
+from .budget import Budget
+from .clock import Clock, SystemClock
+from .errors import InvalidState, UnknownAgent
+from .events import (
+    AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LedgerAppended, UsageUpdated, UserMessage,
+)
+from .lease_book import LeaseBook
+from .leases import Lease
+from .messages import Message, user_text
+from .settings import Settings
+from .tools.descriptor import ToolLimits
+from .tools.registry import ToolRegistry, builtin_registry
+from .tools.workspace import Workspace
+
+
+class PendingApprover:
+    """Holds each lease request open until someone calls ``Kernel.resolve_request``."""
+
+    def __init__(self) -> None:
+        self.open: dict[int, tuple[LeaseRequest, asyncio.Future[Decision]]] = {}
+
+    async def decide(self, request: LeaseRequest) -> Decision:
+        fut: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        self.open[request.id] = (request, fut)
+        try:
+            return await fut
+        finally:
+            self.open.pop(request.id, None)
+
+    def resolve(self, request_id: int, decision: Decision) -> bool:
+        entry = self.open.get(request_id)
+        if entry is None or entry[1].done():
+            return False
+        entry[1].set_result(decision)
+        return True
+
+
+class Kernel:
+    def __init__(self, *, ledger: Ledger, settings: Settings, providers: ProviderFactory,
+                 clock: Clock | None = None, approver: Approver | None = None,
+                 tools: ToolRegistry | None = None, attached: bool = False, bus: EventBus | None = None) -> None:
+        clock = clock or SystemClock()
+        bus = bus or EventBus()
+        self._pending = PendingApprover()
+        self.services = Services(
+            ledger=ledger, clock=clock, bus=bus, leases=LeaseBook(ledger, clock, bus.publish),
+            approver=approver or self._pending, tools=tools or builtin_registry(), providers=providers,
+            settings=settings, attached=attached, limits=ToolLimits(blob_max_bytes=settings.blob_max_bytes),
+        )
+        self._agents: dict[str, AgentProcess] = {}
+        self._expiry_task: asyncio.Task[None] | None = None
+
+    # ---- events ------------------------------------------------------------
+
+    @property
+    def bus(self) -> EventBus:
+        return self.services.bus
+
+    def subscribe(self, fn: Callable[[Event], None]) -> Callable[[], None]:
+        return self.services.bus.subscribe(fn)
+
+    # ---- processes ---------------------------------------------------------
+
+    def spawn(self, name: str | None = None, *, provider: str | None = None, model: str | None = None,
+              budget: int | None = None, workspace: str | None = None) -> AgentInfo:
+        s = self.services
+        provider = provider or s.settings.provider
+        model = model or s.settings.model_for(provider)
+        budget = budget or s.settings.default_budget
+        if budget <= 0:
+            raise ValueError("a budget must be a positive number of tokens")
+        root = Workspace.at(workspace or s.settings.workspace).root
+        entry = s.ledger.append_numbered(lambda seq: AgentSpawn(
+            actor=f"a{seq}", name=name or f"agent-{seq}", provider=provider, model=model, budget=budget,
+            workspace=str(root)))
+        s.bus.publish(LedgerAppended(entry))
+        agent = AgentProcess(entry.actor, entry.name, provider, model, str(root), entry.ts, s,  # type: ignore[attr-defined]
+                             Budget(budget))
+        self._agents[agent.id] = agent
+        s.bus.publish(AgentSpawned(agent.info()))
+        self._ensure_expiry_watch()
+        return agent.info()
+
+    def agents(self) -> list[AgentInfo]:
+        return [a.info() for a in self._agents.values()]
+
+    def agent(self, agent_id: str) -> AgentInfo:
+        return self._get(agent_id).info()
+
+    def conversation(self, agent_id: str) -> tuple[Message, ...]:
+        return self._get(agent_id).conversation
+
+    def send(self, agent_id: str, text: str) -> asyncio.Task[None]:
+        """Add a user message and run the loop until idle, paused, failed or killed."""
+        agent = self._get(agent_id)
+        if agent.killed:
+            raise InvalidState(agent.id, agent.state, "send")
+        if agent.busy:
+            raise InvalidState(agent.id, agent.state, "send while it is working (stop or wait first)")
+        if not text.strip():
+            raise ValueError("the message is empty")
+        agent.append(user_text(text))
+        self.services.bus.publish(UserMessage(agent.id, text))
+        return self._start(agent)
+
+    def pause(self, agent_id: str) -> None:
+        """Pause at the next step (before the next model request)."""
+        agent = self._get(agent_id)
+        if agent.killed:
+            raise InvalidState(agent.id, agent.state, "pause")
+        if agent.busy:
+            agent.pause_requested = True
+        elif agent.state != "paused":
+            agent.set_state("paused", "paused by the user")
+
+    def resume(self, agent_id: str) -> asyncio.Task[None] | None:
+        """Continue a paused agent; returns the running task, or None when there was nothing to continue."""
+        agent = self._get(agent_id)
+        if agent.state != "paused":
+            raise InvalidState(agent.id, agent.state, "resume")
+        agent.pause_requested = False
+        if agent.needs_reply:
+            return self._start(agent)
+        agent.set_state("idle")
+        return None
+
+    def raise_budget(self, agent_id: str, budget: int) -> AgentInfo:
+        agent = self._get(agent_id)
+        agent.budget = agent.budget.raised_to(budget)
+        self.services.bus.publish(UsageUpdated(agent.info()))
+        return agent.info()
+
+    def kill(self, agent_id: str, by: str = "user", reason: str = "killed by the user") -> AgentInfo:
+        """Cancel the agent's work, revoke its leases, record the kill. Final."""
+        agent = self._get(agent_id)
+        if agent.killed:
+            return agent.info()
+        agent.set_state("killed", reason)
+        if agent.task is not None and not agent.task.done():
+            agent.task.cancel()
+        s = self.services
+        s.leases.revoke_all(agent.id, "the agent was killed", by=by)
+        s.record(AgentKill(actor=by, subject=agent.id, reason=reason))
+        s.bus.publish(AgentKilled(agent.info(), by))
+        return agent.info()
+
+    async def wait(self, agent_id: str) -> AgentInfo:
+        """Wait until the agent's current work is over; returns its state then."""
+        agent = self._get(agent_id)
+        if agent.task is not None:
+            await asyncio.wait({agent.task})
+        return agent.info()
+
+    def _start(self, agent: AgentProcess) -> asyncio.Task[None]:
+        agent.set_state("running")
+        agent.task = asyncio.get_running_loop().create_task(run_loop(agent), name=f"agent {agent.id}")
+        agent.task.add_done_callback(_swallow_cancel)
+        return agent.task
+
+    def _get(self, agent_id: str) -> AgentProcess:
+        try:
+            return self._agents[agent_id]
+        except KeyError:
+            raise UnknownAgent(agent_id) from None
+
+    # ---- leases ------------------------------------------------------------
+
+    def leases(self, agent_id: str | None = None) -> list[Lease]:
+        return self.services.leases.live(agent_id)
+
+    def revoke_lease(self, lease_id: int) -> Lease | None:
+        return self.services.leases.revoke(lease_id, "revoked by the user")
+
+    def pending_requests(self) -> list[LeaseRequest]:
+        return [req for req, _ in self._pending.open.values()]
+
+    def resolve_request(self, request_id: int, decision: Decision) -> bool:
+        """Answer an open lease request (desktop dialogs); False when it is no longer open."""
+        return self._pending.resolve(request_id, decision)
+
+    def _ensure_expiry_watch(self) -> None:
+        if self._expiry_task is None or self._expiry_task.done():
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return
+            self._expiry_task = loop.create_task(self._watch_expiry(), name="lease expiry")
+
+    async def _watch_expiry(self) -> None:
+        """Record each lease's expiry when its time comes (checks never wait for this)."""
+        leases, clock = self.services.leases, self.services.clock
+        while True:
+            due = leases.next_expiry()
+            await clock.sleep(1.0 if due is None else max(0.0, due - clock.now()))
+            leases.sweep()
+
+    # ---- ledger ------------------------------------------------------------
+
+    @property
+    def ledger(self) -> Ledger:
+        return self.services.ledger
+
+    def ledger_page(self, **filters) -> list[Entry]:
+        return self.services.ledger.page(**filters)
+
+    def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport:
+        report = self.services.ledger.undo(after_seq, by="user", only_actor=only_actor, dry_run=dry_run)
+        if report.undo_seq is not None:
+            for entry in self.services.ledger.page(after=report.undo_seq - 1, limit=len(report.steps) + 1):
+                self.services.bus.publish(LedgerAppended(entry))
+        return report
+
+    # ---- shutdown ----------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Stop every working agent (recorded as killed by the kernel) and the expiry watch."""
+        tasks = []
+        for agent in self._agents.values():
+            if agent.busy:
+                self.kill(agent.id, by="kernel", reason="the kernel shut down")
+                tasks.append(agent.task)
+        if self._expiry_task is not None:
+            self._expiry_task.cancel()
+            tasks.append(self._expiry_task)
+        if tasks:
+            await asyncio.wait([t for t in tasks if t is not None])
+
+
+def _swallow_cancel(task: asyncio.Task[None]) -> None:
+    if not task.cancelled():
+        task.exception()  # retrieved so asyncio does not warn; run_loop already marked the agent failed
+
+
+__all__: Sequence[str] = ("Kernel", "PendingApprover")

@@ -1,0 +1,87 @@
+"""The live leases of every agent, kept in step with the ledger.
+
+Granting appends a ``lease.grant`` entry (the lease's id is its seq);
+revoking appends ``lease.revoke``; a lease whose time is up is recorded once
+as ``expired`` and announced, but ``find`` never depends on that: it checks
+``until`` against the clock on every call, so an expired lease is simply not
+there even before the sweep notices it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ledger import Expired, LeaseGrant, LeaseRevoke, Ledger
+
+from .clock import Clock
+from .events import Event, LeaseExpired, LeaseGranted, LeaseRevoked, LedgerAppended
+from .leases import Lease, scope_covers
+
+
+class LeaseBook:
+    def __init__(self, ledger: Ledger, clock: Clock, publish: Callable[[Event], None]) -> None:
+        self._ledger = ledger
+        self._clock = clock
+        self._publish = publish
+        self._live: dict[int, Lease] = {}
+
+    def grant(self, subject: str, scope: str, duration_s: float, by: str = "user") -> Lease:
+        now = self._clock.now()
+        entry = self._ledger.append(LeaseGrant(actor=by, subject=subject, scope=scope, until=now + duration_s,
+                                               duration_s=duration_s))
+        lease = Lease(entry.seq, subject, scope, now + duration_s)
+        self._live[lease.id] = lease
+        self._publish(LedgerAppended(entry))
+        self._publish(LeaseGranted(lease))
+        return lease
+
+    def find(self, subject: str, scope: str) -> Lease | None:
+        """A live lease of ``subject`` covering ``scope``, checked against the clock now."""
+        now = self._clock.now()
+        self.sweep(now)
+        best = None
+        for lease in self._live.values():
+            if lease.subject == subject and lease.covers(scope, now):
+                if best is None or lease.until > best.until:
+                    best = lease
+        return best
+
+    def live(self, subject: str | None = None) -> list[Lease]:
+        now = self._clock.now()
+        self.sweep(now)
+        return sorted((l for l in self._live.values() if subject is None or l.subject == subject),
+                      key=lambda l: l.until)
+
+    def revoke(self, lease_id: int, reason: str, by: str = "user") -> Lease | None:
+        lease = self._live.pop(lease_id, None)
+        if lease is None:
+            return None
+        entry = self._ledger.append(LeaseRevoke(actor=by, lease=lease.id, subject=lease.subject, reason=reason))
+        self._publish(LedgerAppended(entry))
+        self._publish(LeaseRevoked(lease, reason))
+        return lease
+
+    def revoke_all(self, subject: str, reason: str, by: str = "user") -> list[Lease]:
+        return [l for l in (self.revoke(lid, reason, by) for lid in
+                            [l.id for l in self._live.values() if l.subject == subject]) if l is not None]
+
+    def sweep(self, now: float | None = None) -> list[Lease]:
+        """Record and announce the leases whose time is up."""
+        now = self._clock.now() if now is None else now
+        due = [l for l in self._live.values() if l.until <= now]
+        for lease in due:
+            del self._live[lease.id]
+            entry = self._ledger.append(Expired(actor="kernel", scope=lease.scope, subject=lease.subject,
+                                                lease=lease.id))
+            self._publish(LedgerAppended(entry))
+            self._publish(LeaseExpired(lease))
+        return due
+
+    def next_expiry(self) -> float | None:
+        return min((l.until for l in self._live.values()), default=None)
+
+    def covered(self, subject: str, scope: str) -> bool:
+        return self.find(subject, scope) is not None
+
+
+__all__ = ["LeaseBook", "scope_covers"]

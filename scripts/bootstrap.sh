@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Shared set-up for scripts/desktop.sh and scripts/test.sh: Debian packages,
+# a virtual environment in .venv, and the project installed into it.
+# Usage: scripts/bootstrap.sh [desktop|test]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+purpose=${1:-test}
+
+# Debian packages. bubblewrap sandboxes shell commands; the xcb libraries are
+# what Qt's xcb platform plugin needs on a real display (offscreen needs none).
+packages=(bubblewrap)
+if [ "$purpose" = desktop ]; then
+  packages+=(libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0
+             libxcb-xkb1 libxkbcommon-x11-0 libxcb-shape0 libxcb-randr0 libegl1 libgl1 libfontconfig1 libdbus-1-3)
+else
+  packages+=(libegl1 libgl1 libfontconfig1 libxkbcommon0 libglib2.0-0 libdbus-1-3)
+fi
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing Debian packages: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+python=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$python" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+if [ "$purpose" = test ]; then
+  .venv/bin/python -m pip install -q -e '.[test]'
+else
+  .venv/bin/python -m pip install -q -e .
+fi

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Install Agentdesk with its test extra, check the layer contracts, run the whole suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/bootstrap.sh test
+export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
+.venv/bin/lint-imports
+exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,52 @@
+"""Suite-wide rules: no network beyond loopback, no provider settings leaking in.
+
+Every test gets a private AGENTDESK_HOME, and provider environment variables
+from the developer's shell are removed, so a test can only ever talk to the
+loopback fake server it starts itself.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+PROVIDER_VARIABLES = (
+    "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_CUSTOM_HEADERS", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+    "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GOOGLE_GENAI_USE_VERTEXAI",
+    "GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_GENAI_API_VERSION",
+)
+for _name in PROVIDER_VARIABLES:
+    os.environ.pop(_name, None)
+
+_real_connect = socket.socket.connect
+
+
+def _loopback_only(self: socket.socket, address) -> None:  # type: ignore[no-untyped-def]
+    if self.family in (socket.AF_INET, socket.AF_INET6):
+        host = address[0]
+        try:
+            ok = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            ok = host == "localhost"
+        if not ok:
+            raise ConnectionRefusedError(f"tests may not reach the network ({host})")
+    return _real_connect(self, address)
+
+
+socket.socket.connect = _loopback_only  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def agentdesk_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """A fresh AGENTDESK_HOME for every test."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("AGENTDESK_HOME", str(home))
+    return home
