@@ -19,6 +19,8 @@ class Clock(Protocol):
 
     async def sleep(self, seconds: float) -> None: ...
 
+    async def sleep_until(self, deadline: float) -> None: ...
+
 
 class SystemClock:
     """Real time."""
@@ -28,6 +30,9 @@ class SystemClock:
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(max(0.0, seconds))
+
+    async def sleep_until(self, deadline: float) -> None:
+        await asyncio.sleep(max(0.0, deadline - time.time()))
 
 
 class ManualClock:
@@ -42,11 +47,14 @@ class ManualClock:
         return self._now
 
     async def sleep(self, seconds: float) -> None:
-        if seconds <= 0:
+        await self.sleep_until(self._now + seconds)
+
+    async def sleep_until(self, deadline: float) -> None:
+        if deadline <= self._now:
             await asyncio.sleep(0)
             return
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._sleepers, (self._now + seconds, next(self._ids), fut))
+        heapq.heappush(self._sleepers, (deadline, next(self._ids), fut))
         await fut
 
     @property

@@ -24,7 +24,8 @@ from .budget import Budget
 from .clock import Clock, SystemClock
 from .errors import InvalidState, UnknownAgent
 from .events import (
-    AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LedgerAppended, UsageUpdated, UserMessage,
+    AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LeaseGranted, LedgerAppended, UsageUpdated,
+    UserMessage,
 )
 from .lease_book import LeaseBook
 from .leases import Lease
@@ -211,10 +212,23 @@ class Kernel:
     async def _watch_expiry(self) -> None:
         """Record each lease's expiry when its time comes (checks never wait for this)."""
         leases, clock = self.services.leases, self.services.clock
-        while True:
-            due = leases.next_expiry()
-            await clock.sleep(1.0 if due is None else max(0.0, due - clock.now()))
-            leases.sweep()
+        changed = asyncio.Event()
+        unsubscribe = self.subscribe(lambda e: changed.set() if isinstance(e, LeaseGranted) else None)
+        try:
+            while True:
+                changed.clear()
+                due = leases.next_expiry()
+                waiters = [asyncio.ensure_future(changed.wait())]
+                if due is not None:
+                    waiters.append(asyncio.ensure_future(clock.sleep_until(due)))
+                try:
+                    await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for w in waiters:
+                        w.cancel()
+                leases.sweep()
+        finally:
+            unsubscribe()
 
     # ---- ledger ------------------------------------------------------------
 

@@ -67,7 +67,7 @@ async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
     outcome = "cancelled"
     lease: Lease | None = None
     try:
-        decision = await _race(s.approver.decide(request), s.clock.sleep(request.expires_at - now))
+        decision = await _race(s.approver.decide(request), s.clock.sleep_until(request.expires_at))
         if decision is None:
             outcome = "expired"
             s.record(Expired(actor="kernel", scope=scope, subject=agent.id, tool=tool.name))

@@ -1,0 +1,243 @@
+"""The process table: kill (while streaming, in a tool, with a request open), budgets, parallel agents."""
+
+from __future__ import annotations
+
+import asyncio
+
+from kernel.approver import Grant
+from kernel.events import AgentKilled, LeaseRevoked, PermissionResolved, TextDelta
+from kernel.providers.base import StreamEnd, TextDelta as Chunk, UsageReport
+from kernel.providers.scripted import Hold, Step, reply
+from kernel.tools.descriptor import ToolDescriptor, ToolOutput
+from kernel.tools.registry import builtin_registry
+from ledger import AgentKill, LeaseRevoke
+
+from .conftest import HANG, run, until
+
+OBJECT = {"type": "object", "properties": {}, "additionalProperties": False}
+
+
+def gated_tool(gate: asyncio.Event, started: asyncio.Event, tool_class="write", name="wait_gate") -> ToolDescriptor:
+    async def go(ctx, tool_input):
+        started.set()
+        await gate.wait()
+        return ToolOutput("opened")
+
+    return ToolDescriptor(name=name, description="waits for the test", input_schema=OBJECT, output_schema={},
+                          tool_class=tool_class, scope="test.wait", run=go)
+
+
+def test_kill_while_streaming_cancels_promptly_and_is_recorded(make_env):
+    env = make_env()
+    gate, reached = asyncio.Event(), asyncio.Event()
+    env.provider.script(Step((UsageReport(5, 0), Chunk("partial "), Hold(gate, reached), Chunk("never"),
+                              StreamEnd("end_turn"))))
+    a = env.kernel.spawn("t")
+    lease_holder = env.kernel.services.leases.grant(a.id, "fs.read", 300)
+
+    async def go():
+        task = env.kernel.send(a.id, "go")
+        await reached.wait()
+        env.kernel.kill(a.id)
+        await asyncio.wait({task})
+        assert task.cancelled()
+
+    run(go())
+    info = env.kernel.agent(a.id)
+    assert info.state == "killed"
+    assert [e.text for e in env.of(TextDelta)] == ["partial "]
+    [kill] = env.ledger.page(kind="agent.kill")
+    assert isinstance(kill, AgentKill) and kill.subject == a.id and kill.actor == "user"
+    [revoke] = env.ledger.page(kind="lease.revoke")
+    assert isinstance(revoke, LeaseRevoke) and revoke.lease == lease_holder.id
+    assert env.kernel.leases(a.id) == [] and env.of(AgentKilled)
+    assert len(env.kernel.conversation(a.id)) == 1  # the half reply never entered the conversation
+
+
+def test_kill_while_a_tool_runs_cancels_it_and_records_the_cancel(make_env):
+    gate, started = asyncio.Event(), asyncio.Event()
+    env = make_env(tools=builtin_registry(extra=(gated_tool(gate, started),)))
+    env.provider.script(reply(tools=(("wait_gate", {}),)))
+    a = env.kernel.spawn("t")
+    env.kernel.services.leases.grant(a.id, "test", 300)
+
+    async def go():
+        task = env.kernel.send(a.id, "go")
+        await started.wait()
+        env.kernel.kill(a.id)
+        await asyncio.wait({task})
+
+    run(go())
+    [err] = env.ledger.page(kind="error")
+    assert "cancelled" in err.message and err.cause == env.ledger.page(kind="tool")[0].seq
+    assert env.ledger.page(kind="result") == []
+    env.provider.assert_done()
+
+
+def test_kill_while_a_lease_request_is_open_grants_nothing(make_env):
+    env = make_env()
+    env.approver.will(HANG)
+    env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "x"}),)))
+    a = env.kernel.spawn("t")
+
+    async def go():
+        task = env.kernel.send(a.id, "go")
+        await until(lambda: env.approver.requests != [])
+        env.kernel.kill(a.id)
+        await asyncio.wait({task})
+
+    run(go())
+    assert env.approver.cancelled == [env.approver.requests[0].id]
+    assert env.ledger.page(kind="lease.grant") == [] and env.ledger.page(kind="tool") == []
+    assert env.of(PermissionResolved)[-1].outcome == "cancelled"
+    assert not (env.workspace / "a").exists()
+
+
+def test_a_grant_that_lands_during_the_kill_is_revoked(make_env):
+    env = make_env()
+    env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "x"}),)))
+    a = env.kernel.spawn("t")
+
+    class GrantAfterKill:
+        async def decide(self, request):
+            env.kernel.kill(a.id)          # the kill is in flight when the answer arrives
+            return Grant(300.0)
+
+    env.kernel.services.approver = GrantAfterKill()
+    run(_send_and_wait(env, a.id))
+    [grant] = env.ledger.page(kind="lease.grant")
+    [revoke] = env.ledger.page(kind="lease.revoke")
+    assert revoke.lease == grant.seq and env.kernel.leases(a.id) == []
+    assert env.ledger.page(kind="tool") == [] and not (env.workspace / "a").exists()
+    assert any(isinstance(e, LeaseRevoked) for e in env.events)
+
+
+def test_budget_pause_then_raise_and_resume_continues_the_same_conversation(make_env):
+    env = make_env()
+    env.provider.script(reply(tools=(("fs_list", {}),), usage=(600, 500)), reply("finished", usage=(50, 10)))
+    a = env.kernel.spawn("t", budget=1000)
+    env.kernel.services.leases.grant(a.id, "fs.read", 300)
+    run(_send_and_wait(env, a.id))
+    info = env.kernel.agent(a.id)
+    assert info.state == "paused" and "budget reached" in info.reason and info.used == 1100
+    assert len(env.provider.requests) == 1
+    env.kernel.raise_budget(a.id, 5000)
+
+    async def resume():
+        task = env.kernel.resume(a.id)
+        assert task is not None
+        await task
+
+    run(resume())
+    info = env.kernel.agent(a.id)
+    assert info.state == "idle" and info.used == 1160
+    second = env.provider.requests[1]
+    assert [m.role for m in second.messages] == ["user", "assistant", "user"]
+    env.provider.assert_done()
+
+
+def test_usage_counts_input_at_start_and_output_at_end(make_env):
+    env = make_env()
+    gate, reached = asyncio.Event(), asyncio.Event()
+    env.provider.script(Step((UsageReport(40, 1), Chunk("hi"), Hold(gate, reached), UsageReport(None, 9),
+                              StreamEnd("end_turn"))))
+    a = env.kernel.spawn("t")
+
+    async def go():
+        task = env.kernel.send(a.id, "go")
+        await reached.wait()
+        mid = env.kernel.agent(a.id)
+        assert (mid.input_tokens, mid.output_tokens) == (40, 1)
+        gate.set()
+        await task
+
+    run(go())
+    done = env.kernel.agent(a.id)
+    assert (done.input_tokens, done.output_tokens) == (40, 9)
+
+
+def test_user_pause_stops_before_the_next_request(make_env):
+    env = make_env()
+    env.provider.script(reply(tools=(("fs_list", {}),)))
+    a = env.kernel.spawn("t")
+    env.kernel.services.leases.grant(a.id, "fs.read", 300)
+
+    async def go():
+        task = env.kernel.send(a.id, "go")
+        env.kernel.pause(a.id)
+        await task
+
+    run(go())
+    info = env.kernel.agent(a.id)
+    assert info.state == "paused" and info.reason == "paused by the user"
+    env.provider.assert_done()
+
+
+def test_three_agents_in_parallel_share_the_workspace_with_their_own_leases(make_env):
+    env = make_env()
+    gates = [asyncio.Event() for _ in range(3)]
+    names = ["one", "two", "three"]
+    agents = [env.kernel.spawn(n) for n in names]
+    # Scripted turns are consumed in request order; each agent writes its own file, then ends.
+    for i in range(3):
+        env.provider.script(reply(tools=(("fs_write", {"path": f"shared/{names[i]}.txt", "content": names[i]}),)))
+    for i in range(3):
+        env.provider.script(reply("done"))
+    for ag in agents:
+        env.kernel.services.leases.grant(ag.id, "fs.write", 300)
+
+    async def go():
+        tasks = [env.kernel.send(ag.id, "write your file") for ag in agents]
+        await asyncio.gather(*tasks)
+
+    run(go())
+    changes = env.ledger.page(kind="fs.write")
+    calls = {c.seq: c for c in env.ledger.page(kind="tool")}
+    assert len(changes) == 3
+    for change in changes:
+        call = calls[change.cause]
+        assert change.actor == call.actor
+        grant = env.ledger.get(call.lease)
+        assert grant.subject == call.actor
+    written = sorted(p.read_text() for p in (env.workspace / "shared").iterdir())
+    assert written == sorted(names)
+    assert {env.kernel.agent(ag.id).state for ag in agents} == {"idle"}
+
+
+def test_independent_read_calls_run_concurrently_and_results_keep_order(make_env):
+    gate_a, started_a = asyncio.Event(), asyncio.Event()
+    gate_b, started_b = asyncio.Event(), asyncio.Event()
+    tools = builtin_registry(extra=(gated_tool(gate_a, started_a, "read", "read_a"),
+                                    gated_tool(gate_b, started_b, "read", "read_b")))
+    env = make_env(tools=tools)
+    env.provider.script(reply(tools=(("read_a", {}), ("read_b", {}))), reply("ok"))
+    a = env.kernel.spawn("t")
+    env.kernel.services.leases.grant(a.id, "test", 300)
+
+    async def go():
+        task = env.kernel.send(a.id, "go")
+        await started_a.wait()
+        await started_b.wait()  # both running at once: neither gate is open yet
+        gate_b.set()
+        gate_a.set()
+        await task
+
+    run(go())
+    results = env.provider.requests[1].messages[-1].parts
+    assert [r.name for r in results] == ["read_a", "read_b"]
+
+
+def test_system_prompt_names_agent_user_date_and_attachment(make_env):
+    env = make_env()
+    env.provider.script(reply("hi"))
+    a = env.kernel.spawn("scribe")
+    run(_send_and_wait(env, a.id))
+    system = env.provider.requests[0].system
+    assert "scribe" in system and a.id in system and "Ada" in system
+    assert "2026" in system and "No desktop is attached" in system
+    assert "200,000" in system  # budget left
+
+
+async def _send_and_wait(env, agent_id, text="go"):
+    task = env.kernel.send(agent_id, text)
+    await asyncio.wait({task})

@@ -1,0 +1,202 @@
+"""run_tool's rules: unknown tools, bad input, leases asked/granted/denied/expired, recording."""
+
+from __future__ import annotations
+
+from kernel.errors import ProviderError
+from kernel.events import PermissionRequested, PermissionResolved
+from kernel.messages import ToolResultPart
+from kernel.providers.base import StreamEnd, ToolCallReady, UsageReport
+from kernel.providers.scripted import Step, reply
+from ledger import Denied, Expired, FileChange, LeaseGrant, ToolCall, ToolError, ToolResult
+
+from .conftest import DENY, GRANT_5M, HANG, run, until
+
+
+def results_seen(provider, request_index: int) -> list[ToolResultPart]:
+    """The tool results the model was sent in a given request."""
+    last = provider.requests[request_index].messages[-1]
+    return [p for p in last.parts if isinstance(p, ToolResultPart)]
+
+
+def test_unknown_tool_is_an_error_result_the_model_sees(make_env):
+    env = make_env()
+    env.provider.script(reply(tools=(("fs_teleport", {"path": "x"}),)), reply("sorry"))
+    a = env.kernel.spawn("t")
+
+    async def go():
+        await env.kernel.send(a.id, "go")
+
+    run(go())
+    [res] = results_seen(env.provider, 1)
+    assert res.is_error and "unknown tool 'fs_teleport'" in res.content and "fs_write" in res.content
+    [err] = env.ledger.page(kind="error")
+    assert isinstance(err, ToolError) and err.tool == "fs_teleport" and err.actor == a.id
+    assert env.kernel.agent(a.id).state == "idle"
+    env.provider.assert_done()
+
+
+def test_input_failing_its_schema_is_an_error_result(make_env):
+    env = make_env()
+    env.provider.script(reply(tools=(("fs_write", {"path": "a.txt"}),)), reply("ok"))
+    a = env.kernel.spawn("t")
+    run(_send(env, a.id))
+    [res] = results_seen(env.provider, 1)
+    assert res.is_error and "content" in res.content
+    assert env.approver.requests == []  # refused before any lease was asked for
+    assert not (env.workspace / "a.txt").exists()
+
+
+def test_malformed_tool_json_is_an_error_result(make_env):
+    env = make_env()
+    bad = Step((UsageReport(5, 0), ToolCallReady("c1", "fs_read", None, raw_arguments='{"path": ', error="truncated"),
+                UsageReport(None, 3), StreamEnd("tool_use")))
+    env.provider.script(bad, reply("ok"))
+    a = env.kernel.spawn("t")
+    run(_send(env, a.id))
+    [res] = results_seen(env.provider, 1)
+    assert res.is_error and "not valid JSON" in res.content
+    [err] = env.ledger.page(kind="error")
+    assert err.input == {"raw": '{"path": '}
+
+
+def test_no_lease_then_granted_runs_and_records_with_lease_and_cause(make_env):
+    env = make_env()
+    env.approver.will(GRANT_5M)
+    env.provider.script(reply("I'll write it.", tools=(("fs_write", {"path": "n.md", "content": "hi\n"}),)),
+                        reply("done"))
+    a = env.kernel.spawn("scribe")
+    run(_send(env, a.id))
+    assert (env.workspace / "n.md").read_text() == "hi\n"
+    [req] = env.approver.requests
+    assert req.scope == "fs.write" and req.tool == "fs_write" and req.agent_name == "scribe"
+    assert req.preview is not None and "n.md" in (req.preview.path or req.preview.summary)
+    assert req.durations[0] == 300.0 and 8 * 3600.0 in req.durations
+    [grant] = env.ledger.page(kind="lease.grant")
+    [call] = env.ledger.page(kind="tool")
+    [change] = env.ledger.page(kind="fs.write")
+    [result] = env.ledger.page(kind="result")
+    assert isinstance(grant, LeaseGrant) and grant.subject == a.id and grant.until == env.clock.now() + 300
+    assert isinstance(call, ToolCall) and call.lease == grant.seq and call.actor == a.id
+    assert isinstance(change, FileChange) and change.cause == call.seq and change.actor == a.id
+    assert isinstance(result, ToolResult) and result.cause == call.seq
+    states = [e.agent.state for e in env.events if type(e).__name__ == "AgentStateChanged"]
+    assert "waiting" in states
+    [resolved] = env.of(PermissionResolved)
+    assert resolved.outcome == "granted" and resolved.lease.id == grant.seq
+
+
+def test_denied_is_recorded_and_the_model_is_told(make_env):
+    env = make_env()
+    env.approver.will(DENY)
+    env.provider.script(reply(tools=(("fs_write", {"path": "n.md", "content": "x"}),)), reply("ok"))
+    a = env.kernel.spawn("t")
+    run(_send(env, a.id))
+    [res] = results_seen(env.provider, 1)
+    assert res.is_error and res.content == "permission denied: the user did not grant fs.write"
+    [denied] = env.ledger.page(kind="denied")
+    assert isinstance(denied, Denied) and denied.scope == "fs.write" and denied.subject == a.id
+    assert env.ledger.page(kind="tool") == [] and not (env.workspace / "n.md").exists()
+
+
+def test_unanswered_request_expires_and_is_recorded_as_expired_not_denied(make_env):
+    env = make_env(request_expiry_s=120.0)
+    env.approver.will(HANG)
+    env.provider.script(reply(tools=(("fs_write", {"path": "n.md", "content": "x"}),)), reply("ok"))
+    a = env.kernel.spawn("t")
+
+    async def go():
+        task = env.kernel.send(a.id, "go")
+        await until(lambda: len(env.approver.requests) == 1 and env.clock.sleepers >= 2)
+        env.clock.advance(119)
+        await until(lambda: True)
+        assert env.kernel.agent(a.id).state == "waiting"
+        env.clock.advance(1)
+        await task
+
+    run(go())
+    [res] = results_seen(env.provider, 1)
+    assert res.is_error and "expired" in res.content and "fs.write" in res.content
+    assert env.ledger.page(kind="denied") == []
+    [exp] = env.ledger.page(kind="expired")
+    assert isinstance(exp, Expired) and exp.scope == "fs.write" and exp.lease is None
+    assert env.approver.cancelled  # the open dialog was told to go away
+    assert env.of(PermissionResolved)[0].outcome == "expired"
+
+
+def test_a_broader_lease_covers_dotted_scopes_and_star_covers_all(make_env):
+    env = make_env()
+    env.provider.script(
+        reply(tools=(("fs_write", {"path": "a", "content": "1"}), ("fs_read", {"path": "a"}))), reply("ok"))
+    a = env.kernel.spawn("t")
+    env.kernel.services.leases.grant(a.id, "fs", 300)
+    run(_send(env, a.id))
+    assert env.approver.requests == []
+    assert [c.lease for c in env.ledger.page(kind="tool")] == [env.ledger.page(kind="lease.grant")[0].seq] * 2
+
+    env2 = make_env()
+    env2.provider.script(reply(tools=(("fs_list", {}),)), reply("ok"))
+    b = env2.kernel.spawn("u")
+    env2.kernel.services.leases.grant(b.id, "*", 300)
+    run(_send(env2, b.id))
+    assert env2.approver.requests == []
+
+
+def test_fs_read_lease_does_not_cover_fs_write(make_env):
+    env = make_env()
+    env.approver.will(DENY)
+    env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "1"}),)), reply("ok"))
+    a = env.kernel.spawn("t")
+    env.kernel.services.leases.grant(a.id, "fs.read", 300)
+    run(_send(env, a.id))
+    assert [r.scope for r in env.approver.requests] == ["fs.write"]
+
+
+def test_lease_expiry_mid_conversation_asks_again(make_env):
+    env = make_env()
+    env.approver.will(GRANT_5M, DENY)
+    env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "1"}),)), reply("first done"),
+                        reply(tools=(("fs_write", {"path": "a", "content": "2"}),)), reply("second"))
+    a = env.kernel.spawn("t")
+    run(_send(env, a.id))
+    assert (env.workspace / "a").read_text() == "1"
+    env.clock.advance(301)
+    run(_send(env, a.id, "again"))
+    assert (env.workspace / "a").read_text() == "1"
+    assert len(env.approver.requests) == 2
+    assert env.ledger.page(kind="expired")[0].lease == env.ledger.page(kind="lease.grant")[0].seq
+
+
+def test_workspace_escape_is_refused_as_an_error_result(make_env, tmp_path):
+    env = make_env()
+    env.provider.script(reply(tools=(("fs_write", {"path": "../outside.txt", "content": "x"}),)), reply("ok"))
+    a = env.kernel.spawn("t")
+    env.kernel.services.leases.grant(a.id, "fs", 300)
+    run(_send(env, a.id))
+    [res] = results_seen(env.provider, 1)
+    assert res.is_error and "outside the workspace" in res.content
+    assert not (tmp_path / "outside.txt").exists()
+    assert env.ledger.page(kind="fs.write") == []
+
+
+def test_provider_failure_fails_the_agent_with_a_reason(make_env):
+    env = make_env()
+    env.provider.script(Step((ProviderError("scripted", "overloaded", "overloaded after 3 retries"),)))
+    a = env.kernel.spawn("t")
+    run(_send(env, a.id))
+    info = env.kernel.agent(a.id)
+    assert info.state == "failed" and "overloaded after 3 retries" in info.reason
+
+
+def test_permission_request_event_carries_exact_scope(make_env):
+    env = make_env()
+    env.approver.will(GRANT_5M)
+    env.provider.script(reply(tools=(("fs_read", {"path": "."}),)), reply("ok"))
+    (env.workspace / "f").write_text("x")
+    a = env.kernel.spawn("t")
+    run(_send(env, a.id))
+    [req] = env.of(PermissionRequested)
+    assert req.request.scope == "fs.read" and req.request.agent_id == a.id
+
+
+async def _send(env, agent_id, text="go"):
+    await env.kernel.send(agent_id, text)
