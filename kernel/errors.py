@@ -78,6 +78,20 @@ class ProviderError(KernelError):
         return not self.started and self.kind in RETRYABLE_KINDS
 
 
+RegistryErrorReason = Literal["name", "duplicate", "schema", "definition", "unknown"]
+
+
+class RegistryError(KernelError):
+    """A tool cannot be registered or looked up: a bad name or scope, a duplicate, a broken
+    schema, or (``unknown``) a name asked of a registry that does not hold it."""
+
+    def __init__(self, tool: str, reason: RegistryErrorReason, message: str) -> None:
+        super().__init__(f"tool {tool!r}: {message}")
+        self.tool = tool
+        self.reason = reason
+        self.detail = message
+
+
 class ToolFailure(KernelError):
     """Raised by a tool to end its call with an error result the model sees.
 

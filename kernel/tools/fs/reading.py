@@ -1,0 +1,299 @@
+"""The reading file tools: fs_read, fs_list, fs_search (scope ``fs.read``).
+
+What comes back is sized for a model's context, not for completeness: a read
+stops at ``read_max_bytes`` (and a line cap the model chooses), a listing at
+``list_max_entries``, a search at ``search_max_matches``. Whenever something
+was cut, the output ends with a bracketed note saying what was cut and how to
+get the rest (``offset=``, a narrower path). Binary files are never dumped: a
+read reports size and sha256, a search skips them. Files are streamed, so a
+huge log costs only the bytes shown.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import threading
+from pathlib import Path
+from typing import IO, Any, Iterator, Mapping
+
+from ...errors import ToolFailure
+from ..descriptor import ToolContext, ToolDescriptor, ToolOutput
+from ..workspace import Workspace
+from .common import (
+    BOOL, SKIP_DIRS, SNIFF_BYTES, existing, integer, looks_binary, obj, require_dir, require_file,
+    sha256_of, string, thread_runner,
+)
+
+COUNT_MAX_BYTES = 64 * 1024 * 1024   # beyond this, a truncated read does not count the file's lines
+SNIPPET_CHARS = 240                  # a search match line is shown at most this long
+
+
+# ---- fs_read -------------------------------------------------------------------
+
+def _skip_lines(fh: IO[bytes], n: int) -> int:
+    """Skip ``n`` lines (in bounded chunks); how many there were."""
+    skipped, partial = 0, False
+    while skipped < n:
+        chunk = fh.readline(1 << 20)
+        if not chunk:
+            skipped += 1 if partial else 0
+            break
+        partial = not chunk.endswith(b"\n")
+        skipped += 0 if partial else 1
+    return skipped
+
+
+def _lines_left(fh: IO[bytes], mid_line: bool) -> int:
+    """Lines from the current position to the end (a line already begun counts once)."""
+    newlines, last = 0, b"\n" if not mid_line else b""
+    for chunk in iter(lambda: fh.read(1 << 20), b""):
+        newlines += chunk.count(b"\n")
+        last = chunk[-1:]
+    return newlines + (1 if last != b"\n" else 0)
+
+
+def _at_eof(fh: Any) -> bool:
+    return not fh.peek(1)
+
+
+def _read(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> ToolOutput:
+    rel: str = args["path"]
+    path = require_file(ctx.workspace, rel, "read")
+    shown = ctx.workspace.relative(path)
+    offset: int = args.get("offset", 1)
+    limit: int | None = args.get("limit")
+    budget = ctx.limits.read_max_bytes
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        head = fh.read(SNIFF_BYTES)
+        if looks_binary(head, complete=len(head) < SNIFF_BYTES):
+            digest = sha256_of(path)
+            return ToolOutput(f"{shown} is a binary file, {size:,} bytes, sha256 {digest}; its bytes are not shown",
+                              {"path": shown, "bytes": size, "binary": True, "sha256": digest})
+        fh.seek(0)
+        if _skip_lines(fh, offset - 1) < offset - 1 or (offset > 1 and _at_eof(fh)):
+            fh.seek(0)
+            total = _lines_left(fh, False) if size else 0
+            raise ToolFailure(f"offset {offset} is past the end of {shown}, which has {total} lines")
+        parts: list[bytes] = []
+        used = lines = 0
+        cut_line = False
+        while (limit is None or lines < limit) and used < budget:
+            chunk = fh.readline(budget - used)
+            if not chunk:
+                break
+            if not chunk.endswith(b"\n") and not _at_eof(fh):  # the line is longer than what is left
+                if lines == 0:
+                    parts.append(chunk)
+                    used += len(chunk)
+                    cut_line = True
+                else:
+                    fh.seek(-len(chunk), os.SEEK_CUR)
+                break
+            parts.append(chunk)
+            used += len(chunk)
+            lines += 1
+        more = not _at_eof(fh)
+        total = offset - 1 + lines + (_lines_left(fh, cut_line) if more and size <= COUNT_MAX_BYTES else 0)
+    text = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(b"".join(parts), final=not cut_line)
+    first, last = offset, offset + lines - 1
+    data: dict[str, Any] = {"path": shown, "bytes": size, "binary": False, "first_line": first,
+                            "last_line": max(last, first) if cut_line else last,
+                            "total_lines": total if (not more or size <= COUNT_MAX_BYTES) else None,
+                            "truncated": more}
+    if size == 0:
+        return ToolOutput(f"[{shown} is empty]", data)
+    if not more:
+        return ToolOutput(text, data)
+    of_total = f" of {total}" if data["total_lines"] is not None else ""
+    if cut_line:
+        note = (f"[cut: line {first} is longer than the {budget:,}-byte read limit; only its first {used:,} bytes "
+                f"are shown. fs_search can find text further along it; read on with offset={first + 1}]")
+    elif used >= budget:
+        note = (f"[truncated at the {budget:,}-byte read limit: showed lines {first}-{last}{of_total} "
+                f"of {shown} ({size:,} bytes); read on with offset={last + 1}]")
+    else:
+        note = f"[showed lines {first}-{last}{of_total} of {shown}; read on with offset={last + 1}]"
+    return ToolOutput(text + ("" if text.endswith("\n") else "\n") + note, data)
+
+
+FS_READ = ToolDescriptor(
+    name="fs_read",
+    description=("Read a text file in the workspace and return its contents. Use offset (1-based line) and limit "
+                 "(lines) to read part of a long file; binary files are described, not shown."),
+    input_schema=obj({
+        "path": string("file path relative to the workspace root"),
+        "offset": integer("first line to return, counting from 1 (default 1)", minimum=1),
+        "limit": integer("most lines to return (default: as many as fit the read limit)", minimum=1),
+    }, required=("path",)),
+    output_schema=obj({
+        "path": {"type": "string"}, "bytes": {"type": "integer", "minimum": 0}, "binary": BOOL,
+        "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+        "first_line": {"type": "integer", "minimum": 1}, "last_line": {"type": "integer", "minimum": 0},
+        "total_lines": {"type": ["integer", "null"], "minimum": 0}, "truncated": BOOL,
+    }, required=("path", "bytes", "binary")),
+    tool_class="read", scope="fs.read", run=thread_runner(_read), timeout_s=30.0, idempotent=True,
+)
+
+
+# ---- fs_list -------------------------------------------------------------------
+
+def _entry_line(workspace: Workspace, entry: os.DirEntry[str]) -> str:
+    """'name/' for a folder, 'name  N bytes' for a file; links say where they lead."""
+    try:
+        if entry.is_symlink():
+            try:
+                target = workspace.resolve(entry.path)
+            except ToolFailure:
+                return f"{entry.name}@  (link to outside the workspace)"
+            if not target.exists():
+                return f"{entry.name}@  (broken link)"
+            where = f"(link to {workspace.relative(target)})"
+            if target.is_dir():
+                return f"{entry.name}/  {where}"
+            return f"{entry.name}  {target.stat().st_size:,} bytes  {where}"
+        if entry.is_dir():
+            return f"{entry.name}/"
+        return f"{entry.name}  {entry.stat().st_size:,} bytes"
+    except OSError:
+        return f"{entry.name}  (unreadable)"
+
+
+def _list(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> ToolOutput:
+    rel = args.get("path") or "."
+    path = require_dir(ctx.workspace, rel)
+    shown = ctx.workspace.relative(path)
+    with os.scandir(path) as it:
+        entries = sorted(it, key=lambda e: (e.name.casefold(), e.name))
+    cap = ctx.limits.list_max_entries
+    lines = [_entry_line(ctx.workspace, e) for e in entries[:cap]]
+    data = {"path": shown, "entries": len(entries), "shown": len(lines), "truncated": len(entries) > cap}
+    if not entries:
+        return ToolOutput(f"[{shown} is empty]", data)
+    if len(entries) > cap:
+        lines.append(f"[showing the first {cap:,} of {len(entries):,} entries; "
+                     "list a subfolder or use fs_search to narrow down]")
+    return ToolOutput("\n".join(lines), data)
+
+
+FS_LIST = ToolDescriptor(
+    name="fs_list",
+    description=("List a folder in the workspace: one entry per line, folders end with '/', files show their size. "
+                 "Without a path, lists the workspace root."),
+    input_schema=obj({"path": string("folder path relative to the workspace root (default: the root)", None)}),
+    output_schema=obj({
+        "path": {"type": "string"}, "entries": {"type": "integer", "minimum": 0},
+        "shown": {"type": "integer", "minimum": 0}, "truncated": BOOL,
+    }, required=("path", "entries", "shown", "truncated")),
+    tool_class="read", scope="fs.read", run=thread_runner(_list), timeout_s=30.0, idempotent=True,
+)
+
+
+# ---- fs_search -----------------------------------------------------------------
+
+def _walk(workspace: Workspace, base: Path, stop: threading.Event) -> Iterator[Path]:
+    """Files under ``base`` in a stable order, skipping VCS, virtualenv and dependency folders."""
+    if not base.is_dir():
+        yield base
+        return
+    for folder, dirs, names in os.walk(base, followlinks=False):
+        if stop.is_set():
+            return
+        dirs[:] = sorted(d for d in dirs
+                         if d not in SKIP_DIRS and not os.path.exists(os.path.join(folder, d, "pyvenv.cfg")))
+        for name in sorted(names):
+            path = Path(folder, name)
+            if path.is_symlink():
+                try:
+                    workspace.resolve(str(path))
+                except ToolFailure:
+                    continue  # a link out of the workspace is not followed
+            yield path
+
+
+def _snippet(line: str, match: re.Match[str]) -> str:
+    """The line, or a window of it around the match when it is long."""
+    if len(line) <= SNIPPET_CHARS:
+        return line
+    start = max(0, match.start() - SNIPPET_CHARS // 3)
+    piece = line[start:start + SNIPPET_CHARS]
+    return ("…" if start else "") + piece + ("…" if start + SNIPPET_CHARS < len(line) else "")
+
+
+def _search(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> ToolOutput:
+    pattern: str = args["pattern"]
+    try:
+        regex = re.compile(pattern)
+    except re.error as exc:
+        raise ToolFailure(f"bad regular expression {pattern!r}: {exc}") from exc
+    rel = args.get("path") or "."
+    base = existing(ctx.workspace, rel)
+    shown = ctx.workspace.relative(base)
+    cap, max_file = ctx.limits.search_max_matches, ctx.limits.search_max_file_bytes
+    out: list[str] = []
+    searched = binary = 0
+    large: list[str] = []
+    truncated = False
+    for path in _walk(ctx.workspace, base, stop):
+        if stop.is_set() or truncated:
+            break
+        try:
+            if not path.is_file():
+                continue
+            if path.stat().st_size > max_file:
+                large.append(ctx.workspace.relative(path))
+                continue
+            raw = path.read_bytes()
+        except OSError:
+            continue
+        if looks_binary(raw[:SNIFF_BYTES], complete=len(raw) <= SNIFF_BYTES):
+            binary += 1
+            continue
+        searched += 1
+        name = ctx.workspace.relative(path)
+        text = raw.decode("utf-8", errors="replace")
+        lines = text.split("\n")
+        if text.endswith("\n"):
+            lines.pop()
+        for number, line in enumerate(lines, 1):
+            line = line.rstrip("\r")
+            match = regex.search(line)
+            if match is None:
+                continue
+            if len(out) >= cap:
+                truncated = True
+                break
+            out.append(f"{name}:{number}: {_snippet(line, match)}")
+    data = {"pattern": pattern, "path": shown, "matches": len(out), "files_searched": searched,
+            "truncated": truncated, "skipped_large": len(large), "skipped_binary": binary}
+    if not out:
+        body = f"no matches for {pattern!r} in {shown} ({searched} text files searched)"
+    else:
+        body = "\n".join(out)
+    notes = []
+    if truncated:
+        notes.append(f"[stopped at {cap} matches; narrow the pattern or the path to see the rest]")
+    if large:
+        listed = ", ".join(large[:5]) + (", …" if len(large) > 5 else "")
+        notes.append(f"[skipped {len(large)} file(s) over {max_file:,} bytes: {listed}; use fs_read with offset]")
+    return ToolOutput("\n".join([body, *notes]), data)
+
+
+FS_SEARCH = ToolDescriptor(
+    name="fs_search",
+    description=("Search text files under a workspace path for a Python regular expression; returns "
+                 "'path:line: text' for each matching line. Use (?i) for case-insensitive matching."),
+    input_schema=obj({
+        "pattern": string("Python regular expression, matched against each line"),
+        "path": string("file or folder to search, relative to the workspace root (default: the root)", None),
+    }, required=("pattern",)),
+    output_schema=obj({
+        "pattern": {"type": "string"}, "path": {"type": "string"},
+        "matches": {"type": "integer", "minimum": 0}, "files_searched": {"type": "integer", "minimum": 0},
+        "truncated": BOOL, "skipped_large": {"type": "integer", "minimum": 0},
+        "skipped_binary": {"type": "integer", "minimum": 0},
+    }, required=("pattern", "path", "matches", "files_searched", "truncated")),
+    tool_class="read", scope="fs.read", run=thread_runner(_search), timeout_s=60.0, idempotent=True,
+)

@@ -1,0 +1,109 @@
+"""Checking tool input against its descriptor's JSON Schema, with the real ``jsonschema``.
+
+Input comes from a model, so a failure is a ``ToolFailure`` the model reads:
+one short sentence naming the offending field (the best match among the
+errors, with a count of the rest), never a traceback or a page of schema. The
+schemas themselves are checked once, when a tool is registered, so a broken
+descriptor fails at start-up rather than on the first call. Validators are
+built once per distinct schema (keyed by its canonical JSON, since schemas
+are unhashable mappings) and reused.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any, Mapping
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError, ValidationError, best_match
+
+from ..errors import RegistryError, ToolFailure
+from .descriptor import ToolDescriptor
+
+_MESSAGE_MAX = 240
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with every Mapping a dict and every sequence a list (for json.dumps)."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _key(schema: Mapping[str, Any]) -> str:
+    return json.dumps(_plain(schema), sort_keys=True, separators=(",", ":"))
+
+
+@lru_cache(maxsize=512)
+def _validator(key: str) -> Draft202012Validator:
+    return Draft202012Validator(json.loads(key), format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def validator_for(schema: Mapping[str, Any]) -> Draft202012Validator:
+    """The (cached) Draft 2020-12 validator for ``schema``."""
+    return _validator(_key(schema))
+
+
+def _shorten(text: str, limit: int = _MESSAGE_MAX) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _field(error: ValidationError) -> str:
+    return "/".join(str(part) for part in error.absolute_path)
+
+
+def describe(error: ValidationError, others: int = 0) -> str:
+    """One readable sentence for a validation error (and how many more there were)."""
+    message = _shorten(error.message)
+    if error.validator == "additionalProperties" and isinstance(error.schema, Mapping):
+        allowed = ", ".join(error.schema.get("properties", {})) or "none"
+        message += f"; allowed: {allowed}"
+    where = _field(error)
+    text = f"input is invalid at '{where}': {message}" if where else f"input is invalid: {message}"
+    if others:
+        text += f" (and {others} other problem{'s' if others > 1 else ''})"
+    return text
+
+
+def check(schema: Mapping[str, Any], data: Any, what: str = "input") -> None:
+    """Validate ``data`` against ``schema``; ToolFailure naming the offending field."""
+    errors = list(validator_for(schema).iter_errors(data))
+    if not errors:
+        return
+    worst = best_match(errors)
+    message = describe(worst, len(errors) - 1)
+    if what != "input":
+        message = what + message[len("input"):]
+    raise ToolFailure(message)
+
+
+def validate_input(descriptor: ToolDescriptor, data: Any) -> None:
+    """Check a call's input against the tool's ``input_schema`` (ToolFailure when it does not fit)."""
+    check(descriptor.input_schema, data)
+
+
+def validate_output(descriptor: ToolDescriptor, data: Any) -> None:
+    """Check a ``ToolOutput.data`` against the tool's ``output_schema`` (a tool bug if it fails)."""
+    check(descriptor.output_schema, data, what="output")
+
+
+def check_schemas(descriptor: ToolDescriptor) -> None:
+    """Registry-time check: both schemas are valid 2020-12 schemas and the input is an object."""
+    for label, schema in (("input_schema", descriptor.input_schema), ("output_schema", descriptor.output_schema)):
+        if not isinstance(schema, Mapping):
+            raise RegistryError(descriptor.name, "schema", f"{label} must be a JSON object")
+        try:
+            Draft202012Validator.check_schema(_plain(schema))
+            _key(schema)
+        except SchemaError as exc:
+            where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+            raise RegistryError(descriptor.name, "schema",
+                                f"{label} is not a valid JSON Schema at {where}: {_shorten(exc.message)}") from exc
+        except (TypeError, ValueError) as exc:
+            raise RegistryError(descriptor.name, "schema", f"{label} is not JSON: {exc}") from exc
+    if descriptor.input_schema.get("type") != "object":
+        raise RegistryError(descriptor.name, "schema",
+                            'input_schema must have "type": "object" (tool input is always an object)')
