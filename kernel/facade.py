@@ -175,6 +175,7 @@ class Kernel:
         return agent.info()
 
     def _start(self, agent: AgentProcess) -> asyncio.Task[None]:
+        self._ensure_expiry_watch()
         agent.set_state("running")
         agent.task = asyncio.get_running_loop().create_task(run_loop(agent), name=f"agent {agent.id}")
         agent.task.add_done_callback(_swallow_cancel)

@@ -105,10 +105,38 @@ def test_a_grant_that_lands_during_the_kill_is_revoked(make_env):
 
     env.kernel.services.approver = GrantAfterKill()
     run(_send_and_wait(env, a.id))
+    grants = {g.seq for g in env.ledger.page(kind="lease.grant")}
+    revoked = {r.lease for r in env.ledger.page(kind="lease.revoke")}
+    assert grants <= revoked and env.kernel.leases(a.id) == []
+    assert env.ledger.page(kind="tool") == [] and not (env.workspace / "a").exists()
+
+
+def test_grant_recorded_for_a_killed_agent_is_revoked_at_once(make_env):
+    """The kernel's own guard: if a grant is applied for an agent already killed, it is revoked."""
+    from kernel.agents.permission import _ask
+    from kernel.tools.registry import builtin_registry as reg
+
+    env = make_env()
+    a = env.kernel.spawn("t")
+    agent = env.kernel._get(a.id)
+
+    class Late:
+        async def decide(self, request):
+            agent.state = "killed"  # what kill() leaves behind, without cancelling this coroutine
+            return Grant(300.0)
+
+    env.kernel.services.approver = Late()
+
+    async def go():
+        try:
+            await _ask(agent, reg().get("fs_write"), {"path": "a", "content": "x"}, "fs.write")
+        except asyncio.CancelledError:
+            return "cancelled"
+
+    assert run(go()) == "cancelled"
     [grant] = env.ledger.page(kind="lease.grant")
     [revoke] = env.ledger.page(kind="lease.revoke")
     assert revoke.lease == grant.seq and env.kernel.leases(a.id) == []
-    assert env.ledger.page(kind="tool") == [] and not (env.workspace / "a").exists()
     assert any(isinstance(e, LeaseRevoked) for e in env.events)
 
 
@@ -162,15 +190,18 @@ def test_user_pause_stops_before_the_next_request(make_env):
     a = env.kernel.spawn("t")
     env.kernel.services.leases.grant(a.id, "fs.read", 300)
 
+    from kernel.events import ToolCallStarted
+
+    env.kernel.subscribe(lambda e: env.kernel.pause(a.id) if isinstance(e, ToolCallStarted) else None)
+
     async def go():
-        task = env.kernel.send(a.id, "go")
-        env.kernel.pause(a.id)
-        await task
+        await env.kernel.send(a.id, "go")
 
     run(go())
     info = env.kernel.agent(a.id)
     assert info.state == "paused" and info.reason == "paused by the user"
-    env.provider.assert_done()
+    env.provider.assert_done()  # the tool finished, and no second request was made
+    assert env.ledger.page(kind="result")
 
 
 def test_three_agents_in_parallel_share_the_workspace_with_their_own_leases(make_env):
