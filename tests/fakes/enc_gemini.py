@@ -1,0 +1,46 @@
+"""Gemini `:streamGenerateContent?alt=sse` (google-genai)."""
+
+from __future__ import annotations
+
+from .sse import frame, gemini_error_body
+from .turns import Text, ToolCall, Turn, new_id, split_text
+
+NAME = "gemini"
+error_body = gemini_error_body
+
+_FINISH = {"end_turn": "STOP", "tool_use": "STOP", "max_tokens": "MAX_TOKENS"}
+
+
+def events(turn: Turn, model: str, body: dict) -> list[bytes]:
+    rid = new_id("gresp")
+    pieces: list[dict] = []
+    for part in turn.parts:
+        if isinstance(part, Text):
+            pieces.extend({"text": t} for t in split_text(part.text, part.chunks))
+        else:
+            assert isinstance(part, ToolCall)
+            pieces.append({"functionCall": {"name": part.name, "args": part.gemini_args(),
+                                            "id": part.id or new_id("fc_")}})
+    if not pieces:
+        pieces = [{"text": ""}]
+    stop = turn.resolved_stop
+    u = turn.usage
+    out = []
+    n = len(pieces)
+    for i, p in enumerate(pieces):
+        last = i == n - 1
+        cand: dict = {"content": {"role": "model", "parts": [p]}, "index": 0}
+        if last and stop is not None:
+            cand["finishReason"] = _FINISH[stop]
+        # Running totals: prompt count is known up front, output grows to the final value.
+        out_so_far = (u.output * (i + 1)) // n
+        chunk = {"candidates": [cand],
+                 "usageMetadata": {"promptTokenCount": u.input, "candidatesTokenCount": out_so_far,
+                                   "totalTokenCount": u.input + out_so_far},
+                 "modelVersion": model, "responseId": rid}
+        out.append(frame(chunk))
+    return out
+
+
+def error_frames(message: str) -> list[bytes]:
+    return [frame({"error": {"code": 503, "message": message, "status": "UNAVAILABLE"}})]
