@@ -1,0 +1,60 @@
+"""What the four SDK adapters share: lazy client, optional off-loop running, closing.
+
+An adapter implements ``_make_client()`` (import the SDK there, never at
+module level) and ``_events(request, client)``, an async generator that does
+the whole request: translate, call, assemble, map failures. Whether that
+generator runs on the caller's loop or on a private worker loop
+(``offloop``) is a constructor choice, so the same code is measured both
+ways and each adapter picks the cheaper default for the caller's loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any, AsyncIterator
+
+from .base import ProviderRequest, StreamEvent
+from .offloop import LoopThread, relay
+
+
+class SdkAdapter:
+    """Base of the adapters. Subclasses set ``name`` and implement the two hooks."""
+
+    name: str = ""
+
+    def __init__(self, *, offload: bool) -> None:
+        self._client_obj: Any = None
+        self._worker: LoopThread | None = LoopThread(f"provider-{self.name}") if offload else None
+
+    @property
+    def offloaded(self) -> bool:
+        return self._worker is not None
+
+    def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
+        if self._worker is None:
+            return self._events(request, self._client())
+        return relay(self._worker, lambda: self._events(request, self._client()))
+
+    async def aclose(self) -> None:
+        client, self._client_obj = self._client_obj, None
+        if client is not None:
+            if self._worker is None:
+                await self._close_client(client)
+            else:
+                await self._worker.run(self._close_client(client))
+        if self._worker is not None:
+            self._worker.stop()
+
+    def _client(self) -> Any:
+        """The SDK client, made on first use on the loop that will use it."""
+        if self._client_obj is None:
+            self._client_obj = self._make_client()
+        return self._client_obj
+
+    def _make_client(self) -> Any:
+        raise NotImplementedError
+
+    async def _close_client(self, client: Any) -> None:
+        await client.close()
+
+    def _events(self, request: ProviderRequest, client: Any) -> AsyncIterator[StreamEvent]:
+        raise NotImplementedError

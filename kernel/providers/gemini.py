@@ -1,0 +1,209 @@
+"""Gemini through ``google-genai`` (async ``generate_content_stream``).
+
+Tools are ``FunctionDeclaration(parameters_json_schema=...)`` with automatic
+function calling disabled: the kernel runs tools, not the SDK. Function calls
+arrive whole; their ``thoughtSignature`` travels in ``ToolCallReady.meta`` (as
+base64 text, so it can be stored) and is echoed on the model turn, as Gemini
+requires. Calls without an id get a local one that is never sent back.
+Gemini says ``STOP`` for function calls too, so a turn that made calls ends
+with ``tool_use``. Usage is the last ``usageMetadata`` (running totals),
+reported once at the end. The ``genai.Client`` is held by the provider for
+every stream's whole life (its ``__del__`` closes the HTTP client), is made
+with ``vertexai=False`` so Vertex environment variables cannot redirect it,
+and gets an explicit ``HttpOptions.timeout`` (the SDK has none). Raw
+``httpx2`` errors escape this SDK mid-stream and are caught here. The SDK's
+request conversion is the most expensive of the four, so it runs off the
+caller's loop by default.
+"""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator
+
+from ..errors import ProviderError
+from ..messages import Message, TextPart, ToolResultPart, ToolUse
+from .adapter import SdkAdapter
+from .base import ProviderRequest, StreamEnd, StreamEvent, TextDelta, ToolCallReady, UsageReport
+from .failures import auth_message, broken_stream, describe, incomplete, status_error, unsupported
+
+NAME = "gemini"
+LOCAL_ID_PREFIX = "gemini-local-"
+SIGNATURE_KEY = "thought_signature"
+_FINISH = {"MAX_TOKENS": "max_tokens", "FINISH_REASON_UNSPECIFIED": None}
+
+
+class GeminiProvider(SdkAdapter):
+    name = NAME
+
+    def __init__(self, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0,
+                 offload: bool = True) -> None:
+        super().__init__(offload=offload)
+        self._api_key = api_key
+        self._base_url = base_url
+        self._timeout_s = timeout_s
+
+    def _make_client(self) -> Any:
+        from google import genai
+        from google.genai import types
+
+        options = types.HttpOptions(base_url=self._base_url, timeout=int(self._timeout_s * 1000))
+        return genai.Client(vertexai=False, api_key=self._api_key, http_options=options)
+
+    async def _close_client(self, client: Any) -> None:
+        await client.aio.aclose()
+        client.close()
+
+    async def _events(self, request: ProviderRequest, client: Any) -> AsyncIterator[StreamEvent]:
+        import httpx2
+        from google.genai import errors
+
+        caught = (errors.APIError, httpx2.TransportError, ValueError)
+        contents, config = request_params(request)
+        reply = _Reply()
+        started = False
+        stream: Any = None
+        try:
+            stream = await client.aio.models.generate_content_stream(model=request.model, contents=contents,
+                                                                     config=config)
+            async for chunk in stream:
+                for out in reply.feed(chunk):
+                    started = True
+                    yield out
+        except caught as exc:
+            raise _failure(exc, request.model, self._base_url, reply.received, started) from exc
+        finally:
+            if stream is not None:
+                await stream.aclose()
+        if reply.stop_reason is None:
+            raise incomplete(NAME)
+        if reply.usage is not None:
+            yield reply.usage
+        yield StreamEnd(reply.stop_reason)
+
+
+def request_params(request: ProviderRequest) -> tuple[list[Any], Any]:
+    """The ``contents`` and ``config`` for ``generate_content_stream``."""
+    from google.genai import types
+
+    contents = [c for c in (_content(m) for m in request.messages) if c.parts]
+    config = types.GenerateContentConfig(
+        system_instruction=request.system or None,
+        max_output_tokens=request.max_tokens,
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+        tools=[types.Tool(function_declarations=[
+            types.FunctionDeclaration(name=t.name, description=t.description,
+                                      parameters_json_schema=dict(t.input_schema))
+            for t in request.tools])] if request.tools else None,
+    )
+    return contents, config
+
+
+def _content(msg: Message) -> Any:
+    from google.genai import types
+
+    parts: list[Any] = []
+    for part in msg.parts:
+        match part:
+            case TextPart(text=text):
+                if text:
+                    parts.append(types.Part(text=text))
+            case ToolUse() if msg.role == "assistant":
+                signature = part.meta.get(SIGNATURE_KEY)
+                parts.append(types.Part(
+                    function_call=types.FunctionCall(id=_wire_id(part.id), name=part.name, args=dict(part.input)),
+                    thought_signature=base64.b64decode(signature) if signature else None))
+            case ToolResultPart() if msg.role == "user":
+                response = {"error": part.content} if part.is_error else {"output": part.content}
+                parts.append(types.Part(function_response=types.FunctionResponse(
+                    id=_wire_id(part.tool_use_id), name=part.name, response=response)))
+            case _:
+                raise unsupported(NAME, f"a {type(part).__name__} in a {msg.role} message")
+    return types.Content(role="model" if msg.role == "assistant" else "user", parts=parts)
+
+
+def _wire_id(call_id: str) -> str | None:
+    return None if call_id.startswith(LOCAL_ID_PREFIX) else call_id
+
+
+@dataclass
+class _Reply:
+    """Assembles Gemini chunks into neutral events; usage is kept for the end."""
+
+    received: bool = False
+    finish: str | None = None
+    had_calls: bool = False
+    usage: UsageReport | None = None
+    blocked: str | None = field(default=None)
+
+    @property
+    def stop_reason(self) -> str | None:
+        if self.blocked:
+            return "blocked"
+        if self.finish is None:
+            return None
+        if self.finish == "STOP":
+            return "tool_use" if self.had_calls else "end_turn"
+        return _FINISH.get(self.finish, self.finish.lower())
+
+    def feed(self, chunk: Any) -> list[StreamEvent]:
+        self.received = True
+        out: list[StreamEvent] = []
+        self._take_usage(chunk.usage_metadata)
+        feedback = chunk.prompt_feedback
+        if feedback is not None and feedback.block_reason is not None:
+            self.blocked = str(_enum_value(feedback.block_reason))
+        for candidate in (chunk.candidates or ())[:1]:
+            content = candidate.content
+            for part in (content.parts if content is not None else None) or ():
+                if part.function_call is not None:
+                    self.had_calls = True
+                    out.append(_ready(part))
+                elif part.text and not part.thought:
+                    out.append(TextDelta(part.text))
+            if candidate.finish_reason is not None:
+                self.finish = _enum_value(candidate.finish_reason)
+        return out
+
+    def _take_usage(self, meta: Any) -> None:
+        if meta is None:
+            return
+        prompt = (meta.prompt_token_count or 0) + (meta.tool_use_prompt_token_count or 0)
+        output = (meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0)
+        self.usage = UsageReport(input_tokens=prompt, output_tokens=output)
+
+
+def _ready(part: Any) -> ToolCallReady:
+    call = part.function_call
+    meta = {SIGNATURE_KEY: base64.b64encode(part.thought_signature).decode("ascii")} if part.thought_signature else {}
+    call_id = call.id or f"{LOCAL_ID_PREFIX}{uuid.uuid4().hex[:12]}"
+    return ToolCallReady(call_id, call.name or "", dict(call.args or {}), meta=meta)
+
+
+def _enum_value(value: Any) -> str:
+    return str(getattr(value, "value", value))
+
+
+def _failure(exc: BaseException, model: str, base_url: str | None, received: bool, started: bool) -> ProviderError:
+    """The one place a google-genai or httpx2 exception becomes a ProviderError."""
+    import httpx2
+    from google.genai import errors
+
+    if isinstance(exc, errors.APIError):
+        detail = exc.message or str(exc)
+        if received:
+            return broken_stream(NAME, f"{exc.code} {exc.status}: {detail}", started=started)
+        if exc.code == 400 and "API key" in detail:  # Gemini reports a bad key as 400 INVALID_ARGUMENT
+            return ProviderError(NAME, "auth", auth_message(NAME, 400), status=400)
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+        return status_error(NAME, int(exc.code or 500), detail, model=model, headers=headers)
+    if received:
+        return broken_stream(NAME, describe(exc), started=started)
+    where = base_url or "the API"
+    if isinstance(exc, httpx2.TimeoutException):
+        return ProviderError(NAME, "timeout", f"no answer in time from {where}")
+    if isinstance(exc, httpx2.TransportError):
+        return ProviderError(NAME, "connection", f"cannot reach {where}: {describe(exc)}")
+    return broken_stream(NAME, describe(exc), started=started)

@@ -1,0 +1,169 @@
+"""OpenAI Responses API (``POST /responses``, streamed) through the ``openai`` SDK.
+
+The whole history is resent as input items each time (no
+``previous_response_id``, ``store=False``): tool calls as ``function_call``
+items and results as ``function_call_output`` items. Function-call arguments
+stream as fragments keyed by item id; the call is yielded at
+``response.output_item.done``, whose ``arguments`` are authoritative. Usage
+exists only in ``response.completed`` (or ``response.incomplete``). The SDK
+*yields* an ``error`` event instead of raising, so it is turned into a
+``stream`` error here. The SDK's request building costs milliseconds per
+request and grows with the conversation, so by default it runs off the
+caller's loop (see ``offloop``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator
+
+from ..messages import Message, TextPart, ToolResultPart, ToolUse
+from .adapter import SdkAdapter
+from .base import ProviderRequest, StreamEnd, StreamEvent, TextDelta, ToolCallReady, UsageReport
+from .failures import broken_stream, incomplete, parse_arguments, unsupported
+from .openai_common import caught_errors, failure, make_async_client, result_text
+
+NAME = "openai"
+_INCOMPLETE_REASONS = {"max_output_tokens": "max_tokens"}
+
+
+class OpenAIResponsesProvider(SdkAdapter):
+    name = NAME
+
+    def __init__(self, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0,
+                 offload: bool = True) -> None:
+        super().__init__(offload=offload)
+        self._api_key = api_key
+        self._base_url = base_url
+        self._timeout_s = timeout_s
+
+    def _make_client(self) -> Any:
+        return make_async_client(self._api_key, self._base_url, self._timeout_s)
+
+    async def _events(self, request: ProviderRequest, client: Any) -> AsyncIterator[StreamEvent]:
+        caught = caught_errors()
+        params = request_params(request)
+        reply = _Reply()
+        started = False
+
+        def fail(exc: BaseException) -> Exception:
+            return failure(NAME, exc, model=request.model, base_url=self._base_url,
+                           received=reply.received, started=started)
+
+        try:
+            stream = await client.responses.create(**params, stream=True)
+        except caught as exc:
+            raise fail(exc) from exc
+        try:
+            async for event in stream:
+                if event.type in ("error", "response.failed"):
+                    raise broken_stream(NAME, _error_message(event), started=started)
+                for out in reply.feed(event):
+                    started = True
+                    yield out
+        except caught as exc:
+            raise fail(exc) from exc
+        finally:
+            await stream.close()
+        if reply.stop_reason is None:
+            raise incomplete(NAME)
+        yield StreamEnd(reply.stop_reason)
+
+
+def request_params(request: ProviderRequest) -> dict[str, Any]:
+    """The ``responses.create`` arguments for a neutral request."""
+    params: dict[str, Any] = {
+        "model": request.model,
+        "input": [item for msg in request.messages for item in _items(msg)],
+        "max_output_tokens": request.max_tokens,
+        "store": False,
+    }
+    if request.system:
+        params["instructions"] = request.system
+    if request.tools:
+        params["tools"] = [{"type": "function", "name": t.name, "description": t.description,
+                            "parameters": dict(t.input_schema), "strict": False} for t in request.tools]
+    return params
+
+
+def _items(msg: Message) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    for part in msg.parts:
+        match part:
+            case TextPart(text=text):
+                if text:
+                    items.append({"type": "message", "role": msg.role, "content": text})
+            case ToolUse() if msg.role == "assistant":
+                items.append({"type": "function_call", "call_id": part.id, "name": part.name,
+                              "arguments": json.dumps(dict(part.input), ensure_ascii=False)})
+            case ToolResultPart() if msg.role == "user":
+                items.append({"type": "function_call_output", "call_id": part.tool_use_id,
+                              "output": result_text(part.content, part.is_error)})
+            case _:
+                raise unsupported(NAME, f"a {type(part).__name__} in a {msg.role} message")
+    return items
+
+
+@dataclass
+class _Call:
+    call_id: str
+    name: str
+    fragments: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Reply:
+    """Assembles Responses stream events into neutral events."""
+
+    received: bool = False
+    stop_reason: str | None = None
+    calls: dict[str, _Call] = field(default_factory=dict)
+    had_calls: bool = False
+
+    def feed(self, event: Any) -> list[StreamEvent]:
+        self.received = True
+        match event.type:
+            case "response.output_text.delta":
+                return [TextDelta(event.delta)] if event.delta else []
+            case "response.output_item.added" if event.item.type == "function_call":
+                self.calls[event.item.id] = _Call(event.item.call_id, event.item.name)
+            case "response.function_call_arguments.delta":
+                if event.item_id in self.calls:
+                    self.calls[event.item_id].fragments.append(event.delta)
+            case "response.output_item.done" if event.item.type == "function_call":
+                call = self.calls.pop(event.item.id, None) or _Call(event.item.call_id, event.item.name)
+                self.had_calls = True
+                raw = event.item.arguments if event.item.arguments is not None else "".join(call.fragments)
+                return [_ready(call.call_id, event.item.name or call.name, raw)]
+            case "response.completed":
+                self.stop_reason = "tool_use" if self.had_calls else "end_turn"
+                return _usage(event.response)
+            case "response.incomplete":
+                details = event.response.incomplete_details
+                reason = getattr(details, "reason", None) or "incomplete"
+                self.stop_reason = _INCOMPLETE_REASONS.get(reason, reason)
+                return _usage(event.response)
+        return []
+
+
+def _error_message(event: Any) -> str:
+    """The text of an ``error`` event or of a ``response.failed`` response's error."""
+    error = event if event.type == "error" else getattr(event.response, "error", None)
+    code = getattr(error, "code", None)
+    message = getattr(error, "message", None) or "the response failed"
+    return f"{code}: {message}" if code else message
+
+
+def _ready(call_id: str, name: str, raw: str) -> ToolCallReady:
+    value, error = parse_arguments(raw)
+    if error is not None:
+        return ToolCallReady(call_id, name, None, raw_arguments=raw, error=error)
+    return ToolCallReady(call_id, name, value, raw_arguments=raw)
+
+
+def _usage(response: Any) -> list[StreamEvent]:
+    usage = response.usage
+    if usage is None:
+        return []
+    return [UsageReport(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)]

@@ -1,0 +1,55 @@
+"""Build a provider by its CLI name, importing only that adapter and its SDK.
+
+``import kernel.providers.registry`` costs nothing: the adapter module (and
+with it anthropic, openai or google-genai) is imported inside
+``make_provider``. Every provider comes wrapped in ``RetryingProvider`` with
+the Settings' retry limits. ``openai-chat`` aimed at a local server (Ollama,
+vLLM, llama.cpp, LM Studio) needs no key: those servers ignore it, so with a
+``base_url`` and no key a placeholder is sent; the OpenAI API itself still
+requires ``OPENAI_API_KEY``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Awaitable, Callable
+
+from ..errors import ConfigError
+from ..settings import KEY_VARIABLES, PROVIDERS, Settings
+from .base import Provider
+from .retry import RetryingProvider
+
+LOCAL_SERVER_KEY = "not-needed"
+
+
+def make_provider(name: str, *, api_key: str | None, base_url: str | None = None, settings: Settings,
+                  sleep: Callable[[float], Awaitable[object]] = asyncio.sleep) -> Provider:
+    """The provider called ``name``, ready to stream, with retries per ``settings``."""
+    if name not in PROVIDERS:
+        raise ConfigError(f"unknown provider {name!r}: choose one of {', '.join(PROVIDERS)}", "provider")
+    if not api_key:
+        if name == "openai-chat" and base_url:
+            api_key = LOCAL_SERVER_KEY
+        else:
+            variable = KEY_VARIABLES[name]
+            raise ConfigError(f"no API key for {name}: set {variable} or the key in Settings", variable)
+    inner = _build(name, api_key, base_url, settings.request_timeout_s)
+    return RetryingProvider(inner, max_retries=settings.max_retries, cap_s=settings.retry_cap_s, sleep=sleep)
+
+
+def _build(name: str, api_key: str, base_url: str | None, timeout_s: float) -> Provider:
+    if name == "anthropic":
+        from .anthropic import AnthropicProvider
+
+        return AnthropicProvider(api_key=api_key, base_url=base_url, timeout_s=timeout_s)
+    if name == "openai":
+        from .openai_responses import OpenAIResponsesProvider
+
+        return OpenAIResponsesProvider(api_key=api_key, base_url=base_url, timeout_s=timeout_s)
+    if name == "openai-chat":
+        from .openai_chat import OpenAIChatProvider
+
+        return OpenAIChatProvider(api_key=api_key, base_url=base_url, timeout_s=timeout_s)
+    from .gemini import GeminiProvider
+
+    return GeminiProvider(api_key=api_key, base_url=base_url, timeout_s=timeout_s)
