@@ -66,5 +66,20 @@ def _idle_reason(stop_reason: str) -> str:
     return f"the model stopped ({stop_reason})"
 
 
+_KIND_WORDS = {
+    "auth": "the provider refused the API key",
+    "not_found": "the provider does not know the model",
+    "bad_request": "the provider rejected the request",
+    "rate_limit": "rate limited by the provider",
+    "overloaded": "the provider is overloaded",
+    "server": "the provider had an error",
+    "connection": "could not reach the provider",
+    "timeout": "the provider did not answer in time",
+    "stream": "the reply broke off",
+    "incomplete": "the reply ended early",
+    "unsupported": "the provider cannot take this conversation",
+}
+
+
 def _failure_reason(exc: ProviderError) -> str:
-    return str(exc)
+    return f"{_KIND_WORDS.get(exc.kind, 'provider error')} ({exc})"

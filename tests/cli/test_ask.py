@@ -1,0 +1,120 @@
+"""``agentdesk ask`` end to end: a real subprocess, the real Anthropic SDK, the loopback fake."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ledger import FileChange, Ledger, ToolCall
+from tests.fakes import FakeProviderServer, HttpError, Text, ToolCall as FakeCall, Turn, Usage
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def ask(args: list[str], home: Path, env_extra: dict[str, str] | None = None, stdin: str = "") -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE"))}
+    env.update({"AGENTDESK_HOME": str(home), "PYTHONPATH": str(ROOT)})
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-m", "desktop.launcher", "ask", *args], input=stdin, env=env,
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+
+
+@pytest.fixture
+def srv():
+    with FakeProviderServer() as s:
+        yield s
+
+
+def anthropic_env(srv: FakeProviderServer) -> dict[str, str]:
+    return {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.anthropic_base_url}
+
+
+def test_write_read_answer_then_undo_restores_the_workspace(srv, tmp_path, agentdesk_home):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "keep.txt").write_text("untouched\n")
+    srv.script(
+        Turn(parts=(Text("I'll write the note."), FakeCall("fs_write", {"path": "notes/todo.md", "content": "- milk\n"})),
+             usage=Usage(120, 30)),
+        Turn(parts=(FakeCall("fs_read", {"path": "notes/todo.md"}),), usage=Usage(160, 12)),
+        Turn(parts=(Text("The note says: milk."),), usage=Usage(190, 9)),
+    )
+    done = ask(["write a todo", "--workspace", str(ws), "--name", "scribe", "--grant", "fs=5m"],
+               agentdesk_home, anthropic_env(srv))
+    assert done.returncode == 0, done.stderr
+    assert "The note says: milk." in done.stdout and "I'll write the note." in done.stdout
+    assert "[tool] fs_write ok" in done.stderr and "[tool] fs_read ok" in done.stderr
+    assert (ws / "notes/todo.md").read_text() == "- milk\n"
+    srv.assert_done()
+
+    # The model saw the tool results, in Anthropic's wire shape.
+    second = srv.requests[1].body["messages"]
+    assert second[-1]["content"][0]["type"] == "tool_result"
+    third = srv.requests[2].body["messages"]
+    assert "- milk" in json.dumps(third[-1]["content"])
+
+    with Ledger(agentdesk_home / "ledger.db") as ledger:
+        spawn = ledger.page(kind="agent.spawn")[0]
+        grant = ledger.page(kind="lease.grant")[0]
+        calls = ledger.page(kind="tool")
+        [change] = ledger.page(kind="fs.write")
+        assert spawn.name == "scribe" and spawn.actor.startswith("a")
+        assert [c.tool for c in calls] == ["fs_read", "fs_write"]
+        assert all(isinstance(c, ToolCall) and c.lease == grant.seq and c.actor == spawn.actor for c in calls)
+        assert isinstance(change, FileChange) and change.cause == calls[1].seq
+        assert change.path == str((ws / "notes/todo.md").resolve())
+        report = ledger.undo(spawn.seq)
+        assert report.ok and report.files == [change.path]
+    assert not (ws / "notes/todo.md").exists() and (ws / "keep.txt").read_text() == "untouched\n"
+
+
+def test_without_a_grant_and_without_a_tty_writes_are_denied(srv, tmp_path, agentdesk_home):
+    srv.script(Turn(parts=(FakeCall("fs_write", {"path": "x.txt", "content": "x"}),)),
+               Turn(parts=(Text("I could not write it."),)))
+    done = ask(["write x", "--workspace", str(tmp_path)], agentdesk_home, anthropic_env(srv))
+    assert done.returncode == 0, done.stderr
+    assert "permission denied" in done.stderr and not (tmp_path / "x.txt").exists()
+    result = srv.requests[1].body["messages"][-1]["content"][0]
+    assert result["is_error"] is True and "fs.write" in json.dumps(result["content"])
+
+
+def test_budget_pause_exits_3(srv, tmp_path, agentdesk_home):
+    srv.script(Turn(parts=(FakeCall("fs_list", {}),), usage=Usage(900, 200)))
+    done = ask(["look", "--workspace", str(tmp_path), "--budget", "1000", "--grant", "fs.read"],
+               agentdesk_home, anthropic_env(srv))
+    assert done.returncode == 3, done.stderr
+    assert "paused: budget reached: 1,100 of 1,000 tokens used" in done.stderr
+    srv.assert_done()
+
+
+def test_provider_failure_exits_4_with_a_readable_reason(srv, tmp_path, agentdesk_home):
+    srv.script(*[Turn(fault=HttpError(529, retry_after=0.001)) for _ in range(4)])
+    (agentdesk_home / "settings.json").write_text(json.dumps({"max_retries": 3, "retry_cap_s": 0.01}))
+    done = ask(["hi", "--workspace", str(tmp_path)], agentdesk_home, anthropic_env(srv))
+    assert done.returncode == 4, done.stderr
+    assert "failed: the provider is overloaded (anthropic: HTTP 529" in done.stderr
+    assert "Traceback" not in done.stderr
+    srv.assert_done()
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["hi", "--provider", "nope"], "invalid choice"),
+    (["hi", "--grant", "fs.write=forever"], "bad --grant"),
+    (["hi", "--budget", "0"], "must be positive"),
+    (["hi", "--workspace", "/no/such/folder"], "not a folder"),
+])
+def test_bad_usage_exits_2_with_one_line(args, needle, agentdesk_home):
+    done = ask(args, agentdesk_home, {"ANTHROPIC_API_KEY": "k"})
+    assert done.returncode == 2
+    assert needle in done.stderr and "Traceback" not in done.stderr
+
+
+def test_missing_key_names_the_variable(tmp_path, agentdesk_home):
+    done = ask(["hi", "--workspace", str(tmp_path)], agentdesk_home)
+    assert done.returncode == 2
+    assert "ANTHROPIC_API_KEY" in done.stderr and "Traceback" not in done.stderr
