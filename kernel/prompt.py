@@ -13,8 +13,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ledger import FileChange
-
 from .leases import describe_left
 
 if TYPE_CHECKING:
@@ -65,13 +63,11 @@ def _leases_line(agent: "AgentProcess", now: float) -> str:
 
 
 def _changes_lines(agent: "AgentProcess") -> list[str]:
-    recent = [e for e in agent.services.ledger.page(kind="fs.write", limit=DIGEST_CHANGES * 3)
-              if isinstance(e, FileChange) and e.actor not in (agent.id,)][:DIGEST_CHANGES]
+    recent = agent.services.recent.by_others(agent.id, DIGEST_CHANGES)
     if not recent:
         return ["- Recent changes by others: none."]
     out = ["- Recent changes by others (newest first):"]
     root = agent.root
-    for e in recent:
-        verb = "deleted" if e.after is None else "created" if e.before is None else "changed"
-        out.append(f"  - {e.actor} {verb} {root.relative(Path(e.path))} (#{e.seq})")
+    for change in recent:
+        out.append(f"  - {change.actor} {change.verb} {root.relative(Path(change.path))} (#{change.seq})")
     return out

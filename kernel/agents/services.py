@@ -14,6 +14,7 @@ from ledger import Entry, Ledger
 
 from ..approver import Approver
 from ..clock import Clock
+from ..digest import RecentChanges
 from ..events import EventBus, LedgerAppended
 from ..lease_book import LeaseBook
 from ..providers.base import Provider
@@ -39,6 +40,10 @@ class Services:
     attached: bool = False            # a desktop is there to answer lease requests
     limits: ToolLimits = field(default_factory=ToolLimits)
     request_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    recent: RecentChanges = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.recent = RecentChanges(self.ledger)
 
     def record(self, entry: Entry) -> Entry:
         """Append to the ledger and announce it."""
