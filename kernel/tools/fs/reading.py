@@ -111,11 +111,11 @@ def _read(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> T
     if cut_line:
         note = (f"[cut: line {first} is longer than the {budget:,}-byte read limit; only its first {used:,} bytes "
                 f"are shown. fs_search can find text further along it; read on with offset={first + 1}]")
-    elif used >= budget:
+    elif limit is not None and lines >= limit:
+        note = f"[showed lines {first}-{last}{of_total} of {shown}; read on with offset={last + 1}]"
+    else:
         note = (f"[truncated at the {budget:,}-byte read limit: showed lines {first}-{last}{of_total} "
                 f"of {shown} ({size:,} bytes); read on with offset={last + 1}]")
-    else:
-        note = f"[showed lines {first}-{last}{of_total} of {shown}; read on with offset={last + 1}]"
     return ToolOutput(text + ("" if text.endswith("\n") else "\n") + note, data)
 
 
