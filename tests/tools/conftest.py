@@ -9,7 +9,6 @@ output schema.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -22,10 +21,6 @@ from kernel.tools.descriptor import ToolContext, ToolDescriptor, ToolLimits, Too
 from kernel.tools.schema import validate_input, validate_output
 from kernel.tools.workspace import Workspace
 from ledger import FileChange, Ledger, ToolCall
-
-
-def sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from kernel.errors import ToolFailure
 from kernel.tools.fs import FS_DELETE, FS_EDIT, FS_MOVE, FS_WRITE, plan_write
 from ledger import FileChange
 
-from .conftest import sha
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def assert_change(env, change: FileChange, rel: str, before: bytes | None, after: bytes | None) -> None:
