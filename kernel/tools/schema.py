@@ -12,7 +12,6 @@ are unhashable mappings) and reused.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from typing import Any, Mapping
 
 from jsonschema import Draft202012Validator
@@ -37,14 +36,21 @@ def _key(schema: Mapping[str, Any]) -> str:
     return json.dumps(_plain(schema), sort_keys=True, separators=(",", ":"))
 
 
-@lru_cache(maxsize=512)
-def _validator(key: str) -> Draft202012Validator:
-    return Draft202012Validator(json.loads(key), format_checker=Draft202012Validator.FORMAT_CHECKER)
+_CACHE_MAX = 512
+_validators: dict[str, Draft202012Validator] = {}
 
 
 def validator_for(schema: Mapping[str, Any]) -> Draft202012Validator:
     """The (cached) Draft 2020-12 validator for ``schema``."""
-    return _validator(_key(schema))
+    key = _key(schema)
+    validator = _validators.get(key)
+    if validator is None:
+        if len(_validators) >= _CACHE_MAX:
+            _validators.clear()
+        # Built from the schema as written (not the sorted key) so messages list properties in their order.
+        validator = Draft202012Validator(_plain(schema), format_checker=Draft202012Validator.FORMAT_CHECKER)
+        _validators[key] = validator
+    return validator
 
 
 def _shorten(text: str, limit: int = _MESSAGE_MAX) -> str:

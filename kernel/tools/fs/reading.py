@@ -15,6 +15,7 @@ import codecs
 import os
 import re
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Iterator, Mapping
 
@@ -58,6 +59,40 @@ def _at_eof(fh: Any) -> bool:
     return not fh.peek(1)
 
 
+@dataclass(frozen=True)
+class _Window:
+    """What a read collected: ``lines`` whole lines, or (``cut``) the start of one too long to fit."""
+
+    data: bytes
+    lines: int
+    cut: bool
+
+
+def _collect(fh: Any, limit: int | None, budget: int) -> _Window:
+    """Whole lines from the current position, at most ``limit`` of them and ``budget`` bytes."""
+    parts: list[bytes] = []
+    used = lines = 0
+    while (limit is None or lines < limit) and used < budget:
+        chunk = fh.readline(budget - used)
+        if not chunk:
+            break
+        if not chunk.endswith(b"\n") and not _at_eof(fh):  # this line does not fit in what is left
+            if lines:
+                fh.seek(-len(chunk), os.SEEK_CUR)
+                break
+            return _Window(chunk, 0, True)
+        parts.append(chunk)
+        used += len(chunk)
+        lines += 1
+    return _Window(b"".join(parts), lines, False)
+
+
+def _binary(shown: str, path: Path, size: int) -> ToolOutput:
+    digest = sha256_of(path)
+    return ToolOutput(f"{shown} is a binary file, {size:,} bytes, sha256 {digest}; its bytes are not shown",
+                      {"path": shown, "bytes": size, "binary": True, "sha256": digest})
+
+
 def _read(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> ToolOutput:
     rel: str = args["path"]
     path = require_file(ctx.workspace, rel, "read")
@@ -69,53 +104,33 @@ def _read(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> T
     with open(path, "rb") as fh:
         head = fh.read(SNIFF_BYTES)
         if looks_binary(head, complete=len(head) < SNIFF_BYTES):
-            digest = sha256_of(path)
-            return ToolOutput(f"{shown} is a binary file, {size:,} bytes, sha256 {digest}; its bytes are not shown",
-                              {"path": shown, "bytes": size, "binary": True, "sha256": digest})
+            return _binary(shown, path, size)
         fh.seek(0)
         if _skip_lines(fh, offset - 1) < offset - 1 or (offset > 1 and _at_eof(fh)):
             fh.seek(0)
-            total = _lines_left(fh, False) if size else 0
-            raise ToolFailure(f"offset {offset} is past the end of {shown}, which has {total} lines")
-        parts: list[bytes] = []
-        used = lines = 0
-        cut_line = False
-        while (limit is None or lines < limit) and used < budget:
-            chunk = fh.readline(budget - used)
-            if not chunk:
-                break
-            if not chunk.endswith(b"\n") and not _at_eof(fh):  # the line is longer than what is left
-                if lines == 0:
-                    parts.append(chunk)
-                    used += len(chunk)
-                    cut_line = True
-                else:
-                    fh.seek(-len(chunk), os.SEEK_CUR)
-                break
-            parts.append(chunk)
-            used += len(chunk)
-            lines += 1
+            raise ToolFailure(f"offset {offset} is past the end of {shown}, which has {_lines_left(fh, False)} lines")
+        window = _collect(fh, limit, budget)
         more = not _at_eof(fh)
-        total = offset - 1 + lines + (_lines_left(fh, cut_line) if more and size <= COUNT_MAX_BYTES else 0)
-    text = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(b"".join(parts), final=not cut_line)
-    first, last = offset, offset + lines - 1
-    data: dict[str, Any] = {"path": shown, "bytes": size, "binary": False, "first_line": first,
-                            "last_line": max(last, first) if cut_line else last,
-                            "total_lines": total if (not more or size <= COUNT_MAX_BYTES) else None,
-                            "truncated": more}
+        counted = not more or size <= COUNT_MAX_BYTES
+        total = offset - 1 + window.lines + (_lines_left(fh, window.cut) if more and counted else 0)
+    text = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(window.data, final=not window.cut)
+    first, last = offset, offset + window.lines - 1
+    data = {"path": shown, "bytes": size, "binary": False, "first_line": first, "last_line": max(last, 0),
+            "total_lines": total if counted else None, "truncated": more}
     if size == 0:
         return ToolOutput(f"[{shown} is empty]", data)
     if not more:
         return ToolOutput(text, data)
-    of_total = f" of {total}" if data["total_lines"] is not None else ""
-    if cut_line:
-        note = (f"[cut: line {first} is longer than the {budget:,}-byte read limit; only its first {used:,} bytes "
-                f"are shown. fs_search can find text further along it; read on with offset={first + 1}]")
-    elif used >= budget:
+    of_total = f" of {total}" if counted else ""
+    if window.cut:
+        note = (f"[cut: line {first} is longer than the {budget:,}-byte read limit; only its first "
+                f"{len(window.data):,} bytes are shown. fs_search can find text further along it; "
+                f"read on with offset={first + 1}]")
+    elif limit is not None and window.lines >= limit:
+        note = f"[showed lines {first}-{last}{of_total} of {shown}; read on with offset={last + 1}]"
+    else:
         note = (f"[truncated at the {budget:,}-byte read limit: showed lines {first}-{last}{of_total} "
                 f"of {shown} ({size:,} bytes); read on with offset={last + 1}]")
-    else:
-        note = f"[showed lines {first}-{last}{of_total} of {shown}; read on with offset={last + 1}]"
     return ToolOutput(text + ("" if text.endswith("\n") else "\n") + note, data)
 
 
