@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from . import blobs, files
-from .entries import COLUMN_FIELDS, Entry, FileChange, from_row, to_row
+from .entries import COLUMN_FIELDS, Entry, FileChange, from_row, stamped, to_row
 from .errors import LedgerUnavailable, NotAFileChange, UnknownSeq
 from .migrations import migrate
 
@@ -91,12 +91,12 @@ class Ledger:
         columns, body = to_row(entry)
         values = [columns.get(name) for name in COLUMN_FIELDS]
         cur = db.execute(_INSERT, (seq, ts, entry.actor, entry.KIND, entry.VERSION, *values, body))
-        return replace(entry, seq=cur.lastrowid, ts=ts)
+        return stamped(entry, cur.lastrowid, ts)
 
     def append(self, entry: Entry) -> Entry:
         """Store one entry in its own transaction; returns it with seq and ts set."""
-        with self._tx() as db:
-            return self._insert(db, entry)
+        with self._lock:  # one INSERT in autocommit mode is its own transaction
+            return self._insert(self._db, entry)
 
     def append_many(self, entries: Sequence[Entry]) -> list[Entry]:
         """Store several entries in one transaction, in order."""
