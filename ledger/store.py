@@ -34,6 +34,7 @@ _INSERT = (
     "VALUES (?, ?, ?, ?, ?, " + ", ".join("?" * len(COLUMN_FIELDS)) + ", ?)"
 )
 PAGE_LIMIT_MAX = 10_000
+SEQ_MAX = 2**63 - 1
 
 
 class Ledger:
@@ -132,32 +133,20 @@ class Ledger:
 
     def page(self, *, before: int | None = None, after: int | None = None, limit: int = 200,
              actor: str | None = None, kind: str | None = None, path: str | None = None) -> list[Entry]:
-        """Entries newest first, with seq < before and > after, filtered; at most ``limit``."""
-        where, args = [], []
-        if before is not None:
-            where.append("seq < ?")
-            args.append(before)
-        if after is not None:
-            where.append("seq > ?")
-            args.append(after)
-        if actor is not None:
-            where.append("actor = ?")
-            args.append(actor)
-        if kind is not None:
-            where.append("kind = ?")
-            args.append(kind)
-        if path is not None:
-            # A prefix as a range, so the (path, seq) index serves it.
-            where.append("path >= ? AND path < ?")
-            args += [path, path + "\U0010ffff"]
-        sql = f"SELECT {_COLUMNS} FROM entries"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY seq DESC LIMIT ?"
-        args.append(max(0, min(limit, PAGE_LIMIT_MAX)))
+        """Entries newest first, with seq < before and > after, filtered; at most ``limit``.
+
+        ``path`` is a prefix of the absolute path (a plain string prefix).
+        """
+        sql, args = _page_sql(before, after, limit, actor, kind, path)
         with self._lock:
             rows = self._db.execute(sql, args).fetchall()
         return [from_row(r) for r in rows]
+
+    def page_plan(self, **filters: object) -> list[str]:
+        """SQLite's query plan for ``page(**filters)``: proof that an index serves it."""
+        sql, args = _page_sql(**filters)  # type: ignore[arg-type]
+        with self._lock:
+            return [row[3] for row in self._db.execute("EXPLAIN QUERY PLAN " + sql, args)]
 
     def caused_by(self, seq: int) -> list[Entry]:
         """Entries whose cause is ``seq`` (a call's result and file changes; an undo's reversals), oldest first."""
@@ -323,3 +312,19 @@ class Ledger:
             head = self._insert(db, undo_entry)
             out = [self._insert(db, replace(r, cause=head.seq)) for r in reversals]
         return head, out  # type: ignore[return-value]
+
+
+def _page_sql(before: int | None = None, after: int | None = None, limit: int = 200, actor: str | None = None,
+              kind: str | None = None, path: str | None = None) -> tuple[str, list[object]]:
+    # Always bound seq, so even the unfiltered newest page is a primary-key search.
+    where, args = ["seq < ?"], [SEQ_MAX if before is None else before]
+    for column, value in (("seq >", after), ("actor =", actor), ("kind =", kind)):
+        if value is not None:
+            where.append(f"{column} ?")
+            args.append(value)
+    if path is not None:  # a prefix as a range, so the (path, seq) index serves it
+        where.append("path >= ? AND path < ?")
+        args += [path, path + "\U0010ffff"]
+    sql = f"SELECT {_COLUMNS} FROM entries WHERE " + " AND ".join(where) + " ORDER BY seq DESC LIMIT ?"
+    args.append(max(0, min(limit, PAGE_LIMIT_MAX)))
+    return sql, args
