@@ -7,7 +7,10 @@ from .entries import (
     KINDS, AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke,
     Snapshot, ToolCall, ToolError, ToolResult, Undo, iso_utc,
 )
-from .errors import CorruptBlob, LedgerError, LedgerUnavailable, NotAFileChange, UnknownBlob, UnknownSeq
+from .errors import (
+    CorruptBlob, LedgerError, LedgerUnavailable, NotAFileChange, UnknownBlob, UnknownKind,
+    UnknownSeq,
+)
 from .store import Ledger
 from .undo import Conflict, Step, UndoReport
 
@@ -15,5 +18,5 @@ __all__ = [
     "KINDS", "AgentKill", "AgentSpawn", "Conflict", "CorruptBlob", "Denied", "Entry", "Expired",
     "FileChange", "LeaseGrant", "LeaseRevoke", "Ledger", "LedgerError", "LedgerUnavailable",
     "NotAFileChange", "Snapshot", "Step", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
-    "UnknownBlob", "UnknownSeq", "iso_utc",
+    "UnknownBlob", "UnknownKind", "UnknownSeq", "iso_utc",
 ]

@@ -13,7 +13,10 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Any, ClassVar, Mapping
+
+from .errors import UnknownKind
 
 # Columns of the entries table that hold entry fields directly; every other
 # field of an entry travels in the JSON ``body`` column.
@@ -205,31 +208,50 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _encode_default(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+# One encoder for every body: json.dumps with non-default options builds a new one per call.
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=_encode_default).encode
+
+
+@lru_cache(maxsize=None)
+def _layout(cls: type[Entry]) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str]]:
+    """A class's column fields, body fields and all field names (computed once per class)."""
+    names = [f.name for f in dataclasses.fields(cls) if f.name not in ("seq", "ts", "actor")]
+    return (tuple(n for n in names if n in COLUMN_FIELDS), tuple(n for n in names if n not in COLUMN_FIELDS),
+            frozenset(names) | {"seq", "ts", "actor"})
+
+
 def to_row(entry: Entry) -> tuple[dict[str, Any], str]:
     """Split an entry into its indexed column values and its JSON body."""
-    columns: dict[str, Any] = {}
-    body: dict[str, Any] = {}
-    for f in dataclasses.fields(entry):
-        if f.name in ("seq", "ts", "actor"):
-            continue
-        value = getattr(entry, f.name)
-        if f.name in COLUMN_FIELDS:
-            columns[f.name] = value
-        else:
-            body[f.name] = _jsonable(value)
-    return columns, json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    column_names, body_names, _ = _layout(type(entry))
+    columns = {name: getattr(entry, name) for name in column_names}
+    body = {name: getattr(entry, name) for name in body_names}
+    return columns, _encode(body)
+
+
+def stamped(entry: Entry, seq: int, ts: float) -> Entry:
+    """A copy of ``entry`` with its seq and ts set (dataclasses.replace without re-validating)."""
+    out = object.__new__(type(entry))
+    out.__dict__.update(entry.__dict__)
+    out.__dict__["seq"] = seq
+    out.__dict__["ts"] = ts
+    return out
 
 
 def from_row(row: Mapping[str, Any]) -> Entry:
     """Rebuild a typed entry from a stored row (columns plus JSON body)."""
     cls = ENTRY_TYPES.get(row["kind"])
-    if cls is None:  # a kind written by a newer version: keep it readable
-        raise ValueError(f"unknown entry kind {row['kind']!r} at #{row['seq']}")
-    names = {f.name for f in dataclasses.fields(cls)}
+    if cls is None:  # a kind written by a newer Agentdesk
+        raise UnknownKind(row["seq"], row["kind"])
+    column_names, _, names = _layout(cls)
     values: dict[str, Any] = {"seq": row["seq"], "ts": row["ts"], "actor": row["actor"]}
-    for name in COLUMN_FIELDS:
-        if name in names:
-            values[name] = row[name]
+    for name in column_names:
+        values[name] = row[name]
     body = json.loads(row["body"]) if row["body"] else {}
     for name, value in body.items():
         if name in names:

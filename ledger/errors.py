@@ -51,3 +51,12 @@ class NotAFileChange(LedgerError):
         super().__init__(f"entry #{seq} is a {kind} entry, not a file change")
         self.seq = seq
         self.kind = kind
+
+
+class UnknownKind(LedgerError):
+    """A stored entry of a kind this Agentdesk does not know (written by a newer one)."""
+
+    def __init__(self, seq: int, kind: str) -> None:
+        super().__init__(f"entry #{seq} is of unknown kind {kind!r} (written by a newer Agentdesk?)")
+        self.seq = seq
+        self.kind = kind

@@ -23,17 +23,14 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from . import blobs, files
-from .entries import COLUMN_FIELDS, Entry, FileChange, from_row, to_row
+from .entries import COLUMN_FIELDS, Entry, FileChange, from_row, stamped, to_row
 from .errors import LedgerUnavailable, NotAFileChange, UnknownSeq
 from .migrations import migrate
 
 Clock = Callable[[], float]
 _COLUMNS = "seq, ts, actor, kind, version, " + ", ".join(COLUMN_FIELDS) + ", body"
-_INSERT = (
-    "INSERT INTO entries(seq, ts, actor, kind, version, " + ", ".join(COLUMN_FIELDS) + ", body) "
-    "VALUES (?, ?, ?, ?, ?, " + ", ".join("?" * len(COLUMN_FIELDS)) + ", ?)"
-)
 PAGE_LIMIT_MAX = 10_000
+SEQ_MAX = 2**63 - 1
 
 
 class Ledger:
@@ -53,6 +50,7 @@ class Ledger:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             migrate(self._db, self.path, clock(), upto=_schema_upto)
+            self._columns, self._stored_fields, self._insert_sql = _statements(self._db)
         except sqlite3.DatabaseError as exc:
             raise LedgerUnavailable(self.path, str(exc)) from exc
         except OSError as exc:
@@ -89,14 +87,14 @@ class Ledger:
     def _insert(self, db: sqlite3.Connection, entry: Entry, seq: int | None = None) -> Entry:
         ts = entry.ts or self._clock()
         columns, body = to_row(entry)
-        values = [columns.get(name) for name in COLUMN_FIELDS]
-        cur = db.execute(_INSERT, (seq, ts, entry.actor, entry.KIND, entry.VERSION, *values, body))
-        return replace(entry, seq=cur.lastrowid, ts=ts)
+        values = [columns.get(name) for name in self._stored_fields]
+        cur = db.execute(self._insert_sql, (seq, ts, entry.actor, entry.KIND, entry.VERSION, *values, body))
+        return stamped(entry, cur.lastrowid, ts)
 
     def append(self, entry: Entry) -> Entry:
         """Store one entry in its own transaction; returns it with seq and ts set."""
-        with self._tx() as db:
-            return self._insert(db, entry)
+        with self._lock:  # one INSERT in autocommit mode is its own transaction
+            return self._insert(self._db, entry)
 
     def append_many(self, entries: Sequence[Entry]) -> list[Entry]:
         """Store several entries in one transaction, in order."""
@@ -125,52 +123,40 @@ class Ledger:
 
     def get(self, seq: int) -> Entry:
         with self._lock:
-            row = self._db.execute(f"SELECT {_COLUMNS} FROM entries WHERE seq = ?", (seq,)).fetchone()
+            row = self._db.execute(f"SELECT {self._columns} FROM entries WHERE seq = ?", (seq,)).fetchone()
         if row is None:
             raise UnknownSeq(seq)
         return from_row(row)
 
     def page(self, *, before: int | None = None, after: int | None = None, limit: int = 200,
              actor: str | None = None, kind: str | None = None, path: str | None = None) -> list[Entry]:
-        """Entries newest first, with seq < before and > after, filtered; at most ``limit``."""
-        where, args = [], []
-        if before is not None:
-            where.append("seq < ?")
-            args.append(before)
-        if after is not None:
-            where.append("seq > ?")
-            args.append(after)
-        if actor is not None:
-            where.append("actor = ?")
-            args.append(actor)
-        if kind is not None:
-            where.append("kind = ?")
-            args.append(kind)
-        if path is not None:
-            # A prefix as a range, so the (path, seq) index serves it.
-            where.append("path >= ? AND path < ?")
-            args += [path, path + "\U0010ffff"]
-        sql = f"SELECT {_COLUMNS} FROM entries"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY seq DESC LIMIT ?"
-        args.append(max(0, min(limit, PAGE_LIMIT_MAX)))
+        """Entries newest first, with seq < before and > after, filtered; at most ``limit``.
+
+        ``path`` is a prefix of the absolute path (a plain string prefix).
+        """
+        sql, args = _page_sql(self._columns, before, after, limit, actor, kind, path)
         with self._lock:
             rows = self._db.execute(sql, args).fetchall()
         return [from_row(r) for r in rows]
 
+    def page_plan(self, **filters: object) -> list[str]:
+        """SQLite's query plan for ``page(**filters)``: proof that an index serves it."""
+        sql, args = _page_sql(self._columns, **filters)  # type: ignore[arg-type]
+        with self._lock:
+            return [row[3] for row in self._db.execute("EXPLAIN QUERY PLAN " + sql, args)]
+
     def caused_by(self, seq: int) -> list[Entry]:
         """Entries whose cause is ``seq`` (a call's result and file changes; an undo's reversals), oldest first."""
         with self._lock:
-            rows = self._db.execute(f"SELECT {_COLUMNS} FROM entries WHERE cause = ? ORDER BY seq", (seq,)).fetchall()
+            rows = self._db.execute(f"SELECT {self._columns} FROM entries WHERE cause = ? ORDER BY seq", (seq,)).fetchall()
         return [from_row(r) for r in rows]
 
     def file_changes(self, after: int, path: str | None = None) -> list[FileChange]:
         """fs.write entries with seq > after, newest first (optionally one path)."""
         if path is None:
-            sql, args = f"SELECT {_COLUMNS} FROM entries WHERE kind = 'fs.write' AND seq > ? ORDER BY seq DESC", (after,)
+            sql, args = f"SELECT {self._columns} FROM entries WHERE kind = 'fs.write' AND seq > ? ORDER BY seq DESC", (after,)
         else:
-            sql = f"SELECT {_COLUMNS} FROM entries WHERE path = ? AND kind = 'fs.write' AND seq > ? ORDER BY seq DESC"
+            sql = f"SELECT {self._columns} FROM entries WHERE path = ? AND kind = 'fs.write' AND seq > ? ORDER BY seq DESC"
             args = (path, after)
         with self._lock:
             rows = self._db.execute(sql, args).fetchall()
@@ -180,7 +166,7 @@ class Ledger:
         """The newest file change that left ``path`` holding ``content_hash``."""
         with self._lock:
             row = self._db.execute(
-                f"SELECT {_COLUMNS} FROM entries WHERE path = ? AND kind = 'fs.write' AND after IS ? "
+                f"SELECT {self._columns} FROM entries WHERE path = ? AND kind = 'fs.write' AND after IS ? "
                 "ORDER BY seq DESC LIMIT 1", (path, content_hash)).fetchone()
         return None if row is None else from_row(row)  # type: ignore[return-value]
 
@@ -192,7 +178,7 @@ class Ledger:
         marks = ",".join("?" * len(seqs))
         with self._lock:
             rows = self._db.execute(
-                f"SELECT {_COLUMNS} FROM entries WHERE reverts IN ({marks}) ORDER BY seq", list(seqs)).fetchall()
+                f"SELECT {self._columns} FROM entries WHERE reverts IN ({marks}) ORDER BY seq", list(seqs)).fetchall()
         for row in rows:
             out.setdefault(row["reverts"], []).append(from_row(row))  # type: ignore[arg-type]
         return out
@@ -323,3 +309,38 @@ class Ledger:
             head = self._insert(db, undo_entry)
             out = [self._insert(db, replace(r, cause=head.seq)) for r in reversals]
         return head, out  # type: ignore[return-value]
+
+
+def _page_sql(columns: str, before: int | None = None, after: int | None = None, limit: int = 200, actor: str | None = None,
+              kind: str | None = None, path: str | None = None) -> tuple[str, list[object]]:
+    # Always bound seq, so even the unfiltered newest page is a primary-key search.
+    where, args = ["seq < ?"], [SEQ_MAX if before is None else before]
+    for column, value in (("seq >", after), ("actor =", actor), ("kind =", kind)):
+        if value is not None:
+            where.append(f"{column} ?")
+            args.append(value)
+    if path is not None:  # a prefix as a range, so the (path, seq) index serves it
+        where.append("path >= ? AND path < ?")
+        args += [path, path + "\U0010ffff"]
+    sql = f"SELECT {columns} FROM entries WHERE " + " AND ".join(where) + " ORDER BY seq DESC LIMIT ?"
+    args.append(max(0, min(limit, PAGE_LIMIT_MAX)))
+    return sql, args
+
+
+def _statements(db: sqlite3.Connection) -> tuple[str, tuple[str, ...], str]:
+    """The SELECT list, column-stored fields and INSERT for the entries table as this database has it.
+
+    Normally every field has its column; a ledger opened at an older schema
+    (tests build one with ``_schema_upto``) reads missing columns as NULL.
+    """
+    have = {row[1] for row in db.execute("PRAGMA table_info(entries)")}
+    if all(name in have for name in COLUMN_FIELDS):
+        stored = COLUMN_FIELDS
+        select = _COLUMNS
+    else:
+        stored = tuple(name for name in COLUMN_FIELDS if name in have)
+        select = "seq, ts, actor, kind, version, " + ", ".join(
+            name if name in have else f"NULL AS {name}" for name in COLUMN_FIELDS) + ", body"
+    insert = (f"INSERT INTO entries(seq, ts, actor, kind, version, {', '.join(stored)}, body) "
+              f"VALUES (?, ?, ?, ?, ?, {', '.join('?' * len(stored))}, ?)")
+    return select, stored, insert

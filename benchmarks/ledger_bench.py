@@ -1,0 +1,145 @@
+"""Ledger figures: append overhead against raw sqlite3, paging a million entries, undoing 1,000 files.
+
+Run from the repository root: ``python benchmarks/ledger_bench.py [--json]``.
+Human-readable lines come first; with ``--json`` the last line is one JSON
+object of the figures. Everything happens in a temporary folder, removed after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ledger import Ledger, ToolCall  # noqa: E402
+
+GOALS = {"append_ratio": (">=", 0.5), "page_ms_1m": ("<=", 5.0), "filter_ms_1m": ("<=", 5.0),
+         "undo_1000_s": ("<=", 1.0)}
+ACTORS = [f"agent-{i}" for i in range(20)]
+
+
+def _call(i: int) -> ToolCall:
+    return ToolCall(actor="agent-1", tool="fs.read", scope="fs.read", input={"path": f"/w/src/f{i}.py", "n": i})
+
+
+def append_ratio(tmp: Path, n: int = 20_000) -> tuple[float, float, float]:
+    """Ledger.append per second ÷ raw single-insert transactions per second, same table, same pragmas."""
+    ledger = Ledger(tmp / "append.db")
+    Ledger(tmp / "raw.db").close()  # same schema, indexes and triggers for the raw side
+    raw = sqlite3.connect(tmp / "raw.db", isolation_level=None)
+    raw.execute("PRAGMA journal_mode=WAL")
+    raw.execute("PRAGMA synchronous=NORMAL")
+    insert = ("INSERT INTO entries(ts, actor, kind, version, tool, scope, path, cause, lease, before, after, "
+              "reverts, body) VALUES (?, ?, 'tool', 1, ?, ?, NULL, NULL, ?, NULL, NULL, NULL, ?)")
+    calls = [_call(i) for i in range(n)]
+    best_ledger = best_raw = 0.0
+    for _ in range(3):  # interleave rounds so both sides see the same machine state
+        t = time.perf_counter()
+        for call in calls:
+            ledger.append(call)
+        best_ledger = max(best_ledger, n / (time.perf_counter() - t))
+        t = time.perf_counter()
+        for call in calls:  # one autocommit INSERT = one transaction per row
+            raw.execute(insert, (time.time(), call.actor, call.tool, call.scope, call.lease,
+                                 json.dumps({"input": call.input}, separators=(",", ":"))))
+        best_raw = max(best_raw, n / (time.perf_counter() - t))
+    ledger.close()
+    raw.close()
+    return best_ledger / best_raw, best_ledger, best_raw
+
+
+def build_million(path: Path, n: int = 1_000_000) -> Ledger:
+    """A ledger of ``n`` entries, built with big executemany transactions through a raw connection."""
+    Ledger(path).close()
+    raw = sqlite3.connect(path, isolation_level=None)
+    raw.execute("PRAGMA journal_mode=WAL")
+    raw.execute("PRAGMA synchronous=OFF")
+    now = time.time() - n
+    batch = 100_000
+    for start in range(0, n, batch):
+        rows = []
+        for i in range(start, min(n, start + batch)):
+            actor = ACTORS[i % len(ACTORS)]
+            if i % 3 == 2:
+                rows.append((now + i, actor, "fs.write", None, None, f"/w/src/f{i % 5000}.py", i, None,
+                             "ab" * 32, "cd" * 32, '{"mode":420,"stored":true}'))
+            else:
+                rows.append((now + i, actor, "tool", "fs.write", "fs.write", None, None, None, None, None,
+                             json.dumps({"input": {"path": f"/w/src/f{i % 5000}.py", "n": i}})))
+        raw.execute("BEGIN")
+        raw.executemany("INSERT INTO entries(ts, actor, kind, version, tool, scope, path, cause, lease, before, "
+                        "after, body) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        raw.execute("COMMIT")
+    raw.close()
+    return Ledger(path)
+
+
+def median_ms(fn, runs: int = 15) -> float:
+    fn()  # warm the page cache once
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
+def undo_1000(tmp: Path) -> float:
+    ledger = Ledger(tmp / "undo.db")
+    ws = tmp / "ws"
+    point = ledger.append(ToolCall(actor="user", tool="x", scope="x")).seq
+    for i in range(1000):
+        ledger.write_file(actor="agent-1", path=ws / f"d{i % 10}" / f"f{i}.txt", content=os.urandom(10_240),
+                          cause=point)
+    t = time.perf_counter()
+    report = ledger.undo(point)
+    elapsed = time.perf_counter() - t
+    assert len(report.steps) == 1000 and not report.conflicts and not any(ws.rglob("*.txt"))
+    ledger.close()
+    return elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
+    parser.add_argument("--entries", type=int, default=1_000_000)
+    args = parser.parse_args()
+    figures: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="ledger-bench-") as folder:
+        tmp = Path(folder)
+        ratio, ledger_rate, raw_rate = append_ratio(tmp)
+        figures["append_ratio"] = round(ratio, 3)
+        print(f"append: Ledger.append {ledger_rate:,.0f}/s, raw sqlite3 {raw_rate:,.0f}/s")
+        t = time.perf_counter()
+        big = build_million(tmp / "big.db", args.entries)
+        print(f"built a {big.count():,}-entry ledger in {time.perf_counter() - t:.1f} s")
+        newest = big.page(limit=200)
+        assert len(newest) == 200 and newest[0].seq == args.entries
+        figures["page_ms_1m"] = round(median_ms(lambda: big.page(limit=200)), 3)
+        one = big.page(actor="agent-7", limit=200)
+        assert len(one) == 200 and {e.actor for e in one} == {"agent-7"}
+        figures["filter_ms_1m"] = round(median_ms(lambda: big.page(actor="agent-7", limit=200)), 3)
+        print("plans: newest", big.page_plan(limit=200), "actor", big.page_plan(actor="agent-7", limit=200))
+        big.close()
+        figures["undo_1000_s"] = round(undo_1000(tmp), 3)
+    met = True
+    for name, value in figures.items():
+        op, goal = GOALS[name]
+        ok = value >= goal if op == ">=" else value <= goal
+        met &= ok
+        print(f"{name:>14} = {value:<10} goal {op} {goal:<6} {'ok' if ok else 'MISSED'}")
+    if args.json:
+        print(json.dumps({**figures, "goals_met": met}))
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""``agentdesk ledger``: print the newest ledger entries, filtered, as a table or JSON lines.
+
+JSON lines carry DESIGN.md's fields (seq, ISO 8601 UTC ts, blob hashes, cause
+and lease seqs) plus ``undone_by``, the undo entry that currently has a file
+change undone, derived from the ledger rather than stored in it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+from typing import Any
+
+from ledger import KINDS, Entry, FileChange, Ledger, LedgerError, ToolCall, Undo, iso_utc
+
+from ._home_ledger import EXIT_ERROR, absolute_prefix, ledger_path, open_existing, say_error
+
+DEFAULT_LIMIT = 50
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser("ledger", help="show the ledger, newest first",
+                              description="Show ledger entries, newest first.")
+    p.add_argument("--actor", metavar="A", help="only entries by this actor (agent id, user, outside, kernel)")
+    p.add_argument("--kind", metavar="K", choices=KINDS, help="only entries of this kind: " + ", ".join(KINDS))
+    p.add_argument("--path", metavar="P", help="only entries whose path starts with P")
+    p.add_argument("--limit", metavar="N", type=_positive, default=DEFAULT_LIMIT,
+                   help=f"at most N entries (default {DEFAULT_LIMIT})")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        ledger = open_existing()
+        if ledger is None:
+            print(f"No ledger yet at {ledger_path()}.", file=sys.stderr)
+            return 0
+        with ledger:
+            path = None if args.path is None else absolute_prefix(args.path)
+            entries = ledger.page(actor=args.actor, kind=args.kind, path=path, limit=args.limit)
+            undone = ledger.undone_by([e.seq for e in entries if isinstance(e, FileChange)])
+    except (LedgerError, sqlite3.Error, OSError) as exc:
+        say_error("ledger", exc)
+        return EXIT_ERROR
+    lines = [json.dumps(as_json(e, undone), ensure_ascii=False) for e in entries] if args.json \
+        else table(entries, undone)
+    if lines:
+        print("\n".join(lines))
+    return 0
+
+
+def as_json(entry: Entry, undone: dict[int, int]) -> dict[str, Any]:
+    out = entry.to_json()
+    out["undone_by"] = undone.get(entry.seq)
+    return out
+
+
+def table(entries: list[Entry], undone: dict[int, int]) -> list[str]:
+    """Readable rows: seq, UTC time, actor, kind, and what happened."""
+    if not entries:
+        return ["(no entries)"]
+    rows = [("SEQ", "TIME (UTC)", "ACTOR", "KIND", "WHAT")]
+    for e in entries:
+        rows.append((str(e.seq), iso_utc(e.ts)[:19].replace("T", " "), e.actor, e.KIND, summary(e, undone)))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(r[:4], widths)) + "  " + r[4] for r in rows]
+
+
+def summary(entry: Entry, undone: dict[int, int]) -> str:
+    """One short phrase for an entry."""
+    match entry:
+        case FileChange():
+            verb = "create" if entry.before is None else "delete" if entry.after is None else "modify"
+            text = f"{verb} {entry.path}"
+            if entry.reverts is not None:
+                text += f" (reverts #{entry.reverts})"
+            if entry.seq in undone:
+                text += f" [undone by #{undone[entry.seq]}]"
+            return text
+        case ToolCall():
+            args = json.dumps(dict(entry.input), ensure_ascii=False)
+            return f"{entry.tool} {_clip(args, 80)}"
+        case Undo():
+            return (f"undo after #{entry.after_seq}" + (f" of {entry.only_actor}" if entry.only_actor else "")
+                    + f": {len(entry.reversed)} reversed, {len(entry.conflicts)} conflicts")
+        case _:
+            fields = {k: v for k, v in entry.to_json().items() if k not in ("seq", "ts", "actor", "kind")}
+            return _clip(" ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in fields.items()
+                                  if v not in (None, "", {}, [])), 100)
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
