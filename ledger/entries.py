@@ -215,7 +215,9 @@ def _encode_default(value: Any) -> Any:
 
 
 # One encoder for every body: json.dumps with non-default options builds a new one per call.
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=_encode_default).encode
+# ASCII-only JSON: model input may hold lone surrogates ("\ud800"), which are valid JSON
+# escapes but cannot be encoded as UTF-8 text for SQLite.
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, default=_encode_default).encode
 
 
 @lru_cache(maxsize=None)

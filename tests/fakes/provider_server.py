@@ -336,19 +336,23 @@ class FakeProviderServer:
                 + ("Connection: close\r\n" if hard_cut else "") + "\r\n").encode()
         tail = b"" if hard_cut else b"0\r\n\r\n"
         sock: socket.socket = h.connection
+        # The finish time is noted just before the last bytes go out: once they are out the
+        # client may already be sending its next request, and the order must hold.
         if turn.delay <= 0:
+            self._note_finished()
             sock.sendall(head + b"".join(_chunk(e) for e in events) + tail)
         else:
             sock.sendall(head)
             for i, e in enumerate(events):
                 if i:
                     self._pause(sock, turn.delay)
+                if i == len(events) - 1 and not tail:
+                    self._note_finished()
                 sock.sendall(_chunk(e))
             if tail:
                 self._pause(sock, turn.delay)
+                self._note_finished()
                 sock.sendall(tail)
-        with self._lock:
-            self._finished.append(time.perf_counter())
         if hard_cut:
             h.close_connection = True
             if cut.mode == "abort":
@@ -356,6 +360,10 @@ class FakeProviderServer:
             else:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 os.close(sock.detach())
+
+    def _note_finished(self) -> None:
+        with self._lock:
+            self._finished.append(time.perf_counter())
 
     def _pause(self, sock: socket.socket, delay: float) -> None:
         """Sleep `delay`, but give up at once if the server closes or the client hangs up."""
