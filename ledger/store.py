@@ -264,8 +264,7 @@ class Ledger:
         """
         target = files.absolute(path)
         old, mode = files.read(target)
-        entry = self.record_change(actor=actor, path=target, before=old, after=content, cause=cause,
-                                   mode=mode, max_blob=max_blob)
+        entry = self._record(actor, str(target), old, content, cause, mode, None, max_blob)
         files.land(target, content, mode)
         return entry
 
@@ -273,6 +272,10 @@ class Ledger:
                       after: bytes | None, cause: int | None, mode: int | None = None,
                       reverts: int | None = None, max_blob: int | None = None) -> FileChange:
         """Record a change without touching the disk (for changes others made or are about to make)."""
+        return self._record(actor, str(files.absolute(path)), before, after, cause, mode, reverts, max_blob)
+
+    def _record(self, actor: str, path: str, before: bytes | None, after: bytes | None, cause: int | None,
+                mode: int | None, reverts: int | None, max_blob: int | None) -> FileChange:
         with self._tx() as db:
             stored = True
             hashes = []
@@ -284,7 +287,7 @@ class Ledger:
                     stored = False
                 else:
                     hashes.append(blobs.put(db, data))
-            entry = FileChange(actor=actor, path=str(files.absolute(path)), before=hashes[0], after=hashes[1],
+            entry = FileChange(actor=actor, path=path, before=hashes[0], after=hashes[1],
                                cause=cause, reverts=reverts, mode=mode, stored=stored)
             return self._insert(db, entry)  # type: ignore[return-value]
 

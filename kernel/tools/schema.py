@@ -74,8 +74,31 @@ def describe(error: ValidationError, others: int = 0) -> str:
     return text
 
 
+# The fast path: jsonschema-rs answers "valid?" in well under a microsecond, against
+# the hundred or more microseconds of the pure-Python validator; only input that
+# fails is run through ``jsonschema`` for its readable messages. Keyed by the schema
+# object's identity (descriptors are frozen and long-lived), holding it so the id stays valid.
+_fast: dict[int, tuple[Mapping[str, Any], Any]] = {}
+
+
+def _fast_validator(schema: Mapping[str, Any]) -> Any:
+    hit = _fast.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    import jsonschema_rs
+
+    validator = jsonschema_rs.validator_for(_plain(schema), validate_formats=True)
+    _fast[id(schema)] = (schema, validator)
+    return validator
+
+
 def check(schema: Mapping[str, Any], data: Any, what: str = "input") -> None:
     """Validate ``data`` against ``schema``; ToolFailure naming the offending field."""
+    try:
+        if _fast_validator(schema).is_valid(_plain(data) if not isinstance(data, dict) else data):
+            return
+    except (ValueError, TypeError):  # something jsonschema-rs cannot take: let jsonschema judge
+        pass
     errors = list(validator_for(schema).iter_errors(data))
     if not errors:
         return
