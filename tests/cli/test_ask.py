@@ -118,3 +118,63 @@ def test_missing_key_names_the_variable(tmp_path, agentdesk_home):
     done = ask(["hi", "--workspace", str(tmp_path)], agentdesk_home)
     assert done.returncode == 2
     assert "ANTHROPIC_API_KEY" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_on_a_terminal_the_lease_is_asked_and_granted(srv, tmp_path, agentdesk_home):
+    import pty
+    import select
+
+    srv.script(Turn(parts=(FakeCall("fs_write", {"path": "t.txt", "content": "tty\n"}),)),
+               Turn(parts=(Text("written"),)))
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE"))}
+    env.update({"AGENTDESK_HOME": str(agentdesk_home), "PYTHONPATH": str(ROOT), **anthropic_env(srv)})
+    proc = subprocess.Popen([sys.executable, "-m", "desktop.launcher", "ask", "write t", "--workspace", str(tmp_path)],
+                            stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+    os.close(slave)
+    seen = b""
+    try:
+        while b"[d] Deny" not in seen:  # the prompt is on stderr; answer "1" (5 minutes)
+            ready, _, _ = select.select([proc.stderr], [], [], 30)
+            assert ready, f"no lease prompt; stderr so far: {seen!r}"
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            assert chunk, f"ask ended before prompting: {seen!r}"
+            seen += chunk
+        os.write(master, b"1\n")
+        out, err = proc.communicate(timeout=30)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, seen + err
+    assert b"asks for fs.write to call fs_write path=t.txt" in seen and b"+tty" in seen
+    assert b"[1] 5 minutes" in seen and b"[4] Working day" in seen
+    assert (tmp_path / "t.txt").read_text() == "tty\n" and b"written" in out
+    with Ledger(agentdesk_home / "ledger.db") as ledger:
+        [grant] = ledger.page(kind="lease.grant")
+        assert grant.scope == "fs.write" and grant.duration_s == 300 and grant.actor == "user"
+
+
+def test_ctrl_c_kills_the_agent_and_exits_130(srv, tmp_path, agentdesk_home):
+    import select
+    import signal
+
+    srv.script(Turn(parts=(Text("a long answer that streams slowly " * 4, chunks=40),), delay=0.3))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE"))}
+    env.update({"AGENTDESK_HOME": str(agentdesk_home), "PYTHONPATH": str(ROOT), **anthropic_env(srv)})
+    proc = subprocess.Popen([sys.executable, "-m", "desktop.launcher", "ask", "talk", "--workspace", str(tmp_path)],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 30)  # the first words have arrived
+        assert ready and os.read(proc.stdout.fileno(), 64)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert b"interrupted" in err and b"Traceback" not in err
+    assert srv.wait_idle(5)  # the kill closed the stream: the server saw the client go
+    with Ledger(agentdesk_home / "ledger.db") as ledger:
+        [kill] = ledger.page(kind="agent.kill")
+        assert "Ctrl-C" in kill.reason
