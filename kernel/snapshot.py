@@ -100,6 +100,10 @@ class SnapshotIndex:
             raise ValueError(f"this snapshot index is for {self.root}, not {root}")
         return self
 
+    def ignores(self, rel: str, *, is_dir: bool = False) -> bool:
+        """True when ``rel`` is not tracked (ignore rules, or the ledger's and cache's own files)."""
+        return rel in self._excluded or self.rules.ignores_path(rel, is_dir=is_dir)
+
     @property
     def tree(self) -> Tree:
         return self._tree
