@@ -79,8 +79,9 @@ class SnapshotIndex:
     """The snapshot index of one workspace, bound to one ledger; thread-safe."""
 
     def __init__(self, root: Path, ledger: "Ledger", *, max_blob: int = 50 * 1024 * 1024,
-                 cache_dir: Path | None = None) -> None:
+                 cache_dir: Path | None = None, racy_ns: int = RACY_NS) -> None:
         self.root = Path(os.path.realpath(root))
+        self.racy_ns = racy_ns
         self.ledger = ledger
         self.max_blob = max_blob
         self.rules = IgnoreRules(self.root)
@@ -264,7 +265,7 @@ class SnapshotIndex:
                 end = os.fstat(fd)
             same = (st.st_size, st.st_mtime_ns, st.st_ctime_ns) == (end.st_size, end.st_mtime_ns, end.st_ctime_ns)
             if same or _attempt == 2:
-                racy = not same or max(st.st_mtime_ns, st.st_ctime_ns) >= started - RACY_NS
+                racy = not same or max(st.st_mtime_ns, st.st_ctime_ns) >= started - self.racy_ns
                 return FileState(end.st_size, end.st_mtime_ns, end.st_ctime_ns, end.st_ino,
                                  stat.S_IMODE(end.st_mode), digest, stored, racy)
         return None  # unreachable
