@@ -62,6 +62,11 @@ class IgnoreRules:
             self._dirs = {}
             return True
 
+    @property
+    def file_cache(self) -> dict[str, bool]:
+        """Decisions made so far for files (a fast path for the snapshot's hot loop)."""
+        return self._files
+
     def ignores_dir(self, rel: str) -> bool:
         """True when the folder ``rel`` is ignored by a pattern (the venv marker is checked by walkers)."""
         hit = self._dirs.get(rel)

@@ -75,6 +75,15 @@ def diff(before: Tree, after: Tree) -> list[Change]:
     return sorted(out, key=lambda c: c.rel)
 
 
+def _changes_since(old: Tree, new: Tree, fresh: list[str]) -> list[Change]:
+    """``diff(old, new)`` when only ``fresh`` paths were re-read: cost grows with what changed."""
+    out = [Change(rel, old.get(rel), new[rel]) for rel in fresh if rel not in old or old[rel].digest != new[rel].digest]
+    created = sum(1 for rel in fresh if rel not in old)
+    if len(new) - created != len(old):  # some old paths were not seen again: deleted
+        out += [Change(rel, old[rel], None) for rel in old.keys() - new.keys()]
+    return sorted(out, key=lambda c: c.rel)
+
+
 class SnapshotIndex:
     """The snapshot index of one workspace, bound to one ledger; thread-safe."""
 
@@ -146,17 +155,20 @@ class SnapshotIndex:
 
     def scan(self, *, reconcile: bool = True) -> tuple[Tree, list[FileChange]]:
         """A full snapshot (re-reading only what changed); records unexplained changes as ``outside``."""
+        new, _changes, recorded = self._scan(reconcile)
+        return new, recorded
+
+    def _scan(self, reconcile: bool) -> tuple[Tree, list[Change], list[FileChange]]:
         with self._lock:
             self.rules.refresh()
             old = self._tree
             new: dict[str, FileState] = {}
-            for rel, path in self._walk(self.root, ""):
-                state = self._state_of(path, old.get(rel))
-                if state is not None:
-                    new[rel] = state
-            recorded = self._reconcile(diff(old, new)) if reconcile and self._baseline else []
-            self._commit(old, new)
-            return new, recorded
+            fresh: list[str] = []
+            self._scan_into(self.root, "", old, new, fresh)
+            changes = _changes_since(old, new, fresh)
+            recorded = self._reconcile(changes) if reconcile and self._baseline else []
+            self._commit(new, {rel: new[rel] for rel in fresh}, [c.rel for c in changes if c.after is None])
+            return new, changes, recorded
 
     async def snapshot(self) -> tuple[Tree, list[FileChange]]:
         """``scan`` off the event loop."""
@@ -165,8 +177,10 @@ class SnapshotIndex:
     def capture(self, before: Tree, *, actor: str, cause: int | None) -> CommandChanges:
         """The snapshot after a command: diff against ``before`` and record each change as the agent's."""
         with self._lock:
-            after, _ = self.scan(reconcile=False)
-            changes = diff(before, after)
+            prior = self._tree
+            after, changes, _ = self._scan(reconcile=False)
+            if prior is not before:  # the index moved on since ``before`` (it should not): diff in full
+                changes = diff(before, after)
             entries, hash_only, lost = [], [], []
             for change in changes:
                 before_hash = None if change.before is None else change.before.digest
@@ -193,8 +207,10 @@ class SnapshotIndex:
             new = dict(old)
             for rel in set(rels):
                 self._refresh_one(rel, old, new)
-            recorded = self._reconcile(diff(old, new))
-            self._commit(old, new)
+            changes = diff(old, new)
+            recorded = self._reconcile(changes)
+            self._commit(new, {rel: s for rel, s in new.items() if old.get(rel) is not s},
+                         [c.rel for c in changes if c.after is None])
             return recorded
 
     # ---- internals -----------------------------------------------------------
@@ -206,10 +222,16 @@ class SnapshotIndex:
             return None
         return None if rel == "." else rel
 
-    def _walk(self, folder: Path, rel_folder: str) -> Iterator[tuple[str, str]]:
-        """(relative path, absolute path) of every regular file kept under ``folder``."""
+    def _scan_into(self, folder: Path, rel_folder: str, old: Tree, new: dict[str, FileState],
+                   fresh: list[str] | None = None) -> None:
+        """Put the state of every kept regular file under ``folder`` into ``new``; list re-read ones in ``fresh``.
+
+        The hot loop of every snapshot: one lstat per file, and a read only
+        when the stat differs from ``old`` (or the old state was racy).
+        """
         stack = [(str(folder), rel_folder)]
-        rules, excluded = self.rules, self._excluded
+        ignores_dir, ignores_file, file_cache = self.rules.ignores_dir, self.rules.ignores_file, self.rules.file_cache
+        excluded, previous, read = self._excluded, old.get, self._read
         while stack:
             abs_dir, rel_dir = stack.pop()
             try:
@@ -224,12 +246,27 @@ class SnapshotIndex:
                 rel = prefix + entry.name
                 try:
                     if entry.is_dir(follow_symlinks=False):
-                        if not rules.ignores_dir(rel):
+                        if not ignores_dir(rel):
                             stack.append((entry.path, rel))
-                    elif entry.is_file(follow_symlinks=False) and rel not in excluded and not rules.ignores_file(rel):
-                        yield rel, entry.path
+                        continue
+                    if not entry.is_file(follow_symlinks=False) or rel in excluded:
+                        continue
+                    hit = file_cache.get(rel)
+                    if hit or (hit is None and ignores_file(rel)):
+                        continue
+                    st = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
+                prev = previous(rel)
+                if (prev is not None and not prev.racy and prev.mtime_ns == st.st_mtime_ns and prev.size == st.st_size
+                        and prev.ctime_ns == st.st_ctime_ns and prev.inode == st.st_ino):
+                    new[rel] = prev
+                else:
+                    state = read(entry.path)
+                    if state is not None:
+                        new[rel] = state
+                        if fresh is not None:
+                            fresh.append(rel)
 
     def _state_of(self, path: str, prev: FileState | None) -> FileState | None:
         """The file's state: ``prev`` when its stat is unchanged and trustworthy, else read afresh."""
@@ -286,10 +323,7 @@ class SnapshotIndex:
             for key in [k for k in new if k.startswith(prefix)]:
                 del new[key]
             if not self.rules.ignores_path(rel, is_dir=True):
-                for sub_rel, sub_path in self._walk(path, rel):
-                    state = self._state_of(sub_path, old.get(sub_rel))
-                    if state is not None:
-                        new[sub_rel] = state
+                self._scan_into(path, rel, old, new)
             return
         for key in [k for k in new if k.startswith(prefix)]:  # a folder that is gone
             del new[key]
@@ -319,12 +353,11 @@ class SnapshotIndex:
                                       stored=stored, mode=None if change.before is None else change.before.mode))
         return self.ledger.append_many(entries) if entries else []  # type: ignore[return-value]
 
-    def _commit(self, old: Tree, new: dict[str, FileState]) -> None:
+    def _commit(self, new: dict[str, FileState], upserts: Mapping[str, FileState], deletes: Iterable[str]) -> None:
         self._tree = new
         self._baseline = True
         if self._cache is not None:
-            upserts = {rel: s for rel, s in new.items() if old.get(rel) is not s}
-            self._cache.save(upserts, old.keys() - new.keys())
+            self._cache.save(upserts, deletes)
 
     def close(self) -> None:
         if self._cache is not None:
