@@ -88,6 +88,7 @@ def shell_tool(settings: "Settings", index: IndexSource, *, bwrap: str = "bwrap"
                environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES) -> ToolDescriptor:
     """The shell_exec descriptor. ``index`` gives the snapshot index of a workspace root."""
     sandbox = Sandbox(bwrap)
+    locks: dict[tuple[asyncio.AbstractEventLoop, "Path"], asyncio.Lock] = {}
 
     def unsandboxed() -> bool:
         return settings.allow_unsandboxed_shell and not sandbox.check().ok
@@ -107,15 +108,23 @@ def shell_tool(settings: "Settings", index: IndexSource, *, bwrap: str = "bwrap"
             argv = sandbox.plain_argv(command)
         env = scrubbed_env(environ, sandboxed=check.ok)
         idx = index.for_root(root)
+        # One command at a time per workspace: overlapping commands' changes could not be told apart.
+        async with locks.setdefault((asyncio.get_running_loop(), idx.root), asyncio.Lock()):
+            return await _run_recorded(idx, ctx, argv, env, timeout, check.ok, network, output_max_bytes)
+
+    async def _run_recorded(idx: "SnapshotIndex", ctx: ToolContext, argv: list[str],
+                            env: Mapping[str, str], timeout: float, sandboxed: bool, network: bool,
+                            cap: int) -> ToolOutput:
+        root = idx.root
         with idx.command():
             before, _ = await idx.snapshot()
             try:
-                outcome = await _run(argv, root, env, timeout, ctx, output_max_bytes)
+                outcome = await _run(argv, root, env, timeout, ctx, cap)
             except asyncio.CancelledError:
                 await _capture_shielded(idx, before, ctx)
                 raise
             changes = await asyncio.to_thread(idx.capture, before, actor=ctx.agent_id, cause=ctx.cause)
-        report = _report(ctx.workspace, outcome, changes, sandboxed=check.ok, network=network)
+        report = _report(ctx.workspace, outcome, changes, sandboxed=sandboxed, network=network)
         if outcome.timed_out:
             raise ToolFailure(f"the command timed out after {timeout:g}s and was stopped.\n{report.content}")
         return report
@@ -155,10 +164,17 @@ def _timeout(settings: "Settings", tool_input: Mapping[str, Any]) -> float:
 async def _run(argv: list[str], cwd: "Path", env: Mapping[str, str], timeout: float, ctx: ToolContext,
                cap: int) -> Outcome:
     """Run the command in its own session; stop its whole tree at the timeout or on cancel."""
-    timer = asyncio.ensure_future(ctx.clock.sleep(timeout))
-    proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL,
-                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                                                cwd=cwd, env=dict(env), start_new_session=True)
+    timer = asyncio.ensure_future(ctx.clock.sleep(timeout))  # armed first: the clock counts from here
+    try:
+        proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL,
+                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                                                    cwd=cwd, env=dict(env), start_new_session=True)
+    except OSError as exc:
+        timer.cancel()
+        raise ToolFailure(f"could not start the command: {exc}") from exc
+    except BaseException:
+        timer.cancel()
+        raise
     buffer = OutputBuffer(cap)
     assert proc.stdout is not None
     reader = asyncio.ensure_future(_pump(proc.stdout, buffer))

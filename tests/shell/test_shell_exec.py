@@ -236,3 +236,17 @@ def test_scope_preview_and_notes(env: Env) -> None:
     assert "make test" in preview.summary and str(env.root) in preview.summary and "network" in preview.summary
     assert tool.notes_for({"command": "ls"}) == ()
     assert tool.notes_for({"command": "curl x", "network": True}) == ("The command may use the network.",)
+
+
+def test_concurrent_commands_in_one_workspace_are_told_apart(env: Env) -> None:
+    tool = env.tool()
+
+    async def both() -> tuple[int, int]:
+        first, second = env.call({"command": "a"}), env.call({"command": "b"})
+        await asyncio.gather(tool.run(first, {"command": "for i in $(seq 50); do echo $i >> a.txt; done"}),
+                             tool.run(second, {"command": "for i in $(seq 50); do echo $i >> b.txt; done"}))
+        return first.cause, second.cause
+
+    first, second = asyncio.run(both())
+    for cause, name in ((first, "a.txt"), (second, "b.txt")):
+        assert [os.path.basename(e.path) for e in env.ledger.caused_by(cause) if isinstance(e, FileChange)] == [name]
