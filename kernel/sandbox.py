@@ -101,8 +101,11 @@ class Sandbox:
                                        f", or AppArmor allowing bwrap) or to run as root; package `{DEBIAN_PACKAGE}`")
         return SandboxCheck(True)
 
-    def argv(self, workspace: Path, command: str, *, network: bool) -> list[str]:
-        """The full bwrap command line that runs ``command`` with bash inside ``workspace``."""
+    def argv(self, workspace: Path, command: str, *, network: bool, info_fd: int | None = None) -> list[str]:
+        """The full bwrap command line that runs ``command`` with bash inside ``workspace``.
+
+        ``info_fd``: an inherited fd on which bwrap writes JSON naming the sandbox init's host pid.
+        """
         root = str(workspace)
         args = [
             self.bwrap,
@@ -121,6 +124,8 @@ class Sandbox:
         ]
         if not network:
             args.append("--unshare-net")
+        if info_fd is not None:
+            args += ["--info-fd", str(info_fd)]
         args += ["--", self.bash, "--noprofile", "--norc", "-c", command]
         return args
 

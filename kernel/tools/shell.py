@@ -17,10 +17,11 @@ a scrubbed environment, still recorded) and says so in the lease dialog.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 
 from ..errors import ToolFailure
 from ..sandbox import Sandbox, scrubbed_env
@@ -102,24 +103,25 @@ def shell_tool(settings: "Settings", index: IndexSource, *, bwrap: str = "bwrap"
             raise ToolFailure(f"shell_exec refused: {check.reason}. Commands only run inside the bubblewrap "
                               "sandbox (or set allow_unsandboxed_shell in the settings to run them without one).")
         root = ctx.workspace.root
-        if check.ok:
-            argv = sandbox.argv(root, command, network=network)
-        else:
-            argv = sandbox.plain_argv(command)
+        def argv(info_fd: int | None) -> list[str]:
+            if check.ok:
+                return sandbox.argv(root, command, network=network, info_fd=info_fd)
+            return sandbox.plain_argv(command)
+
         env = scrubbed_env(environ, sandboxed=check.ok)
         idx = index.for_root(root)
         # One command at a time per workspace: overlapping commands' changes could not be told apart.
         async with locks.setdefault((asyncio.get_running_loop(), idx.root), asyncio.Lock()):
             return await _run_recorded(idx, ctx, argv, env, timeout, check.ok, network, output_max_bytes)
 
-    async def _run_recorded(idx: "SnapshotIndex", ctx: ToolContext, argv: list[str],
+    async def _run_recorded(idx: "SnapshotIndex", ctx: ToolContext, argv: Callable[[int | None], list[str]],
                             env: Mapping[str, str], timeout: float, sandboxed: bool, network: bool,
                             cap: int) -> ToolOutput:
         root = idx.root
         with idx.command():
             before, _ = await idx.snapshot()
             try:
-                outcome = await _run(argv, root, env, timeout, ctx, cap)
+                outcome = await _run(argv, sandboxed, root, env, timeout, ctx, cap)
             except asyncio.CancelledError:
                 await _capture_shielded(idx, before, ctx)
                 raise
@@ -161,34 +163,96 @@ def _timeout(settings: "Settings", tool_input: Mapping[str, Any]) -> float:
     return min(float(asked), settings.shell_timeout_s)
 
 
-async def _run(argv: list[str], cwd: "Path", env: Mapping[str, str], timeout: float, ctx: ToolContext,
-               cap: int) -> Outcome:
-    """Run the command in its own session; stop its whole tree at the timeout or on cancel."""
+async def _run(argv_for: Callable[[int | None], list[str]], sandboxed: bool, cwd: "Path",
+               env: Mapping[str, str], timeout: float, ctx: ToolContext, cap: int) -> Outcome:
+    """Run the command in its own session; stop its whole tree at the timeout or on cancel.
+
+    bwrap reports the host pid of the sandbox's init on ``--info-fd``; killing
+    that init tears down the PID namespace, and waiting on its pidfd tells us
+    when every process in it is gone.
+    """
+    info_r, info_w = os.pipe() if sandboxed else (None, None)
     timer = asyncio.ensure_future(ctx.clock.sleep(timeout))  # armed first: the clock counts from here
     try:
-        proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL,
+        proc = await asyncio.create_subprocess_exec(*argv_for(info_w), stdin=asyncio.subprocess.DEVNULL,
                                                     stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                                                    cwd=cwd, env=dict(env), start_new_session=True)
-    except OSError as exc:
+                                                    cwd=cwd, env=dict(env), start_new_session=True,
+                                                    pass_fds=() if info_w is None else (info_w,))
+    except BaseException as exc:
         timer.cancel()
-        raise ToolFailure(f"could not start the command: {exc}") from exc
-    except BaseException:
-        timer.cancel()
+        if info_r is not None:
+            os.close(info_r)
+        if isinstance(exc, OSError):
+            raise ToolFailure(f"could not start the command: {exc}") from exc
         raise
+    finally:
+        if info_w is not None:
+            os.close(info_w)
     buffer = OutputBuffer(cap)
     assert proc.stdout is not None
     reader = asyncio.ensure_future(_pump(proc.stdout, buffer))
     waiter = asyncio.ensure_future(proc.wait())
+    init_fd: int | None = None
     timed_out = False
     try:
+        if info_r is not None:
+            init_fd = _pidfd(await _child_pid(info_r))
         await asyncio.wait({timer, waiter}, return_when=asyncio.FIRST_COMPLETED)
         timed_out = not waiter.done()
     finally:
         timer.cancel()
-        _kill_tree(proc.pid)  # also ends what the command left running in the background
-        await asyncio.shield(_reap(waiter, reader))
+        _kill_tree(proc.pid, init_fd)  # also ends what the command left running in the background
+        await asyncio.shield(_reap(waiter, reader, init_fd))
     exit_code = None if timed_out else proc.returncode
     return Outcome(exit_code, buffer.text(), buffer.total, buffer.cut, timed_out)
+
+
+async def _child_pid(fd: int) -> int | None:
+    """Read bwrap's ``--info-fd`` JSON to its end; the sandbox init's host pid, if it said."""
+    loop = asyncio.get_running_loop()
+    data = bytearray()
+    done: asyncio.Future[None] = loop.create_future()
+
+    def readable() -> None:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            return
+        if chunk:
+            data.extend(chunk)
+        elif not done.done():
+            done.set_result(None)
+
+    os.set_blocking(fd, False)
+    loop.add_reader(fd, readable)
+    try:
+        await asyncio.wait_for(done, _DRAIN_S)
+        return int(json.loads(data)["child-pid"])
+    except (asyncio.TimeoutError, ValueError, KeyError, TypeError):
+        return None
+    finally:
+        loop.remove_reader(fd)
+        os.close(fd)
+
+
+def _pidfd(pid: int | None) -> int | None:
+    if pid is None:
+        return None
+    try:
+        return os.pidfd_open(pid)
+    except OSError:  # already gone
+        return None
+
+
+async def _exited(pidfd: int) -> None:
+    """Wait until the process behind ``pidfd`` has exited (its pidfd turns readable)."""
+    loop = asyncio.get_running_loop()
+    gone: asyncio.Future[None] = loop.create_future()
+    loop.add_reader(pidfd, lambda: gone.done() or gone.set_result(None))
+    try:
+        await gone
+    finally:
+        loop.remove_reader(pidfd)
 
 
 async def _pump(stream: asyncio.StreamReader, buffer: OutputBuffer) -> None:
@@ -196,20 +260,31 @@ async def _pump(stream: asyncio.StreamReader, buffer: OutputBuffer) -> None:
         buffer.feed(chunk)
 
 
-async def _reap(waiter: "asyncio.Future[int]", reader: "asyncio.Future[None]") -> None:
+async def _reap(waiter: "asyncio.Future[int]", reader: "asyncio.Future[None]", init_fd: int | None) -> None:
+    """Wait for bwrap, for every process of its namespace, and for the output pipe to close."""
     await waiter
     try:
+        if init_fd is not None:
+            await asyncio.wait_for(_exited(init_fd), _DRAIN_S)
         await asyncio.wait_for(reader, _DRAIN_S)
     except asyncio.TimeoutError:  # a process escaped the group (unsandboxed setsid) and holds the pipe
         pass
+    finally:
+        if init_fd is not None:
+            os.close(init_fd)
 
 
-def _kill_tree(pgid: int) -> None:
-    """SIGKILL the command's process group (bwrap's PID namespace dies with its init)."""
+def _kill_tree(pgid: int, init_fd: int | None) -> None:
+    """SIGKILL the command's process group and the sandbox's init (its PID namespace dies with it)."""
     try:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    if init_fd is not None:
+        try:
+            signal.pidfd_send_signal(init_fd, signal.SIGKILL)
+        except (ProcessLookupError, OSError):
+            pass
 
 
 async def _capture_shielded(idx: "SnapshotIndex", before: Any, ctx: ToolContext) -> None:

@@ -146,8 +146,11 @@ def test_large_files_are_recorded_by_hash_only(env: Env) -> None:
 
 
 def _runaway(marker: str) -> str:
-    return (f"for i in $(seq 20); do (sleep {marker} &); done; sleep {marker} & sleep {marker} & "
-            f"echo started > ready.fifo; wait")
+    # A bounded fork loop (ulimit -u does not bind root, so the loop bounds itself), orphans that let go
+    # of the output pipe, and one that escapes into a session of its own: all must die with the command.
+    return (f"ulimit -u 4096; for i in $(seq 20); do (sleep {marker} &); done; "
+            f"(sleep {marker} >/dev/null 2>&1 &); setsid sleep {marker} >/dev/null 2>&1 & "
+            f"sleep {marker} & sleep {marker} & echo started > ready.fifo; wait")
 
 
 def test_timeout_stops_the_whole_tree(env: Env) -> None:
@@ -158,7 +161,7 @@ def test_timeout_stops_the_whole_tree(env: Env) -> None:
         task = asyncio.ensure_future(env.run({"command": _runaway(marker), "timeout": 5}))
         await wait_fifo(env.root / "ready.fifo")
         tree = tree_of(marker)
-        assert len(alive(tree)) >= 22
+        assert len(alive(tree)) >= 24
         env.clock.advance(5)
         with pytest.raises(ToolFailure) as failure:
             await task
@@ -179,7 +182,7 @@ def test_cancel_kills_the_whole_tree_and_records_changes(env: Env) -> None:
         task = asyncio.ensure_future(env.tool().run(ctx, {"command": command}))
         await wait_fifo(env.root / "ready.fifo")
         tree = tree_of(marker)
-        assert len(alive(tree)) >= 22
+        assert len(alive(tree)) >= 24
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
