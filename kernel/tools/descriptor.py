@@ -88,6 +88,7 @@ class ToolDescriptor:
     untrusted_output: bool = False
     preview: Previewer | None = None
     scope_of: Callable[[Mapping[str, Any]], str] | None = None  # when a call may need more (network)
+    notes_of: Callable[[Mapping[str, Any]], tuple[str, ...]] | None = None  # warnings for the lease dialog
 
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, self.input_schema)
@@ -95,3 +96,7 @@ class ToolDescriptor:
     def scope_for(self, tool_input: Mapping[str, Any]) -> str:
         """The scope this particular call needs."""
         return self.scope if self.scope_of is None else self.scope_of(tool_input)
+
+    def notes_for(self, tool_input: Mapping[str, Any]) -> tuple[str, ...]:
+        """What the lease dialog should warn about for this call (e.g. "runs without a sandbox")."""
+        return () if self.notes_of is None else tuple(self.notes_of(tool_input))

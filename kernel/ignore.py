@@ -1,0 +1,92 @@
+"""Which workspace files the snapshot and the outside watcher leave alone.
+
+Version-control metadata, virtual environments, dependency folders and caches
+change often, are large, and can be rebuilt; recording them would make every
+snapshot slow and every undo noisy. The rules are gitignore syntax (through
+``pathspec``): built-in defaults plus the workspace's own ``.agentdeskignore``,
+reloaded whenever that file changes. A folder holding ``pyvenv.cfg`` is a
+virtual environment whatever its name. Decisions are cached per path until
+the rules change, so a snapshot pays for matching only once per new path.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pathspec
+
+IGNORE_FILE = ".agentdeskignore"
+VENV_MARKER = "pyvenv.cfg"
+DEFAULT_PATTERNS = (".git/", ".venv/", "venv/", "node_modules/", "__pycache__/", ".mypy_cache/",
+                    ".pytest_cache/", ".cache/")
+
+
+class IgnoreRules:
+    """The ignore rules of one workspace root. Paths are POSIX, relative to the root."""
+
+    def __init__(self, root: Path, extra_patterns: tuple[str, ...] = ()) -> None:
+        self.root = root
+        self._extra = extra_patterns
+        self._lock = threading.Lock()
+        self._key: tuple[int, int, int] | None = (-1, -1, -1)  # not loaded yet
+        self._spec = self._build(())
+        self._files: dict[str, bool] = {}
+        self._dirs: dict[str, bool] = {}
+        self.refresh()
+
+    def _build(self, lines: tuple[str, ...]) -> pathspec.PathSpec:
+        return pathspec.GitIgnoreSpec.from_lines([*DEFAULT_PATTERNS, *self._extra, *lines])
+
+    def refresh(self) -> bool:
+        """Reload ``.agentdeskignore`` if it changed; True when the rules changed."""
+        path = self.root / IGNORE_FILE
+        try:
+            st = path.stat()
+            key: tuple[int, int, int] | None = (st.st_size, st.st_mtime_ns, st.st_ino)
+        except OSError:
+            key = None
+        with self._lock:
+            if key == self._key:
+                return False
+            lines: tuple[str, ...] = ()
+            if key is not None:
+                try:
+                    lines = tuple(path.read_text("utf-8", errors="replace").splitlines())
+                except OSError:
+                    lines = ()
+            self._key = key
+            self._spec = self._build(lines)
+            self._files = {}
+            self._dirs = {}
+            return True
+
+    @property
+    def file_cache(self) -> dict[str, bool]:
+        """Decisions made so far for files (a fast path for the snapshot's hot loop)."""
+        return self._files
+
+    def ignores_dir(self, rel: str) -> bool:
+        """True when the folder ``rel`` is ignored by a pattern (the venv marker is checked by walkers)."""
+        hit = self._dirs.get(rel)
+        if hit is None:
+            hit = self._dirs[rel] = self._spec.match_file(rel + "/")
+        return hit
+
+    def ignores_file(self, rel: str) -> bool:
+        hit = self._files.get(rel)
+        if hit is None:
+            hit = self._files[rel] = self._spec.match_file(rel)
+        return hit
+
+    def ignores_path(self, rel: str, is_dir: bool = False) -> bool:
+        """For one path seen alone (a watcher event): is it, or any folder above it, ignored?"""
+        parts = rel.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            if self.ignores_dir(folder) or os.path.exists(self.root / folder / VENV_MARKER):
+                return True
+        if is_dir:
+            return self.ignores_dir(rel) or os.path.exists(self.root / rel / VENV_MARKER)
+        return self.ignores_file(rel)

@@ -1,0 +1,318 @@
+"""shell_exec: run a command with bash in the workspace, sandboxed, and record what it changed.
+
+The runner photographs the workspace (``kernel.snapshot``), runs the command
+under bubblewrap (``kernel.sandbox``) in a session of its own, and records
+every file the command created, modified or deleted as the agent's
+``fs.write`` entries caused by this call, so undo reverses a command like any
+other write. That recording happens however the command ends: normally, at
+its timeout, or because the agent was killed; a kill takes down the whole
+process tree at once (process group kill of bwrap, whose PID namespace dies
+with it) and the runner then re-raises ``CancelledError``.
+
+Without a working bubblewrap the tool refuses, naming the package, unless
+``Settings.allow_unsandboxed_shell`` is set; then it runs plainly (still with
+a scrubbed environment, still recorded) and says so in the lease dialog.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
+
+from ..errors import ToolFailure
+from ..sandbox import Sandbox, scrubbed_env
+from .descriptor import CallPreview, ToolContext, ToolDescriptor, ToolOutput
+from .output import OutputBuffer
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..settings import Settings
+    from ..snapshot import CommandChanges, SnapshotIndex
+    from .workspace import Workspace
+
+SCOPE = "shell.exec"
+NET_SCOPE = "shell.exec.net"
+OUTPUT_MAX_BYTES = 32 * 1024
+_DRAIN_S = 5.0  # after the tree is killed, how long the pipe may take to close
+
+INPUT_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "minLength": 1, "description": "A bash command line."},
+        "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds before it is stopped."},
+        "network": {"type": "boolean", "description": "Allow network access (needs its own lease)."},
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
+OUTPUT_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "exit_code": {"type": "integer"},
+        "output": {"type": "string"},
+        "cut_bytes": {"type": "integer"},
+        "changed": {"type": "array", "items": {"type": "object"}},
+        "hash_only": {"type": "array", "items": {"type": "string"}},
+        "not_undoable": {"type": "array", "items": {"type": "string"}},
+        "sandboxed": {"type": "boolean"},
+        "network": {"type": "boolean"},
+        "snapshot": {"type": "integer"},
+    },
+}
+DESCRIPTION = (
+    "Run a bash command in the workspace folder and return its exit code and output (stdout and stderr, "
+    "long output cut in the middle). The command runs in a sandbox: only the workspace is writable, /tmp is "
+    "private and empty, there is no network unless `network` is true, and background processes end with it. "
+    "Every file it changes is recorded and can be undone."
+)
+
+
+class IndexSource(Protocol):
+    def for_root(self, root: "Path") -> "SnapshotIndex": ...
+
+
+@dataclass(frozen=True)
+class Outcome:
+    exit_code: int | None  # None when it was stopped (timeout)
+    output: str
+    total_bytes: int
+    cut_bytes: int
+    timed_out: bool
+
+
+def shell_tool(settings: "Settings", index: IndexSource, *, bwrap: str = "bwrap",
+               environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES) -> ToolDescriptor:
+    """The shell_exec descriptor. ``index`` gives the snapshot index of a workspace root."""
+    sandbox = Sandbox(bwrap)
+    locks: dict[tuple[asyncio.AbstractEventLoop, "Path"], asyncio.Lock] = {}
+
+    def unsandboxed() -> bool:
+        return settings.allow_unsandboxed_shell and not sandbox.check().ok
+
+    async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
+        command = str(tool_input["command"])
+        network = bool(tool_input.get("network", False))
+        timeout = _timeout(settings, tool_input)
+        check = await asyncio.to_thread(sandbox.check)
+        if not check.ok and not settings.allow_unsandboxed_shell:
+            raise ToolFailure(f"shell_exec refused: {check.reason}. Commands only run inside the bubblewrap "
+                              "sandbox (or set allow_unsandboxed_shell in the settings to run them without one).")
+        root = ctx.workspace.root
+        def argv(info_fd: int | None) -> list[str]:
+            if check.ok:
+                return sandbox.argv(root, command, network=network, info_fd=info_fd)
+            return sandbox.plain_argv(command)
+
+        env = scrubbed_env(environ, sandboxed=check.ok)
+        idx = index.for_root(root)
+        # One command at a time per workspace: overlapping commands' changes could not be told apart.
+        async with locks.setdefault((asyncio.get_running_loop(), idx.root), asyncio.Lock()):
+            return await _run_recorded(idx, ctx, argv, env, timeout, check.ok, network, output_max_bytes)
+
+    async def _run_recorded(idx: "SnapshotIndex", ctx: ToolContext, argv: Callable[[int | None], list[str]],
+                            env: Mapping[str, str], timeout: float, sandboxed: bool, network: bool,
+                            cap: int) -> ToolOutput:
+        root = idx.root
+        with idx.command():
+            before, _ = await idx.snapshot()
+            try:
+                outcome = await _run(argv, sandboxed, root, env, timeout, ctx, cap)
+            except asyncio.CancelledError:
+                await _capture_shielded(idx, before, ctx)
+                raise
+            changes = await asyncio.to_thread(idx.capture, before, actor=ctx.agent_id, cause=ctx.cause)
+        report = _report(ctx.workspace, outcome, changes, sandboxed=sandboxed, network=network)
+        if outcome.timed_out:
+            raise ToolFailure(f"the command timed out after {timeout:g}s and was stopped.\n{report.content}")
+        return report
+
+    def preview(workspace: "Workspace", tool_input: Mapping[str, Any]) -> CallPreview:
+        command = str(tool_input.get("command", ""))
+        network = bool(tool_input.get("network", False))
+        one_line = command if len(command) <= 200 and "\n" not in command else command.splitlines()[0][:200] + " …"
+        where = f"in {workspace.root}" + (", with network access" if network else ", no network")
+        return CallPreview(summary=f"$ {one_line}  ({where})", path=str(workspace.root),
+                           diff=command if one_line != command else None)
+
+    def notes(tool_input: Mapping[str, Any]) -> tuple[str, ...]:
+        out = []
+        if unsandboxed():
+            out.append(f"Runs WITHOUT a sandbox ({sandbox.check().reason}): the command can change any file "
+                       "your user can and use the network. Its changes inside the workspace are still recorded.")
+        if tool_input.get("network"):
+            out.append("The command may use the network.")
+        return tuple(out)
+
+    return ToolDescriptor(
+        name="shell_exec", description=DESCRIPTION, input_schema=INPUT_SCHEMA, output_schema=OUTPUT_SCHEMA,
+        tool_class="execute", scope=SCOPE, run=run, timeout_s=settings.shell_timeout_s + 60.0,
+        preview=preview, scope_of=lambda i: NET_SCOPE if i.get("network") else SCOPE, notes_of=notes)
+
+
+def _timeout(settings: "Settings", tool_input: Mapping[str, Any]) -> float:
+    asked = tool_input.get("timeout")
+    if asked is None:
+        return settings.shell_timeout_s
+    if not isinstance(asked, (int, float)) or asked <= 0:
+        raise ToolFailure("timeout must be a positive number of seconds")
+    return min(float(asked), settings.shell_timeout_s)
+
+
+async def _run(argv_for: Callable[[int | None], list[str]], sandboxed: bool, cwd: "Path",
+               env: Mapping[str, str], timeout: float, ctx: ToolContext, cap: int) -> Outcome:
+    """Run the command in its own session; stop its whole tree at the timeout or on cancel.
+
+    bwrap reports the host pid of the sandbox's init on ``--info-fd``; killing
+    that init tears down the PID namespace, and waiting on its pidfd tells us
+    when every process in it is gone.
+    """
+    info_r, info_w = os.pipe() if sandboxed else (None, None)
+    timer = asyncio.ensure_future(ctx.clock.sleep(timeout))  # armed first: the clock counts from here
+    try:
+        proc = await asyncio.create_subprocess_exec(*argv_for(info_w), stdin=asyncio.subprocess.DEVNULL,
+                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                                                    cwd=cwd, env=dict(env), start_new_session=True,
+                                                    pass_fds=() if info_w is None else (info_w,))
+    except BaseException as exc:
+        timer.cancel()
+        if info_r is not None:
+            os.close(info_r)
+        if isinstance(exc, OSError):
+            raise ToolFailure(f"could not start the command: {exc}") from exc
+        raise
+    finally:
+        if info_w is not None:
+            os.close(info_w)
+    buffer = OutputBuffer(cap)
+    assert proc.stdout is not None
+    reader = asyncio.ensure_future(_pump(proc.stdout, buffer))
+    waiter = asyncio.ensure_future(proc.wait())
+    init_fd: int | None = None
+    timed_out = False
+    try:
+        if info_r is not None:
+            init_fd = _pidfd(await _child_pid(info_r))
+        await asyncio.wait({timer, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        timed_out = not waiter.done()
+    finally:
+        timer.cancel()
+        _kill_tree(proc.pid, init_fd)  # also ends what the command left running in the background
+        await asyncio.shield(_reap(waiter, reader, init_fd))
+    exit_code = None if timed_out else proc.returncode
+    return Outcome(exit_code, buffer.text(), buffer.total, buffer.cut, timed_out)
+
+
+async def _child_pid(fd: int) -> int | None:
+    """Read bwrap's ``--info-fd`` JSON to its end; the sandbox init's host pid, if it said."""
+    loop = asyncio.get_running_loop()
+    data = bytearray()
+    done: asyncio.Future[None] = loop.create_future()
+
+    def readable() -> None:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            return
+        if chunk:
+            data.extend(chunk)
+        elif not done.done():
+            done.set_result(None)
+
+    os.set_blocking(fd, False)
+    loop.add_reader(fd, readable)
+    try:
+        await asyncio.wait_for(done, _DRAIN_S)
+        return int(json.loads(data)["child-pid"])
+    except (asyncio.TimeoutError, ValueError, KeyError, TypeError):
+        return None
+    finally:
+        loop.remove_reader(fd)
+        os.close(fd)
+
+
+def _pidfd(pid: int | None) -> int | None:
+    if pid is None:
+        return None
+    try:
+        return os.pidfd_open(pid)
+    except OSError:  # already gone
+        return None
+
+
+async def _exited(pidfd: int) -> None:
+    """Wait until the process behind ``pidfd`` has exited (its pidfd turns readable)."""
+    loop = asyncio.get_running_loop()
+    gone: asyncio.Future[None] = loop.create_future()
+    loop.add_reader(pidfd, lambda: gone.done() or gone.set_result(None))
+    try:
+        await gone
+    finally:
+        loop.remove_reader(pidfd)
+
+
+async def _pump(stream: asyncio.StreamReader, buffer: OutputBuffer) -> None:
+    while chunk := await stream.read(65536):
+        buffer.feed(chunk)
+
+
+async def _reap(waiter: "asyncio.Future[int]", reader: "asyncio.Future[None]", init_fd: int | None) -> None:
+    """Wait for bwrap, for every process of its namespace, and for the output pipe to close."""
+    await waiter
+    try:
+        if init_fd is not None:
+            await asyncio.wait_for(_exited(init_fd), _DRAIN_S)
+        await asyncio.wait_for(reader, _DRAIN_S)
+    except asyncio.TimeoutError:  # a process escaped the group (unsandboxed setsid) and holds the pipe
+        pass
+    finally:
+        if init_fd is not None:
+            os.close(init_fd)
+
+
+def _kill_tree(pgid: int, init_fd: int | None) -> None:
+    """SIGKILL the command's process group and the sandbox's init (its PID namespace dies with it)."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if init_fd is not None:
+        try:
+            signal.pidfd_send_signal(init_fd, signal.SIGKILL)
+        except (ProcessLookupError, OSError):
+            pass
+
+
+async def _capture_shielded(idx: "SnapshotIndex", before: Any, ctx: ToolContext) -> None:
+    """Record what a killed command changed, even though this task is being cancelled."""
+    job = asyncio.ensure_future(asyncio.to_thread(idx.capture, before, actor=ctx.agent_id, cause=ctx.cause))
+    try:
+        await asyncio.shield(job)
+    except asyncio.CancelledError:
+        pass  # cancelled again: the thread still finishes the recording
+
+
+def _report(workspace: "Workspace", outcome: Outcome, changes: "CommandChanges", *, sandboxed: bool,
+            network: bool) -> ToolOutput:
+    status = "stopped (timeout)" if outcome.timed_out else f"exit code: {outcome.exit_code}"
+    lines = [status]
+    if outcome.output:
+        lines.append(outcome.output.rstrip("\n"))
+    if outcome.cut_bytes:
+        lines.append(f"[output was {outcome.total_bytes} bytes; {outcome.cut_bytes} bytes in the middle were cut]")
+    changed = [{"path": c.rel, "change": c.kind} for c in changes.changes]
+    if changed:
+        lines.append("files changed: " + ", ".join(f"{c['change']} {c['path']}" for c in changed))
+    if changes.hash_only:
+        lines.append("recorded by hash only (too large to keep): " + ", ".join(changes.hash_only))
+    if changes.not_undoable:
+        lines.append("NOT undoable (earlier contents too large to keep): " + ", ".join(changes.not_undoable))
+    data = {"exit_code": outcome.exit_code, "timed_out": outcome.timed_out, "output": outcome.output,
+            "output_bytes": outcome.total_bytes, "cut_bytes": outcome.cut_bytes, "changed": changed,
+            "hash_only": list(changes.hash_only), "not_undoable": list(changes.not_undoable),
+            "sandboxed": sandboxed, "network": network, "snapshot": changes.snapshot.seq}
+    return ToolOutput("\n".join(lines), data)

@@ -1,0 +1,121 @@
+"""Fixtures for the shell, snapshot and watcher tests: a real ledger, workspace and index."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import pytest
+
+from kernel.clock import ManualClock
+from kernel.settings import Settings
+from kernel.snapshot import SnapshotIndex
+from kernel.tools.descriptor import ToolContext, ToolDescriptor, ToolOutput
+from kernel.tools.shell import shell_tool
+from kernel.tools.workspace import Workspace
+from ledger import Ledger, ToolCall
+
+
+@dataclass
+class Env:
+    ledger: Ledger
+    workspace: Workspace
+    index: SnapshotIndex
+    clock: ManualClock
+    settings: Settings
+
+    @property
+    def root(self) -> Path:
+        return self.workspace.root
+
+    def tool(self, **kwargs: Any) -> ToolDescriptor:
+        settings = kwargs.pop("settings", self.settings)
+        return shell_tool(settings, self.index, **kwargs)
+
+    def call(self, tool_input: Mapping[str, Any], agent: str = "a1") -> ToolContext:
+        """Append the ToolCall entry the executor would, and a context caused by it."""
+        entry = self.ledger.append(ToolCall(actor=agent, tool="shell_exec", scope="shell.exec", input=dict(tool_input)))
+        return ToolContext(agent_id=agent, workspace=self.workspace, ledger=self.ledger, cause=entry.seq,
+                           clock=self.clock)
+
+    async def run(self, tool_input: Mapping[str, Any], tool: ToolDescriptor | None = None,
+                  agent: str = "a1") -> tuple[ToolOutput, ToolContext]:
+        ctx = self.call(tool_input, agent)
+        return await (tool or self.tool()).run(ctx, tool_input), ctx
+
+    def files(self) -> dict[str, bytes]:
+        """Every file under the root, relative path -> bytes."""
+        out = {}
+        for folder, _dirs, names in os.walk(self.root):
+            for name in names:
+                path = Path(folder) / name
+                out[path.relative_to(self.root).as_posix()] = path.read_bytes()
+        return out
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> Env:
+    root = tmp_path / "ws"
+    root.mkdir()
+    ledger = Ledger(tmp_path / "l.db")
+    index = SnapshotIndex(root, ledger, max_blob=Settings().blob_max_bytes)
+    yield Env(ledger, Workspace.at(root), index, ManualClock(), Settings())
+    index.close()
+    ledger.close()
+
+
+async def wait_fifo(path: Path, timeout: float = 30.0) -> str:
+    """Wait (bounded, no sleeping) until a command writes a line into the FIFO at ``path``."""
+    fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
+    loop = asyncio.get_running_loop()
+    ready: asyncio.Future[None] = loop.create_future()
+    loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
+    try:
+        await asyncio.wait_for(ready, timeout)
+        return os.read(fd, 4096).decode()
+    finally:
+        loop.remove_reader(fd)
+        os.close(fd)
+
+
+def processes() -> dict[int, tuple[str, int, int, str]]:
+    """pid -> (state, ppid, pgid, cmdline) for every live process, read from /proc."""
+    out = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as fh:
+                stat = fh.read()
+            with open(f"/proc/{name}/cmdline", "rb") as fh:
+                cmdline = fh.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        out[int(name)] = (fields[0], int(fields[1]), int(fields[2]), cmdline)
+    return out
+
+
+def tree_of(marker: str) -> set[int]:
+    """Live processes whose command line holds ``marker``, and their ancestors below this process."""
+    procs = processes()
+    me = os.getpid()
+    found = set()
+    for pid, (_state, _ppid, _pgid, cmdline) in procs.items():
+        if marker in cmdline:
+            while pid in procs and pid not in (me, 1, 0):
+                found.add(pid)
+                pid = procs[pid][1]
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    procs = processes()
+    return {p for p in pids if p in procs and procs[p][0] != "Z"}
+
+
+def group_members(pgids: set[int]) -> set[int]:
+    return {pid for pid, (state, _ppid, pgid, _c) in processes().items() if pgid in pgids and state != "Z"}
