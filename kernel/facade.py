@@ -32,8 +32,11 @@ from .leases import Lease
 from .messages import Message, user_text
 from .settings import Settings
 from .tools.descriptor import ToolLimits
+from .snapshot import SnapshotIndexes
 from .tools.registry import ToolRegistry, builtin_registry
+from .tools.shell import shell_tool
 from .tools.workspace import Workspace
+from .watch import OutsideWatcher
 
 
 class PendingApprover:
@@ -61,17 +64,25 @@ class PendingApprover:
 class Kernel:
     def __init__(self, *, ledger: Ledger, settings: Settings, providers: ProviderFactory,
                  clock: Clock | None = None, approver: Approver | None = None,
-                 tools: ToolRegistry | None = None, attached: bool = False, bus: EventBus | None = None) -> None:
+                 tools: ToolRegistry | None = None, attached: bool = False, bus: EventBus | None = None,
+                 snapshot_dir: Path | None = None, watch_workspaces: bool = False) -> None:
+        """``snapshot_dir`` keeps the shell tool's snapshot cache between runs; ``watch_workspaces``
+        records edits by other programs in every workspace an agent works in (the desktop does)."""
         clock = clock or SystemClock()
         bus = bus or EventBus()
         self._pending = PendingApprover()
+        self.snapshots = SnapshotIndexes(ledger, max_blob=settings.blob_max_bytes, cache_dir=snapshot_dir)
+        if tools is None:
+            tools = builtin_registry(extra=(shell_tool(settings, self.snapshots),))
         self.services = Services(
             ledger=ledger, clock=clock, bus=bus, leases=LeaseBook(ledger, clock, bus.publish),
-            approver=approver or self._pending, tools=tools or builtin_registry(), providers=providers,
+            approver=approver or self._pending, tools=tools, providers=providers,
             settings=settings, attached=attached, limits=ToolLimits(blob_max_bytes=settings.blob_max_bytes),
         )
         self._agents: dict[str, AgentProcess] = {}
         self._expiry_task: asyncio.Task[None] | None = None
+        self._watch = watch_workspaces
+        self._watchers: dict[str, OutsideWatcher] = {}
 
     # ---- events ------------------------------------------------------------
 
@@ -102,7 +113,23 @@ class Kernel:
         self._agents[agent.id] = agent
         s.bus.publish(AgentSpawned(agent.info()))
         self._ensure_expiry_watch()
+        if self._watch:
+            self._watch_workspace(root)
         return agent.info()
+
+    def _watch_workspace(self, root: Path) -> None:
+        """Start recording outside edits in ``root`` (its first snapshot is taken off the loop)."""
+        if str(root) in self._watchers:
+            return
+        loop = asyncio.get_running_loop()
+        publish = self.services.bus.publish
+
+        def on_entry(entry: Entry) -> None:  # called from watchdog's threads
+            loop.call_soon_threadsafe(publish, LedgerAppended(entry))
+
+        watcher = OutsideWatcher(root, self.services.ledger, self.snapshots.for_root(root), on_entry=on_entry)
+        self._watchers[str(root)] = watcher
+        loop.run_in_executor(None, watcher.start)
 
     def agents(self) -> list[AgentInfo]:
         return [a.info() for a in self._agents.values()]
@@ -261,6 +288,10 @@ class Kernel:
             tasks.append(self._expiry_task)
         if tasks:
             await asyncio.wait([t for t in tasks if t is not None])
+        watchers, self._watchers = list(self._watchers.values()), {}
+        for watcher in watchers:
+            await asyncio.to_thread(watcher.stop)
+        self.snapshots.close()
 
 
 def _swallow_cancel(task: asyncio.Task[None]) -> None:

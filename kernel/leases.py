@@ -31,11 +31,17 @@ class Lease:
         return max(0.0, self.until - now)
 
 
+# Scopes that widen what a parent scope allows are never implied by the parent:
+# a lease for shell.exec runs commands without network; the network must be
+# granted by name (or by "*").
+EXPLICIT_SCOPES = frozenset({"shell.exec.net"})
+
+
 def scope_covers(granted: str, wanted: str) -> bool:
     """True when a lease for ``granted`` allows ``wanted`` (``fs`` covers ``fs.write``)."""
-    if granted == "*":
+    if granted == "*" or wanted == granted:
         return True
-    return wanted == granted or wanted.startswith(granted + ".")
+    return wanted not in EXPLICIT_SCOPES and wanted.startswith(granted + ".")
 
 
 def offered_durations(default_s: float) -> tuple[float, ...]:

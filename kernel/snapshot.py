@@ -342,10 +342,10 @@ class SnapshotIndex:
         for change in changes:
             path = str(self.root / change.rel)
             current = None if change.after is None else change.after.digest
-            history = self.ledger.file_changes(0, path)
-            if history and history[0].after == current:
+            last = self.ledger.last_write(path)
+            if last is not None and last.after == current:
                 continue  # the kernel (a tool, an undo) wrote exactly this
-            before = history[0].after if history else (None if change.before is None else change.before.digest)
+            before = last.after if last is not None else (None if change.before is None else change.before.digest)
             if before == current:
                 continue
             stored = (before is None or self.ledger.has_blob(before)) and (change.after is None or change.after.stored)
@@ -380,3 +380,10 @@ class SnapshotIndexes:
             if key not in self._indexes:
                 self._indexes[key] = SnapshotIndex(key, self.ledger, max_blob=self.max_blob, cache_dir=self.cache_dir)
             return self._indexes[key]
+
+    def close(self) -> None:
+        """Close every index's cache file."""
+        with self._lock:
+            indexes, self._indexes = list(self._indexes.values()), {}
+        for index in indexes:
+            index.close()

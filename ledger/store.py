@@ -162,6 +162,14 @@ class Ledger:
             rows = self._db.execute(sql, args).fetchall()
         return [from_row(r) for r in rows]  # type: ignore[misc]
 
+    def last_write(self, path: str) -> FileChange | None:
+        """The newest file change to exactly ``path`` (one probe of the path index)."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {self._columns} FROM entries WHERE path = ? AND kind = 'fs.write' ORDER BY seq DESC LIMIT 1",
+                (path,)).fetchone()
+        return None if row is None else from_row(row)  # type: ignore[return-value]
+
     def last_change_to(self, path: str, content_hash: str | None) -> FileChange | None:
         """The newest file change that left ``path`` holding ``content_hash``."""
         with self._lock:

@@ -96,7 +96,7 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     interactive = stdin.isatty()
     approver = TerminalApprover(stdin, stderr) if interactive else None
     kernel = Kernel(ledger=ledger, settings=settings, providers=lambda _name: provider,
-                    approver=approver or _deny_all(), attached=interactive)
+                    approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots")
     try:
         info = kernel.spawn(args.name, provider=provider_name, model=args.model, budget=args.budget)
         for scope, seconds in grants:

@@ -178,3 +178,24 @@ def test_ctrl_c_kills_the_agent_and_exits_130(srv, tmp_path, agentdesk_home):
     with Ledger(agentdesk_home / "ledger.db") as ledger:
         [kill] = ledger.page(kind="agent.kill")
         assert "Ctrl-C" in kill.reason
+
+
+def test_a_shell_command_changes_are_recorded_and_undone(srv, tmp_path, agentdesk_home):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "old.txt").write_text("old\n")
+    command = "echo new > new.txt && rm old.txt && echo done"
+    srv.script(Turn(parts=(FakeCall("shell_exec", {"command": command}),)), Turn(parts=(Text("ran it"),)))
+    done = ask(["tidy", "--workspace", str(ws), "--grant", "shell.exec=5m"], agentdesk_home, anthropic_env(srv))
+    assert done.returncode == 0, done.stderr
+    assert (ws / "new.txt").read_text() == "new\n" and not (ws / "old.txt").exists()
+    told = json.dumps(srv.requests[1].body["messages"][-1])
+    assert "done" in told and "0" in told  # the model saw the output and the exit code
+    with Ledger(agentdesk_home / "ledger.db") as ledger:
+        [call] = ledger.page(kind="tool")
+        changes = ledger.page(kind="fs.write")
+        assert call.tool == "shell_exec" and {c.cause for c in changes} == {call.seq}
+        assert len(changes) == 2
+        spawn = ledger.page(kind="agent.spawn")[0]
+        assert ledger.undo(spawn.seq).ok
+    assert (ws / "old.txt").read_text() == "old\n" and not (ws / "new.txt").exists()

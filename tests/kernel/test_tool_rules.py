@@ -200,3 +200,18 @@ def test_permission_request_event_carries_exact_scope(make_env):
 
 async def _send(env, agent_id, text="go"):
     await env.kernel.send(agent_id, text)
+
+
+def test_a_shell_lease_does_not_grant_the_network(make_env):
+    from kernel.leases import scope_covers
+
+    assert scope_covers("shell.exec", "shell.exec") and not scope_covers("shell.exec", "shell.exec.net")
+    assert not scope_covers("shell", "shell.exec.net") and scope_covers("shell.exec.net", "shell.exec.net")
+    assert scope_covers("*", "shell.exec.net") and scope_covers("fs", "fs.write")
+    env = make_env()
+    env.approver.will(DENY)
+    env.provider.script(reply(tools=(("shell_exec", {"command": "true", "network": True}),)), reply("ok"))
+    a = env.kernel.spawn("t")
+    env.kernel.services.leases.grant(a.id, "shell.exec", 300)
+    run(_send(env, a.id))
+    assert [r.scope for r in env.approver.requests] == ["shell.exec.net"]
