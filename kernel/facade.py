@@ -11,6 +11,7 @@ process.
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -82,6 +83,9 @@ class Kernel:
         self._agents: dict[str, AgentProcess] = {}
         self._expiry_task: asyncio.Task[None] | None = None
         self._watch = watch_workspaces
+        self._thread = threading.get_ident()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._unlisten = ledger.listen(self._announce)
         self._watchers: dict[str, OutsideWatcher] = {}
 
     # ---- events ------------------------------------------------------------
@@ -92,6 +96,15 @@ class Kernel:
 
     def subscribe(self, fn: Callable[[Event], None]) -> Callable[[], None]:
         return self.services.bus.subscribe(fn)
+
+    def _announce(self, entry: Entry) -> None:
+        """Every entry appended through this kernel's ledger becomes a LedgerAppended event,
+        published on the kernel's own thread even when a worker thread appended it."""
+        event = LedgerAppended(entry)
+        if threading.get_ident() == self._thread or self._loop is None:
+            self.services.bus.publish(event)
+        else:
+            self._loop.call_soon_threadsafe(self.services.bus.publish, event)
 
     # ---- processes ---------------------------------------------------------
 
@@ -107,7 +120,6 @@ class Kernel:
         entry = s.ledger.append_numbered(lambda seq: AgentSpawn(
             actor=f"a{seq}", name=name or f"agent-{seq}", provider=provider, model=model, budget=budget,
             workspace=str(root)))
-        s.bus.publish(LedgerAppended(entry))
         agent = AgentProcess(entry.actor, entry.name, provider, model, str(root), entry.ts, s,  # type: ignore[attr-defined]
                              Budget(budget))
         self._agents[agent.id] = agent
@@ -121,15 +133,9 @@ class Kernel:
         """Start recording outside edits in ``root`` (its first snapshot is taken off the loop)."""
         if str(root) in self._watchers:
             return
-        loop = asyncio.get_running_loop()
-        publish = self.services.bus.publish
-
-        def on_entry(entry: Entry) -> None:  # called from watchdog's threads
-            loop.call_soon_threadsafe(publish, LedgerAppended(entry))
-
-        watcher = OutsideWatcher(root, self.services.ledger, self.snapshots.for_root(root), on_entry=on_entry)
+        watcher = OutsideWatcher(root, self.services.ledger, self.snapshots.for_root(root))
         self._watchers[str(root)] = watcher
-        loop.run_in_executor(None, watcher.start)
+        asyncio.get_running_loop().run_in_executor(None, watcher.start)
 
     def agents(self) -> list[AgentInfo]:
         return [a.info() for a in self._agents.values()]
@@ -235,6 +241,7 @@ class Kernel:
                 loop = asyncio.get_running_loop()
             except RuntimeError:
                 return
+            self._loop = loop
             self._expiry_task = loop.create_task(self._watch_expiry(), name="lease expiry")
 
     async def _watch_expiry(self) -> None:
@@ -268,11 +275,7 @@ class Kernel:
         return self.services.ledger.page(**filters)
 
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport:
-        report = self.services.ledger.undo(after_seq, by="user", only_actor=only_actor, dry_run=dry_run)
-        if report.undo_seq is not None:
-            for entry in self.services.ledger.page(after=report.undo_seq - 1, limit=len(report.steps) + 1):
-                self.services.bus.publish(LedgerAppended(entry))
-        return report
+        return self.services.ledger.undo(after_seq, by="user", only_actor=only_actor, dry_run=dry_run)
 
     # ---- shutdown ----------------------------------------------------------
 
@@ -288,6 +291,7 @@ class Kernel:
             tasks.append(self._expiry_task)
         if tasks:
             await asyncio.wait([t for t in tasks if t is not None])
+        self._unlisten()
         watchers, self._watchers = list(self._watchers.values()), {}
         for watcher in watchers:
             await asyncio.to_thread(watcher.stop)

@@ -14,7 +14,7 @@ from typing import Callable
 from ledger import Expired, LeaseGrant, LeaseRevoke, Ledger
 
 from .clock import Clock
-from .events import Event, LeaseExpired, LeaseGranted, LeaseRevoked, LedgerAppended
+from .events import Event, LeaseExpired, LeaseGranted, LeaseRevoked
 from .leases import Lease, scope_covers
 
 
@@ -31,7 +31,6 @@ class LeaseBook:
                                                duration_s=duration_s))
         lease = Lease(entry.seq, subject, scope, now + duration_s)
         self._live[lease.id] = lease
-        self._publish(LedgerAppended(entry))
         self._publish(LeaseGranted(lease))
         return lease
 
@@ -56,8 +55,7 @@ class LeaseBook:
         lease = self._live.pop(lease_id, None)
         if lease is None:
             return None
-        entry = self._ledger.append(LeaseRevoke(actor=by, lease=lease.id, subject=lease.subject, reason=reason))
-        self._publish(LedgerAppended(entry))
+        self._ledger.append(LeaseRevoke(actor=by, lease=lease.id, subject=lease.subject, reason=reason))
         self._publish(LeaseRevoked(lease, reason))
         return lease
 
@@ -71,9 +69,7 @@ class LeaseBook:
         due = [l for l in self._live.values() if l.until <= now]
         for lease in due:
             del self._live[lease.id]
-            entry = self._ledger.append(Expired(actor="kernel", scope=lease.scope, subject=lease.subject,
-                                                lease=lease.id))
-            self._publish(LedgerAppended(entry))
+            self._ledger.append(Expired(actor="kernel", scope=lease.scope, subject=lease.subject, lease=lease.id))
             self._publish(LeaseExpired(lease))
         return due
 

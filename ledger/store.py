@@ -41,6 +41,7 @@ class Ledger:
         self.path = str(path)
         self._clock = clock
         self._lock = threading.RLock()
+        self._listeners: list[Callable[[Entry], None]] = []
         if not create and not os.path.exists(self.path):
             raise LedgerUnavailable(self.path, "no ledger there yet")
         try:
@@ -91,15 +92,30 @@ class Ledger:
         cur = db.execute(self._insert_sql, (seq, ts, entry.actor, entry.KIND, entry.VERSION, *values, body))
         return stamped(entry, cur.lastrowid, ts)
 
+    def listen(self, fn: Callable[[Entry], None]) -> Callable[[], None]:
+        """Call ``fn`` with every entry this object appends, once committed, on the appending
+        thread; returns the function that stops it. (Other processes' entries are not seen.)"""
+        self._listeners.append(fn)
+        return lambda: self._listeners.remove(fn) if fn in self._listeners else None
+
+    def _announce(self, entries: Sequence[Entry]) -> None:
+        for fn in tuple(self._listeners):
+            for entry in entries:
+                fn(entry)
+
     def append(self, entry: Entry) -> Entry:
         """Store one entry in its own transaction; returns it with seq and ts set."""
         with self._lock:  # one INSERT in autocommit mode is its own transaction
-            return self._insert(self._db, entry)
+            stored = self._insert(self._db, entry)
+        self._announce((stored,))
+        return stored
 
     def append_many(self, entries: Sequence[Entry]) -> list[Entry]:
         """Store several entries in one transaction, in order."""
         with self._tx() as db:
-            return [self._insert(db, e) for e in entries]
+            stored = [self._insert(db, e) for e in entries]
+        self._announce(stored)
+        return stored
 
     def append_numbered(self, make: Callable[[int], Entry]) -> Entry:
         """Append the entry ``make(seq)`` builds knowing its own seq.
@@ -109,7 +125,9 @@ class Ledger:
         """
         with self._tx(immediate=True) as db:
             seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM entries").fetchone()[0]
-            return self._insert(db, make(seq), seq=seq)
+            stored = self._insert(db, make(seq), seq=seq)
+        self._announce((stored,))
+        return stored
 
     # ---- reading ---------------------------------------------------------
 
@@ -297,7 +315,9 @@ class Ledger:
                     hashes.append(blobs.put(db, data))
             entry = FileChange(actor=actor, path=path, before=hashes[0], after=hashes[1],
                                cause=cause, reverts=reverts, mode=mode, stored=stored)
-            return self._insert(db, entry)  # type: ignore[return-value]
+            recorded = self._insert(db, entry)
+        self._announce((recorded,))
+        return recorded  # type: ignore[return-value]
 
     def record_hashed_change(self, *, actor: str, path: str, before: str | None, after: str | None,
                              cause: int | None, mode: int | None = None, stored: bool = True) -> FileChange:
@@ -319,6 +339,7 @@ class Ledger:
         with self._tx() as db:
             head = self._insert(db, undo_entry)
             out = [self._insert(db, replace(r, cause=head.seq)) for r in reversals]
+        self._announce([head, *out])
         return head, out  # type: ignore[return-value]
 
 

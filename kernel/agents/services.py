@@ -15,7 +15,7 @@ from ledger import Entry, Ledger
 from ..approver import Approver
 from ..clock import Clock
 from ..digest import RecentChanges
-from ..events import EventBus, LedgerAppended
+from ..events import EventBus
 from ..lease_book import LeaseBook
 from ..providers.base import Provider
 from ..settings import Settings
@@ -46,7 +46,5 @@ class Services:
         self.recent = RecentChanges(self.ledger)
 
     def record(self, entry: Entry) -> Entry:
-        """Append to the ledger and announce it."""
-        stored = self.ledger.append(entry)
-        self.bus.publish(LedgerAppended(stored))
-        return stored
+        """Append to the ledger (the kernel announces every append as LedgerAppended)."""
+        return self.ledger.append(entry)

@@ -215,3 +215,18 @@ def test_a_shell_lease_does_not_grant_the_network(make_env):
     env.kernel.services.leases.grant(a.id, "shell.exec", 300)
     run(_send(env, a.id))
     assert [r.scope for r in env.approver.requests] == ["shell.exec.net"]
+
+
+def test_every_ledger_entry_is_announced_once(make_env):
+    from kernel.events import LedgerAppended
+
+    env = make_env()
+    env.approver.will(GRANT_5M)
+    env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "1"}), ("fs_edit",
+                                     {"path": "a", "old": "1", "new": "2"}))), reply("ok"))
+    a = env.kernel.spawn("t")
+    run(_send(env, a.id))
+    env.kernel.undo(0)
+    announced = [e.entry.seq for e in env.of(LedgerAppended)]
+    assert sorted(announced) == sorted(e.seq for e in env.ledger.page(limit=1000))
+    assert len(announced) == len(set(announced))
