@@ -63,6 +63,7 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
                         attached=attached)
     desk = Desktop(kernel, ledger, bridge, window, store, holder, factory)
     window._open_settings = lambda: open_settings(desk)
+    window._make_ask_window = lambda agent_id: _ask_window(desk, agent_id)
     desk.lease_dialogs = _lease_dialogs(kernel, bridge, window)
     return desk
 
@@ -73,10 +74,19 @@ def _lease_dialogs(kernel: Any, bridge: Any, window: Any) -> Any:
     return LeaseDialogs(kernel, bridge, window.window_for)
 
 
+def _ask_window(desk: Desktop, agent_id: str) -> Any:
+    from .ask_window import AskWindow
+
+    return AskWindow(desk.kernel, agent_id, desk.bridge, desk.window.open_settings, store=desk.store)
+
+
 def open_settings(desk: Desktop) -> Any:
     """The Settings dialog, window-modal on the main window; a save takes effect for new agents."""
-    from .settings_dialog import SettingsDialog
-
+    try:
+        from .settings_dialog import SettingsDialog
+    except ImportError:  # the Settings dialog lands with the desk-ask branch
+        desk.window.statusBar().showMessage("Settings are not available in this build yet.", 5000)
+        return None
     dialog = SettingsDialog(desk.store, desk.settings, desk.window)
 
     def saved(new: Any) -> None:

@@ -15,27 +15,22 @@ from pathlib import Path
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
+from .ask_style import ADDED, ERROR, MUTED, REMOVED
+from .ask_style import STATES as _ASK_STATES
+
 SPACING = 4  # the grid: every margin and gap is a multiple of this
 RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 
 STATES = ("running", "waiting", "paused", "idle", "killed", "failed")
-MARKS = {"running": "●", "waiting": "◆", "paused": "❚❚", "idle": "○", "killed": "✕", "failed": "▲"}
-
-# (light palette, dark palette)
-_STATE_COLOURS: dict[str, tuple[str, str]] = {
-    "running": ("#1f7a3a", "#5cc97a"),
-    "waiting": ("#c2410c", "#ff9a3c"),
-    "paused": ("#3b5b8c", "#8fb1e6"),
-    "idle": ("#6b7280", "#a3a9b3"),
-    "killed": ("#7f1d1d", "#d08a8a"),
-    "failed": ("#b91c1c", "#ff6b6b"),
-}
+# One table of state colours for the whole desktop: the Ask window's (ask_style) is the source.
+MARKS = {state: glyph for state, (glyph, _l, _d) in _ASK_STATES.items()}
+_STATE_COLOURS: dict[str, tuple[str, str]] = {state: (light, dark) for state, (_g, light, dark) in _ASK_STATES.items()}
 _ROLE_COLOURS: dict[str, tuple[str, str]] = {
-    "added": ("#1a7f37", "#6fdd8b"),
-    "removed": ("#b42318", "#ff8f87"),
+    "added": ADDED,
+    "removed": REMOVED,
     "hunk": ("#6639ba", "#c4a5ff"),
-    "error": ("#b91c1c", "#ff6b6b"),
-    "muted": ("#6b7280", "#9aa0aa"),
+    "error": ERROR,
+    "muted": MUTED,
     "waiting_bg": ("#fff1e6", "#4a2a10"),
 }
 
