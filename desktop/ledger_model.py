@@ -56,8 +56,11 @@ class LedgerPager:
     """Loaded entries (newest first), filters, undone marks and workspaces for relative paths."""
 
     def __init__(self, page: Callable[..., list[Entry]], undone_by: Callable[[Sequence[int]], Mapping[int, int]],
-                 default_root: str | None = None, page_size: int = PAGE) -> None:
+                 default_root: str | None = None, page_size: int = PAGE,
+                 last_seq: Callable[[], int] | None = None) -> None:
         self._page = page
+        self._last_seq = last_seq
+        self.high_seq = 0  # the newest seq known to be in the ledger (whatever the filters)
         self._undone_by = undone_by
         self.page_size = page_size
         self.filters = Filters()
@@ -75,7 +78,9 @@ class LedgerPager:
         if filters is not None:
             self.filters = filters
         self.entries, self.undone, self.exhausted, self.pages_loaded = [], {}, False, 0
-        return self.fetch_more()
+        got = self.fetch_more()
+        self.high_seq = max(self._last_seq() if self._last_seq else 0, got[0].seq if got else 0)
+        return got
 
     def fetch_more(self) -> list[Entry]:
         """The next older page, appended at the bottom; [] once history is exhausted."""
@@ -100,17 +105,30 @@ class LedgerPager:
         self.entries.extend(page)
         self.undone.update(self._undone_by([e.seq for e in page if isinstance(e, FileChange)]))
 
-    def wants(self, entry: Entry) -> bool:
-        """A new entry belongs on top: it matches the filters and is newer than what is loaded."""
-        self._learn([entry])
-        return self.filters.matches(entry) and not (self.entries and entry.seq <= self.entries[0].seq)
+    def take_new(self, entry: Entry) -> list[Entry]:
+        """Entries to put on top for a newly appended one, newest first.
 
-    def on_appended(self, entry: Entry) -> bool:
-        """A new entry: True when it was put on top."""
-        if not self.wants(entry):
-            return False
-        self.entries.insert(0, entry)
-        return True
+        Not every append is announced (file changes are written by tools
+        straight to the ledger; another process may share the file), so a
+        jump in seq is filled from the ledger before ``entry`` goes on top.
+        """
+        if entry.seq <= self.high_seq:
+            return []
+        new = [entry] if self.filters.matches(entry) else []
+        if entry.seq > self.high_seq + 1:
+            new += self._page(after=self.high_seq, before=entry.seq, limit=10_000, **self.filters.query())
+        self.high_seq = entry.seq
+        self._learn(new)
+        if self.entries:
+            new = [e for e in new if e.seq > self.entries[0].seq]
+        self.undone.update(self._undone_by([e.seq for e in new if isinstance(e, FileChange)]))
+        return new
+
+    def on_appended(self, entry: Entry) -> list[Entry]:
+        """Put what is new on top; returns it (newest first)."""
+        new = self.take_new(entry)
+        self.entries[:0] = new
+        return new
 
     def refresh_undone(self) -> None:
         """Recompute undone marks for every loaded change (after an undo, or a redo)."""
@@ -204,9 +222,10 @@ class LedgerTableModel(QAbstractTableModel):
 
         if not isinstance(event, LedgerAppended):
             return
-        if self.pager.wants(event.entry):
-            self.beginInsertRows(QModelIndex(), 0, 0)
-            self.pager.entries.insert(0, event.entry)
+        new = self.pager.take_new(event.entry)
+        if new:
+            self.beginInsertRows(QModelIndex(), 0, len(new) - 1)
+            self.pager.entries[:0] = new
             self.endInsertRows()
         if isinstance(event.entry, Undo) and self.pager.entries:
             self.pager.refresh_undone()

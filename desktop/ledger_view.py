@@ -41,7 +41,8 @@ class LedgerView(QWidget):
     def __init__(self, kernel: Any, default_root: str | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.kernel = kernel
-        pager = LedgerPager(kernel.ledger_page, kernel.ledger.undone_by, default_root=default_root)
+        pager = LedgerPager(kernel.ledger_page, kernel.ledger.undone_by, default_root=default_root,
+                            last_seq=kernel.ledger.last_seq)
         for info in kernel.agents():
             pager.workspaces[info.id] = info.workspace
         self.model = LedgerTableModel(pager, self)

@@ -13,6 +13,7 @@ import asyncio
 import time
 from typing import Any, Callable
 
+import shiboken6
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -70,7 +71,8 @@ class MainWindow(QMainWindow):
         self.process_view = ProcessView(kernel, self.processes)
         self.process_view.open_requested.connect(self.window_for)
         self.ledger_view = LedgerView(kernel, default_root=default_root)
-        counts = StatusCounts(ledger_entries=kernel.ledger.count(), attached=attached, now=now)
+        counts = StatusCounts(ledger_entries=kernel.ledger.count(), last_seq=kernel.ledger.last_seq(), attached=attached,
+                              now=now)
         counts.load(kernel.agents(), kernel.leases())
         self.status = StatusLabels(counts, self)
         self.process_view.error.connect(lambda text: self.statusBar().showMessage(text, 5000))
@@ -213,5 +215,6 @@ class MainWindow(QMainWindow):
             for window in list(self.windows.values()):
                 window.close()
             self._done = True
-            self.close()
-            self.closed.emit()
+            if shiboken6.isValid(self):
+                self.close()
+                self.closed.emit()

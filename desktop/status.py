@@ -26,6 +26,7 @@ from . import style
 @dataclass
 class StatusCounts:
     ledger_entries: int = 0
+    last_seq: int = 0           # seqs are dense, so a jump means entries appended unannounced
     attached: bool = True
     now: Callable[[], float] = time.time
     agents: dict[str, AgentInfo] = field(default_factory=dict)
@@ -44,8 +45,10 @@ class StatusCounts:
                 self.leases[l.id] = l
             case LeaseRevoked(lease=l) | LeaseExpired(lease=l):
                 self.leases.pop(l.id, None)
-            case LedgerAppended():
-                self.ledger_entries += 1
+            case LedgerAppended(entry=e):
+                if e.seq > self.last_seq:
+                    self.ledger_entries += e.seq - self.last_seq if self.last_seq else 1
+                    self.last_seq = e.seq
             case _:
                 return False
         return True
