@@ -144,7 +144,9 @@ class MainWindow(QMainWindow):
         self.process_view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def focus_ledger(self) -> None:
-        self.ledger_view.table.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        view = self.ledger_view
+        target = view.table if view.stack.currentWidget() is view.table else view.actor  # empty: the filters
+        target.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def new_ask(self) -> QWidget:
         """Spawn an agent with a generated name and open its Ask window."""
