@@ -63,7 +63,9 @@ def _change_html(ledger: Ledger, change: FileChange, rel: Callable[[str, str | N
         diff = ledger.diff(change.seq)
     except LedgerError as exc:
         diff = f"(diff unavailable: {exc})"
-    title = f"#{change.seq} fs.write  {rel(change.path, change.actor)}"
+    shown = rel(change.path, change.actor)
+    diff = diff.replace(f"a{change.path}", f"a/{shown}", 1).replace(f"b{change.path}", f"b/{shown}", 1)
+    title = f"#{change.seq} fs.write  {shown}"
     if change.reverts is not None:
         title += f"  (reverts #{change.reverts})"
     return f'<p style="font-family:{p.mono}; margin:8px 0 4px 0"><b>{html.escape(title)}</b></p>' + diff_html(diff, p)

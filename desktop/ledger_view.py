@@ -84,7 +84,7 @@ class LedgerView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(style.METRICS.row - style.SPACING)
         header = self.table.horizontalHeader()
         header.setHighlightSections(False)
-        for col, width in enumerate((64, 72, 56, 88, 220, 80, 110)):
+        for col, width in enumerate((60, 72, 52, 104, 220, 72, 112)):
             header.resizeSection(col, width)
         header.setSectionResizeMode(COL_WHAT, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().currentRowChanged.connect(lambda cur, _prev: self.show_detail(cur))

@@ -83,6 +83,7 @@ class MainWindow(QMainWindow):
         split.addWidget(_section("Ledger", self.ledger_view))
         split.setStretchFactor(0, 5)
         split.setStretchFactor(1, 6)
+        split.setSizes([560, 720])
         split.setChildrenCollapsible(False)
         self.splitter = split
         self.setCentralWidget(split)

@@ -105,7 +105,7 @@ class ProcessView(QTableView):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(COL_TOKENS, QHeaderView.ResizeMode.Fixed)
-        header.resizeSection(COL_TOKENS, 160)
+        header.resizeSection(COL_TOKENS, 150)
         header.setSectionResizeMode(COL_KILL, QHeaderView.ResizeMode.Fixed)
         header.resizeSection(COL_KILL, 72)
         self._bar = TokenBarDelegate(self)
