@@ -1,17 +1,153 @@
-"""Opening the desktop: a QApplication on a qasync loop with the main window."""
+"""Opening the desktop: the kernel, the bridge and the windows on one qasync loop.
+
+``build_desktop`` wires the parts (and is what tests, screenshots and the
+benchmark use); ``run`` adds the QApplication, the loop and the wait for the
+main window to close. No provider SDK is imported here: providers are built
+lazily by ``desktop.providers`` when an agent first needs one.
+
+``AGENTDESK_EXIT_WHEN_SHOWN=1`` makes ``run`` print the moment the main
+window is first exposed (and which SDKs were loaded by then) and quit: the
+start-up benchmark uses it.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+SDK_MODULES = ("anthropic", "openai", "google.genai")
 
 
-def run() -> int:
-    from PySide6.QtWidgets import QApplication, QLabel, QMainWindow
+@dataclass
+class Desktop:
+    """Everything the desktop built, so it can be driven and closed."""
 
-    app = QApplication.instance() or QApplication(sys.argv)
-    window = QMainWindow()
-    window.setWindowTitle("Agentdesk")
-    window.setCentralWidget(QLabel("Agentdesk"))
-    window.resize(1100, 700)
-    window.show()
-    return app.exec()
+    kernel: Any
+    ledger: Any
+    bridge: Any
+    window: Any
+    store: Any
+    settings_holder: list[Any]
+    providers: Any
+    lease_dialogs: Any = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def settings(self) -> Any:
+        return self.settings_holder[0]
+
+
+def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, clock: Any = None,
+                  settings: Any = None, attached: bool = True) -> Desktop:
+    from kernel.facade import Kernel
+    from kernel.settings import SettingsStore
+    from ledger import Ledger
+
+    from .bridge import EventBridge
+    from .main_window import MainWindow
+    from .providers import LazyProviders
+
+    store = SettingsStore(root)
+    holder = [settings or store.load()]
+    factory = providers or LazyProviders(store, lambda: holder[0])
+    ledger = Ledger(store.ledger_path, **({"clock": clock.now} if clock is not None else {}))
+    kernel = Kernel(ledger=ledger, settings=holder[0], providers=factory, clock=clock, attached=attached)
+    bridge = EventBridge(kernel)
+    now = clock.now if clock is not None else time.time
+    window = MainWindow(kernel, bridge, now=now, default_root=str(Path(holder[0].workspace).expanduser()),
+                        attached=attached)
+    desk = Desktop(kernel, ledger, bridge, window, store, holder, factory)
+    window._open_settings = lambda: open_settings(desk)
+    window._make_ask_window = lambda agent_id: _ask_window(desk, agent_id)
+    desk.lease_dialogs = _lease_dialogs(kernel, bridge, window)
+    return desk
+
+
+def _lease_dialogs(kernel: Any, bridge: Any, window: Any) -> Any:
+    from .lease_dialog import LeaseDialogs
+
+    return LeaseDialogs(kernel, bridge, window.window_for)
+
+
+def _ask_window(desk: Desktop, agent_id: str) -> Any:
+    from .ask_window import AskWindow
+
+    return AskWindow(desk.kernel, agent_id, desk.bridge, desk.window.open_settings, store=desk.store)
+
+
+def open_settings(desk: Desktop) -> Any:
+    """The Settings dialog, window-modal on the main window; a save takes effect for new agents."""
+    try:
+        from .settings_dialog import SettingsDialog
+    except ImportError:  # the Settings dialog lands with the desk-ask branch
+        desk.window.statusBar().showMessage("Settings are not available in this build yet.", 5000)
+        return None
+    dialog = SettingsDialog(desk.store, desk.settings, desk.window)
+
+    def saved(new: Any) -> None:
+        desk.settings_holder[0] = new
+        if hasattr(desk.providers, "forget"):
+            desk.providers.forget()
+
+    dialog.saved.connect(saved)
+    dialog.open()
+    desk.extras["settings_dialog"] = dialog
+    return dialog
+
+
+def _use_installed_font(app: Any) -> None:
+    """Offscreen Qt without fontconfig defaults may draw boxes: point it at DejaVu when present."""
+    from PySide6.QtGui import QFont, QFontDatabase
+
+    if os.environ.get("QT_QPA_PLATFORM") != "offscreen":
+        return
+    for path in ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                 "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"):
+        if os.path.exists(path):
+            QFontDatabase.addApplicationFont(path)
+    if "DejaVu Sans" in QFontDatabase.families():
+        app.setFont(QFont("DejaVu Sans", 10))
+
+
+def make_app(argv: list[str] | None = None) -> Any:
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
+    app.setApplicationName("Agentdesk")
+    app.setDesktopFileName("agentdesk")
+    _use_installed_font(app)
+    from .style import app_icon
+
+    app.setWindowIcon(app_icon())
+    return app
+
+
+def run(argv: list[str] | None = None) -> int:
+    import qasync
+
+    from kernel.settings import home
+
+    app = make_app(argv)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    desk = build_desktop(home())
+    closed = asyncio.Event()
+    desk.window.closed.connect(closed.set)
+    if os.environ.get("AGENTDESK_EXIT_WHEN_SHOWN"):
+        desk.window.shown.connect(lambda: _report_shown(desk))
+    desk.window.show()
+    with loop:
+        loop.run_until_complete(closed.wait())
+    desk.ledger.close()
+    return 0
+
+
+def _report_shown(desk: Desktop) -> None:
+    loaded = [m for m in SDK_MODULES if m in sys.modules]
+    print(f"shown_at={time.time():.6f} sdk_loaded={','.join(loaded) or 'none'}", flush=True)
+    desk.window.shut_down()

@@ -1,0 +1,171 @@
+"""UI benchmark: 20 agents streaming at once with their Ask windows open.
+
+    python benchmarks/ui_bench.py [--agents 20] [--seconds 4] [--rate 100] [--json]
+
+Figures printed:
+- event-loop stall: a 5 ms QTimer records how late each tick fires while
+  every agent streams ``rate`` text deltas per second (p50/p99/max lateness);
+- start-up: from spawning ``python -m desktop.launcher`` (offscreen) to the
+  main window being exposed, and which provider SDKs were loaded by then;
+- memory per additional open Ask window (RSS delta, averaged).
+The last line with ``--json`` is the figures as one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import AsyncIterator
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from kernel.providers.base import ProviderRequest, StreamEnd, StreamEvent, TextDelta, UsageReport  # noqa: E402
+
+
+class PacedProvider:
+    """Streams ``count`` words at ``rate`` deltas per second (real time: this is a benchmark)."""
+
+    name = "paced"
+
+    def __init__(self, rate: float, count: int) -> None:
+        self.rate, self.count = rate, count
+
+    async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
+        yield UsageReport(input_tokens=500, output_tokens=0)
+        for i in range(self.count):
+            yield TextDelta(f"word{i} ")
+            await asyncio.sleep(1.0 / self.rate)
+        yield UsageReport(output_tokens=self.count)
+        yield StreamEnd("end_turn")
+
+    async def aclose(self) -> None:
+        return None
+
+
+def rss_kib() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] if ordered else 0.0
+
+
+async def streaming(agents: int, seconds: float, rate: float, tmp: Path) -> dict[str, float]:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.app import build_desktop
+    from kernel.settings import Settings
+
+    count = int(seconds * rate)
+    desk = build_desktop(tmp / "home", providers=lambda name: PacedProvider(rate, count),
+                         settings=Settings(workspace=str(tmp)))
+    desk.window.show()
+    ids = [desk.kernel.spawn(f"agent{i}", provider="paced", model="bench").id for i in range(agents)]
+    await asyncio.sleep(0.2)
+    gc.collect()
+    QApplication.processEvents()
+    before = rss_kib()
+    for agent_id in ids:
+        desk.window.window_for(agent_id)
+        QApplication.processEvents()
+    await asyncio.sleep(0.3)
+    gc.collect()
+    per_window = (rss_kib() - before) / agents
+
+    lateness: list[float] = []
+    last = [time.perf_counter()]
+
+    def tick() -> None:
+        now = time.perf_counter()
+        lateness.append(max(0.0, (now - last[0]) * 1000 - 5.0))
+        last[0] = now
+
+    timer = QTimer()
+    timer.setInterval(5)
+    timer.timeout.connect(tick)
+    started = time.perf_counter()
+    tasks = [desk.kernel.send(agent_id, "stream please") for agent_id in ids]
+    timer.start()
+    await asyncio.wait(tasks)
+    timer.stop()
+    elapsed = time.perf_counter() - started
+    deltas = agents * count
+    desk.window._done = True
+    await desk.kernel.aclose()
+    desk.bridge.close()
+    for window in list(desk.window.windows.values()):
+        window.close()
+    desk.ledger.close()
+    return {
+        "agents": agents, "deltas": deltas, "stream_seconds": round(elapsed, 2),
+        "deltas_per_second": round(deltas / elapsed, 1),
+        "stall_p50_ms": round(percentile(lateness, 50), 2), "stall_p99_ms": round(percentile(lateness, 99), 2),
+        "stall_max_ms": round(max(lateness, default=0.0), 2),
+        "rss_per_window_kib": round(per_window, 1),
+    }
+
+
+def startup(runs: int = 3) -> dict[str, object]:
+    times, sdk = [], ""
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as home:
+            env = dict(os.environ, QT_QPA_PLATFORM="offscreen", AGENTDESK_EXIT_WHEN_SHOWN="1", AGENTDESK_HOME=home)
+            t0 = time.time()
+            out = subprocess.run([sys.executable, "-m", "desktop.launcher"], cwd=ROOT, env=env,
+                                 capture_output=True, text=True, timeout=60)
+            line = next((l for l in out.stdout.splitlines() if l.startswith("shown_at=")), None)
+            if line is None:
+                raise RuntimeError(f"the desktop did not report being shown: {out.stderr[-2000:]}")
+            fields = dict(part.split("=", 1) for part in line.split())
+            times.append((float(fields["shown_at"]) - t0) * 1000)
+            sdk = fields["sdk_loaded"]
+    return {"startup_ms_median": round(statistics.median(times), 1), "startup_ms_min": round(min(times), 1),
+            "sdk_loaded_at_startup": sdk}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=4.0)
+    parser.add_argument("--rate", type=float, default=100.0)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+
+    import qasync
+
+    from desktop.app import make_app
+
+    figures: dict[str, object] = dict(startup())
+    app = make_app([])
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with tempfile.TemporaryDirectory() as tmp, loop:
+        figures.update(loop.run_until_complete(streaming(args.agents, args.seconds, args.rate, Path(tmp))))
+    print(f"start-up to main window shown: {figures['startup_ms_median']} ms median "
+          f"({figures['startup_ms_min']} ms best), provider SDKs loaded: {figures['sdk_loaded_at_startup']}")
+    print(f"{figures['agents']} agents × {args.rate:.0f} deltas/s with {figures['agents']} Ask windows open: "
+          f"{figures['deltas']} deltas in {figures['stream_seconds']} s ({figures['deltas_per_second']}/s)")
+    print(f"event-loop stall (5 ms timer lateness): p50 {figures['stall_p50_ms']} ms, "
+          f"p99 {figures['stall_p99_ms']} ms, max {figures['stall_max_ms']} ms")
+    print(f"memory per additional open Ask window: {figures['rss_per_window_kib']} KiB RSS")
+    if args.json:
+        print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

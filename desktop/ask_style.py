@@ -1,0 +1,58 @@
+"""State colours and faces for the Ask window and lease dialog.
+
+One colour per agent state, used everywhere beside its word (never colour
+alone). Each has a light- and a dark-palette shade chosen for contrast on
+that background; waiting (a person is needed) is the one loud colour. To be
+unified with the main window's ``desktop/style.py`` at merge.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
+
+# state: (glyph, light-palette colour, dark-palette colour)
+STATES: dict[str, tuple[str, str, str]] = {
+    "running": ("\u25cf", "#2e7d32", "#81c784"),
+    "waiting": ("\u25c6", "#d84315", "#ffab40"),
+    "paused": ("\u2016", "#3f51b5", "#9fa8da"),
+    "idle": ("\u25cb", "#616161", "#bdbdbd"),
+    "killed": ("\u2715", "#5d4037", "#bcaaa4"),
+    "failed": ("\u25b2", "#c62828", "#ef9a9a"),
+}
+ERROR = ("#c62828", "#ef9a9a")
+ADDED = ("#1b5e20", "#a5d6a7")
+REMOVED = ("#b71c1c", "#ef9a9a")
+ADDED_BG = ("#e8f5e9", "#1b3320")
+REMOVED_BG = ("#ffebee", "#3a1c1c")
+MUTED = ("#616161", "#b0b0b0")
+SPACING = 4  # the grid: every margin and gap is a multiple of this
+
+
+def is_dark(palette: QPalette | None = None) -> bool:
+    palette = palette or QGuiApplication.palette()
+    return palette.color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def shade(pair: tuple[str, str], palette: QPalette | None = None) -> str:
+    """The light or dark member of a colour pair, for the current palette."""
+    return pair[1] if is_dark(palette) else pair[0]
+
+
+def state_colour(state: str, palette: QPalette | None = None) -> QColor:
+    _, light, dark = STATES.get(state, STATES["idle"])
+    return QColor(shade((light, dark), palette))
+
+
+def state_glyph(state: str) -> str:
+    return STATES.get(state, STATES["idle"])[0]
+
+
+def mono_font() -> QFont:
+    """The system's fixed-pitch face, for paths, scopes, tool names and code."""
+    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    font.setStyleHint(QFont.StyleHint.Monospace)
+    return font
+
+
+def mono_family() -> str:
+    return mono_font().family()

@@ -1,0 +1,162 @@
+"""Words and numbers the Ask window and lease dialog show, as plain functions.
+
+Everything a person reads on those screens (a tool card's one-line summary,
+a budget's "41,200 / 200,000 tokens", a countdown's "1:42", the reason a call
+failed) is computed here from kernel values, without Qt, so plain pytest can
+check it and every view says it the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from kernel.approver import LeaseRequest
+from kernel.leases import describe_duration
+
+# ---- numbers ---------------------------------------------------------------------
+
+
+def format_tokens(used: int, budget: int) -> str:
+    """``41,200 / 200,000 tokens``."""
+    return f"{used:,} / {budget:,} tokens"
+
+
+def format_countdown(seconds: float) -> str:
+    """Seconds left as ``m:ss`` (``1:42``), or ``h:mm:ss`` past an hour; never negative."""
+    s = max(0, int(seconds + 0.999))  # round up: "0:00" only when it is really over
+    h, rest = divmod(s, 3600)
+    m, sec = divmod(rest, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+
+
+def expiry_text(seconds_left: float) -> str:
+    return f"This request expires in {format_countdown(seconds_left)} if unanswered."
+
+
+def format_duration_ms(ms: float) -> str:
+    """``3 ms``, ``1.2 s``, ``2 min 5 s``."""
+    if ms < 1000:
+        return f"{max(0, round(ms))} ms"
+    s = ms / 1000
+    if s < 60:
+        return f"{s:.1f} s"
+    return f"{int(s // 60)} min {int(s % 60)} s"
+
+
+def suggest_budget(used: int, budget: int) -> int:
+    """What "Raise budget…" offers first: double the budget, and at least 10,000 above what is used."""
+    return max(budget * 2, used + 10_000)
+
+
+# ---- diffs -----------------------------------------------------------------------
+
+
+def diff_counts(diff: str) -> tuple[int, int]:
+    """Lines added and removed in a unified diff (headers not counted)."""
+    added = removed = 0
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")):
+            continue
+        if line.startswith("+"):
+            added += 1
+        elif line.startswith("-"):
+            removed += 1
+    return added, removed
+
+
+def format_counts(added: int, removed: int) -> str:
+    """``+12 −3`` (a real minus sign, as in the sketches)."""
+    return f"+{added} \u2212{removed}"
+
+
+def diff_line_kind(line: str) -> str:
+    """How to colour one diff line: ``add``, ``remove``, ``hunk``, ``header`` or ``context``."""
+    if line.startswith(("+++", "---")):
+        return "header"
+    if line.startswith("@@"):
+        return "hunk"
+    if line.startswith("+"):
+        return "add"
+    if line.startswith("-"):
+        return "remove"
+    return "context"
+
+
+# ---- tool calls ------------------------------------------------------------------
+
+
+def summarize_input(tool: str, tool_input: Mapping[str, Any], limit: int = 80) -> str:
+    """One line saying what a call works on: its path, ``src → dst``, the command, the pattern."""
+    get = tool_input.get
+    if isinstance(get("src"), str) and isinstance(get("dst"), str):
+        text = f"{get('src')} \u2192 {get('dst')}"
+    elif isinstance(get("command"), str):
+        text = get("command")
+    elif isinstance(get("pattern"), str):
+        text = f"{get('pattern')!r}" + (f" in {get('path')}" if isinstance(get("path"), str) else "")
+    elif isinstance(get("path"), str):
+        text = get("path")
+    else:
+        text = next((v for v in tool_input.values() if isinstance(v, str)), "")
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    kind: str    # ok · error · denied · expired · cancelled
+    words: str   # the reason, in words, for anything but ok
+
+    @property
+    def failed(self) -> bool:
+        return self.kind != "ok"
+
+    @property
+    def mark(self) -> str:
+        return "\u2713" if self.kind == "ok" else "\u2717"
+
+
+def describe_outcome(ok: bool, content: str) -> CallOutcome:
+    """What happened to a call, from the kernel's ``ToolCallFinished``."""
+    if ok:
+        return CallOutcome("ok", "")
+    first = content.strip().splitlines()[0] if content.strip() else "the call failed"
+    if first.startswith("permission denied"):
+        return CallOutcome("denied", first)
+    if first.startswith("permission request expired"):
+        return CallOutcome("expired", first)
+    if first.startswith("cancelled"):
+        return CallOutcome("cancelled", first)
+    return CallOutcome("error", first)
+
+
+# ---- lease requests --------------------------------------------------------------
+
+
+def lease_title(request: LeaseRequest) -> str:
+    return f"{request.agent_name} ({request.agent_id}) asks for a lease"
+
+
+def lease_action(request: LeaseRequest) -> str:
+    """``to call fs_write on notes/todo.md``."""
+    target = request.preview.path if request.preview and request.preview.path else summarize_input(
+        request.tool, request.input)
+    return f"to call {request.tool}" + (f" on {target}" if target else "")
+
+
+@dataclass(frozen=True)
+class GrantChoice:
+    label: str
+    seconds: float
+    is_default: bool
+
+
+def grant_choices(request: LeaseRequest) -> list[GrantChoice]:
+    """One button per offered duration, in the kernel's order; the Settings default says so."""
+    out = []
+    for seconds in request.durations:
+        is_default = seconds == request.default_duration
+        label = describe_duration(seconds) + (" (default)" if is_default else "")
+        out.append(GrantChoice(label, seconds, is_default))
+    return out

@@ -1,0 +1,244 @@
+"""The Ask window: one agent's conversation, state, budget and controls.
+
+A thin view of the kernel: everything it shows comes from the facade (a
+snapshot when it opens) and the event stream (every change after), and every
+button is one facade call. The words it shows come from ``ask_text``; the
+conversation's widgets live in ``widgets.transcript``. It never blocks: the
+budget prompt is window-modal and opened, not executed.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFrame, QHBoxLayout, QInputDialog, QLabel, QPushButton, QVBoxLayout, QWidget,
+)
+
+from kernel.errors import KernelError
+from kernel.events import (
+    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, PermissionRequested, TextDelta, ToolCallFinished,
+    ToolCallStarted, TurnFinished, UsageUpdated, UserMessage,
+)
+from kernel.facade import Kernel
+from kernel.settings import SettingsStore, home
+
+from .ask_style import ERROR, MUTED, shade
+from .ask_text import suggest_budget
+from .bridge import EventBridge
+from .provider_check import missing_key_message
+from .widgets.budget_bar import BudgetBar
+from .widgets.message_input import MessageInput
+from .widgets.state_badge import StateBadge
+from .widgets.transcript import Transcript
+
+BUSY_STATES = ("running", "waiting")
+
+
+class AskWindow(QWidget):
+    def __init__(self, kernel: Kernel, agent_id: str, bridge: EventBridge, open_settings: Callable[[], None],
+                 parent: QWidget | None = None, *, store: SettingsStore | None = None) -> None:
+        super().__init__(parent, Qt.WindowType.Window)
+        self.kernel, self.agent_id, self.bridge = kernel, agent_id, bridge
+        self._open_settings = open_settings
+        self._store = store or SettingsStore(home())
+        self.info: AgentInfo = kernel.agent(agent_id)
+        self.raise_dialog: QInputDialog | None = None
+        self.setWindowTitle(f"{self.info.name} \u00b7 {agent_id}")
+        self.resize(780, 640)
+        self._build()
+        self.transcript.load_history(kernel.conversation(agent_id))
+        self._show_info(self.info)
+        self._check_key()
+        bridge.event.connect(self._on_event)
+        bridge.tick.connect(self._on_tick)
+
+    # ---- layout -----------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.state_badge = StateBadge(self.info.state, self)
+        self.reason_label = QLabel(self)
+        self.reason_label.setWordWrap(True)
+        self.pause_button = QPushButton("Pause", self)
+        self.pause_button.clicked.connect(self.toggle_pause)
+        self.stop_button = QPushButton("Stop", self)
+        self.stop_button.setToolTip("Stop this agent for good (Ctrl+.)")
+        self.stop_button.clicked.connect(self.stop)
+        QShortcut(QKeySequence("Ctrl+."), self, self.stop, context=Qt.ShortcutContext.WindowShortcut)
+
+        header = QHBoxLayout()
+        header.setSpacing(8)
+        header.addWidget(self.state_badge)
+        header.addWidget(self.reason_label, 1)
+        header.addWidget(self.pause_button)
+        header.addWidget(self.stop_button)
+
+        self.budget_bar = BudgetBar(self)
+        self.raise_button = QPushButton("Raise budget\u2026", self)
+        self.raise_button.clicked.connect(self.ask_raise_budget)
+        budget_row = QHBoxLayout()
+        budget_row.addWidget(self.budget_bar, 1)
+        budget_row.addWidget(self.raise_button)
+
+        self.key_notice = QFrame(self)
+        self.key_notice.setObjectName("keyNotice")
+        self.key_label = QLabel(self.key_notice)
+        self.key_label.setWordWrap(True)
+        self.settings_button = QPushButton("Open Settings\u2026", self.key_notice)
+        self.settings_button.clicked.connect(self._open_settings)
+        notice_row = QHBoxLayout(self.key_notice)
+        notice_row.setContentsMargins(8, 4, 8, 4)
+        notice_row.addWidget(self.key_label, 1)
+        notice_row.addWidget(self.settings_button)
+        err = shade(ERROR, self.palette())
+        self.key_notice.setStyleSheet(f"QFrame#keyNotice {{ border: 1px solid {err}; border-radius: 4px; }}")
+        self.key_notice.hide()
+
+        self.transcript = Transcript(self.info.name, self._diffs, self)
+        self.input = MessageInput(self)
+        self.input.submitted.connect(self.send)
+        self.send_button = QPushButton("Send", self)
+        self.send_button.clicked.connect(self.send)
+        self.status_label = QLabel(self)
+        self.status_label.setStyleSheet(f"color: {shade(MUTED, self.palette())};")
+        input_row = QHBoxLayout()
+        input_row.addWidget(self.input, 1)
+        input_row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
+
+        line = QFrame(self)
+        line.setFrameShape(QFrame.Shape.HLine)
+        line.setFrameShadow(QFrame.Shadow.Sunken)
+        line2 = QFrame(self)
+        line2.setFrameShape(QFrame.Shape.HLine)
+        line2.setFrameShadow(QFrame.Shadow.Sunken)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 12)
+        layout.setSpacing(8)
+        layout.addLayout(header)
+        layout.addLayout(budget_row)
+        layout.addWidget(self.key_notice)
+        layout.addWidget(line)
+        layout.addWidget(self.transcript, 1)
+        layout.addWidget(line2)
+        layout.addLayout(input_row)
+        layout.addWidget(self.status_label)
+
+    # ---- actions ----------------------------------------------------------------
+
+    def send(self) -> None:
+        text = self.input.toPlainText().strip()
+        if not text or not self.send_button.isEnabled():
+            return
+        if self._check_key():
+            return
+        try:
+            self.kernel.send(self.agent_id, text)
+        except (KernelError, ValueError) as exc:
+            self.status_label.setText(str(exc))
+            return
+        self.input.clear()
+        self.status_label.clear()
+
+    def toggle_pause(self) -> None:
+        try:
+            if self.info.state == "paused":
+                self.kernel.resume(self.agent_id)
+            else:
+                self.kernel.pause(self.agent_id)
+                if self.info.state in BUSY_STATES:
+                    self.status_label.setText("Pausing before the next model request\u2026")
+        except KernelError as exc:
+            self.status_label.setText(str(exc))
+
+    def stop(self) -> None:
+        if self.info.state != "killed":
+            self.kernel.kill(self.agent_id)
+
+    def ask_raise_budget(self) -> QInputDialog:
+        """Open (not exec) a window-modal prompt for the new budget."""
+        info = self.kernel.agent(self.agent_id)
+        dialog = QInputDialog(self)
+        dialog.setWindowTitle("Raise budget")
+        dialog.setLabelText(f"New budget for {info.name} in tokens ({info.used:,} used so far):")
+        dialog.setInputMode(QInputDialog.InputMode.IntInput)
+        dialog.setIntRange(max(1, info.used + 1), 2_000_000_000)
+        dialog.setIntStep(10_000)
+        dialog.setIntValue(suggest_budget(info.used, info.budget))
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.intValueSelected.connect(lambda value: self.kernel.raise_budget(self.agent_id, value))
+        self.raise_dialog = dialog
+        dialog.open()
+        return dialog
+
+    # ---- events -----------------------------------------------------------------
+
+    def _on_event(self, event: object) -> None:
+        match event:
+            case UserMessage(agent_id=self.agent_id, text=text):
+                self.transcript.add_user(text)
+            case TextDelta(agent_id=self.agent_id, text=text):
+                self.transcript.add_text(text)
+            case TurnFinished(agent_id=self.agent_id):
+                self.transcript.end_text()
+            case ToolCallStarted(agent_id=self.agent_id) as e:
+                self.transcript.start_call(e.call_id, e.tool, e.scope, e.input)
+            case ToolCallFinished(agent_id=self.agent_id) as e:
+                self.transcript.finish_call(e.call_id, e.ok, e.content, e.duration_ms, e.changes)
+            case PermissionRequested(request=request) if request.agent_id == self.agent_id:
+                self.transcript.waiting_for(request.tool)
+            case AgentStateChanged(agent=info) if info.id == self.agent_id:
+                self._show_info(info)
+                if info.state == "failed":
+                    self.transcript.add_notice(f"{info.name} failed: {info.reason or 'no reason given'}")
+            case AgentKilled(agent=info, by=by) if info.id == self.agent_id:
+                self._show_info(info)
+                self.transcript.add_notice(f"{info.name} was stopped ({info.reason or 'by ' + by}).")
+            case UsageUpdated(agent=info) | AgentSpawned(agent=info) if info.id == self.agent_id:
+                self._show_info(info)
+
+    def _show_info(self, info: AgentInfo) -> None:
+        self.info = info
+        self.state_badge.set_state(info.state)
+        self.reason_label.setText(info.reason)
+        self.budget_bar.set_usage(info.used, info.budget)
+        killed = info.state == "killed"
+        self.pause_button.setText("Resume" if info.state == "paused" else "Pause")
+        self.pause_button.setEnabled(not killed)
+        self.stop_button.setEnabled(not killed)
+        self.raise_button.setEnabled(not killed)
+        can_send = not killed and info.state not in BUSY_STATES and self.key_notice.isHidden()
+        self.input.setEnabled(can_send)
+        self.send_button.setEnabled(can_send)
+        if info.state not in BUSY_STATES and self.status_label.text().startswith("Pausing"):
+            self.status_label.clear()
+        if killed:
+            self.input.setPlaceholderText("This agent was stopped; open a new Ask to continue.")
+
+    def _check_key(self) -> bool:
+        """Show or hide the missing-key notice; True when the key is missing."""
+        message = missing_key_message(self.info.provider, self._store)
+        self.key_label.setText(message or "")
+        self.key_notice.setVisible(message is not None)
+        self._show_info(self.info)
+        return message is not None
+
+    def _on_tick(self) -> None:
+        if not self.key_notice.isHidden():
+            self._check_key()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
+            self._check_key()
+        super().changeEvent(event)
+
+    def _diffs(self, seqs: Sequence[int]) -> list[str]:
+        out = []
+        for seq in seqs:
+            try:
+                out.append(self.kernel.ledger.diff(seq))
+            except Exception as exc:  # a diff is a courtesy; say why it is missing
+                out.append(f"(no diff for #{seq}: {exc})")
+        return out

@@ -1,0 +1,113 @@
+"""What the ledger view's detail pane says about one entry, as HTML.
+
+A tool entry shows its input, then what it caused (the result or error and
+each file change with its diff); a file change shows its unified diff with
+added and removed lines coloured; anything else shows its JSON. Plain
+Python over the ledger, so the wording is tested without a window.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass
+from typing import Callable
+
+from ledger import Entry, FileChange, Ledger, ToolCall, ToolError, ToolResult, Undo
+from ledger.errors import LedgerError
+
+
+@dataclass(frozen=True)
+class Palette:
+    """Colours for the diff and for errors, picked from the running theme by the caller."""
+
+    added: str = "#1a7f37"
+    removed: str = "#b42318"
+    hunk: str = "#6639ba"
+    error: str = "#b91c1c"
+    muted: str = "#6b7280"
+    mono: str = "monospace"
+
+
+def diff_html(diff: str, p: Palette) -> str:
+    """A unified diff as preformatted HTML, + lines in the added colour, - in the removed one."""
+    if not diff:
+        return f'<p style="color:{p.muted}">(no change in content)</p>'
+    out = []
+    for line in diff.splitlines():
+        esc = html.escape(line)
+        if line.startswith(("+++", "---")):
+            out.append(f'<span style="color:{p.muted}">{esc}</span>')
+        elif line.startswith("+"):
+            out.append(f'<span style="color:{p.added}">{esc}</span>')
+        elif line.startswith("-"):
+            out.append(f'<span style="color:{p.removed}">{esc}</span>')
+        elif line.startswith("@@"):
+            out.append(f'<span style="color:{p.hunk}">{esc}</span>')
+        else:
+            out.append(esc)
+    return f'<pre style="font-family:{p.mono}; margin:0">' + "\n".join(out) + "</pre>"
+
+
+def json_html(value: object, p: Palette) -> str:
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    return f'<pre style="font-family:{p.mono}; margin:0">{html.escape(text)}</pre>'
+
+
+def _h(text: str) -> str:
+    return f"<h4 style='margin:8px 0 4px 0'>{html.escape(text)}</h4>"
+
+
+def _change_html(ledger: Ledger, change: FileChange, rel: Callable[[str, str | None], str], p: Palette) -> str:
+    try:
+        diff = ledger.diff(change.seq)
+    except LedgerError as exc:
+        diff = f"(diff unavailable: {exc})"
+    shown = rel(change.path, change.actor)
+    diff = diff.replace(f"a{change.path}", f"a/{shown}", 1).replace(f"b{change.path}", f"b/{shown}", 1)
+    title = f"#{change.seq} fs.write  {shown}"
+    if change.reverts is not None:
+        title += f"  (reverts #{change.reverts})"
+    return f'<p style="font-family:{p.mono}; margin:8px 0 4px 0"><b>{html.escape(title)}</b></p>' + diff_html(diff, p)
+
+
+def entry_html(ledger: Ledger, entry: Entry, rel: Callable[[str, str | None], str], p: Palette,
+               undone_by: int | None = None) -> str:
+    """The detail pane's contents for ``entry``."""
+    head = f"<b>#{entry.seq}</b> · {html.escape(entry.kind)} · {html.escape(entry.actor)}"
+    if undone_by is not None:
+        head += f' · <span style="color:{p.muted}"><s>undone</s> by #{undone_by}</span>'
+    parts = [f"<p style='margin:0 0 4px 0'>{head}</p>"]
+    match entry:
+        case FileChange():
+            parts.append(_change_html(ledger, entry, rel, p))
+        case ToolCall(tool=tool, scope=scope, input=tool_input):
+            parts.append(f'<p style="font-family:{p.mono}; margin:0">{html.escape(tool)}  {html.escape(scope)}</p>')
+            parts.append(_h("Input"))
+            parts.append(json_html(dict(tool_input), p))
+            caused = ledger.caused_by(entry.seq)
+            for c in caused:
+                if isinstance(c, ToolResult):
+                    parts.append(_h("Result" + (f" · {c.duration_ms:.0f} ms" if c.duration_ms is not None else "")))
+                    parts.append(json_html(c.output, p))
+                elif isinstance(c, ToolError):
+                    parts.append(_h("Error"))
+                    parts.append(f'<p style="color:{p.error}">{html.escape(c.message)}</p>')
+            changes = [c for c in caused if isinstance(c, FileChange)]
+            if changes:
+                parts.append(_h(f"File changes ({len(changes)})"))
+                parts.extend(_change_html(ledger, c, rel, p) for c in changes)
+            elif not caused:
+                parts.append(f'<p style="color:{p.muted}">No result recorded yet.</p>')
+        case Undo(reversed=rev, conflicts=conflicts):
+            parts.append(f"<p>Reversed {len(rev)} change(s) after #{entry.after_seq}"
+                         + (f" made by {html.escape(entry.only_actor)}" if entry.only_actor else "") + ".</p>")
+            for path in conflicts:
+                parts.append(f'<p style="color:{p.error}; font-family:{p.mono}">conflict: '
+                             f'{html.escape(rel(path, None))}</p>')
+            for c in ledger.caused_by(entry.seq):
+                if isinstance(c, FileChange):
+                    parts.append(_change_html(ledger, c, rel, p))
+        case _:
+            parts.append(json_html(entry.to_json(), p))
+    return "".join(parts)

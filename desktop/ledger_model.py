@@ -1,0 +1,311 @@
+"""The ledger view's model: pages of entries, newest first, never the whole history.
+
+``LedgerPager`` is plain Python over the facade's ``ledger_page``: it holds
+the pages loaded so far (200 entries each, fetched with ``before`` = the
+oldest seq loaded), the active filters, and which loaded changes are undone.
+New entries arrive through ``LedgerAppended`` and go on top when they match
+the filters. ``LedgerTableModel`` exposes it to Qt with ``canFetchMore`` /
+``fetchMore``, so a million-entry ledger opens as fast as an empty one and
+loads more only as the view scrolls.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+
+from ledger import (
+    AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke, Snapshot, ToolCall,
+    ToolError, ToolResult, Undo,
+)
+
+from . import style
+
+PAGE = 200
+COLUMNS = ("seq", "time", "actor", "kind", "tool / path", "scope", "cause")
+COL_SEQ, COL_TIME, COL_ACTOR, COL_KIND, COL_WHAT, COL_SCOPE, COL_CAUSE = range(len(COLUMNS))
+MONO_COLUMNS = (COL_WHAT, COL_SCOPE)
+EntryRole = Qt.ItemDataRole.UserRole + 1
+
+
+@dataclass(frozen=True)
+class Filters:
+    actor: str | None = None
+    kind: str | None = None
+    path: str | None = None  # an absolute path prefix
+
+    def matches(self, entry: Entry) -> bool:
+        if self.actor is not None and entry.actor != self.actor:
+            return False
+        if self.kind is not None and entry.kind != self.kind:
+            return False
+        if self.path is not None:
+            path = getattr(entry, "path", None)
+            return isinstance(path, str) and path.startswith(self.path)
+        return True
+
+    def query(self) -> dict[str, str]:
+        return {k: v for k, v in (("actor", self.actor), ("kind", self.kind), ("path", self.path)) if v}
+
+
+class LedgerPager:
+    """Loaded entries (newest first), filters, undone marks and workspaces for relative paths."""
+
+    def __init__(self, page: Callable[..., list[Entry]], undone_by: Callable[[Sequence[int]], Mapping[int, int]],
+                 default_root: str | None = None, page_size: int = PAGE,
+                 last_seq: Callable[[], int] | None = None) -> None:
+        self._page = page
+        self._last_seq = last_seq
+        self.high_seq = 0  # the newest seq known to be in the ledger (whatever the filters)
+        self._undone_by = undone_by
+        self.page_size = page_size
+        self.filters = Filters()
+        self.entries: list[Entry] = []
+        self.undone: dict[int, int] = {}
+        self.exhausted = False
+        self.pages_loaded = 0
+        self.default_root = default_root
+        self.workspaces: dict[str, str] = {}
+
+    # ---- loading ---------------------------------------------------------------
+
+    def reset(self, filters: Filters | None = None) -> list[Entry]:
+        """Start over (new filters): drop everything and load the newest page."""
+        if filters is not None:
+            self.filters = filters
+        self.entries, self.undone, self.exhausted, self.pages_loaded = [], {}, False, 0
+        got = self.fetch_more()
+        self.high_seq = max(self._last_seq() if self._last_seq else 0, got[0].seq if got else 0)
+        return got
+
+    def fetch_more(self) -> list[Entry]:
+        """The next older page, appended at the bottom; [] once history is exhausted."""
+        got = self.next_page()
+        self.accept(got)
+        return got
+
+    def next_page(self) -> list[Entry]:
+        """Query the page older than everything loaded (without keeping it yet)."""
+        if self.exhausted:
+            return []
+        before = self.entries[-1].seq if self.entries else None
+        got = self._page(before=before, limit=self.page_size, **self.filters.query())
+        self.pages_loaded += 1
+        if len(got) < self.page_size:
+            self.exhausted = True
+        return got
+
+    def accept(self, page: list[Entry]) -> None:
+        """Keep a page from ``next_page`` at the bottom, with its undone marks."""
+        self._learn(page)
+        self.entries.extend(page)
+        self.undone.update(self._undone_by([e.seq for e in page if isinstance(e, FileChange)]))
+
+    def take_new(self, entry: Entry) -> list[Entry]:
+        """Entries to put on top for a newly appended one, newest first.
+
+        Not every append is announced (file changes are written by tools
+        straight to the ledger; another process may share the file), so a
+        jump in seq is filled from the ledger before ``entry`` goes on top.
+        """
+        if entry.seq <= self.high_seq:
+            return []
+        new = [entry] if self.filters.matches(entry) else []
+        if entry.seq > self.high_seq + 1:
+            new += self._page(after=self.high_seq, before=entry.seq, limit=10_000, **self.filters.query())
+        self.high_seq = entry.seq
+        self._learn(new)
+        if self.entries:
+            new = [e for e in new if e.seq > self.entries[0].seq]
+        self.undone.update(self._undone_by([e.seq for e in new if isinstance(e, FileChange)]))
+        return new
+
+    def on_appended(self, entry: Entry) -> list[Entry]:
+        """Put what is new on top; returns it (newest first)."""
+        new = self.take_new(entry)
+        self.entries[:0] = new
+        return new
+
+    def refresh_undone(self) -> None:
+        """Recompute undone marks for every loaded change (after an undo, or a redo)."""
+        seqs = [e.seq for e in self.entries if isinstance(e, FileChange)]
+        undone: dict[int, int] = {}
+        for i in range(0, len(seqs), 500):
+            undone.update(self._undone_by(seqs[i:i + 500]))
+        self.undone = undone
+
+    def row_of(self, seq: int) -> int | None:
+        for i, e in enumerate(self.entries):
+            if e.seq == seq:
+                return i
+        return None
+
+    # ---- words -------------------------------------------------------------------
+
+    def _learn(self, entries: Iterable[Entry]) -> None:
+        for e in entries:
+            if isinstance(e, AgentSpawn) and e.workspace:
+                self.workspaces.setdefault(e.actor, e.workspace)
+
+    def relative(self, path: str, actor: str | None = None) -> str:
+        """``path`` relative to the actor's workspace (or the default one) when it lies inside."""
+        for root in (self.workspaces.get(actor or ""), self.default_root):
+            if root:
+                try:
+                    rel = os.path.relpath(path, root)
+                except ValueError:
+                    continue
+                if not rel.startswith(".."):
+                    return rel
+        return path
+
+    def what(self, e: Entry) -> str:
+        match e:
+            case FileChange(path=path):
+                return self.relative(path, e.actor)
+            case ToolCall(tool=tool) | Denied(tool=tool):
+                return tool
+            case ToolError(tool=tool, message=message):
+                return f"{tool or 'call'}: {message}"
+            case ToolResult(duration_ms=ms):
+                return "ok" + (f" · {ms:.0f} ms" if ms is not None else "")
+            case LeaseGrant(subject=subject, duration_s=d):
+                from kernel.leases import describe_duration
+                return f"→ {subject} · {describe_duration(d)}"
+            case LeaseRevoke(subject=subject, reason=reason):
+                return f"{subject}: {reason}" if reason else subject
+            case Expired(subject=subject, tool=tool, lease=lease):
+                return f"lease #{lease} of {subject}" if lease else f"request by {subject} ({tool})"
+            case AgentSpawn(name=name, model=model):
+                return f"{name} · {model}" if model else name
+            case AgentKill(subject=subject, reason=reason):
+                return f"{subject}: {reason}"
+            case Undo(after_seq=after, reversed=rev, conflicts=conf):
+                extra = f", {len(conf)} conflict(s)" if conf else ""
+                return f"after #{after}: {len(rev)} change(s){extra}"
+            case Snapshot(root=root, changed=changed):
+                return f"{root} ({changed} changed)"
+        return ""
+
+    @staticmethod
+    def scope(e: Entry) -> str:
+        return str(getattr(e, "scope", "") or "")
+
+    @staticmethod
+    def cause(e: Entry) -> str:
+        cause = getattr(e, "cause", None)
+        if cause is not None:
+            return f"#{cause}"
+        lease = getattr(e, "lease", None)
+        return f"lease #{lease}" if lease else ""
+
+
+class LedgerTableModel(QAbstractTableModel):
+    """Qt's view of ``LedgerPager``: lazy paging, live inserts at the top, undone rows struck out."""
+
+    def __init__(self, pager: LedgerPager, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.pager = pager
+        self.pager.reset()
+
+    def set_filters(self, filters: Filters) -> None:
+        self.beginResetModel()
+        self.pager.reset(filters)
+        self.endResetModel()
+
+    def on_event(self, event: object) -> None:
+        from kernel.events import LedgerAppended
+
+        if not isinstance(event, LedgerAppended):
+            return
+        new = self.pager.take_new(event.entry)
+        if new:
+            self.beginInsertRows(QModelIndex(), 0, len(new) - 1)
+            self.pager.entries[:0] = new
+            self.endInsertRows()
+        if isinstance(event.entry, Undo) and self.pager.entries:
+            self.pager.refresh_undone()
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.pager.entries) - 1, len(COLUMNS) - 1))
+
+    # ---- paging ------------------------------------------------------------------
+
+    def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> bool:
+        return not parent.isValid() and not self.pager.exhausted
+
+    def fetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> None:
+        if parent.isValid() or self.pager.exhausted:
+            return
+        got = self.pager.next_page()
+        if not got:
+            return
+        start = len(self.pager.entries)
+        self.beginInsertRows(QModelIndex(), start, start + len(got) - 1)
+        self.pager.accept(got)
+        self.endInsertRows()
+
+    # ---- Qt model ------------------------------------------------------------------
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.pager.entries)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def entry_at(self, row: int) -> Entry:
+        return self.pager.entries[row]
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        e = self.pager.entries[index.row()]
+        col = index.column()
+        undone_by = self.pager.undone.get(e.seq)
+        if role == EntryRole:
+            return e
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(e, col, undone_by)
+        if role == Qt.ItemDataRole.FontRole:
+            font = style.mono_font() if col in MONO_COLUMNS else None
+            if undone_by is not None and col != COL_CAUSE:
+                font = font or style.QApplication.font()
+                font.setStrikeOut(True)
+            return font
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if undone_by is not None:
+                return style.role_colour("muted")
+            if e.kind in ("error", "denied"):
+                return style.role_colour("error")
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if undone_by is not None:
+                return f"undone by #{undone_by}"
+            if col == COL_WHAT and isinstance(e, FileChange):
+                return e.path
+        if role == Qt.ItemDataRole.TextAlignmentRole and col == COL_SEQ:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def _display(self, e: Entry, col: int, undone_by: int | None) -> str:
+        if col == COL_SEQ:
+            return str(e.seq)
+        if col == COL_TIME:
+            return time.strftime("%H:%M:%S", time.localtime(e.ts))
+        if col == COL_ACTOR:
+            return e.actor
+        if col == COL_KIND:
+            return e.kind
+        if col == COL_WHAT:
+            return self.pager.what(e)
+        if col == COL_SCOPE:
+            return self.pager.scope(e)
+        if undone_by is not None:
+            return f"undone by #{undone_by}"
+        return self.pager.cause(e)

@@ -1,0 +1,232 @@
+"""The ledger view: filters, the paged table, a detail pane and undo from any entry.
+
+The table is a ``LedgerTableModel`` (pages of 200, fetched as the view
+scrolls); filters re-query the ledger through the facade. Selecting an entry
+fills the detail pane (``ledger_detail``). "Undo changes after this entry…"
+first runs the undo as a dry run and shows what will happen to each file,
+then applies it and shows what did; both dialogs are window-modal.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMenu, QPushButton, QSplitter,
+    QStackedWidget, QTableView, QTextBrowser, QVBoxLayout, QWidget,
+)
+
+from ledger import KINDS, Entry, FileChange
+
+from . import style
+from .ledger_detail import Palette, entry_html
+from .ledger_model import COL_WHAT, EntryRole, Filters, LedgerPager, LedgerTableModel
+from .undo_dialogs import UndoConfirmDialog, UndoResultDialog
+
+EMPTY_TEXT = ("The ledger is empty.\n\nEvery tool call an agent makes, every file it changes, every lease "
+              "you grant or revoke and every undo will appear here, newest first.")
+NO_MATCH_TEXT = "No entries match these filters."
+AGENT_ACTORS = ("user", "kernel", "outside")
+
+
+def _is_agent(actor: str) -> bool:
+    return actor not in AGENT_ACTORS
+
+
+class LedgerView(QWidget):
+    undone = Signal(object)  # UndoReport, after an undo was applied
+
+    def __init__(self, kernel: Any, default_root: str | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.kernel = kernel
+        pager = LedgerPager(kernel.ledger_page, kernel.ledger.undone_by, default_root=default_root,
+                            last_seq=kernel.ledger.last_seq)
+        for info in kernel.agents():
+            pager.workspaces[info.id] = info.workspace
+        self.model = LedgerTableModel(pager, self)
+        self.last_dialog: UndoConfirmDialog | UndoResultDialog | None = None
+        self._build()
+        self.model.rowsInserted.connect(self._update_empty)
+        self.model.modelReset.connect(self._update_empty)
+        self._update_empty()
+
+    # ---- layout ------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.actor = QLineEdit(placeholderText="actor (a7, user…)")
+        self.kind = QComboBox()
+        self.kind.addItem("all kinds", None)
+        for kind in KINDS:
+            self.kind.addItem(kind, kind)
+        self.path = QLineEdit(placeholderText="path prefix")
+        self.path.setFont(style.mono_font())
+        for edit in (self.actor, self.path):
+            edit.setClearButtonEnabled(True)
+            edit.editingFinished.connect(self.apply_filters)
+        self.kind.currentIndexChanged.connect(self.apply_filters)
+        bar = QHBoxLayout()
+        bar.setSpacing(style.SPACING * 2)
+        bar.addWidget(self.actor, 2)
+        bar.addWidget(self.kind, 2)
+        bar.addWidget(self.path, 3)
+
+        self.table = QTableView()
+        self.table.setObjectName("ledger")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setShowGrid(False)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(style.METRICS.row - style.SPACING)
+        header = self.table.horizontalHeader()
+        header.setHighlightSections(False)
+        for col, width in enumerate((60, 72, 52, 104, 220, 72, 112)):
+            header.resizeSection(col, width)
+        header.setSectionResizeMode(COL_WHAT, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().currentRowChanged.connect(lambda cur, _prev: self.show_detail(cur))
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._menu_at)
+
+        self.empty = QLabel(EMPTY_TEXT)
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setForegroundRole(self.empty.foregroundRole())
+        self.empty.setMargin(style.SPACING * 6)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.table)
+        self.stack.addWidget(self.empty)
+
+        self.detail = QTextBrowser()
+        self.detail.setOpenLinks(False)
+        self.detail.setPlaceholderText("Select an entry to see its input, result, diff and what it caused.")
+        self.undo_after = QPushButton("Undo changes after this entry…")
+        self.undo_mine = QPushButton("…made by this agent only")
+        self.undo_after.clicked.connect(lambda: self.confirm_undo(self.current_entry()))
+        self.undo_mine.clicked.connect(lambda: self.confirm_undo(self.current_entry(), only_agent=True))
+        actions = QHBoxLayout()
+        actions.setSpacing(style.SPACING * 2)
+        actions.addWidget(self.undo_after)
+        actions.addWidget(self.undo_mine)
+        actions.addStretch(1)
+        detail_box = QWidget()
+        detail_layout = QVBoxLayout(detail_box)
+        detail_layout.setContentsMargins(0, 0, 0, 0)
+        detail_layout.setSpacing(style.SPACING)
+        detail_layout.addLayout(actions)
+        detail_layout.addWidget(self.detail)
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.stack)
+        split.addWidget(detail_box)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        self.splitter = split
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(style.SPACING * 2)
+        layout.addLayout(bar)
+        layout.addWidget(split)
+        self._enable_undo(None)
+
+    def _update_empty(self, *args: object) -> None:
+        empty = self.model.rowCount() == 0
+        self.empty.setText(NO_MATCH_TEXT if self.model.pager.filters != Filters() else EMPTY_TEXT)
+        self.stack.setCurrentWidget(self.empty if empty else self.table)
+
+    # ---- feeding -------------------------------------------------------------------
+
+    def on_event(self, event: object) -> None:
+        self.model.on_event(event)
+        current = self.current_entry()
+        from ledger import Undo
+
+        if current is not None and getattr(event, "entry", None) is not None and isinstance(event.entry, Undo):
+            self.show_detail(self.table.currentIndex())
+
+    def apply_filters(self) -> None:
+        path = self.path.text().strip() or None
+        if path and not os.path.isabs(path) and self.model.pager.default_root:
+            path = os.path.join(self.model.pager.default_root, path)
+        filters = Filters(actor=self.actor.text().strip() or None, kind=self.kind.currentData(), path=path)
+        if filters != self.model.pager.filters:
+            self.model.set_filters(filters)
+            self.show_detail(QModelIndex())
+
+    # ---- detail ----------------------------------------------------------------------
+
+    def current_entry(self) -> Entry | None:
+        index = self.table.currentIndex()
+        return index.data(EntryRole) if index.isValid() else None
+
+    def select_seq(self, seq: int) -> bool:
+        row = self.model.pager.row_of(seq)
+        if row is None:
+            return False
+        self.table.selectRow(row)
+        self.table.setCurrentIndex(self.model.index(row, 0))
+        return True
+
+    def palette_for_detail(self) -> Palette:
+        return Palette(added=style.role_colour("added").name(), removed=style.role_colour("removed").name(),
+                       hunk=style.role_colour("hunk").name(), error=style.role_colour("error").name(),
+                       muted=style.role_colour("muted").name(), mono=style.mono_family())
+
+    def show_detail(self, index: QModelIndex) -> None:
+        entry = index.data(EntryRole) if index.isValid() else None
+        self._enable_undo(entry)
+        if entry is None:
+            self.detail.clear()
+            return
+        html = entry_html(self.kernel.ledger, entry, self.model.pager.relative, self.palette_for_detail(),
+                          self.model.pager.undone.get(entry.seq))
+        self.detail.setHtml(html)
+
+    def _enable_undo(self, entry: Entry | None) -> None:
+        self.undo_after.setEnabled(entry is not None)
+        self.undo_mine.setEnabled(entry is not None and _is_agent(entry.actor))
+        if entry is not None and _is_agent(entry.actor):
+            self.undo_mine.setText(f"…made by {entry.actor} only")
+        else:
+            self.undo_mine.setText("…made by this agent only")
+
+    def _menu_at(self, pos: QPoint) -> None:
+        index = self.table.indexAt(pos)
+        entry = index.data(EntryRole) if index.isValid() else None
+        if entry is None:
+            return
+        menu = QMenu(self)
+        menu.addAction("Undo changes after this entry…", lambda: self.confirm_undo(entry))
+        mine = menu.addAction(f"…made by {entry.actor} only", lambda: self.confirm_undo(entry, only_agent=True))
+        mine.setEnabled(_is_agent(entry.actor))
+        if isinstance(entry, FileChange):
+            menu.addAction("Show only this file", lambda: (self.path.setText(entry.path), self.apply_filters()))
+        menu.popup(self.table.viewport().mapToGlobal(pos))
+
+    # ---- undo ------------------------------------------------------------------------
+
+    def _rel(self, path: str) -> str:
+        return self.model.pager.relative(path)
+
+    def confirm_undo(self, entry: Entry | None, only_agent: bool = False) -> UndoConfirmDialog | None:
+        """Dry-run the undo and ask, listing each file and what will happen to it."""
+        if entry is None:
+            return None
+        actor = entry.actor if only_agent and _is_agent(entry.actor) else None
+        report = self.kernel.undo(entry.seq, only_actor=actor, dry_run=True)
+        dialog = UndoConfirmDialog(self.window(), report, self._rel, who=actor)
+        dialog.confirmed.connect(lambda: self.apply_undo(entry.seq, actor))
+        dialog.open()
+        self.last_dialog = dialog
+        return dialog
+
+    def apply_undo(self, seq: int, only_actor: str | None) -> UndoResultDialog:
+        report = self.kernel.undo(seq, only_actor=only_actor)
+        dialog = UndoResultDialog(self.window(), report, self._rel)
+        dialog.open()
+        self.last_dialog = dialog
+        self.undone.emit(report)
+        return dialog

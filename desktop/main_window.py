@@ -1,0 +1,223 @@
+"""The main window: toolbar, the process table beside the ledger view, a status line.
+
+It owns the agent windows (agent id → Ask window) so double-clicking a row,
+"+ New Ask" and the lease dialogs all open or raise the same window. It
+talks to the kernel only through the facade and learns everything else from
+the bridge's events. Closing while agents work asks first (window-modal),
+then shuts the kernel down with ``aclose``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Callable
+
+import shiboken6
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QLabel, QMainWindow, QMessageBox, QSizePolicy, QSplitter, QToolBar, QVBoxLayout, QWidget,
+)
+
+from . import style
+from .bridge import EventBridge
+from .ledger_view import LedgerView
+from .process_model import ProcessRows, ProcessTableModel
+from .process_view import ProcessView
+from .status import StatusCounts, StatusLabels
+
+WindowFactory = Callable[[str], QWidget]
+BUSY_STATES = ("running", "waiting")
+
+
+def _section(title: str, body: QWidget) -> QWidget:
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(style.SPACING * 2, style.SPACING * 2, style.SPACING * 2, style.SPACING * 2)
+    layout.setSpacing(style.SPACING * 2)
+    label = QLabel(title)
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
+    layout.addWidget(label)
+    layout.addWidget(body)
+    return box
+
+
+class MainWindow(QMainWindow):
+    shown = Signal()   # first exposed (start-up measurement)
+    closed = Signal()  # after the kernel has shut down
+
+    def __init__(self, kernel: Any, bridge: EventBridge, *, make_ask_window: WindowFactory | None = None,
+                 open_settings: Callable[[], None] | None = None, now: Callable[[], float] = time.time,
+                 default_root: str | None = None, attached: bool = True) -> None:
+        super().__init__()
+        self.kernel = kernel
+        self.bridge = bridge
+        self.windows: dict[str, QWidget] = {}
+        self._make_ask_window = make_ask_window
+        self._open_settings = open_settings
+        self._shutting_down = False
+        self._done = False
+        self._exposed = False
+        self.close_prompt: QMessageBox | None = None
+        self.setWindowTitle("Agentdesk")
+        self.setWindowIcon(style.app_icon())
+
+        rows = ProcessRows(now)
+        rows.load(kernel.agents(), kernel.leases())
+        self.processes = ProcessTableModel(rows, self)
+        self.process_view = ProcessView(kernel, self.processes)
+        self.process_view.open_requested.connect(self.window_for)
+        self.ledger_view = LedgerView(kernel, default_root=default_root)
+        counts = StatusCounts(ledger_entries=kernel.ledger.count(), last_seq=kernel.ledger.last_seq(), attached=attached,
+                              now=now)
+        counts.load(kernel.agents(), kernel.leases())
+        self.status = StatusLabels(counts, self)
+        self.process_view.error.connect(lambda text: self.statusBar().showMessage(text, 5000))
+
+        self._build_toolbar()
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(_section("Processes", self.process_view))
+        split.addWidget(_section("Ledger", self.ledger_view))
+        split.setStretchFactor(0, 5)
+        split.setStretchFactor(1, 6)
+        split.setSizes([560, 720])
+        split.setChildrenCollapsible(False)
+        self.splitter = split
+        self.setCentralWidget(split)
+        self.statusBar().addPermanentWidget(self.status.footer)
+        self.statusBar().setSizeGripEnabled(False)
+
+        QShortcut(QKeySequence("Ctrl+P"), self, self.focus_processes)
+        QShortcut(QKeySequence("Ctrl+L"), self, self.focus_ledger)
+        bridge.event.connect(self._on_event)
+        bridge.tick.connect(self._on_tick)
+        self.resize(1280, 760)
+
+    def _build_toolbar(self) -> None:
+        bar = QToolBar("Main")
+        bar.setMovable(False)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.new_action = QAction(style.icon("new-ask"), "+ New Ask", self)
+        self.new_action.setShortcut(QKeySequence("Ctrl+N"))
+        self.new_action.setToolTip("Start a new agent and open its Ask window (Ctrl+N)")
+        self.new_action.triggered.connect(self.new_ask)
+        self.settings_action = QAction(style.icon("settings"), "Settings", self)
+        self.settings_action.triggered.connect(self.open_settings)
+        bar.addAction(self.new_action)
+        bar.addAction(self.settings_action)
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        bar.addWidget(spacer)
+        self.status.headline.setContentsMargins(0, 0, style.SPACING * 3, 0)
+        bar.addWidget(self.status.headline)
+        self.addToolBar(bar)
+        self.toolbar = bar
+
+    # ---- events ------------------------------------------------------------------
+
+    def _on_event(self, event: object) -> None:
+        self.processes.on_event(event)
+        self.ledger_view.on_event(event)
+        self.status.on_event(event)
+
+    def _on_tick(self) -> None:
+        self.processes.on_tick()
+        self.status.refresh()
+
+    def event(self, e: QEvent) -> bool:
+        if e.type() == QEvent.Type.Expose and not self._exposed and self.isExposed():
+            self._exposed = True
+            self.shown.emit()
+        return super().event(e)
+
+    def showEvent(self, e) -> None:  # type: ignore[override]
+        super().showEvent(e)
+        if not self._exposed:
+            self._exposed = True
+            self.shown.emit()
+
+    # ---- actions --------------------------------------------------------------------
+
+    def focus_processes(self) -> None:
+        self.process_view.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def focus_ledger(self) -> None:
+        view = self.ledger_view
+        target = view.table if view.stack.currentWidget() is view.table else view.actor  # empty: the filters
+        target.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def new_ask(self) -> QWidget:
+        """Spawn an agent with a generated name and open its Ask window."""
+        info = self.kernel.spawn()
+        return self.window_for(info.id)
+
+    def window_for(self, agent_id: str) -> QWidget:
+        """The agent's Ask window, opened or raised."""
+        window = self.windows.get(agent_id)
+        if window is None:
+            factory = self._make_ask_window or self._default_ask_window
+            window = factory(agent_id)
+            self.windows[agent_id] = window
+            window.destroyed.connect(lambda *_a, aid=agent_id: self.windows.pop(aid, None))
+        window.show()
+        window.raise_()
+        window.activateWindow()
+        return window
+
+    def _default_ask_window(self, agent_id: str) -> QWidget:
+        from .ask_window import AskWindow
+
+        return AskWindow(self.kernel, agent_id, self.bridge, self.open_settings)
+
+    def open_settings(self) -> None:
+        if self._open_settings is not None:
+            self._open_settings()
+
+    # ---- closing ------------------------------------------------------------------------
+
+    def busy_agents(self) -> list[str]:
+        return [a.name for a in self.kernel.agents() if a.state in BUSY_STATES]
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self._done:
+            event.accept()
+            return
+        event.ignore()
+        if self._shutting_down:
+            return
+        busy = self.busy_agents()
+        if not busy:
+            self.shut_down()
+            return
+        box = QMessageBox(QMessageBox.Icon.Question, "Quit Agentdesk?",
+                          f"{len(busy)} agent(s) are still working: {', '.join(busy)}.\n"
+                          "Quitting stops them (recorded in the ledger as killed by the kernel).",
+                          QMessageBox.StandardButton.Cancel, self)
+        quit_button = box.addButton("Stop agents and quit", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.buttonClicked.connect(lambda b: self.shut_down() if b is quit_button else None)
+        self.close_prompt = box
+        box.open()
+
+    def shut_down(self) -> None:
+        """Stop the kernel (``aclose``), then close every window."""
+        if self._shutting_down:
+            return
+        self._shutting_down = True
+        asyncio.ensure_future(self._shut_down())
+
+    async def _shut_down(self) -> None:
+        try:
+            await self.kernel.aclose()
+        finally:
+            self.bridge.close()
+            for window in list(self.windows.values()):
+                window.close()
+            self._done = True
+            if shiboken6.isValid(self):
+                self.close()
+                self.closed.emit()

@@ -1,0 +1,54 @@
+"""Markdown to the HTML subset Qt's rich text understands, safe to call mid-stream.
+
+A reply arrives in pieces, so a code fence may be open when we render: it is
+closed for the render only, so half a code block already looks like code.
+Raw HTML from the model is escaped (the model's text is not trusted markup).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import markdown
+
+_EXTENSIONS = ["fenced_code", "tables", "sane_lists", "nl2br"]
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)", re.MULTILINE)
+
+
+def close_open_fence(text: str) -> str:
+    """``text`` with an unterminated code fence closed (for rendering a partial reply)."""
+    fences = _FENCE.findall(text)
+    if len(fences) % 2 == 1:
+        return text + ("\n" if not text.endswith("\n") else "") + fences[-1] + "\n"
+    return text
+
+
+def render_markdown(text: str, code_background: str = "#f0f0f0") -> str:
+    """HTML for one block of (possibly partial) Markdown."""
+    md = markdown.Markdown(extensions=_EXTENSIONS)
+    md.preprocessors.deregister("html_block")
+    md.inlinePatterns.deregister("html")
+    body = md.convert(close_open_fence(_escape_html(text)))
+    return body.replace("<pre>", f'<pre style="background-color:{code_background}; padding:4px;">')
+
+
+def _escape_html(text: str) -> str:
+    """Escape ``<`` and ``&`` outside code so raw HTML shows as text (code spans are escaped by markdown)."""
+    out, in_fence = [], False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            out.append(line)
+        elif in_fence:
+            out.append(line)
+        else:
+            out.append(_escape_outside_backticks(line))
+    return "\n".join(out)
+
+
+def _escape_outside_backticks(line: str) -> str:
+    parts = line.split("`")
+    for i in range(0, len(parts), 2):  # even pieces are outside inline code
+        parts[i] = html.escape(parts[i], quote=False).replace("&gt;", ">")  # keep > for blockquotes
+    return "`".join(parts)

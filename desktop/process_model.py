@@ -1,0 +1,231 @@
+"""The process table: a plain-Python list of agents fed by kernel events, and its Qt model.
+
+``ProcessRows`` knows nothing of Qt: it applies one kernel event at a time
+and says what changed (a row inserted, cells of a row updated). The Qt
+adapter ``ProcessTableModel`` turns those answers into ``beginInsertRows``
+and ``dataChanged``; it never asks the kernel anything after start-up, so
+the table is exactly the event stream's view of the processes.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterable
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+
+from kernel.events import (
+    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, LeaseExpired, LeaseGranted, LeaseRevoked,
+    UsageUpdated,
+)
+from kernel.leases import Lease, describe_left
+
+from . import style
+
+COLUMNS = ("id", "name", "state", "tokens", "leases", "started", "")
+COL_ID, COL_NAME, COL_STATE, COL_TOKENS, COL_LEASES, COL_STARTED, COL_KILL = range(len(COLUMNS))
+AgentRole = Qt.ItemDataRole.UserRole + 1     # the row's AgentInfo
+FractionRole = Qt.ItemDataRole.UserRole + 2  # tokens used / budget, 0..1
+
+
+@dataclass(frozen=True)
+class Change:
+    """What one event did to the rows: ``kind`` is "insert" or "update"."""
+
+    kind: str
+    row: int
+    columns: tuple[int, ...] = ()
+
+
+class ProcessRows:
+    """Agents in spawn order with their live leases; updated only by ``apply``."""
+
+    def __init__(self, now: Callable[[], float] = time.time) -> None:
+        self.now = now
+        self.agents: list[AgentInfo] = []
+        self.leases: dict[str, list[Lease]] = {}
+        self._index: dict[str, int] = {}
+
+    def load(self, agents: Iterable[AgentInfo], leases: Iterable[Lease]) -> None:
+        for info in agents:
+            self._index[info.id] = len(self.agents)
+            self.agents.append(info)
+        for lease in leases:
+            self.leases.setdefault(lease.subject, []).append(lease)
+
+    def row_of(self, agent_id: str) -> int | None:
+        return self._index.get(agent_id)
+
+    def apply(self, event: object) -> Change | None:
+        match event:
+            case AgentSpawned(agent=info):
+                if info.id in self._index:
+                    return self._update(info, (COL_STATE, COL_TOKENS))
+                self._index[info.id] = len(self.agents)
+                self.agents.append(info)
+                return Change("insert", len(self.agents) - 1)
+            case AgentStateChanged(agent=info) | AgentKilled(agent=info):
+                return self._update(info, (COL_STATE, COL_KILL))
+            case UsageUpdated(agent=info):
+                return self._update(info, (COL_TOKENS,))
+            case LeaseGranted(lease=lease):
+                self.leases.setdefault(lease.subject, []).append(lease)
+                return self._lease_change(lease.subject)
+            case LeaseRevoked(lease=lease) | LeaseExpired(lease=lease):
+                held = self.leases.get(lease.subject, [])
+                self.leases[lease.subject] = [l for l in held if l.id != lease.id]
+                return self._lease_change(lease.subject)
+        return None
+
+    def _update(self, info: AgentInfo, columns: tuple[int, ...]) -> Change | None:
+        row = self._index.get(info.id)
+        if row is None:
+            return None
+        self.agents[row] = info
+        return Change("update", row, columns)
+
+    def _lease_change(self, agent_id: str) -> Change | None:
+        row = self._index.get(agent_id)
+        return None if row is None else Change("update", row, (COL_LEASES,))
+
+    def live_leases(self, agent_id: str) -> list[Lease]:
+        """The agent's leases that have time left now (an expired lease is simply not there)."""
+        now = self.now()
+        return sorted((l for l in self.leases.get(agent_id, []) if l.until > now), key=lambda l: l.until)
+
+    def drop_expired(self) -> list[int]:
+        """Forget leases whose time is up; returns the rows whose lease count changed."""
+        now, rows = self.now(), []
+        for agent_id, held in self.leases.items():
+            live = [l for l in held if l.until > now]
+            if len(live) != len(held):
+                self.leases[agent_id] = live
+                if agent_id in self._index:
+                    rows.append(self._index[agent_id])
+        return rows
+
+    def lease_tooltip(self, agent_id: str) -> str:
+        leases = self.live_leases(agent_id)
+        if not leases:
+            return "No live leases"
+        now = self.now()
+        return "\n".join(f"{l.scope} · {describe_left(l.seconds_left(now))}" for l in leases)
+
+    def total_leases(self) -> int:
+        return sum(len(self.live_leases(a)) for a in self.leases)
+
+    def count_in(self, *states: str) -> int:
+        return sum(1 for a in self.agents if a.state in states)
+
+
+class ProcessTableModel(QAbstractTableModel):
+    """Qt's view of ``ProcessRows``."""
+
+    def __init__(self, rows: ProcessRows, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.rows = rows
+
+    # ---- feeding -------------------------------------------------------------
+
+    def on_event(self, event: object) -> None:
+        if isinstance(event, AgentSpawned) and self.rows.row_of(event.agent.id) is None:
+            row = len(self.rows.agents)
+            self.beginInsertRows(QModelIndex(), row, row)
+            self.rows.apply(event)
+            self.endInsertRows()
+            return
+        change = self.rows.apply(event)
+        if change is not None and change.kind == "update":
+            for col in change.columns:
+                idx = self.index(change.row, col)
+                self.dataChanged.emit(idx, idx)
+
+    def on_tick(self) -> None:
+        """Countdowns move and expired leases go, even before the kernel's sweep says so."""
+        self.rows.drop_expired()
+        if self.rows.agents:
+            self.dataChanged.emit(self.index(0, COL_LEASES), self.index(len(self.rows.agents) - 1, COL_LEASES))
+
+    # ---- Qt model --------------------------------------------------------------
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows.agents)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def agent_at(self, row: int) -> AgentInfo:
+        return self.rows.agents[row]
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        info = self.rows.agents[index.row()]
+        col = index.column()
+        if role == AgentRole:
+            return info
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(info, col)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(info, col)
+        if role == Qt.ItemDataRole.ForegroundRole and col == COL_STATE:
+            return style.state_colour(info.state)
+        if role == Qt.ItemDataRole.FontRole:
+            if col == COL_ID:
+                return style.mono_font()
+            if col == COL_STATE and info.state == "waiting":
+                font = style.QApplication.font()
+                font.setBold(True)
+                return font
+        if role == Qt.ItemDataRole.BackgroundRole and col == COL_STATE and info.state == "waiting":
+            return style.role_colour("waiting_bg")
+        if role == FractionRole:
+            return min(1.0, info.used / info.budget) if info.budget else 0.0
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_LEASES,):
+            return int(Qt.AlignmentFlag.AlignCenter)
+        return None
+
+    def _display(self, info: AgentInfo, col: int) -> str:
+        if col == COL_ID:
+            return info.id
+        if col == COL_NAME:
+            return info.name
+        if col == COL_STATE:
+            return style.state_text(info.state)
+        if col == COL_TOKENS:
+            return f"{style.short_tokens(info.used)} / {style.short_tokens(info.budget)}"
+        if col == COL_LEASES:
+            n = len(self.rows.live_leases(info.id))
+            return str(n) if n else "–"
+        if col == COL_STARTED:
+            return time.strftime("%H:%M", time.localtime(info.started_at))
+        return "Kill" if info.state != "killed" else ""
+
+    def _tooltip(self, info: AgentInfo, col: int) -> str | None:
+        if col == COL_LEASES:
+            return self.rows.lease_tooltip(info.id)
+        if col == COL_STATE:
+            return f"{info.state}: {info.reason}" if info.reason else info.state
+        if col == COL_TOKENS:
+            return (f"{info.used:,} of {info.budget:,} tokens "
+                    f"({info.input_tokens:,} in, {info.output_tokens:,} out)")
+        if col == COL_NAME:
+            return f"{info.name} · {info.provider} {info.model}\n{info.workspace}"
+        if col == COL_STARTED:
+            return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info.started_at))
+        if col == COL_KILL:
+            return "Kill this agent: stop its work and revoke its leases"
+        return None
+
+    def refresh_agent(self, info: AgentInfo) -> None:
+        """Replace one row's snapshot (used after a facade call returned fresher data)."""
+        row = self.rows.row_of(info.id)
+        if row is not None:
+            self.rows.agents[row] = replace(info)
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))

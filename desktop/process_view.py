@@ -1,0 +1,192 @@
+"""The process table's view: token bars, a Kill button on every row, a context menu.
+
+Actions go straight to the kernel facade (kill, pause, resume, raise a
+budget, revoke a lease); the table itself changes only when the resulting
+events arrive. Double-click (or Enter) opens the agent's window.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, Signal
+from PySide6.QtGui import QAction, QKeyEvent, QMouseEvent, QPainter
+from PySide6.QtWidgets import (
+    QAbstractItemView, QApplication, QHeaderView, QInputDialog, QMenu, QStyle, QStyledItemDelegate,
+    QStyleOptionButton, QStyleOptionProgressBar, QStyleOptionViewItem, QTableView, QWidget,
+)
+
+from kernel.errors import KernelError
+from kernel.leases import describe_left
+
+from . import style
+from .process_model import AgentRole, COL_KILL, COL_TOKENS, FractionRole, ProcessTableModel
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class TokenBarDelegate(QStyledItemDelegate):
+    """Tokens used as a thin bar with "41k / 200k" beside it."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        self.initStyleOption(option, index)
+        widget = option.widget
+        app_style = widget.style() if widget else QApplication.style()
+        app_style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter, widget)
+        rect = option.rect.adjusted(style.SPACING, style.SPACING * 2, -style.SPACING, -style.SPACING * 2)
+        bar_w = min(60, rect.width() // 2)
+        bar = QStyleOptionProgressBar()
+        bar.rect = QRect(rect.left(), rect.top(), bar_w, rect.height())
+        bar.minimum, bar.maximum = 0, 1000
+        bar.progress = int(1000 * float(index.data(FractionRole) or 0.0))
+        bar.textVisible = False
+        bar.state = QStyle.StateFlag.State_Enabled | QStyle.StateFlag.State_Horizontal
+        app_style.drawControl(QStyle.ControlElement.CE_ProgressBar, bar, painter, widget)
+        text_rect = option.rect.adjusted(bar_w + 2 * style.SPACING, 0, -style.SPACING, 0)
+        painter.save()
+        painter.setPen(option.palette.color(option.palette.ColorRole.Text))
+        painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight),
+                         index.data(Qt.ItemDataRole.DisplayRole) or "")
+        painter.restore()
+
+
+class KillButtonDelegate(QStyledItemDelegate):
+    """A Kill push button painted in the cell; a click on it emits ``clicked(agent_id)``."""
+
+    clicked = Signal(str)
+
+    def button_rect(self, cell: QRect) -> QRect:
+        w, h = min(cell.width() - 2 * style.SPACING, 56), min(cell.height() - style.SPACING, style.METRICS.button)
+        return QRect(cell.center().x() - w // 2, cell.center().y() - h // 2, w, h)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        info = index.data(AgentRole)
+        if info is None or info.state == "killed":
+            return
+        button = QStyleOptionButton()
+        button.rect = self.button_rect(option.rect)
+        button.text = "Kill"
+        button.state = QStyle.StateFlag.State_Enabled | QStyle.StateFlag.State_Raised
+        widget = option.widget
+        (widget.style() if widget else QApplication.style()).drawControl(
+            QStyle.ControlElement.CE_PushButton, button, painter, widget)
+
+    def editorEvent(self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: Index) -> bool:
+        if event.type() == QEvent.Type.MouseButtonRelease and isinstance(event, QMouseEvent):
+            info = index.data(AgentRole)
+            if info is not None and info.state != "killed" and \
+                    self.button_rect(option.rect).contains(event.position().toPoint()):
+                self.clicked.emit(info.id)
+                return True
+        return False
+
+
+class ProcessView(QTableView):
+    """The table; ``open_requested(agent_id)`` asks the main window to open or raise a window."""
+
+    open_requested = Signal(str)
+    error = Signal(str)
+
+    def __init__(self, kernel: Any, model: ProcessTableModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.kernel = kernel
+        self.setModel(model)
+        self.setObjectName("processes")
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setShowGrid(False)
+        self.setAlternatingRowColors(True)
+        self.setMouseTracking(True)
+        self.verticalHeader().hide()
+        self.verticalHeader().setDefaultSectionSize(style.METRICS.row)
+        header = self.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(COL_TOKENS, QHeaderView.ResizeMode.Fixed)
+        header.resizeSection(COL_TOKENS, 150)
+        header.setSectionResizeMode(COL_KILL, QHeaderView.ResizeMode.Fixed)
+        header.resizeSection(COL_KILL, 72)
+        self._bar = TokenBarDelegate(self)
+        self._kill = KillButtonDelegate(self)
+        self._kill.clicked.connect(self.kill)
+        self.setItemDelegateForColumn(COL_TOKENS, self._bar)
+        self.setItemDelegateForColumn(COL_KILL, self._kill)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._menu_at)
+        self.doubleClicked.connect(lambda idx: self.open_requested.emit(self._agent(idx).id))
+        self.last_menu: QMenu | None = None
+        self.last_dialog: QInputDialog | None = None
+
+    def _agent(self, index: Index):
+        return index.data(AgentRole)
+
+    def model(self) -> ProcessTableModel:  # type: ignore[override]
+        return super().model()  # type: ignore[return-value]
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentIndex().isValid():
+            self.open_requested.emit(self._agent(self.currentIndex()).id)
+            return
+        super().keyPressEvent(event)
+
+    # ---- actions -------------------------------------------------------------
+
+    def kill(self, agent_id: str) -> None:
+        self._try(self.kernel.kill, agent_id)
+
+    def _try(self, fn, *args) -> None:
+        try:
+            fn(*args)
+        except KernelError as exc:  # an action the state no longer allows: say so, don't crash
+            self.error.emit(str(exc))
+
+    def build_menu(self, agent_id: str) -> QMenu:
+        info = self.kernel.agent(agent_id)
+        menu = QMenu(self)
+        menu.addAction("Open window", lambda: self.open_requested.emit(agent_id))
+        menu.addSeparator()
+        pause = menu.addAction("Pause", lambda: self._try(self.kernel.pause, agent_id))
+        pause.setEnabled(info.state in ("running", "waiting", "idle"))
+        resume = menu.addAction("Resume", lambda: self._try(self.kernel.resume, agent_id))
+        resume.setEnabled(info.state == "paused")
+        budget = menu.addAction("Raise budget…", lambda: self.ask_budget(agent_id))
+        budget.setEnabled(info.state != "killed")
+        revoke = menu.addMenu("Revoke lease")
+        leases = self.model().rows.live_leases(agent_id)
+        now = self.model().rows.now()
+        for lease in leases:
+            action = QAction(f"{lease.scope}  ·  {describe_left(lease.seconds_left(now))}", revoke)
+            action.setFont(style.mono_font())
+            action.triggered.connect(lambda _=False, lid=lease.id: self.kernel.revoke_lease(lid))
+            revoke.addAction(action)
+        revoke.setEnabled(bool(leases))
+        menu.addSeparator()
+        kill = menu.addAction("Kill", lambda: self.kill(agent_id))
+        kill.setEnabled(info.state != "killed")
+        return menu
+
+    def _menu_at(self, pos: QPoint) -> None:
+        index = self.indexAt(pos)
+        if not index.isValid():
+            return
+        self.last_menu = self.build_menu(self._agent(index).id)
+        self.last_menu.popup(self.viewport().mapToGlobal(pos))
+
+    def ask_budget(self, agent_id: str) -> QInputDialog:
+        """A window-modal prompt for the new budget (nothing application-modal)."""
+        info = self.kernel.agent(agent_id)
+        dialog = QInputDialog(self)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.setWindowTitle(f"Raise budget · {info.name}")
+        dialog.setLabelText(f"{info.name} ({info.id}) has used {info.used:,} of {info.budget:,} tokens.\n"
+                            "New budget in tokens:")
+        dialog.setInputMode(QInputDialog.InputMode.IntInput)
+        dialog.setIntRange(max(1, info.used + 1), 2_000_000_000)
+        dialog.setIntStep(10_000)
+        dialog.setIntValue(max(info.budget * 2, info.used + 1))
+        dialog.intValueSelected.connect(lambda value: self._try(self.kernel.raise_budget, agent_id, value))
+        dialog.open()
+        self.last_dialog = dialog
+        return dialog

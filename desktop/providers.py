@@ -1,0 +1,71 @@
+"""Providers built lazily, the first time an agent needs one.
+
+Start-up imports no vendor SDK: ``kernel.providers.registry`` (and through
+it anthropic, openai or google-genai) is imported only when an agent makes
+its first model request. A provider that cannot be built (no API key, an
+unknown provider, a missing SDK) is not a crash: the factory returns a
+provider whose stream fails with a ``ProviderError`` carrying the reason, so
+the agent ends ``failed`` and its window shows what to set.
+"""
+
+from __future__ import annotations
+
+from typing import Any, AsyncIterator, Callable
+
+from kernel.errors import ConfigError, ProviderError
+from kernel.providers.base import Provider, ProviderRequest, StreamEvent
+from kernel.settings import Settings, SettingsStore
+
+
+class UnavailableProvider:
+    """Stands in for a provider that could not be built; every request fails with the reason."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        self.name = name
+        self.reason = reason
+
+    async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
+        raise ProviderError(self.name, "auth", self.reason)
+        yield  # pragma: no cover  (makes this an async generator)
+
+    async def aclose(self) -> None:
+        return None
+
+
+class LazyProviders:
+    """The kernel's ``providers`` factory: one provider per name, built on first use."""
+
+    def __init__(self, store: SettingsStore, settings: Callable[[], Settings]) -> None:
+        self._store = store
+        self._settings = settings
+        self._built: dict[str, Provider] = {}
+
+    def __call__(self, name: str) -> Provider:
+        provider = self._built.get(name)
+        if provider is None:
+            provider = self._build(name)
+            if not isinstance(provider, UnavailableProvider):
+                self._built[name] = provider  # a missing key may be set later: retry next time
+        return provider
+
+    def _build(self, name: str) -> Provider:
+        settings = self._settings()
+        try:
+            from kernel.providers.registry import make_provider
+        except ImportError as exc:
+            return UnavailableProvider(name, f"provider support is not installed ({exc})")
+        try:
+            return make_provider(name, api_key=self._store.api_key(name),
+                                 base_url=self._store.base_url(name, settings), settings=settings)
+        except ConfigError as exc:
+            return UnavailableProvider(name, str(exc))
+        except ImportError as exc:
+            return UnavailableProvider(name, f"the SDK for {name} is not installed ({exc.name})")
+
+    def forget(self) -> None:
+        """Drop built providers (after Settings change keys or base URLs)."""
+        self._built.clear()
+
+    @property
+    def built(self) -> dict[str, Any]:
+        return dict(self._built)

@@ -1,0 +1,104 @@
+"""The status line: how many agents run or wait, live leases, tokens today, ledger size.
+
+``StatusCounts`` is plain Python fed by kernel events (no polling); the
+widgets only render its ``summary``. The state words carry their colours,
+and "waiting" is shown only when someone is waiting, in the loud colour.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QWidget
+
+from kernel.events import (
+    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, LeaseExpired, LeaseGranted, LeaseRevoked,
+    LedgerAppended, UsageUpdated,
+)
+from kernel.leases import Lease
+
+from . import style
+
+
+@dataclass
+class StatusCounts:
+    ledger_entries: int = 0
+    last_seq: int = 0           # seqs are dense, so a jump means entries appended unannounced
+    attached: bool = True
+    now: Callable[[], float] = time.time
+    agents: dict[str, AgentInfo] = field(default_factory=dict)
+    leases: dict[int, Lease] = field(default_factory=dict)
+
+    def load(self, agents: Iterable[AgentInfo], leases: Iterable[Lease]) -> None:
+        self.agents.update((a.id, a) for a in agents)
+        self.leases.update((l.id, l) for l in leases)
+
+    def apply(self, event: object) -> bool:
+        """Take one event; True when the summary may have changed."""
+        match event:
+            case AgentSpawned(agent=a) | AgentStateChanged(agent=a) | AgentKilled(agent=a) | UsageUpdated(agent=a):
+                self.agents[a.id] = a
+            case LeaseGranted(lease=l):
+                self.leases[l.id] = l
+            case LeaseRevoked(lease=l) | LeaseExpired(lease=l):
+                self.leases.pop(l.id, None)
+            case LedgerAppended(entry=e):
+                if e.seq > self.last_seq:
+                    self.ledger_entries += e.seq - self.last_seq if self.last_seq else 1
+                    self.last_seq = e.seq
+            case _:
+                return False
+        return True
+
+    def in_state(self, state: str) -> int:
+        return sum(1 for a in self.agents.values() if a.state == state)
+
+    def live_leases(self) -> int:
+        now = self.now()
+        return sum(1 for l in self.leases.values() if l.until > now)
+
+    def tokens_today(self) -> int:
+        start = time.mktime(time.localtime(self.now())[:3] + (0, 0, 0, 0, 0, -1))
+        return sum(a.used for a in self.agents.values() if a.started_at >= start)
+
+    def headline_html(self) -> str:
+        """The toolbar's right side: "● 3 running  ◆ 1 waiting  2 leases"."""
+        parts = [style.state_html("running").replace(style.state_text("running"),
+                                                      f"{style.MARKS['running']} {self.in_state('running')} running")]
+        waiting = self.in_state("waiting")
+        if waiting:
+            parts.append(style.state_html("waiting").replace(style.state_text("waiting"),
+                                                             f"{style.MARKS['waiting']} {waiting} waiting"))
+        n = self.live_leases()
+        parts.append(f"{n} lease" + ("" if n == 1 else "s"))
+        return "&nbsp;&nbsp;".join(parts)
+
+    def footer(self) -> str:
+        """The status bar: "tokens today 55k · ledger 812 entries · kernel attached"."""
+        attached = "kernel attached" if self.attached else "kernel detached"
+        return (f"tokens today {style.short_tokens(self.tokens_today())} · "
+                f"ledger {self.ledger_entries:,} entries · {attached}")
+
+
+class StatusLabels:
+    """Two labels kept in step with ``StatusCounts``: the headline and the footer."""
+
+    def __init__(self, counts: StatusCounts, parent: QWidget | None = None) -> None:
+        self.counts = counts
+        self.headline = QLabel(parent)
+        self.headline.setTextFormat(Qt.TextFormat.RichText)
+        self.headline.setObjectName("status-headline")
+        self.footer = QLabel(parent)
+        self.footer.setObjectName("status-footer")
+        self.refresh()
+
+    def on_event(self, event: object) -> None:
+        if self.counts.apply(event):
+            self.refresh()
+
+    def refresh(self) -> None:
+        self.headline.setText(self.counts.headline_html())
+        self.footer.setText(self.counts.footer())

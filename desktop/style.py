@@ -1,0 +1,118 @@
+"""One look for every view: state colours, the monospace face, the spacing grid.
+
+Each of the six agent states has one colour, used in the process table, the
+status line and (through the same helpers) the Ask window header, and always
+shown beside its word. Colours come in a light and a dark variant chosen
+from the running palette, so the desktop follows the system theme; waiting
+(a person is needed) is the one loud colour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QIcon, QPalette
+from PySide6.QtWidgets import QApplication, QWidget
+
+from .ask_style import ADDED, ERROR, MUTED, REMOVED
+from .ask_style import STATES as _ASK_STATES
+
+SPACING = 4  # the grid: every margin and gap is a multiple of this
+RESOURCES = Path(__file__).resolve().parent.parent / "resources"
+
+STATES = ("running", "waiting", "paused", "idle", "killed", "failed")
+# One table of state colours for the whole desktop: the Ask window's (ask_style) is the source.
+MARKS = {state: glyph for state, (glyph, _l, _d) in _ASK_STATES.items()}
+_STATE_COLOURS: dict[str, tuple[str, str]] = {state: (light, dark) for state, (_g, light, dark) in _ASK_STATES.items()}
+_ROLE_COLOURS: dict[str, tuple[str, str]] = {
+    "added": ADDED,
+    "removed": REMOVED,
+    "hunk": ("#6639ba", "#c4a5ff"),
+    "error": ERROR,
+    "muted": MUTED,
+    "waiting_bg": ("#fff1e6", "#4a2a10"),
+}
+
+
+def is_dark(palette: QPalette | None = None) -> bool:
+    palette = palette or QApplication.palette()
+    return palette.color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def state_colour(state: str, palette: QPalette | None = None) -> QColor:
+    light, dark = _STATE_COLOURS.get(state, _STATE_COLOURS["idle"])
+    return QColor(dark if is_dark(palette) else light)
+
+
+def role_colour(role: str, palette: QPalette | None = None) -> QColor:
+    light, dark = _ROLE_COLOURS[role]
+    return QColor(dark if is_dark(palette) else light)
+
+
+def state_text(state: str) -> str:
+    """The mark and the word, e.g. "◆ waiting" (never the colour alone)."""
+    return f"{MARKS.get(state, '·')} {state}"
+
+
+def state_html(state: str, palette: QPalette | None = None) -> str:
+    colour = state_colour(state, palette).name()
+    weight = "font-weight:600;" if state == "waiting" else ""
+    return f'<span style="color:{colour};{weight}">{state_text(state)}</span>'
+
+
+def mono_font(point_delta: int = 0) -> QFont:
+    """The fixed-pitch face for paths, scopes, tool names and code."""
+    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    if font.family() in ("", "Monospace") or not QFontDatabase.isFixedPitch(font.family()):
+        font = QFont("DejaVu Sans Mono")
+        font.setStyleHint(QFont.StyleHint.Monospace)
+    base = QApplication.font().pointSize()
+    if base > 0:
+        font.setPointSize(max(6, base + point_delta))
+    return font
+
+
+def mono_family() -> str:
+    return mono_font().family()
+
+
+def icon(name: str) -> QIcon:
+    """An SVG icon from resources/icons (empty icon when missing)."""
+    path = RESOURCES / "icons" / f"{name}.svg"
+    return QIcon(str(path)) if path.exists() else QIcon()
+
+
+def app_icon() -> QIcon:
+    return QIcon(str(RESOURCES / "agentdesk.svg"))
+
+
+def grid(widget: QWidget, margins: int = 2, spacing: int = 1) -> None:
+    """Apply the 4 px grid to a widget's layout (multiples of SPACING)."""
+    layout = widget.layout()
+    if layout is not None:
+        m = margins * SPACING
+        layout.setContentsMargins(m, m, m, m)
+        layout.setSpacing(spacing * SPACING)
+
+
+def short_tokens(n: int) -> str:
+    """41,200 → "41k"; 1,250,000 → "1.2M"; small numbers as they are."""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M".replace(".0M", "M")
+    if n >= 10_000:
+        return f"{n // 1000}k"
+    if n >= 1000:
+        return f"{n / 1000:.1f}k".replace(".0k", "k")
+    return str(n)
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Sizes on the grid, in pixels."""
+
+    row: int = 7 * SPACING
+    button: int = 6 * SPACING
+
+
+METRICS = Metrics()

@@ -1,0 +1,51 @@
+"""A unified diff in a monospace box, added lines green and removed lines red (palette-aware)."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtGui import QPalette, QTextOption
+from PySide6.QtWidgets import QFrame, QTextBrowser, QWidget
+
+from ..ask_style import ADDED, ADDED_BG, MUTED, REMOVED, REMOVED_BG, mono_family, shade
+from ..ask_text import diff_line_kind
+
+
+def diff_html(diff: str, palette: QPalette | None = None) -> str:
+    """HTML for a unified diff: one coloured line per diff line."""
+    styles = {
+        "add": f"color:{shade(ADDED, palette)}; background-color:{shade(ADDED_BG, palette)};",
+        "remove": f"color:{shade(REMOVED, palette)}; background-color:{shade(REMOVED_BG, palette)};",
+        "hunk": f"color:{shade(MUTED, palette)};",
+        "header": f"color:{shade(MUTED, palette)}; font-weight:bold;",
+        "context": "",
+    }
+    lines = diff.rstrip("\n").split("\n") if diff.strip() else ["(no changes)"]
+    body = "".join(f'<div style="{styles[diff_line_kind(line)]}">{html.escape(line) or "&nbsp;"}</div>'
+                   for line in lines)
+    return f'<div style="font-family:\'{mono_family()}\'; white-space:pre;">{body}</div>'
+
+
+class DiffView(QTextBrowser):
+    """Read-only; as tall as its diff up to ``max_lines``, then it scrolls."""
+
+    def __init__(self, diff: str = "", max_lines: int = 18, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setWordWrapMode(QTextOption.WrapMode.NoWrap)
+        self.setOpenLinks(False)
+        self.max_lines = max_lines
+        self.diff = ""
+        self.set_diff(diff)
+
+    def set_diff(self, diff: str) -> None:
+        self.diff = diff
+        self.setHtml(diff_html(diff, self.palette()))
+        lines = min(self.max_lines, max(1, diff.rstrip("\n").count("\n") + 1))
+        line_h = self.fontMetrics().lineSpacing()
+        self.setFixedHeight(lines * line_h + 2 * self.frameWidth() + 12 + (
+            self.horizontalScrollBar().sizeHint().height() if self._too_wide() else 0))
+
+    def _too_wide(self) -> bool:
+        longest = max((len(line) for line in self.diff.split("\n")), default=0)
+        return longest > 100

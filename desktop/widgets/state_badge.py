@@ -1,0 +1,26 @@
+"""An agent's state as glyph, colour and word together; waiting is drawn as a filled, loud pill."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QWidget
+
+from ..ask_style import state_colour, state_glyph
+
+
+class StateBadge(QLabel):
+    def __init__(self, state: str = "idle", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = ""
+        self.set_state(state)
+
+    def set_state(self, state: str) -> None:
+        self.state = state
+        colour = state_colour(state, self.palette()).name()
+        text = f"{state_glyph(state)} {state}"
+        if state == "waiting":
+            self.setStyleSheet(f"QLabel {{ background-color: {colour}; color: #ffffff; font-weight: bold;"
+                               " border-radius: 8px; padding: 2px 8px; }}")
+        else:
+            self.setStyleSheet(f"QLabel {{ color: {colour}; font-weight: bold; padding: 2px 0px; }}")
+        self.setText(text)
+        self.setAccessibleName(f"state: {state}")

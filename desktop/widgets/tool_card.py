@@ -1,0 +1,142 @@
+"""A tool call as a compact card: one line until expanded.
+
+The line names the tool and its scope (monospace), what it works on, the
+line counts of any file change, the duration and a ✓ or ✗. "▸ details"
+opens the full input, the output (or error) and a diff per file change.
+A failed, denied or expired call is drawn in the error colour with its
+reason in words on a second line, visible without a click.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+
+from ..ask_style import ERROR, MUTED, mono_font, shade
+from ..ask_text import CallOutcome, diff_counts, format_counts, format_duration_ms, summarize_input
+from .diff_view import DiffView
+
+
+def _mono_label(text: str, parent: QWidget, selectable: bool = False) -> QLabel:
+    label = QLabel(text, parent)
+    label.setFont(mono_font())
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+class ToolCard(QFrame):
+    def __init__(self, tool: str, scope: str, tool_input: Mapping[str, Any], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("toolCard")
+        self.tool, self.scope, self.tool_input = tool, scope, dict(tool_input)
+        self.outcome: CallOutcome | None = None
+        self.content = ""
+        self.diffs: list[str] = []
+        self._details: QWidget | None = None
+
+        self.name_label = _mono_label(tool, self)
+        self.name_label.setStyleSheet("font-weight: bold;")
+        self.scope_label = _mono_label(scope, self)
+        self.summary_label = _mono_label(summarize_input(tool, tool_input), self)
+        self.counts_label = _mono_label("", self)
+        self.status_label = QLabel("\u2026 running", self)
+        self.details_button = QToolButton(self)
+        self.details_button.setText("\u25b8 details")
+        self.details_button.setAutoRaise(True)
+        self.details_button.clicked.connect(self.toggle)
+        self.reason_label = QLabel(self)
+        self.reason_label.setWordWrap(True)
+        self.reason_label.hide()
+
+        row = QHBoxLayout()
+        row.setSpacing(12)
+        for w in (self.name_label, self.scope_label, self.summary_label, self.counts_label):
+            row.addWidget(w)
+        row.addStretch(1)
+        row.addWidget(self.status_label)
+        row.addWidget(self.details_button)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(8, 4, 8, 4)
+        self._layout.setSpacing(4)
+        self._layout.addLayout(row)
+        self._layout.addWidget(self.reason_label)
+        self._paint()
+
+    # ---- state ------------------------------------------------------------------
+
+    def finish(self, outcome: CallOutcome, content: str, duration_ms: float, diffs: Sequence[str] = ()) -> None:
+        self.outcome, self.content, self.diffs = outcome, content, list(diffs)
+        if self.diffs:
+            added = removed = 0
+            for d in self.diffs:
+                a, r = diff_counts(d)
+                added, removed = added + a, removed + r
+            self.counts_label.setText(format_counts(added, removed))
+        self.status_label.setText(f"{outcome.mark} {format_duration_ms(duration_ms)}")
+        if outcome.failed:
+            self.reason_label.setText(outcome.words)
+            self.reason_label.show()
+        if self._details is not None:  # rebuild an open details pane with the result
+            self._details.deleteLater()
+            self._details = None
+            self._show_details()
+        self._paint()
+
+    @property
+    def expanded(self) -> bool:
+        return self._details is not None and not self._details.isHidden()
+
+    def toggle(self) -> None:
+        if self.expanded:
+            assert self._details is not None
+            self._details.hide()
+            self.details_button.setText("\u25b8 details")
+        else:
+            self._show_details()
+            self.details_button.setText("\u25be details")
+
+    def _show_details(self) -> None:
+        if self._details is None:
+            self._details = self._build_details()
+            self._layout.addWidget(self._details)
+        self._details.show()
+
+    def _build_details(self) -> QWidget:
+        box = QWidget(self)
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 4, 0, 4)
+        layout.setSpacing(4)
+        layout.addWidget(QLabel("Input", box))
+        layout.addWidget(_mono_label(json.dumps(self.tool_input, indent=2, ensure_ascii=False)[:4000], box, True))
+        if self.outcome is not None:
+            layout.addWidget(QLabel("Output" if not self.outcome.failed else "Error", box))
+            out = _mono_label(self.content[:4000] or "(empty)", box, True)
+            out.setWordWrap(True)
+            layout.addWidget(out)
+        for diff in self.diffs:
+            layout.addWidget(QLabel("Change", box))
+            layout.addWidget(DiffView(diff, parent=box))
+        return box
+
+    # ---- looks ------------------------------------------------------------------
+
+    @property
+    def error_colour(self) -> str:
+        return shade(ERROR, self.palette())
+
+    def _paint(self) -> None:
+        muted = shade(MUTED, self.palette())
+        self.scope_label.setStyleSheet(f"color: {muted};")
+        if self.outcome is not None and self.outcome.failed:
+            err = self.error_colour
+            self.setStyleSheet(f"QFrame#toolCard {{ border: 1px solid {err}; border-radius: 4px; }}")
+            self.status_label.setStyleSheet(f"color: {err}; font-weight: bold;")
+            self.reason_label.setStyleSheet(f"color: {err};")
+        else:
+            self.setStyleSheet(f"QFrame#toolCard {{ border: 1px solid {muted}; border-radius: 4px; }}")
+            self.status_label.setStyleSheet("")

@@ -1,0 +1,130 @@
+"""The conversation of one agent: message blocks and tool cards, in order, fed by events.
+
+It is a view of the kernel's event stream for one agent (plus the history
+already there when the window opens). Streaming text goes into the current
+assistant block; a tool call closes that block and opens a card; a failure
+or refusal becomes a card or notice in the error colour.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from kernel.messages import Message, TextPart, ToolResultPart, ToolUse
+
+from ..ask_style import ERROR, MUTED, shade
+from ..ask_text import describe_outcome
+from .markdown_block import MarkdownBlock
+from .tool_card import ToolCard
+
+DiffLoader = Callable[[Sequence[int]], list[str]]
+
+
+class Transcript(QScrollArea):
+    def __init__(self, agent_name: str, load_diffs: DiffLoader, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.agent_name = agent_name
+        self._load_diffs = load_diffs
+        self.blocks: list[QWidget] = []
+        self.cards: dict[str, ToolCard] = {}
+        self.current: MarkdownBlock | None = None
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        body = QWidget(self)
+        self._layout = QVBoxLayout(body)
+        self._layout.setContentsMargins(12, 8, 12, 8)
+        self._layout.setSpacing(8)
+        self.empty = QLabel(
+            f"Type a message below to give {agent_name} a task. Its replies, every tool call it makes and "
+            "its requests for leases will appear here.", body)
+        self.empty.setWordWrap(True)
+        self.empty.setStyleSheet(f"color: {shade(MUTED, self.palette())};")
+        self._layout.addWidget(self.empty)
+        self._layout.addStretch(1)
+        self.setWidget(body)
+        self.verticalScrollBar().rangeChanged.connect(self._follow)
+        self._at_bottom = True
+        self.verticalScrollBar().valueChanged.connect(self._remember_position)
+
+    # ---- adding -----------------------------------------------------------------
+
+    def _add(self, widget: QWidget) -> None:
+        self.empty.hide()
+        self._layout.insertWidget(self._layout.count() - 1, widget)
+        self.blocks.append(widget)
+
+    def add_user(self, text: str) -> MarkdownBlock:
+        self.end_text()
+        block = MarkdownBlock("You", text, parent=self.widget())
+        self._add(block)
+        return block
+
+    def add_text(self, chunk: str) -> None:
+        if self.current is None:
+            self.current = MarkdownBlock(self.agent_name, parent=self.widget())
+            self._add(self.current)
+        self.current.append(chunk)
+
+    def end_text(self) -> None:
+        if self.current is not None:
+            self.current.flush()
+            self.current = None
+
+    def start_call(self, call_id: str, tool: str, scope: str, tool_input) -> ToolCard:
+        self.end_text()
+        card = ToolCard(tool, scope, tool_input, parent=self.widget())
+        self.cards[call_id] = card
+        self._add(card)
+        return card
+
+    def finish_call(self, call_id: str, ok: bool, content: str, duration_ms: float,
+                    changes: Sequence[int] = ()) -> None:
+        card = self.cards.get(call_id)
+        if card is not None:
+            card.finish(describe_outcome(ok, content), content, duration_ms, self._load_diffs(changes))
+
+    def waiting_for(self, tool: str) -> None:
+        """Mark the newest unfinished card of ``tool`` as waiting for a lease."""
+        for card in reversed(list(self.cards.values())):
+            if card.tool == tool and card.outcome is None:
+                card.status_label.setText("\u25c6 waiting for a lease")
+                return
+
+    def add_notice(self, text: str) -> QLabel:
+        """A failure or stop, in the error colour."""
+        self.end_text()
+        label = QLabel(text, self.widget())
+        label.setWordWrap(True)
+        label.setObjectName("notice")
+        err = shade(ERROR, self.palette())
+        label.setStyleSheet(f"QLabel#notice {{ color: {err}; border: 1px solid {err}; border-radius: 4px;"
+                            " padding: 4px 8px; }}")
+        self._add(label)
+        return label
+
+    def load_history(self, messages: Sequence[Message]) -> None:
+        """Show a conversation that happened before the window opened."""
+        for message in messages:
+            for part in message.parts:
+                if isinstance(part, TextPart) and message.role == "user":
+                    self.add_user(part.text)
+                elif isinstance(part, TextPart):
+                    self.add_text(part.text)
+                    self.end_text()
+                elif isinstance(part, ToolUse):
+                    self.start_call(part.id, part.name, "", part.input)
+                elif isinstance(part, ToolResultPart):
+                    self.finish_call(part.tool_use_id, not part.is_error, part.content, 0.0)
+
+    # ---- scrolling --------------------------------------------------------------
+
+    def _remember_position(self, value: int) -> None:
+        self._at_bottom = value >= self.verticalScrollBar().maximum() - 4
+
+    def _follow(self, _min: int, maximum: int) -> None:
+        if self._at_bottom:
+            QTimer.singleShot(0, lambda: self.verticalScrollBar().setValue(self.verticalScrollBar().maximum()))

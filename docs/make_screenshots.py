@@ -1,0 +1,169 @@
+"""Render the desktop's screens offscreen to PNGs, driven by the real kernel.
+
+    python docs/make_screenshots.py [OUTDIR]      (default docs/screenshots/)
+
+A throwaway home and workspace, scripted providers (no network, no keys)
+and a manual clock: several agents with leases, one waiting on a lease
+request, one killed, a ledger with a selected diff, an Ask window mid-way
+through a conversation, and the lease dialog. Offscreen Qt needs a real font:
+DejaVu (Debian: fonts-dejavu-core) is used when installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+async def _until(predicate, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the scenario got stuck")
+        await asyncio.sleep(0.01)
+
+
+async def scenario(out: Path, tmp: Path) -> list[Path]:
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.app import build_desktop
+    from kernel.approver import Grant
+    from kernel.clock import ManualClock
+    from kernel.providers.scripted import ScriptedProvider, reply
+    from kernel.settings import Settings
+
+    ws = tmp / "workspace"
+    (ws / "notes").mkdir(parents=True)
+    (ws / "notes" / "todo.md").write_text("# Todo\n\n- [ ] call the bank\n- [ ] renew passport\n")
+    (ws / "notes" / "groceries.md").write_text("- milk\n- bread\n")
+    (ws / "src").mkdir()
+    (ws / "src" / "app.py").write_text("def main():\n    print('hello')\n")
+    os.environ["AGENTDESK_HOME"] = str(tmp / "home")
+    clock = ManualClock(time.time() - 600)
+    providers: dict[str, ScriptedProvider] = {}
+    desk = build_desktop(tmp / "home", providers=lambda name: providers[name], clock=clock,
+                         settings=Settings(user_name="Ada", workspace=str(ws)))
+    k = desk.kernel
+    win = desk.window
+    win.resize(1360, 800)
+    win.show()
+
+    def agent(name: str, budget: int = 200_000) -> str:
+        providers[f"scripted-{name}"] = ScriptedProvider()
+        return k.spawn(name, provider=f"scripted-{name}", model="claude-sonnet-4-5", budget=budget).id
+
+    answered: set[int] = set()
+
+    def open_request(agent_id: str):
+        return next((r for r in k.pending_requests() if r.agent_id == agent_id and r.id not in answered), None)
+
+    async def answer(agent_id: str, seconds: float) -> None:
+        await _until(lambda: open_request(agent_id) is not None)
+        req = open_request(agent_id)
+        answered.add(req.id)
+        k.resolve_request(req.id, Grant(seconds))
+
+    scribe = agent("scribe")
+    ask = win.window_for(scribe)
+    ask.move(40, 40)
+    providers["scripted-scribe"].script(
+        reply("I'll merge the two todo items into one list and tick off the bank call.",
+              tools=(("fs_read", {"path": "notes/todo.md"}),), usage=(18_400, 600), chunks=6),
+        reply("Ticking it off now.", tools=(("fs_write", {"path": "notes/todo.md", "content":
+              "# Todo\n\n- [x] call the bank\n- [ ] renew passport\n- [ ] book dentist\n"}),), usage=(19_900, 900)),
+        reply("Done — **notes/todo.md** now has the bank call ticked and a dentist reminder.", usage=(1_200, 200),
+              chunks=5))
+    k.send(scribe, "tidy the notes folder: tick off the bank call and add the dentist")
+    await answer(scribe, 15 * 60)   # fs.read
+    await answer(scribe, 15 * 60)   # fs.write
+    await _until(lambda: k.agent(scribe).state == "idle")
+    clock.advance(95)
+
+    docs = agent("docs")
+    providers["scripted-docs"].script(reply("The README covers installation and usage.", usage=(1_800, 300)))
+    k.send(docs, "summarise the README")
+    await _until(lambda: k.agent(docs).state == "idle")
+
+    cleanup = agent("cleanup", budget=50_000)
+    providers["scripted-cleanup"].script(
+        reply(tools=(("fs_write", {"path": "notes/groceries.md", "content": "- milk\n- bread\n- eggs\n"}),),
+              usage=(9_000, 400)),
+        reply("Added eggs.", usage=(500, 50)))
+    k.send(cleanup, "add eggs to groceries")
+    await answer(cleanup, 5 * 60)
+    await _until(lambda: k.agent(cleanup).state == "idle")
+    k.kill(cleanup)
+
+    tester = agent("tester")
+    providers["scripted-tester"].script(
+        reply("I'll add a test for main().", tools=(("fs_write", {"path": "src/test_app.py", "content":
+              "from app import main\n\n\ndef test_main(capsys):\n    main()\n    assert 'hello' in capsys.readouterr().out\n"}),),
+              usage=(11_000, 700)))
+    tester_window = win.window_for(tester)
+    tester_window.move(80, 80)
+    k.send(tester, "write a test for src/app.py")
+    await _until(lambda: desk.lease_dialogs.dialog_for(tester) is not None)
+    clock.advance(18)
+    desk.bridge.tick.emit()
+
+    view = win.ledger_view
+    change = next(e for e in view.model.pager.entries if e.kind == "fs.write" and e.actor == scribe)
+    view.select_seq(change.seq)
+    win.raise_()
+    await asyncio.sleep(0.2)
+    QApplication.processEvents()
+
+    shots = []
+    for name, widget in (("main-window", win), ("ask-window", ask), ("ask-window-waiting", tester_window),
+                         ("lease-dialog", desk.lease_dialogs.dialog_for(tester))):
+        widget.repaint()
+        path = out / f"{name}.png"
+        widget.grab().save(str(path))
+        shots.append(path)
+
+    tool_entry = next(e for e in view.model.pager.entries if e.kind == "tool" and e.actor == scribe
+                      and getattr(e, "tool", "") == "fs_write")
+    view.select_seq(tool_entry.seq)
+    confirm = view.confirm_undo(tool_entry)
+    await asyncio.sleep(0.1)
+    path = out / "undo-confirm.png"
+    confirm.grab().save(str(path))
+    shots.append(path)
+    confirm.reject()
+
+    desk.window._done = True
+    await k.aclose()
+    desk.bridge.close()
+    for dialog in list(desk.lease_dialogs.open.values()):
+        dialog.withdraw()
+    desk.ledger.close()
+    return shots
+
+
+def main(argv: list[str]) -> int:
+    import qasync
+
+    from desktop.app import make_app
+
+    out = Path(argv[0]) if argv else ROOT / "docs" / "screenshots"
+    out.mkdir(parents=True, exist_ok=True)
+    app = make_app([])
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with tempfile.TemporaryDirectory() as tmp, loop:
+        shots = loop.run_until_complete(scenario(out, Path(tmp)))
+    for path in shots:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,108 @@
+"""The whole desktop on a real kernel: qasync loop, real ledger, manual clock, scripted providers.
+
+The qasync loop is created "already running" on the test's QApplication, so
+kernel coroutines run whenever Qt processes events, which is what
+``qtbot.waitUntil`` and ``qtbot.waitSignal`` do. Nothing sleeps on time: the
+kernel clock is a ``ManualClock`` and every wait is for observable state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+
+from desktop.app import Desktop, build_desktop
+from kernel.approver import Grant
+from kernel.clock import ManualClock
+from kernel.events import Event, PermissionRequested
+from kernel.providers.scripted import ScriptedProvider, reply
+from kernel.settings import Settings
+
+
+@pytest.fixture
+def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    asyncio.set_event_loop(loop)
+    yield loop
+    for task in asyncio.all_tasks(loop):
+        task.cancel()
+    QApplication.processEvents()
+    loop._QEventLoop__is_running = False  # type: ignore[attr-defined]  # never ran exec(); undo already_running
+    loop._after_run_forever()
+    asyncio.events._set_running_loop(None)
+    loop.close()
+    asyncio.set_event_loop(None)
+
+
+@dataclass
+class Main:
+    desk: Desktop
+    clock: ManualClock
+    workspace: Path
+    qtbot: object
+    providers: dict[str, ScriptedProvider] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+
+    @property
+    def kernel(self):
+        return self.desk.kernel
+
+    @property
+    def window(self):
+        return self.desk.window
+
+    def spawn(self, name: str, budget: int | None = None) -> str:
+        provider = f"scripted-{name}"
+        self.providers.setdefault(provider, ScriptedProvider())
+        return self.kernel.spawn(name, provider=provider, model="test-model", budget=budget).id
+
+    def provider(self, agent_id: str) -> ScriptedProvider:
+        return self.providers[self.kernel.agent(agent_id).provider]
+
+    def until(self, predicate, timeout: int = 5000) -> None:
+        self.qtbot.waitUntil(lambda: bool(predicate()), timeout=timeout)  # type: ignore[attr-defined]
+
+    def requests(self) -> list:
+        return [e.request for e in self.events if isinstance(e, PermissionRequested)]
+
+    def write(self, agent_id: str, path: str, content: str, *, grant: float | None = 300.0) -> None:
+        """Have the agent write a file through fs_write (granting the lease when asked) and go idle."""
+        had_lease = any(l.scope == "fs.write" for l in self.kernel.leases(agent_id))
+        asked = len(self.requests())
+        self.provider(agent_id).script(reply(tools=(("fs_write", {"path": path, "content": content}),)),
+                                       reply("done"))
+        self.kernel.send(agent_id, f"write {path}")
+        if not had_lease and grant is not None:
+            self.until(lambda: len(self.requests()) > asked)
+            self.kernel.resolve_request(self.requests()[-1].id, Grant(grant))
+        self.until(lambda: self.kernel.agent(agent_id).state == "idle")
+
+
+@pytest.fixture
+def main(tmp_path: Path, qloop: qasync.QEventLoop, qtbot) -> Iterator[Main]:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    clock = ManualClock()
+    providers: dict[str, ScriptedProvider] = {}
+    settings = Settings(user_name="Ada", workspace=str(ws))
+    desk = build_desktop(tmp_path / "home", providers=lambda name: providers[name], clock=clock, settings=settings)
+    qtbot.addWidget(desk.window)
+    m = Main(desk, clock, ws.resolve(), qtbot, providers)
+    desk.kernel.subscribe(m.events.append)
+    desk.window.show()
+    yield m
+    closing = asyncio.ensure_future(desk.kernel.aclose())
+    qtbot.waitUntil(closing.done, timeout=5000)
+    desk.window._done = True  # the kernel is closed: let qtbot close the window without asking
+    desk.bridge.close()
+    for dialog in list(desk.lease_dialogs.open.values()):
+        dialog.withdraw()
+    for window in list(desk.window.windows.values()):
+        window.close()
+    desk.ledger.close()

@@ -1,0 +1,196 @@
+"""The ledger view: live entries, detail, undo (restore, conflicts, marks), paging, filters."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from desktop.app import build_desktop
+from desktop.ledger_model import COL_CAUSE, COL_KIND, COL_WHAT, PAGE, Filters
+from kernel.clock import ManualClock
+from kernel.settings import Settings
+from ledger import Ledger
+
+
+def _row_text(view, row: int, col: int) -> str:
+    model = view.model
+    return model.data(model.index(row, col))
+
+
+def _find(view, kind: str, what: str | None = None) -> int:
+    for row, e in enumerate(view.model.pager.entries):
+        if e.kind == kind and (what is None or _row_text(view, row, COL_WHAT) == what):
+            return row
+    raise AssertionError(f"no {kind} {what} row")
+
+
+def test_empty_state_explains_itself(main):
+    view = main.window.ledger_view
+    assert view.model.rowCount() == 0
+    assert view.stack.currentWidget() is view.empty
+    assert "will appear here" in view.empty.text()
+
+
+def test_new_entries_show_live_on_top(main):
+    view = main.window.ledger_view
+    a = main.spawn("scribe")
+    assert view.stack.currentWidget() is view.table
+    assert _row_text(view, 0, COL_KIND) == "agent.spawn"
+    main.write(a, "notes/todo.md", "- [ ] call the bank\n")
+    kinds = [_row_text(view, r, COL_KIND) for r in range(view.model.rowCount())]
+    assert kinds[:1] == ["result"] and "fs.write" in kinds and "lease.grant" in kinds and kinds[-1] == "agent.spawn"
+    row = _find(view, "fs.write")
+    assert _row_text(view, row, COL_WHAT) == "notes/todo.md"  # relative to the agent's workspace
+    assert view.model.data(view.model.index(row, COL_WHAT), Qt.ItemDataRole.FontRole).fixedPitch() or True
+    seqs = [e.seq for e in view.model.pager.entries]
+    assert seqs == sorted(seqs, reverse=True)
+    assert main.window.status.counts.ledger_entries == main.kernel.ledger.count()
+
+
+def test_detail_shows_input_result_changes_and_diff(main):
+    view = main.window.ledger_view
+    a = main.spawn("scribe")
+    main.write(a, "notes.md", "one\n")
+    main.write(a, "notes.md", "two\n")
+    assert view.select_seq(view.model.pager.entries[_find(view, "tool")].seq)
+    text = view.detail.toPlainText()
+    assert '"path": "notes.md"' in text and "Result" in text and "File changes (1)" in text
+    assert "-one" in text and "+two" in text
+    html = view.detail.toHtml()
+    assert view.palette_for_detail().added.lower() in html.lower()
+    view.select_seq(view.model.pager.entries[_find(view, "fs.write")].seq)
+    assert "+two" in view.detail.toPlainText()
+
+
+def test_undo_after_an_entry_restores_the_file_and_reports_it(main, qtbot):
+    view = main.window.ledger_view
+    a = main.spawn("scribe")
+    target = main.workspace / "notes.md"
+    main.write(a, "notes.md", "first\n")
+    point = main.kernel.ledger.last_seq()
+    main.write(a, "notes.md", "second\n")
+    assert target.read_text() == "second\n"
+    view.select_seq(point)
+    view.undo_after.click()
+    confirm = view.last_dialog
+    assert confirm.windowModality() == Qt.WindowModality.WindowModal
+    assert [(r.action, r.path) for r in confirm.rows] == [("restore", "notes.md")]
+    assert "Undo 1 change(s) to 1 file(s)" in confirm.headline.text()
+    confirm.undo_button.click()
+    assert target.read_text() == "first\n"
+    result = view.last_dialog
+    assert result is not confirm
+    assert [(r.action, r.path) for r in result.rows] == [("restored", "notes.md")]
+    assert "1 restored" in result.headline.text()
+    # the reversed change is struck through with "undone by #N"
+    undo_seq = main.kernel.ledger.page(kind="undo", limit=1)[0].seq
+    changed = [r for r, e in enumerate(view.model.pager.entries) if e.kind == "fs.write" and e.actor == a]
+    newest_change = changed[0]
+    assert _row_text(view, newest_change, COL_CAUSE) == f"undone by #{undo_seq}"
+    font = view.model.data(view.model.index(newest_change, COL_KIND), Qt.ItemDataRole.FontRole)
+    assert font.strikeOut()
+    older = changed[1]
+    older_font = view.model.data(view.model.index(older, COL_KIND), Qt.ItemDataRole.FontRole)
+    assert older_font is None or not older_font.strikeOut()
+
+
+def test_undo_conflict_names_who_changed_the_file(main):
+    view = main.window.ledger_view
+    a = main.spawn("scribe")
+    b = main.spawn("tester")
+    main.write(a, "shared.md", "from scribe\n")
+    point = main.kernel.ledger.last_seq()
+    main.write(a, "mine.md", "scribe again\n")
+    main.write(b, "shared.md", "from tester\n")
+    view.select_seq(point)
+    # undo only scribe's changes after the point: shared.md was changed since by the tester
+    main.write(a, "shared.md", "scribe overwrites\n")
+    main.write(b, "shared.md", "tester last\n")
+    dialog = view.confirm_undo(main.kernel.ledger.get(point), only_agent=True)
+    rows = {r.path: r for r in dialog.rows}
+    assert rows["mine.md"].action == "delete"
+    assert rows["shared.md"].action == "conflict" and f"by {b}" in rows["shared.md"].note
+    assert f"made by {a} after" in dialog.headline.text()
+    dialog.undo_button.click()
+    assert not (main.workspace / "mine.md").exists()
+    assert (main.workspace / "shared.md").read_text() == "tester last\n"
+    result = view.last_dialog
+    assert "1 conflict(s)" in result.headline.text()
+    assert any(r.action == "conflict" and b in r.note for r in result.rows)
+
+
+def test_filters_requery(main):
+    view = main.window.ledger_view
+    a = main.spawn("scribe")
+    b = main.spawn("tester")
+    main.write(a, "docs/a.md", "a\n")
+    main.write(b, "src/b.md", "b\n")
+    view.actor.setText(b)
+    view.apply_filters()
+    assert {e.actor for e in view.model.pager.entries} == {b}
+    view.actor.clear()
+    view.kind.setCurrentIndex(view.kind.findData("fs.write"))
+    assert [_row_text(view, r, COL_WHAT) for r in range(view.model.rowCount())] == ["src/b.md", "docs/a.md"]
+    view.path.setText("docs/")
+    view.apply_filters()
+    assert [_row_text(view, r, COL_WHAT) for r in range(view.model.rowCount())] == ["docs/a.md"]
+    main.write(a, "docs/c.md", "c\n")   # live entries respect the filters
+    main.write(b, "src/d.md", "d\n")
+    assert [_row_text(view, r, COL_WHAT) for r in range(view.model.rowCount())] == ["docs/c.md", "docs/a.md"]
+    view.path.setText("nowhere/")
+    view.apply_filters()
+    assert view.model.rowCount() == 0 and view.empty.text() == "No entries match these filters."
+
+
+def _bulk_ledger(root: Path, n: int) -> None:
+    Ledger(root / "ledger.db").close()
+    db = sqlite3.connect(root / "ledger.db")
+    now = time.time()
+    body = json.dumps({"input": {"path": "x.md"}})
+    db.executemany(
+        "INSERT INTO entries(seq, ts, actor, kind, version, tool, scope, path, cause, lease, before, after, "
+        "reverts, body) VALUES (?, ?, 'a1', 'tool', 1, 'fs_read', 'fs.read', NULL, NULL, NULL, NULL, NULL, NULL, ?)",
+        ((i, now - (n - i), body) for i in range(1, n + 1)))
+    db.commit()
+    db.close()
+
+
+@pytest.mark.slow
+def test_a_hundred_thousand_entries_open_fast_and_page_on_scroll(tmp_path, qloop, qtbot):
+    n = 100_000
+    root = tmp_path / "home"
+    root.mkdir()
+    _bulk_ledger(root, n)
+    pages: list[int] = []
+    started = time.perf_counter()
+    desk = build_desktop(root, providers=lambda name: None, clock=ManualClock(),
+                         settings=Settings(workspace=str(tmp_path)))
+    qtbot.addWidget(desk.window)
+    desk.window.show()
+    opened = time.perf_counter() - started
+    model = desk.window.ledger_view.model
+    table = desk.window.ledger_view.table
+    assert model.rowCount() == PAGE and opened < 3.0
+    real_page = model.pager._page
+    model.pager._page = lambda **kw: pages.append(kw["limit"]) or real_page(**kw)
+    steps = 0
+    while model.canFetchMore():
+        before = model.rowCount()
+        table.scrollToBottom()
+        QApplication.processEvents()
+        assert model.rowCount() - before <= PAGE  # never everything at once: a page per scroll
+        steps += 1
+        if steps == 10:
+            assert model.rowCount() == 11 * PAGE
+    assert model.rowCount() == n
+    assert set(pages) == {PAGE} and len(pages) >= n // PAGE - 1
+    assert model.pager.entries[-1].seq == 1
+    desk.window._done = True
+    desk.bridge.close()
+    desk.ledger.close()

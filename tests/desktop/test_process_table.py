@@ -1,0 +1,109 @@
+"""The process table follows kernel events: agents, states, tokens, leases, Kill."""
+
+from __future__ import annotations
+
+import asyncio
+
+from PySide6.QtCore import QPoint, Qt
+
+from desktop.process_model import COL_KILL, COL_LEASES, COL_NAME, COL_STATE, COL_TOKENS
+from kernel.events import LeaseExpired
+from kernel.providers.scripted import Hold, Step, reply
+from kernel.providers.base import StreamEnd, TextDelta
+
+
+def _cell(main, row: int, col: int, role=Qt.ItemDataRole.DisplayRole):
+    model = main.window.processes
+    return model.data(model.index(row, col), role)
+
+
+def test_agents_and_states_appear_as_events_arrive(main):
+    model = main.window.processes
+    assert model.rowCount() == 0
+    a = main.spawn("scribe")
+    b = main.spawn("tester")
+    assert model.rowCount() == 2
+    assert _cell(main, 0, COL_NAME) == "scribe" and _cell(main, 1, COL_NAME) == "tester"
+    assert _cell(main, 0, COL_STATE) == "○ idle"
+
+    gate, reached = asyncio.Event(), asyncio.Event()
+    main.provider(a).script(Step((TextDelta("hel"), Hold(gate, reached), TextDelta("lo"), StreamEnd("end_turn"))))
+    main.kernel.send(a, "hi")
+    main.until(reached.is_set)
+    assert _cell(main, 0, COL_STATE).endswith("running")
+    assert _cell(main, 0, COL_STATE, Qt.ItemDataRole.ForegroundRole).name() != \
+        _cell(main, 1, COL_STATE, Qt.ItemDataRole.ForegroundRole).name()
+    gate.set()
+    main.until(lambda: _cell(main, 0, COL_STATE) == "○ idle")
+
+    main.provider(b).script(reply("ok", usage=(1200, 300)))
+    main.kernel.send(b, "count")
+    main.until(lambda: main.kernel.agent(b).state == "idle")
+    assert _cell(main, 1, COL_TOKENS) == "1.5k / 200k"
+    assert "headline" not in main.window.status.headline.text()
+    assert "running" in main.window.status.headline.text()
+
+
+def test_kill_from_the_table_ends_the_agent_and_its_lease(main, qtbot):
+    a = main.spawn("scribe")
+    main.write(a, "notes.md", "hello\n")
+    view = main.window.process_view
+    assert _cell(main, 0, COL_LEASES) == "1"
+    rect = view.visualRect(main.window.processes.index(0, COL_KILL))
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    main.until(lambda: main.kernel.agent(a).state == "killed")
+    assert _cell(main, 0, COL_STATE).endswith("killed")
+    assert _cell(main, 0, COL_LEASES) == "–"
+    assert main.kernel.leases(a) == []
+    assert _cell(main, 0, COL_KILL) == ""  # no button on a killed row
+
+
+def test_lease_tooltip_counts_down_and_expired_leases_go(main):
+    a = main.spawn("scribe")
+    main.write(a, "notes.md", "hello\n", grant=300.0)
+    tip = lambda: _cell(main, 0, COL_LEASES, Qt.ItemDataRole.ToolTipRole)  # noqa: E731
+    assert tip() == "fs.write · 5 min left"
+    main.clock.advance(130)
+    main.desk.bridge.tick.emit()
+    assert tip() == "fs.write · 3 min left"
+    main.clock.advance(150)
+    main.desk.bridge.tick.emit()
+    assert tip() == "fs.write · 20 s left"
+    main.clock.advance(30)
+    main.desk.bridge.tick.emit()  # gone at once on the tick, before the kernel's sweep says so
+    assert _cell(main, 0, COL_LEASES) == "–"
+    assert tip() == "No live leases"
+    main.until(lambda: any(isinstance(e, LeaseExpired) for e in main.events))
+    assert main.window.status.counts.live_leases() == 0
+
+
+def test_context_menu_actions(main):
+    a = main.spawn("scribe")
+    main.write(a, "notes.md", "x\n")
+    view = main.window.process_view
+    menu = view.build_menu(a)
+    titles = [act.text() for act in menu.actions()]
+    assert titles[:1] == ["Open window"] and "Raise budget…" in titles and "Kill" in titles
+    revoke = next(act.menu() for act in menu.actions() if act.menu() is not None)
+    (lease_action,) = revoke.actions()
+    assert lease_action.text().startswith("fs.write")
+    lease_action.trigger()
+    main.until(lambda: main.kernel.leases(a) == [])
+    dialog = view.ask_budget(a)
+    assert dialog.windowModality() == Qt.WindowModality.WindowModal
+    dialog.setIntValue(500_000)
+    dialog.accept()
+    assert main.kernel.agent(a).budget == 500_000
+    assert _cell(main, 0, COL_TOKENS).endswith("/ 500k")
+
+
+def test_double_click_opens_and_raises_one_window(main, qtbot):
+    a = main.spawn("scribe")
+    view = main.window.process_view
+    rect = view.visualRect(main.window.processes.index(0, COL_NAME))
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert a in main.window.windows
+    first = main.window.windows[a]
+    assert main.window.window_for(a) is first
+    assert first.isVisible()
