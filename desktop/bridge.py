@@ -13,8 +13,6 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from .pyside_fix import guard_bool_refcounts
-
 
 class EventBridge(QObject):
     event = Signal(object)
@@ -22,7 +20,6 @@ class EventBridge(QObject):
 
     def __init__(self, kernel: Any, parent: QObject | None = None, tick_ms: int = 1000) -> None:
         super().__init__(parent)
-        guard_bool_refcounts()  # PySide6 6.12.0: every emit() drops a reference to True
         self._unsubscribe = kernel.subscribe(self._on_event)
         self._timer = QTimer(self)
         self._timer.setInterval(tick_ms)
