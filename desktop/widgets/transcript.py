@@ -102,7 +102,7 @@ class Transcript(QScrollArea):
         label.setObjectName("notice")
         err = shade(ERROR, self.palette())
         label.setStyleSheet(f"QLabel#notice {{ color: {err}; border: 1px solid {err}; border-radius: 4px;"
-                            " padding: 4px 8px; }}")
+                            " padding: 4px 8px; }")
         self._add(label)
         return label
 
