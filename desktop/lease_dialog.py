@@ -156,6 +156,8 @@ class LeaseDialogs(QObject):
         self.open: dict[int, LeaseDialog] = {}
         bridge.event.connect(self._on_event)
         bridge.tick.connect(self._tick)
+        for request in kernel.pending_requests():  # asked before this desktop attached
+            self.show(request)
 
     def _on_event(self, event: object) -> None:
         match event:
@@ -174,6 +176,7 @@ class LeaseDialogs(QObject):
         dialog = LeaseDialog(request, lambda d: self.kernel.resolve_request(request.id, d), now, parent,
                              stop_agent=lambda: self.kernel.kill(request.agent_id))
         dialog.finished.connect(lambda _code, rid=request.id: self.open.pop(rid, None))
+        dialog.destroyed.connect(lambda _obj=None, rid=request.id: self.open.pop(rid, None))
         self.open[request.id] = dialog
         dialog.open()
         return dialog
@@ -184,8 +187,14 @@ class LeaseDialogs(QObject):
     def _withdraw(self, request_id: int) -> None:
         dialog = self.open.pop(request_id, None)
         if dialog is not None:
-            dialog.withdraw()
+            try:
+                dialog.withdraw()
+            except RuntimeError:  # its window was deleted and took the dialog with it
+                pass
 
     def _tick(self) -> None:
-        for dialog in self.open.values():
-            dialog.update_countdown()
+        for dialog in list(self.open.values()):
+            try:
+                dialog.update_countdown()
+            except RuntimeError:
+                self.open = {k: d for k, d in self.open.items() if d is not dialog}

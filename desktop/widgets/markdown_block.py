@@ -7,6 +7,8 @@ re-rendered per delta. ``flush()`` renders at once (end of a turn).
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
@@ -41,7 +43,7 @@ class MarkdownBlock(QLabel):
         self._timer.stop()
         code_bg = "#2b2b2b" if is_dark(self.palette()) else "#f0f0f0"
         body = render_markdown(self.raw, code_bg)
-        head = f"<b>{self.speaker}:</b> "
+        head = f"<b>{html.escape(self.speaker)}:</b> "
         if body.startswith("<p>"):
             self.setText("<p>" + head + body[3:])
         else:

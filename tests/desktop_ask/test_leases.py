@@ -139,3 +139,16 @@ def _alive(widget) -> bool:
         return True
     except RuntimeError:
         return False
+
+
+def test_requests_open_before_the_dialogs_attach_are_shown(desk, qtbot):
+    from desktop.lease_dialog import LeaseDialogs
+
+    win, dialog = ask_to_write(desk, qtbot, then="ok")
+    late = LeaseDialogs(desk.kernel, desk.bridge, lambda agent_id: desk.windows.get(agent_id))
+    second = late.dialog_for(win.agent_id)
+    assert second is not None and second.request == dialog.request
+    qtbot.mouseClick(second.grant_buttons[3600.0], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=5000)  # the other one closes
+    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    assert desk.of(LeaseGranted)[0].lease.until == desk.clock.now() + 3600
