@@ -160,3 +160,31 @@ def grant_choices(request: LeaseRequest) -> list[GrantChoice]:
         label = describe_duration(seconds) + (" (default)" if is_default else "")
         out.append(GrantChoice(label, seconds, is_default))
     return out
+
+
+def format_input(tool_input: Mapping[str, Any]) -> str:
+    """A call's input for reading: one ``key: value`` per line; multi-line strings as indented blocks."""
+    import json
+
+    lines: list[str] = []
+    for key, value in tool_input.items():
+        if isinstance(value, str) and "\n" in value:
+            lines.append(f"{key}:")
+            lines.extend("    " + line for line in value.rstrip("\n").split("\n"))
+        elif isinstance(value, str):
+            lines.append(f"{key}: {value}")
+        else:
+            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+    return "\n".join(lines)
+
+
+def relative_diff(diff: str, workspace: str) -> str:
+    """A ledger diff with its absolute ``a/…``/``b/…`` header paths made relative to the workspace."""
+    root = workspace.rstrip("/") + "/"
+    out = []
+    for line in diff.split("\n"):
+        for prefix in ("--- a", "+++ b"):
+            if line.startswith(prefix + root):
+                line = prefix[:4] + prefix[4] + "/" + line[len(prefix + root):]
+        out.append(line)
+    return "\n".join(out)

@@ -26,7 +26,7 @@ from kernel.facade import Kernel
 from kernel.settings import SettingsStore, home
 
 from .ask_style import ERROR, MUTED, shade
-from .ask_text import suggest_budget
+from .ask_text import relative_diff, suggest_budget
 from .bridge import EventBridge
 from .provider_check import missing_key_message
 from .widgets.budget_bar import BudgetBar
@@ -238,7 +238,7 @@ class AskWindow(QWidget):
         out = []
         for seq in seqs:
             try:
-                out.append(self.kernel.ledger.diff(seq))
+                out.append(relative_diff(self.kernel.ledger.diff(seq), self.info.workspace))
             except Exception as exc:  # a diff is a courtesy; say why it is missing
                 out.append(f"(no diff for #{seq}: {exc})")
         return out

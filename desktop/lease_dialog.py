@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget,
 )
@@ -31,11 +31,13 @@ from .widgets.diff_view import DiffView
 
 class LeaseDialog(QDialog):
     def __init__(self, request: LeaseRequest, answer: Callable[[Decision], None], now: Callable[[], float],
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, stop_agent: Callable[[], None] | None = None) -> None:
         super().__init__(parent)
         self.request = request
         self._answer = answer
         self._now = now
+        if stop_agent is not None:  # the Ask window is blocked while this is open: Ctrl+. works here too
+            QShortcut(QKeySequence("Ctrl+."), self, stop_agent)
         self.answered: Decision | None = None
         self.setWindowTitle(lease_title(request))
         self.setWindowModality(Qt.WindowModality.WindowModal if parent is not None
@@ -154,6 +156,8 @@ class LeaseDialogs(QObject):
         self.open: dict[int, LeaseDialog] = {}
         bridge.event.connect(self._on_event)
         bridge.tick.connect(self._tick)
+        for request in kernel.pending_requests():  # asked before this desktop attached
+            self.show(request)
 
     def _on_event(self, event: object) -> None:
         match event:
@@ -169,8 +173,10 @@ class LeaseDialogs(QObject):
     def show(self, request: LeaseRequest) -> LeaseDialog:
         now = self.kernel.services.clock.now
         parent = self._window_for(request.agent_id)
-        dialog = LeaseDialog(request, lambda d: self.kernel.resolve_request(request.id, d), now, parent)
+        dialog = LeaseDialog(request, lambda d: self.kernel.resolve_request(request.id, d), now, parent,
+                             stop_agent=lambda: self.kernel.kill(request.agent_id))
         dialog.finished.connect(lambda _code, rid=request.id: self.open.pop(rid, None))
+        dialog.destroyed.connect(lambda _obj=None, rid=request.id: self.open.pop(rid, None))
         self.open[request.id] = dialog
         dialog.open()
         return dialog
@@ -181,8 +187,14 @@ class LeaseDialogs(QObject):
     def _withdraw(self, request_id: int) -> None:
         dialog = self.open.pop(request_id, None)
         if dialog is not None:
-            dialog.withdraw()
+            try:
+                dialog.withdraw()
+            except RuntimeError:  # its window was deleted and took the dialog with it
+                pass
 
     def _tick(self) -> None:
-        for dialog in self.open.values():
-            dialog.update_countdown()
+        for dialog in list(self.open.values()):
+            try:
+                dialog.update_countdown()
+            except RuntimeError:
+                self.open = {k: d for k, d in self.open.items() if d is not dialog}

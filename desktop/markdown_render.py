@@ -30,6 +30,7 @@ def render_markdown(text: str, code_background: str = "#f0f0f0") -> str:
     md.preprocessors.deregister("html_block")
     md.inlinePatterns.deregister("html")
     body = md.convert(close_open_fence(_escape_html(text)))
+    body = body.replace("\n</code></pre>", "</code></pre>")
     return body.replace("<pre>", f'<pre style="background-color:{code_background}; padding:4px;">')
 
 

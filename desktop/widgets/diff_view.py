@@ -41,11 +41,11 @@ class DiffView(QTextBrowser):
     def set_diff(self, diff: str) -> None:
         self.diff = diff
         self.setHtml(diff_html(diff, self.palette()))
-        lines = min(self.max_lines, max(1, diff.rstrip("\n").count("\n") + 1))
-        line_h = self.fontMetrics().lineSpacing()
-        self.setFixedHeight(lines * line_h + 2 * self.frameWidth() + 12 + (
-            self.horizontalScrollBar().sizeHint().height() if self._too_wide() else 0))
-
-    def _too_wide(self) -> bool:
-        longest = max((len(line) for line in self.diff.split("\n")), default=0)
-        return longest > 100
+        doc = self.document()
+        doc.setTextWidth(-1)  # no wrapping: the natural height of every line
+        lines = max(1, diff.rstrip("\n").count("\n") + 1)
+        margins = 2 * doc.documentMargin()
+        per_line = (doc.size().height() - margins) / lines
+        shown = min(self.max_lines, lines) * per_line + margins
+        bar = self.horizontalScrollBar().sizeHint().height() if doc.idealWidth() > 900 else 0
+        self.setFixedHeight(int(shown + 2 * self.frameWidth() + bar + 2))

@@ -7,6 +7,8 @@ re-rendered per delta. ``flush()`` renders at once (end of a turn).
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
@@ -40,8 +42,12 @@ class MarkdownBlock(QLabel):
     def flush(self) -> None:
         self._timer.stop()
         code_bg = "#2b2b2b" if is_dark(self.palette()) else "#f0f0f0"
-        head = f"<p style='margin-bottom:0px'><b>{self.speaker}:</b></p>"
-        self.setText(head + render_markdown(self.raw, code_bg))
+        body = render_markdown(self.raw, code_bg)
+        head = f"<b>{html.escape(self.speaker)}:</b> "
+        if body.startswith("<p>"):
+            self.setText("<p>" + head + body[3:])
+        else:
+            self.setText(f"<p>{head}</p>" + body)
         self.renders += 1
 
     @property

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QWidget
 
-from ..ask_style import state_colour, state_glyph
+from ..ask_style import is_dark, state_colour, state_glyph
 
 
 class StateBadge(QLabel):
@@ -18,8 +18,9 @@ class StateBadge(QLabel):
         colour = state_colour(state, self.palette()).name()
         text = f"{state_glyph(state)} {state}"
         if state == "waiting":
-            self.setStyleSheet(f"QLabel {{ background-color: {colour}; color: #ffffff; font-weight: bold;"
-                               " border-radius: 8px; padding: 2px 8px; }}")
+            ink = "#000000" if is_dark(self.palette()) else "#ffffff"
+            self.setStyleSheet(f"QLabel {{ background-color: {colour}; color: {ink}; font-weight: bold;"
+                               " border-radius: 8px; padding: 2px 8px; }")
         else:
             self.setStyleSheet(f"QLabel {{ color: {colour}; font-weight: bold; padding: 2px 0px; }}")
         self.setText(text)

@@ -9,14 +9,13 @@ reason in words on a second line, visible without a click.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Mapping, Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from ..ask_style import ERROR, MUTED, mono_font, shade
-from ..ask_text import CallOutcome, diff_counts, format_counts, format_duration_ms, summarize_input
+from ..ask_text import CallOutcome, diff_counts, format_counts, format_duration_ms, format_input, summarize_input
 from .diff_view import DiffView
 
 
@@ -112,7 +111,9 @@ class ToolCard(QFrame):
         layout.setContentsMargins(0, 4, 0, 4)
         layout.setSpacing(4)
         layout.addWidget(QLabel("Input", box))
-        layout.addWidget(_mono_label(json.dumps(self.tool_input, indent=2, ensure_ascii=False)[:4000], box, True))
+        shown = _mono_label(format_input(self.tool_input)[:4000], box, True)
+        shown.setWordWrap(True)
+        layout.addWidget(shown)
         if self.outcome is not None:
             layout.addWidget(QLabel("Output" if not self.outcome.failed else "Error", box))
             out = _mono_label(self.content[:4000] or "(empty)", box, True)

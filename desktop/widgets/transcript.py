@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from kernel.messages import Message, TextPart, ToolResultPart, ToolUse
@@ -35,6 +36,8 @@ class Transcript(QScrollArea):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         body = QWidget(self)
+        body.setAutoFillBackground(True)
+        body.setBackgroundRole(QPalette.ColorRole.Base)
         self._layout = QVBoxLayout(body)
         self._layout.setContentsMargins(12, 8, 12, 8)
         self._layout.setSpacing(8)
@@ -102,7 +105,7 @@ class Transcript(QScrollArea):
         label.setObjectName("notice")
         err = shade(ERROR, self.palette())
         label.setStyleSheet(f"QLabel#notice {{ color: {err}; border: 1px solid {err}; border-radius: 4px;"
-                            " padding: 4px 8px; }}")
+                            " padding: 4px 8px; }")
         self._add(label)
         return label
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 import pytest
 import qasync
@@ -104,10 +104,3 @@ def desk(tmp_path: Path, qloop: qasync.QEventLoop, qtbot) -> Iterator[Desk]:
     for dialog in list(dialogs.open.values()):
         dialog.withdraw()
     ledger.close()
-
-
-def write_call(path: str, content: str) -> tuple[str, dict]:
-    return ("fs_write", {"path": path, "content": content})
-
-
-Until = Callable[[Callable[[], bool]], None]

@@ -1,0 +1,173 @@
+"""The Settings dialog: preferences into settings.json, API keys into keys.json (0600), nothing else.
+
+A thin form over ``settings_form``: it copies fields into ``FormValues``,
+shows every problem ``check_form`` finds beside the Save button, and on a
+valid Save writes through ``SettingsStore`` and emits ``saved`` with the new
+``Settings``. Keys are typed into password fields, never read back into
+them, and stored only with ``save_key``. Window-modal to its parent, never
+application-modal; the folder picker is opened, not executed.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+    QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget,
+)
+
+from kernel.errors import ConfigError
+from kernel.settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, Settings, SettingsStore
+
+from .ask_style import ERROR, MUTED, shade
+from .settings_form import FormValues, ProviderValues, apply_form, check_form, key_changes, values_from
+
+
+class ProviderTab(QWidget):
+    """Key, base URL and default model for one provider."""
+
+    def __init__(self, provider: str, values: ProviderValues, has_key: bool, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.provider = provider
+        self.key = QLineEdit(self)
+        self.key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key.setPlaceholderText("a key is saved; type to replace it" if has_key else
+                                    f"not set (or set {KEY_VARIABLES[provider]})")
+        self.forget = QCheckBox("Forget the saved key", self)
+        self.forget.setVisible(has_key)
+        self.base_url = QLineEdit(values.base_url, self)
+        self.base_url.setPlaceholderText(f"default endpoint (or set {BASE_URL_VARIABLES[provider]})")
+        self.model = QLineEdit(values.model, self)
+        form = QFormLayout(self)
+        form.addRow("API key", self.key)
+        form.addRow("", self.forget)
+        form.addRow("Base URL", self.base_url)
+        form.addRow("Default model", self.model)
+
+    def values(self) -> ProviderValues:
+        return ProviderValues(key=self.key.text(), forget_key=self.forget.isChecked(),
+                              base_url=self.base_url.text(), model=self.model.text())
+
+
+class SettingsDialog(QDialog):
+    saved = Signal(object)  # the new Settings
+
+    def __init__(self, store: SettingsStore, settings: Settings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store, self.settings = store, settings
+        self.setWindowTitle("Settings")
+        self.setWindowModality(Qt.WindowModality.WindowModal if parent is not None else Qt.WindowModality.NonModal)
+        self.setMinimumWidth(560)
+        self.folder_dialog: QFileDialog | None = None
+        self._build(values_from(settings))
+
+    def _build(self, values: FormValues) -> None:
+        self.user_name = QLineEdit(values.user_name, self)
+        self.workspace = QLineEdit(values.workspace, self)
+        choose = QPushButton("Choose\u2026", self)
+        choose.clicked.connect(self.choose_workspace)
+        ws_row = QHBoxLayout()
+        ws_row.addWidget(self.workspace, 1)
+        ws_row.addWidget(choose)
+        self.default_lease = QSpinBox(self)
+        self.default_lease.setRange(1, 480)
+        self.default_lease.setSuffix(" minutes")
+        self.default_lease.setValue(values.default_lease_min)
+        self.request_expiry = QSpinBox(self)
+        self.request_expiry.setRange(10, 24 * 3600)
+        self.request_expiry.setSuffix(" seconds")
+        self.request_expiry.setValue(values.request_expiry_s)
+        self.default_budget = QSpinBox(self)
+        self.default_budget.setRange(1000, 2_000_000_000)
+        self.default_budget.setSingleStep(10_000)
+        self.default_budget.setGroupSeparatorShown(True)
+        self.default_budget.setSuffix(" tokens")
+        self.default_budget.setValue(values.default_budget)
+        self.provider = QComboBox(self)
+        self.provider.addItems(list(PROVIDERS))
+        self.provider.setCurrentText(values.provider)
+
+        form = QFormLayout()
+        form.addRow("Your name", self.user_name)
+        form.addRow("Workspace", ws_row)
+        form.addRow("Default lease", self.default_lease)
+        form.addRow("Lease requests expire after", self.request_expiry)
+        form.addRow("Default budget", self.default_budget)
+        form.addRow("Provider for new agents", self.provider)
+
+        saved_keys = self.store.keys()
+        self.tabs = QTabWidget(self)
+        self.provider_tabs: dict[str, ProviderTab] = {}
+        for name in PROVIDERS:
+            tab = ProviderTab(name, values.providers[name], name in saved_keys, self.tabs)
+            self.provider_tabs[name] = tab
+            self.tabs.addTab(tab, name)
+        self.tabs.setCurrentWidget(self.provider_tabs[values.provider])
+        self.provider.currentTextChanged.connect(lambda p: self.tabs.setCurrentWidget(self.provider_tabs[p]))
+
+        muted = shade(MUTED, self.palette())
+        keys_note = QLabel(f"Keys are stored in {self.store.keys_path} (readable only by you), never in the "
+                           "ledger; environment variables win over them.", self)
+        theme_note = QLabel("The theme follows the system's light or dark setting.", self)
+        for note in (keys_note, theme_note):
+            note.setWordWrap(True)
+            note.setStyleSheet(f"color: {muted};")
+        self.error_label = QLabel(self)
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet(f"color: {shade(ERROR, self.palette())};")
+        self.error_label.hide()
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save |
+                                        QDialogButtonBox.StandardButton.Cancel, self)
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 12, 16, 12)
+        layout.setSpacing(8)
+        layout.addLayout(form)
+        layout.addWidget(QLabel("<b>Providers</b>", self))
+        layout.addWidget(self.tabs)
+        layout.addWidget(keys_note)
+        layout.addWidget(theme_note)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.buttons)
+
+    def form_values(self) -> FormValues:
+        return FormValues(
+            user_name=self.user_name.text(), workspace=self.workspace.text(),
+            default_lease_min=self.default_lease.value(), request_expiry_s=self.request_expiry.value(),
+            default_budget=self.default_budget.value(), provider=self.provider.currentText(),
+            providers={name: tab.values() for name, tab in self.provider_tabs.items()},
+        )
+
+    def save(self) -> bool:
+        """Validate, write settings.json and keys.json, emit ``saved``; False (with reasons shown) if invalid."""
+        values = self.form_values()
+        problems = check_form(values)
+        if problems:
+            self.error_label.setText("\n".join(message for _, message in problems))
+            self.error_label.show()
+            return False
+        try:
+            new = apply_form(values, self.settings)
+            self.store.save(new)
+            for provider, key in key_changes(values).items():
+                self.store.save_key(provider, key)
+        except (ConfigError, OSError) as exc:
+            self.error_label.setText(f"Could not save: {exc}")
+            self.error_label.show()
+            return False
+        self.settings = new
+        self.saved.emit(new)
+        self.accept()
+        return True
+
+    def choose_workspace(self) -> QFileDialog:
+        dialog = QFileDialog(self, "Choose the workspace folder", self.workspace.text())
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.fileSelected.connect(self.workspace.setText)
+        self.folder_dialog = dialog
+        dialog.open()
+        return dialog

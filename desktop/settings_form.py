@@ -1,0 +1,114 @@
+"""The Settings dialog's rules, without Qt: read a form's values, say what is wrong, build Settings.
+
+The dialog copies its fields into ``FormValues``; ``check_form`` lists every
+problem as ``(field, message)`` in words a person can act on, and
+``apply_form`` turns valid values into a new ``Settings``. Keys are kept
+apart: they are returned separately and stored by ``SettingsStore.save_key``,
+never put into ``Settings`` (so never into settings.json).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Mapping
+from urllib.parse import urlparse
+
+from kernel.errors import ConfigError
+from kernel.settings import PROVIDERS, Settings
+
+
+@dataclass(frozen=True)
+class ProviderValues:
+    key: str = ""              # typed in this session; empty keeps what is saved
+    forget_key: bool = False   # remove the saved key
+    base_url: str = ""
+    model: str = ""
+
+
+@dataclass(frozen=True)
+class FormValues:
+    user_name: str
+    workspace: str
+    default_lease_min: int
+    request_expiry_s: int
+    default_budget: int
+    provider: str
+    providers: Mapping[str, ProviderValues] = field(default_factory=dict)
+
+
+def values_from(settings: Settings) -> FormValues:
+    """The form as it opens, from the current settings (keys are never shown)."""
+    return FormValues(
+        user_name=settings.user_name, workspace=settings.workspace,
+        default_lease_min=max(1, round(settings.default_lease_s / 60)),
+        request_expiry_s=int(settings.request_expiry_s), default_budget=settings.default_budget,
+        provider=settings.provider,
+        providers={p: ProviderValues(base_url=settings.base_urls.get(p, ""), model=settings.model_for(p))
+                   for p in PROVIDERS},
+    )
+
+
+def check_form(values: FormValues) -> list[tuple[str, str]]:
+    """Every problem, as (field, message); empty when the form can be saved."""
+    errors: list[tuple[str, str]] = []
+    if not values.user_name.strip():
+        errors.append(("user_name", "Enter your name (agents address you by it)."))
+    ws = values.workspace.strip()
+    if not ws:
+        errors.append(("workspace", "Choose a workspace folder."))
+    elif not Path(ws).expanduser().is_dir():
+        errors.append(("workspace", f"The workspace folder {ws} does not exist."))
+    if not 1 <= values.default_lease_min <= 480:
+        errors.append(("default_lease", "The default lease must last from 1 minute to 8 hours (480 minutes)."))
+    if values.request_expiry_s < 10:
+        errors.append(("request_expiry", "Lease requests must stay open for at least 10 seconds."))
+    if values.default_budget < 1000:
+        errors.append(("default_budget", "The default budget must be at least 1,000 tokens."))
+    if values.provider not in PROVIDERS:
+        errors.append(("provider", f"Choose one of: {', '.join(PROVIDERS)}."))
+    for name, pv in values.providers.items():
+        url = pv.base_url.strip()
+        if url:
+            parsed = urlparse(url)
+            if parsed.scheme not in ("http", "https") or not parsed.netloc:
+                errors.append((f"{name}.base_url", f"The {name} base URL must start with http:// or https://"
+                                                   " and name a host."))
+        if pv.key and (pv.key != pv.key.strip() or any(c.isspace() for c in pv.key)):
+            errors.append((f"{name}.key", f"The {name} API key must not contain spaces or line breaks."))
+    chosen = values.providers.get(values.provider)
+    if chosen is not None and not chosen.model.strip():
+        errors.append((f"{values.provider}.model", f"Enter a default model for {values.provider}."))
+    return errors
+
+
+def apply_form(values: FormValues, base: Settings) -> Settings:
+    """New settings from valid form values (raises ConfigError for anything ``check_form`` missed)."""
+    problems = check_form(values)
+    if problems:
+        raise ConfigError(problems[0][1], problems[0][0])
+    models = dict(base.models)
+    base_urls = dict(base.base_urls)
+    for name, pv in values.providers.items():
+        if pv.model.strip():
+            models[name] = pv.model.strip()
+        if pv.base_url.strip():
+            base_urls[name] = pv.base_url.strip()
+        else:
+            base_urls.pop(name, None)
+    new = replace(base, user_name=values.user_name.strip(), workspace=str(Path(values.workspace.strip()).expanduser()),
+                  default_lease_s=float(values.default_lease_min * 60), request_expiry_s=float(values.request_expiry_s),
+                  default_budget=values.default_budget, provider=values.provider, models=models, base_urls=base_urls)
+    new.validate()
+    return new
+
+
+def key_changes(values: FormValues) -> dict[str, str | None]:
+    """What to store in keys.json: a new key per provider, or None to forget one."""
+    out: dict[str, str | None] = {}
+    for name, pv in values.providers.items():
+        if pv.key:
+            out[name] = pv.key
+        elif pv.forget_key:
+            out[name] = None
+    return out

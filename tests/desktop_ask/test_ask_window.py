@@ -1,0 +1,169 @@
+"""The Ask window against a real kernel: streaming, several windows at once, budget, keys, failures."""
+
+from __future__ import annotations
+
+import asyncio
+
+from PySide6.QtCore import Qt
+
+from kernel.errors import ProviderError
+from kernel.providers.base import StreamEnd, TextDelta, UsageReport
+from kernel.providers.scripted import Hold, Step, reply
+from kernel.settings import SettingsStore, home
+
+
+def send(qtbot, win, text: str) -> None:
+    qtbot.keyClicks(win.input, text)
+    qtbot.keyClick(win.input, Qt.Key.Key_Return)
+
+
+def held_step(first: str, second: str) -> tuple[Step, asyncio.Event, asyncio.Event]:
+    gate, reached = asyncio.Event(), asyncio.Event()
+    step = Step((UsageReport(input_tokens=10, output_tokens=0), TextDelta(first), Hold(gate, reached),
+                 TextDelta(second), UsageReport(output_tokens=5), StreamEnd("end_turn")))
+    return step, gate, reached
+
+
+def test_enter_sends_shift_enter_starts_a_new_line(desk, qtbot):
+    win = desk.open()
+    desk.provider_of(win).script(reply("fine"))
+    qtbot.keyClicks(win.input, "line one")
+    qtbot.keyClick(win.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(win.input, "line two")
+    assert win.input.toPlainText() == "line one\nline two"
+    qtbot.keyClick(win.input, Qt.Key.Key_Return)
+    assert win.input.toPlainText() == "" and not win.input.isEnabled() and not win.send_button.isEnabled()
+    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    assert win.input.isEnabled() and win.send_button.isEnabled()
+    assert win.transcript.blocks[0].raw == "line one\nline two"
+    assert not win.transcript.empty.isVisibleTo(win)
+
+
+def test_streaming_markdown_renders_heading_and_code_block_as_it_arrives(desk, qtbot):
+    win = desk.open()
+    step, gate, reached = held_step("## Plan\n\nFirst:\n\n```python\nprint('hi')\n", "```\n\nThat is all.")
+    desk.provider_of(win).script(step)
+    send(qtbot, win, "plan it")
+    qtbot.waitUntil(reached.is_set, timeout=5000)
+    block = win.transcript.current
+    qtbot.waitUntil(lambda: "<h2>Plan</h2>" in block.text() and "<pre" in block.text(), timeout=5000)
+    assert "print(&#x27;hi&#x27;)" in block.text() or "print('hi')" in block.text()
+    assert win.state_badge.state == "running"
+    gate.set()
+    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    assert "That is all." in block.text() and block.text().count("<pre") == 1
+
+
+def test_deltas_are_throttled_not_rendered_one_by_one(desk, qtbot):
+    win = desk.open()
+    desk.provider_of(win).script(reply("word " * 200, chunks=200))
+    send(qtbot, win, "talk")
+    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    block = win.transcript.blocks[-1]
+    assert block.raw == "word " * 200
+    assert block.renders < 20
+
+
+def test_three_windows_stream_at_once(desk, qtbot):
+    wins, gates, reached = [], [], []
+    for name in ("scribe", "tester", "docs"):
+        win = desk.open(name)
+        step, gate, got_there = held_step(f"{name} begins ", f"and {name} ends.")
+        desk.provider_of(win).script(step)
+        wins.append(win), gates.append(gate), reached.append(got_there)
+    for win in wins:
+        send(qtbot, win, "go")
+    qtbot.waitUntil(lambda: all(r.is_set() for r in reached), timeout=5000)
+    for win in wins:
+        qtbot.waitUntil(lambda w=win: f"{w.info.name} begins" in w.transcript.current.text(), timeout=5000)
+        assert win.state_badge.state == "running"
+    assert all(w.info.state == "running" for w in wins)
+    for gate in gates:
+        gate.set()
+    qtbot.waitUntil(lambda: all(w.info.state == "idle" for w in wins), timeout=5000)
+    for win in wins:
+        name = win.info.name
+        text = win.transcript.blocks[-1].raw
+        assert text == f"{name} begins and {name} ends."
+        assert win.windowTitle() == f"{name} \u00b7 {win.agent_id}"
+
+
+def test_budget_pause_raise_and_resume_continues(desk, qtbot):
+    win = desk.open(budget=20)
+    provider = desk.provider_of(win)
+    provider.script(reply("first answer", usage=(10, 15)))
+    send(qtbot, win, "start")
+    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    assert win.budget_bar.label.text() == "25 / 20 tokens"
+    send(qtbot, win, "more please")
+    qtbot.waitUntil(lambda: win.info.state == "paused", timeout=5000)
+    assert "budget reached" in win.reason_label.text()
+    assert win.state_badge.state == "paused" and win.pause_button.text() == "Resume"
+
+    qtbot.mouseClick(win.raise_button, Qt.MouseButton.LeftButton)
+    dialog = win.raise_dialog
+    assert dialog.windowModality() == Qt.WindowModality.WindowModal
+    assert dialog.intValue() == 10_025
+    dialog.setIntValue(1000)
+    dialog.accept()
+    qtbot.waitUntil(lambda: win.budget_bar.label.text() == "25 / 1,000 tokens", timeout=5000)
+
+    provider.script(reply("continuing where we left off"))
+    qtbot.mouseClick(win.pause_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    assert win.transcript.blocks[-1].raw == "continuing where we left off"
+    assert win.pause_button.text() == "Pause"
+    provider.assert_done()
+
+
+def test_pause_while_running_pauses_before_the_next_request(desk, qtbot):
+    win = desk.open()
+    step, gate, reached = held_step("thinking ", "done")
+    desk.provider_of(win).script(step)
+    send(qtbot, win, "work")
+    qtbot.waitUntil(reached.is_set, timeout=5000)
+    qtbot.mouseClick(win.pause_button, Qt.MouseButton.LeftButton)
+    assert "Pausing" in win.status_label.text()
+    gate.set()
+    qtbot.waitUntil(lambda: win.info.state in ("idle", "paused"), timeout=5000)
+
+
+def test_no_provider_key_says_so_and_offers_settings(desk, qtbot):
+    win = desk.open("keyless", provider="anthropic")
+    assert win.key_notice.isVisibleTo(win)
+    assert "No API key is set for anthropic" in win.key_label.text()
+    assert "ANTHROPIC_API_KEY" in win.key_label.text()
+    assert not win.send_button.isEnabled()
+    win.input.setPlainText("hello?")
+    win.send()  # refused quietly: no crash, no hang, nothing sent
+    assert win.info.state == "idle" and desk.kernel.conversation(win.agent_id) == ()
+    qtbot.mouseClick(win.settings_button, Qt.MouseButton.LeftButton)
+    assert desk.settings_opened == 1
+
+    SettingsStore(home()).save_key("anthropic", "sk-test-not-real")
+    with qtbot.waitSignal(desk.bridge.tick, timeout=3000):
+        pass
+    assert not win.key_notice.isVisibleTo(win) and win.send_button.isEnabled()
+
+
+def test_a_failed_agent_shows_its_reason(desk, qtbot):
+    win = desk.open()
+    desk.provider_of(win).script(Step((ProviderError("scripted", "auth", "invalid API key (401)", status=401),)))
+    send(qtbot, win, "hello")
+    qtbot.waitUntil(lambda: win.info.state == "failed", timeout=5000)
+    notice = win.transcript.blocks[-1]
+    assert "invalid API key (401)" in notice.text() and "failed" in notice.text()
+    assert "invalid API key" in win.reason_label.text() and win.state_badge.state == "failed"
+    assert win.send_button.isEnabled()  # sending again continues the conversation
+
+
+def test_history_is_shown_when_the_window_opens_late(desk, qtbot):
+    win = desk.open()
+    desk.provider_of(win).script(reply("earlier answer"))
+    send(qtbot, win, "earlier question")
+    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    from desktop.ask_window import AskWindow
+
+    late = AskWindow(desk.kernel, win.agent_id, desk.bridge, lambda: None)
+    qtbot.addWidget(late)
+    assert [b.raw for b in late.transcript.blocks] == ["earlier question", "earlier answer"]

@@ -1,0 +1,92 @@
+"""Settings: validation in words, keys in keys.json with mode 0600 and never in settings.json."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox
+
+from desktop.settings_dialog import SettingsDialog
+from desktop.settings_form import FormValues, ProviderValues, apply_form, check_form, values_from
+from kernel.settings import Settings, SettingsStore
+
+
+def make(qtbot, tmp_path, home):
+    ws = tmp_path / "work"
+    ws.mkdir()
+    store = SettingsStore(home)
+    dialog = SettingsDialog(store, Settings(user_name="Ada", workspace=str(ws)), None)
+    qtbot.addWidget(dialog)
+    return store, dialog
+
+
+def test_save_keeps_keys_apart_with_mode_0600(qtbot, tmp_path, agentdesk_home):
+    store, dialog = make(qtbot, tmp_path, agentdesk_home)
+    dialog.user_name.setText("Grace")
+    dialog.default_lease.setValue(30)
+    dialog.default_budget.setValue(300_000)
+    dialog.provider.setCurrentText("openai-chat")
+    assert dialog.tabs.currentWidget() is dialog.provider_tabs["openai-chat"]
+    dialog.provider_tabs["openai-chat"].base_url.setText("http://127.0.0.1:11434/v1")
+    dialog.provider_tabs["openai-chat"].model.setText("llama3")
+    dialog.provider_tabs["anthropic"].key.setText("sk-ant-secret-123")
+    assert dialog.provider_tabs["anthropic"].key.echoMode() == dialog.provider_tabs["anthropic"].key.EchoMode.Password
+
+    with qtbot.waitSignal(dialog.saved, timeout=2000) as got:
+        qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Save), Qt.MouseButton.LeftButton)
+    new = got.args[0]
+    assert isinstance(new, Settings)
+    assert (new.user_name, new.default_lease_s, new.default_budget, new.provider) == ("Grace", 1800.0, 300_000,
+                                                                                      "openai-chat")
+    assert new.base_urls == {"openai-chat": "http://127.0.0.1:11434/v1"} and new.models["openai-chat"] == "llama3"
+    assert stat.S_IMODE(store.keys_path.stat().st_mode) == 0o600
+    assert json.loads(store.keys_path.read_text()) == {"anthropic": "sk-ant-secret-123"}
+    assert "sk-ant-secret-123" not in store.settings_path.read_text()
+    assert store.load() == new
+    assert store.api_key("anthropic") == "sk-ant-secret-123"
+
+
+def test_invalid_input_is_explained_and_nothing_is_saved(qtbot, tmp_path, agentdesk_home):
+    store, dialog = make(qtbot, tmp_path, agentdesk_home)
+    dialog.workspace.setText(str(tmp_path / "nowhere"))
+    dialog.user_name.setText("  ")
+    dialog.provider_tabs["openai"].base_url.setText("localhost:8080")
+    assert dialog.save() is False
+    text = dialog.error_label.text()
+    assert "does not exist" in text and "Enter your name" in text and "http://" in text
+    assert dialog.error_label.isVisibleTo(dialog)
+    assert not store.settings_path.exists() and not store.keys_path.exists()
+
+
+def test_a_saved_key_is_never_shown_and_can_be_forgotten(qtbot, tmp_path, agentdesk_home):
+    store = SettingsStore(agentdesk_home)
+    store.save_key("gemini", "g-key")
+    _, dialog = make(qtbot, tmp_path, agentdesk_home)
+    tab = dialog.provider_tabs["gemini"]
+    assert tab.key.text() == "" and "saved" in tab.key.placeholderText() and not tab.forget.isHidden()
+    tab.forget.setChecked(True)
+    assert dialog.save()
+    assert store.keys() == {}
+
+
+def test_dialog_is_never_application_modal(qtbot, tmp_path, agentdesk_home):
+    from PySide6.QtWidgets import QWidget
+
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    dialog = SettingsDialog(SettingsStore(agentdesk_home), Settings(workspace=str(tmp_path)), parent)
+    assert dialog.windowModality() == Qt.WindowModality.WindowModal
+    assert "follows the system" in " ".join(w.text() for w in dialog.findChildren(type(dialog.error_label)))
+
+
+def test_form_rules_without_qt(tmp_path):
+    values = values_from(Settings(workspace=str(tmp_path)))
+    assert check_form(values) == []
+    bad = FormValues("Ada", str(tmp_path), 0, 5, 10, "nope", {"anthropic": ProviderValues(key="a b", model="")})
+    fields = [f for f, _ in check_form(bad)]
+    assert fields == ["default_lease", "request_expiry", "default_budget", "provider", "anthropic.key"]
+    ok = FormValues("Ada", str(tmp_path), 15, 120, 5000, "gemini", {"gemini": ProviderValues(model="g2")})
+    new = apply_form(ok, Settings())
+    assert new.models["gemini"] == "g2" and new.default_budget == 5000
