@@ -171,7 +171,7 @@ class LeaseDialogs(QObject):
                         self._withdraw(request_id)
 
     def show(self, request: LeaseRequest) -> LeaseDialog:
-        now = self.kernel.services.clock.now
+        now = self.kernel.now
         parent = self._window_for(request.agent_id)
         dialog = LeaseDialog(request, lambda d: self.kernel.resolve_request(request.id, d), now, parent,
                              stop_agent=lambda: self.kernel.kill(request.agent_id))

@@ -28,6 +28,7 @@ class LeaseRequest:
     expires_at: float                   # unix time; unanswered by then → recorded as expired
     preview: CallPreview | None = None
     notes: tuple[str, ...] = field(default=())  # warnings to show (e.g. "runs without a sandbox")
+    call_id: str = ""                   # the model's id of the tool call that needs the lease
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,22 @@ class Kernel:
         self._unlisten = ledger.listen(self._announce)
         self._watchers: dict[str, OutsideWatcher] = {}
 
+    # ---- time and settings -----------------------------------------------------
+
+    def now(self) -> float:
+        """The kernel clock (lease ``until`` and request ``expires_at`` are on it)."""
+        return self.services.clock.now()
+
+    @property
+    def settings(self) -> Settings:
+        return self.services.settings
+
+    def update_settings(self, settings: Settings) -> None:
+        """Use new settings from now on: new agents, lease requests and prompts see them
+        (agents already running keep their provider, model and budget)."""
+        settings.validate()
+        self.services.settings = settings
+
     # ---- events ------------------------------------------------------------
 
     @property

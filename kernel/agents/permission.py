@@ -28,7 +28,7 @@ class Refusal:
 
 
 async def acquire(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any],
-                  scope: str) -> Lease | Refusal:
+                  scope: str, call_id: str = "") -> Lease | Refusal:
     s = agent.services
     lease = s.leases.find(agent.id, scope)
     if lease is not None:
@@ -37,7 +37,7 @@ async def acquire(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping
         lease = s.leases.find(agent.id, scope)
         if lease is not None:
             return lease
-        return await _ask(agent, tool, tool_input, scope)
+        return await _ask(agent, tool, tool_input, scope, call_id)
 
 
 def _preview(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any]):
@@ -51,7 +51,8 @@ def _preview(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str,
         return None
 
 
-async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any], scope: str) -> Lease | Refusal:
+async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any], scope: str,
+               call_id: str = "") -> Lease | Refusal:
     s = agent.services
     now = s.clock.now()
     notes_for = getattr(tool, "notes_for", None)
@@ -60,6 +61,7 @@ async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
         input=dict(tool_input), durations=offered_durations(s.settings.default_lease_s),
         default_duration=s.settings.default_lease_s, expires_at=now + s.settings.request_expiry_s,
         preview=_preview(agent, tool, tool_input), notes=tuple(notes_for(tool_input)) if notes_for else (),
+        call_id=call_id,
     )
     previous = agent.state
     agent.set_state("waiting", f"asking for {scope} to call {tool.name}")

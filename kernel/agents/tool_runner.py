@@ -81,7 +81,7 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
                                    input=dict(tool_input) if call.input is not None else {"raw": call.raw_arguments}))
         return Outcome(False, refusal, entry.seq)
     assert tool is not None
-    lease = await acquire(agent, tool, tool_input, scope)
+    lease = await acquire(agent, tool, tool_input, scope, call.id)
     if isinstance(lease, Refusal):
         return Outcome(False, lease.message)
     call_entry = s.record(ToolCall(actor=agent.id, tool=tool.name, scope=scope, input=dict(tool_input), lease=lease.id))

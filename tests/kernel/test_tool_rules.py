@@ -230,3 +230,22 @@ def test_every_ledger_entry_is_announced_once(make_env):
     announced = [e.entry.seq for e in env.of(LedgerAppended)]
     assert sorted(announced) == sorted(e.seq for e in env.ledger.page(limit=1000))
     assert len(announced) == len(set(announced))
+
+
+def test_request_names_the_call_and_new_settings_apply_to_later_requests(make_env):
+    from dataclasses import replace
+
+    env = make_env()
+    env.approver.will(DENY, DENY)
+    env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "1"}),)), reply("no"),
+                        reply(tools=(("fs_write", {"path": "a", "content": "1"}),)), reply("no"))
+    a = env.kernel.spawn("t")
+    run(_send(env, a.id))
+    first = env.approver.requests[0]
+    assert first.call_id == env.provider.requests[1].messages[-2].tool_uses[0].id
+    assert first.default_duration == 900 and first.expires_at == env.kernel.now() + 120
+    env.kernel.update_settings(replace(env.kernel.settings, default_lease_s=1800.0, request_expiry_s=60.0))
+    run(_send(env, a.id, "again"))
+    second = env.approver.requests[1]
+    assert second.default_duration == 1800 and 1800 in second.durations
+    assert second.expires_at == env.kernel.now() + 60
