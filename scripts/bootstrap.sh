@@ -8,7 +8,7 @@ purpose=${1:-test}
 
 # Debian packages. bubblewrap sandboxes shell commands; the xcb libraries are
 # what Qt's xcb platform plugin needs on a real display (offscreen needs none).
-packages=(bubblewrap)
+packages=(bubblewrap fonts-dejavu-core)
 if [ "$purpose" = desktop ]; then
   packages+=(libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0
              libxcb-xkb1 libxkbcommon-x11-0 libxcb-shape0 libxcb-randr0 libegl1 libgl1 libfontconfig1 libdbus-1-3)
