@@ -13,7 +13,9 @@ import sqlite3
 import sys
 from typing import Any
 
-from ledger import KINDS, Entry, FileChange, Ledger, LedgerError, ToolCall, Undo, iso_utc
+from ledger import KINDS, Entry, FileChange, LeaseGrant, Ledger, LedgerError, ToolCall, Undo, iso_utc
+
+from ..leases import describe_duration
 
 from ._home_ledger import EXIT_ERROR, absolute_prefix, ledger_path, open_existing, say_error
 
@@ -89,6 +91,9 @@ def summary(entry: Entry, undone: dict[int, int]) -> str:
         case ToolCall():
             args = json.dumps(dict(entry.input), ensure_ascii=False)
             return f"{entry.tool} {_clip(args, 80)}"
+        case LeaseGrant():
+            return (f"{entry.scope} for {entry.subject}, {describe_duration(entry.duration_s).lower()} "
+                    f"(until {iso_utc(entry.until)})")
         case Undo():
             return (f"undo after #{entry.after_seq}" + (f" of {entry.only_actor}" if entry.only_actor else "")
                     + f": {len(entry.reversed)} reversed, {len(entry.conflicts)} conflicts")
