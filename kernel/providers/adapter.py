@@ -10,6 +10,8 @@ ways and each adapter picks the cheaper default for the caller's loop.
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 from typing import Any, AsyncIterator
 
 from .base import ProviderRequest, StreamEvent
@@ -20,6 +22,7 @@ class SdkAdapter:
     """Base of the adapters. Subclasses set ``name`` and implement the two hooks."""
 
     name: str = ""
+    sdk_modules: tuple[str, ...] = ()
 
     def __init__(self, *, offload: bool) -> None:
         self._client_obj: Any = None
@@ -31,8 +34,18 @@ class SdkAdapter:
 
     def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
         if self._worker is None:
-            return self._events(request, self._client())
+            return self._on_loop(request)
         return relay(self._worker, lambda: self._events(request, self._client()))
+
+    async def _on_loop(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
+        if self._client_obj is None:  # importing an SDK takes 0.1-1.5 s: not on the caller's loop
+            await asyncio.to_thread(_import_all, self.sdk_modules)
+        events = self._events(request, self._client())
+        try:
+            async for event in events:
+                yield event
+        finally:
+            await events.aclose()  # type: ignore[attr-defined]
 
     async def aclose(self) -> None:
         client, self._client_obj = self._client_obj, None
@@ -58,3 +71,8 @@ class SdkAdapter:
 
     def _events(self, request: ProviderRequest, client: Any) -> AsyncIterator[StreamEvent]:
         raise NotImplementedError
+
+
+def _import_all(names: tuple[str, ...]) -> None:
+    for name in names:
+        importlib.import_module(name)

@@ -29,6 +29,7 @@ _STREAM_ERROR_KINDS = {"overloaded_error": "overloaded", "rate_limit_error": "ra
 
 class AnthropicProvider(SdkAdapter):
     name = NAME
+    sdk_modules = ("anthropic", "httpx2")
 
     def __init__(self, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0,
                  offload: bool = False) -> None:

@@ -37,6 +37,7 @@ _FINISH = {"MAX_TOKENS": "max_tokens", "FINISH_REASON_UNSPECIFIED": None}
 
 class GeminiProvider(SdkAdapter):
     name = NAME
+    sdk_modules = ("google.genai", "httpx2")
 
     def __init__(self, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0,
                  offload: bool = True) -> None:

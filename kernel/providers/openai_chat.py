@@ -28,6 +28,7 @@ _FINISH = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_
 
 class OpenAIChatProvider(SdkAdapter):
     name = NAME
+    sdk_modules = ("openai", "httpx2")
 
     def __init__(self, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0,
                  offload: bool = True) -> None:

@@ -30,6 +30,7 @@ _INCOMPLETE_REASONS = {"max_output_tokens": "max_tokens"}
 
 class OpenAIResponsesProvider(SdkAdapter):
     name = NAME
+    sdk_modules = ("openai", "httpx2")
 
     def __init__(self, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0,
                  offload: bool = True) -> None:

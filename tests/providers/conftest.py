@@ -1,0 +1,87 @@
+"""Fixtures for the provider contract suite: the loopback fake and one case per adapter.
+
+Every adapter is driven through its real SDK against ``tests.fakes``; nothing
+here mocks a client. The SDKs' own environment variables are cleared so a
+developer's real keys or base URLs can never be used.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import pytest
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+from tests.fakes import FakeProviderServer  # noqa: E402
+
+for _var in ("GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_API_KEY", "GEMINI_API_KEY",
+             "GOOGLE_GENAI_API_VERSION", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "GOOGLE_GEMINI_BASE_URL",
+             "ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+    os.environ.pop(_var, None)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One adapter under the contract: how to build it against a base URL, and its wire protocol."""
+
+    name: str
+    protocol: str
+    base_url: Callable[[FakeProviderServer], str]
+    build: Callable[..., Any]
+
+    def make(self, srv: FakeProviderServer, key: str = "test-key", base_url: str | None = None) -> Any:
+        return self.build(api_key=key, base_url=base_url or self.base_url(srv), timeout_s=10.0)
+
+
+def _anthropic(**kw: Any) -> Any:
+    from kernel.providers.anthropic import AnthropicProvider
+    return AnthropicProvider(**kw)
+
+
+def _openai(**kw: Any) -> Any:
+    from kernel.providers.openai_responses import OpenAIResponsesProvider
+    return OpenAIResponsesProvider(**kw)
+
+
+def _chat(**kw: Any) -> Any:
+    from kernel.providers.openai_chat import OpenAIChatProvider
+    return OpenAIChatProvider(**kw)
+
+
+def _gemini(**kw: Any) -> Any:
+    from kernel.providers.gemini import GeminiProvider
+    return GeminiProvider(**kw)
+
+
+CASES = {
+    "anthropic": Case("anthropic", "anthropic", lambda s: s.anthropic_base_url, _anthropic),
+    "openai": Case("openai", "openai_responses", lambda s: s.openai_base_url, _openai),
+    "openai-chat": Case("openai-chat", "openai_chat", lambda s: s.openai_base_url, _chat),
+    "gemini": Case("gemini", "gemini", lambda s: s.gemini_base_url, _gemini),
+}
+
+
+@pytest.fixture(params=list(CASES))
+def case(request: pytest.FixtureRequest) -> Case:
+    return CASES[request.param]
+
+
+@pytest.fixture
+def srv():
+    with FakeProviderServer(expected_key="test-key") as server:
+        yield server
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A loopback port with nothing listening (connection refused)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
