@@ -25,8 +25,8 @@ from .budget import Budget
 from .clock import Clock, SystemClock
 from .errors import InvalidState, UnknownAgent
 from .events import (
-    AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LeaseGranted, LedgerAppended, UsageUpdated,
-    UserMessage,
+    AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LeaseGranted, LedgerAppended, PermissionRequested,
+    PermissionResolved, UsageUpdated, UserMessage,
 )
 from .lease_book import LeaseBook
 from .leases import Lease
@@ -41,25 +41,38 @@ from .watch import OutsideWatcher
 
 
 class PendingApprover:
-    """Holds each lease request open until someone calls ``Kernel.resolve_request``."""
+    """Holds each lease request open until someone calls ``Kernel.resolve_request``.
+
+    An answer may arrive before ``decide`` has started waiting (the request was
+    published, a dialog answered at once): it is kept and used when it starts.
+    """
 
     def __init__(self) -> None:
-        self.open: dict[int, tuple[LeaseRequest, asyncio.Future[Decision]]] = {}
+        self.open: dict[int, asyncio.Future[Decision]] = {}
+        self.early: dict[int, Decision] = {}
 
     async def decide(self, request: LeaseRequest) -> Decision:
+        if request.id in self.early:
+            return self.early.pop(request.id)
         fut: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
-        self.open[request.id] = (request, fut)
+        self.open[request.id] = fut
         try:
             return await fut
         finally:
             self.open.pop(request.id, None)
 
     def resolve(self, request_id: int, decision: Decision) -> bool:
-        entry = self.open.get(request_id)
-        if entry is None or entry[1].done():
+        fut = self.open.get(request_id)
+        if fut is None:
+            self.early[request_id] = decision
+            return True
+        if fut.done():
             return False
-        entry[1].set_result(decision)
+        fut.set_result(decision)
         return True
+
+    def forget(self, request_id: int) -> None:
+        self.early.pop(request_id, None)
 
 
 class Kernel:
@@ -86,6 +99,8 @@ class Kernel:
         self._thread = threading.get_ident()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._unlisten = ledger.listen(self._announce)
+        self._requests: dict[int, LeaseRequest] = {}
+        bus.subscribe(self._track_requests)
         self._watchers: dict[str, OutsideWatcher] = {}
 
     # ---- time and settings -----------------------------------------------------
@@ -245,11 +260,21 @@ class Kernel:
         return self.services.leases.revoke(lease_id, "revoked by the user")
 
     def pending_requests(self) -> list[LeaseRequest]:
-        return [req for req, _ in self._pending.open.values()]
+        """Lease requests asked and not yet resolved, oldest first."""
+        return list(self._requests.values())
 
     def resolve_request(self, request_id: int, decision: Decision) -> bool:
         """Answer an open lease request (desktop dialogs); False when it is no longer open."""
+        if request_id not in self._requests:
+            return False
         return self._pending.resolve(request_id, decision)
+
+    def _track_requests(self, event: Event) -> None:
+        if isinstance(event, PermissionRequested):
+            self._requests[event.request.id] = event.request
+        elif isinstance(event, PermissionResolved):
+            self._requests.pop(event.request_id, None)
+            self._pending.forget(event.request_id)
 
     def _ensure_expiry_watch(self) -> None:
         if self._expiry_task is None or self._expiry_task.done():

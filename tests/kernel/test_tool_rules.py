@@ -249,3 +249,31 @@ def test_request_names_the_call_and_new_settings_apply_to_later_requests(make_en
     second = env.approver.requests[1]
     assert second.default_duration == 1800 and 1800 in second.durations
     assert second.expires_at == env.kernel.now() + 60
+
+
+def test_an_answer_given_the_moment_a_request_is_published_is_not_lost(tmp_path):
+    """A desktop may answer inside the PermissionRequested callback, before the kernel waits."""
+    from kernel.clock import ManualClock
+    from kernel.events import PermissionRequested
+    from kernel.facade import Kernel
+    from kernel.providers.scripted import ScriptedProvider
+    from kernel.settings import Settings
+    from ledger import Ledger
+
+    (tmp_path / "ws").mkdir()
+    provider = ScriptedProvider().script(reply(tools=(("fs_write", {"path": "a", "content": "1"}),)), reply("ok"))
+    with Ledger(tmp_path / "l.db") as ledger:
+        kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(tmp_path / "ws")),
+                        providers=lambda _n: provider, clock=ManualClock())  # the kernel's own pending approver
+        answered = []
+        kernel.subscribe(lambda e: answered.append(kernel.resolve_request(e.request.id, GRANT_5M))
+                         if isinstance(e, PermissionRequested) else None)
+        a = kernel.spawn("t")
+        assert kernel.resolve_request(999, GRANT_5M) is False  # never asked
+
+        async def go():
+            await kernel.send(a.id, "go")
+
+        run(go())
+        assert answered == [True] and (tmp_path / "ws" / "a").read_text() == "1"
+        assert kernel.pending_requests() == []
