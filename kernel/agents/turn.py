@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
+from ..errors import ProviderError
 from ..events import TextDelta, TurnFinished, TurnStarted
 from ..messages import Message, Part, TextPart, ToolUse
 from ..prompt import build_system_prompt
@@ -61,8 +62,6 @@ async def request_turn(agent: AgentProcess) -> AssistantTurn:
     finally:
         agent.settle_usage()
     if stop is None:
-        from ..errors import ProviderError
-
         raise ProviderError(agent.provider, "incomplete", "the reply ended without a stop reason", started=True)
     parts: list[Part] = []
     if text:

@@ -23,8 +23,14 @@ class SdkAdapter:
 
     name: str = ""
     sdk_modules: tuple[str, ...] = ()
+    offload_by_default: bool = True  # build requests on a worker loop unless the SDK is cheap
 
-    def __init__(self, *, offload: bool) -> None:
+    def __init__(self, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0,
+                 offload: bool | None = None) -> None:
+        self._api_key = api_key
+        self._base_url = base_url
+        self._timeout_s = timeout_s
+        offload = self.offload_by_default if offload is None else offload
         self._client_obj: Any = None
         self._worker: LoopThread | None = LoopThread(f"provider-{self.name}") if offload else None
 

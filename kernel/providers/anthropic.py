@@ -30,13 +30,7 @@ _STREAM_ERROR_KINDS = {"overloaded_error": "overloaded", "rate_limit_error": "ra
 class AnthropicProvider(SdkAdapter):
     name = NAME
     sdk_modules = ("anthropic", "httpx2")
-
-    def __init__(self, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0,
-                 offload: bool = False) -> None:
-        super().__init__(offload=offload)
-        self._api_key = api_key
-        self._base_url = base_url
-        self._timeout_s = timeout_s
+    offload_by_default = False  # about 1.3 ms of CPU per request, flat: cheap enough for the loop
 
     def _make_client(self) -> Any:
         import anthropic

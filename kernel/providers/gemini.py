@@ -39,13 +39,6 @@ class GeminiProvider(SdkAdapter):
     name = NAME
     sdk_modules = ("google.genai", "httpx2")
 
-    def __init__(self, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0,
-                 offload: bool = True) -> None:
-        super().__init__(offload=offload)
-        self._api_key = api_key
-        self._base_url = base_url
-        self._timeout_s = timeout_s
-
     def _make_client(self) -> Any:
         from google import genai
         from google.genai import types

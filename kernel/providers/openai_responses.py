@@ -32,13 +32,6 @@ class OpenAIResponsesProvider(SdkAdapter):
     name = NAME
     sdk_modules = ("openai", "httpx2")
 
-    def __init__(self, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0,
-                 offload: bool = True) -> None:
-        super().__init__(offload=offload)
-        self._api_key = api_key
-        self._base_url = base_url
-        self._timeout_s = timeout_s
-
     def _make_client(self) -> Any:
         return make_async_client(self._api_key, self._base_url, self._timeout_s)
 
