@@ -199,3 +199,36 @@ def test_a_shell_command_changes_are_recorded_and_undone(srv, tmp_path, agentdes
         spawn = ledger.page(kind="agent.spawn")[0]
         assert ledger.undo(spawn.seq).ok
     assert (ws / "old.txt").read_text() == "old\n" and not (ws / "new.txt").exists()
+
+
+PROVIDER_ENV = {
+    "anthropic": lambda s: {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": s.anthropic_base_url},
+    "openai": lambda s: {"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": s.openai_base_url},
+    "openai-chat": lambda s: {"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": s.openai_base_url},
+    "gemini": lambda s: {"GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": s.gemini_base_url},
+}
+PROTOCOL = {"anthropic": "anthropic", "openai": "openai_responses", "openai-chat": "openai_chat", "gemini": "gemini"}
+
+
+@pytest.mark.parametrize("provider", list(PROVIDER_ENV))
+def test_every_provider_runs_write_read_answer(provider, srv, tmp_path, agentdesk_home):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    srv.script(
+        Turn(parts=(Text("Writing."), FakeCall("fs_write", {"path": "n.txt", "content": "kiwi\n"})), usage=Usage(50, 9)),
+        Turn(parts=(FakeCall("fs_read", {"path": "n.txt"}),), usage=Usage(70, 6)),
+        Turn(parts=(Text("It says kiwi."),), usage=Usage(90, 4)),
+    )
+    done = ask(["note kiwi", "--provider", provider, "--model", "m-1", "--workspace", str(ws), "--grant", "fs=5m"],
+               agentdesk_home, PROVIDER_ENV[provider](srv))
+    assert done.returncode == 0, done.stderr
+    assert "It says kiwi." in done.stdout and (ws / "n.txt").read_text() == "kiwi\n"
+    assert [r.protocol for r in srv.requests] == [PROTOCOL[provider]] * 3
+    assert "kiwi" in json.dumps(srv.requests[2].body)  # the read result went back to the model
+    srv.assert_done()
+    with Ledger(agentdesk_home / "ledger.db") as ledger:
+        spawn = ledger.page(kind="agent.spawn")[0]
+        assert spawn.provider == provider and spawn.model == "m-1"
+        assert [c.tool for c in ledger.page(kind="tool")] == ["fs_read", "fs_write"]
+        assert ledger.undo(spawn.seq).ok
+    assert not (ws / "n.txt").exists()
