@@ -87,7 +87,8 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
     call_entry = s.record(ToolCall(actor=agent.id, tool=tool.name, scope=scope, input=dict(tool_input), lease=lease.id))
     ctx = ToolContext(agent.id, agent.root, s.ledger, call_entry.seq, s.clock, s.limits)
     try:
-        output = await asyncio.wait_for(tool.run(ctx, tool_input), timeout=tool.timeout_s)
+        async with asyncio.timeout(tool.timeout_s):  # no extra task, unlike wait_for
+            output = await tool.run(ctx, tool_input)
     except asyncio.CancelledError:
         s.record(ToolError(actor=agent.id, cause=call_entry.seq, tool=tool.name,
                            message="cancelled: the agent was stopped", duration_ms=_ms(started)))
