@@ -232,3 +232,17 @@ def test_every_provider_runs_write_read_answer(provider, srv, tmp_path, agentdes
         assert [c.tool for c in ledger.page(kind="tool")] == ["fs_read", "fs_write"]
         assert ledger.undo(spawn.seq).ok
     assert not (ws / "n.txt").exists()
+
+
+def test_a_rejected_key_and_an_unknown_model_are_one_clear_line(tmp_path, agentdesk_home):
+    with FakeProviderServer(expected_key="right-key", known_models={"real-model"}) as srv:
+        env = {"ANTHROPIC_API_KEY": "wrong-key", "ANTHROPIC_BASE_URL": srv.anthropic_base_url}
+        done = ask(["hi", "--workspace", str(tmp_path), "--model", "real-model"], agentdesk_home, env)
+        assert done.returncode == 4
+        [line] = done.stderr.strip().splitlines()
+        assert "API key" in line and "ANTHROPIC_API_KEY" in line
+        env["ANTHROPIC_API_KEY"] = "right-key"
+        done = ask(["hi", "--workspace", str(tmp_path), "--model", "no-such-model"], agentdesk_home, env)
+        assert done.returncode == 4
+        [line] = done.stderr.strip().splitlines()
+        assert "no-such-model" in line and "model" in line
