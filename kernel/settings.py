@@ -51,7 +51,9 @@ def home(env: Mapping[str, str] | None = None) -> Path:
 @dataclass(frozen=True)
 class Settings:
     user_name: str = field(default_factory=lambda: _login_name())
-    workspace: str = field(default_factory=lambda: str(Path.home()))
+    # A folder of its own by default: a shell command's first snapshot reads every file in the
+    # workspace, and the whole home folder is far more than an agent should start with.
+    workspace: str = field(default_factory=lambda: str(Path.home() / "Agentdesk"))
     default_lease_s: float = 15 * 60.0
     request_expiry_s: float = 2 * 60.0
     default_budget: int = 200_000
