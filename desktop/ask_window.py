@@ -52,7 +52,7 @@ class AskWindow(QWidget):
         self.transcript.load_history(kernel.conversation(agent_id))
         self._show_info(self.info)
         self._check_key()
-        bridge.event.connect(self._on_event)
+        bridge.channel(agent_id).event.connect(self._on_event)
         bridge.tick.connect(self._on_tick)
 
     # ---- layout -----------------------------------------------------------------
@@ -188,7 +188,7 @@ class AskWindow(QWidget):
             case ToolCallFinished(agent_id=self.agent_id) as e:
                 self.transcript.finish_call(e.call_id, e.ok, e.content, e.duration_ms, e.changes)
             case PermissionRequested(request=request) if request.agent_id == self.agent_id:
-                self.transcript.waiting_for(request.tool)
+                self.transcript.waiting_for(request.call_id)
             case AgentStateChanged(agent=info) if info.id == self.agent_id:
                 self._show_info(info)
                 if info.state == "failed":

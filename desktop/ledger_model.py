@@ -6,7 +6,8 @@ oldest seq loaded), the active filters, and which loaded changes are undone.
 New entries arrive through ``LedgerAppended`` and go on top when they match
 the filters. ``LedgerTableModel`` exposes it to Qt with ``canFetchMore`` /
 ``fetchMore``, so a million-entry ledger opens as fast as an empty one and
-loads more only as the view scrolls.
+loads more only as the view scrolls. New entries are inserted in batches,
+one ``beginInsertRows`` per frame (``FRAME_MS``), however many agents append.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
 
 from ledger import (
     AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke, Snapshot, ToolCall,
@@ -26,6 +27,7 @@ from ledger import (
 from . import style
 
 PAGE = 200
+FRAME_MS = 30
 COLUMNS = ("seq", "time", "actor", "kind", "tool / path", "scope", "cause")
 COL_SEQ, COL_TIME, COL_ACTOR, COL_KIND, COL_WHAT, COL_SCOPE, COL_CAUSE = range(len(COLUMNS))
 MONO_COLUMNS = (COL_WHAT, COL_SCOPE)
@@ -211,9 +213,16 @@ class LedgerTableModel(QAbstractTableModel):
         super().__init__(parent)
         self.pager = pager
         self.pager.reset()
+        self._incoming: list[Entry] = []  # newest first, not yet inserted
+        self._frame = QTimer(self)
+        self._frame.setSingleShot(True)
+        self._frame.setInterval(FRAME_MS)
+        self._frame.timeout.connect(self.flush)
 
     def set_filters(self, filters: Filters) -> None:
+        self._frame.stop()
         self.beginResetModel()
+        self._incoming = []
         self.pager.reset(filters)
         self.endResetModel()
 
@@ -224,10 +233,29 @@ class LedgerTableModel(QAbstractTableModel):
             return
         new = self.pager.take_new(event.entry)
         if new:
-            self.beginInsertRows(QModelIndex(), 0, len(new) - 1)
-            self.pager.entries[:0] = new
-            self.endInsertRows()
-        if isinstance(event.entry, Undo) and self.pager.entries:
+            self._incoming[:0] = new
+            if not self._frame.isActive():
+                self._frame.start()
+        if isinstance(event.entry, Undo):
+            self.flush()
+            self._mark_undone()
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._incoming)
+
+    def flush(self) -> None:
+        """Insert every entry that arrived since the last frame, in one go, on top."""
+        self._frame.stop()
+        if not self._incoming:
+            return
+        new, self._incoming = self._incoming, []
+        self.beginInsertRows(QModelIndex(), 0, len(new) - 1)
+        self.pager.entries[:0] = new
+        self.endInsertRows()
+
+    def _mark_undone(self) -> None:
+        if self.pager.entries:
             self.pager.refresh_undone()
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.pager.entries) - 1, len(COLUMNS) - 1))
 

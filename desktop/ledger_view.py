@@ -163,6 +163,7 @@ class LedgerView(QWidget):
         return index.data(EntryRole) if index.isValid() else None
 
     def select_seq(self, seq: int) -> bool:
+        self.model.flush()
         row = self.model.pager.row_of(seq)
         if row is None:
             return False

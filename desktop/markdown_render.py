@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from functools import lru_cache
 
 import markdown
 
@@ -24,11 +25,19 @@ def close_open_fence(text: str) -> str:
     return text
 
 
-def render_markdown(text: str, code_background: str = "#f0f0f0") -> str:
-    """HTML for one block of (possibly partial) Markdown."""
+@lru_cache(maxsize=1)
+def _converter() -> markdown.Markdown:
+    """One configured converter, reused (building one costs more than converting a paragraph)."""
     md = markdown.Markdown(extensions=_EXTENSIONS)
     md.preprocessors.deregister("html_block")
     md.inlinePatterns.deregister("html")
+    return md
+
+
+def render_markdown(text: str, code_background: str = "#f0f0f0") -> str:
+    """HTML for one block of (possibly partial) Markdown."""
+    md = _converter()
+    md.reset()
     body = md.convert(close_open_fence(_escape_html(text)))
     body = body.replace("\n</code></pre>", "</code></pre>")
     return body.replace("<pre>", f'<pre style="background-color:{code_background}; padding:4px;">')
@@ -53,3 +62,28 @@ def _escape_outside_backticks(line: str) -> str:
     for i in range(0, len(parts), 2):  # even pieces are outside inline code
         parts[i] = html.escape(parts[i], quote=False).replace("&gt;", ">")  # keep > for blockquotes
     return "`".join(parts)
+
+
+def settled_length(text: str, start: int = 0) -> int:
+    """How much of a streaming reply (from ``start``, a settled point) can no longer change its rendering.
+
+    A blank line outside a code fence, followed by the start of an unindented
+    line, ends every Markdown block before it: what precedes it renders the
+    same whatever arrives next, so it can be rendered once and left alone.
+    Returns the offset of the last such point (``start`` when there is none).
+    """
+    pos, last, in_fence, blank_before = start, start, False, False
+    for line in text[start:].splitlines(keepends=True):
+        starts_block = blank_before and not in_fence and line.strip() != "" and not line[:1].isspace()
+        if starts_block:
+            last = pos
+        if not line.endswith("\n"):
+            break
+        if _FENCE.match(line):
+            in_fence, blank_before = not in_fence, False
+        elif not line.strip():
+            blank_before = not in_fence
+        else:
+            blank_before = False
+        pos += len(line)
+    return last

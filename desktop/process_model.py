@@ -5,6 +5,11 @@ and says what changed (a row inserted, cells of a row updated). The Qt
 adapter ``ProcessTableModel`` turns those answers into ``beginInsertRows``
 and ``dataChanged``; it never asks the kernel anything after start-up, so
 the table is exactly the event stream's view of the processes.
+
+Updates are coalesced: twenty agents reporting usage and changing state
+mark rows dirty, and one single-shot timer emits a single ``dataChanged``
+per frame (``FRAME_MS``), so the view (whose columns size to their
+contents) measures and repaints once per frame, not once per event.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
 
 from kernel.events import (
     AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, LeaseExpired, LeaseGranted, LeaseRevoked,
@@ -27,6 +32,7 @@ COLUMNS = ("id", "name", "state", "tokens", "leases", "started", "")
 COL_ID, COL_NAME, COL_STATE, COL_TOKENS, COL_LEASES, COL_STARTED, COL_KILL = range(len(COLUMNS))
 AgentRole = Qt.ItemDataRole.UserRole + 1     # the row's AgentInfo
 FractionRole = Qt.ItemDataRole.UserRole + 2  # tokens used / budget, 0..1
+FRAME_MS = 30
 
 
 @dataclass(frozen=True)
@@ -125,6 +131,11 @@ class ProcessTableModel(QAbstractTableModel):
     def __init__(self, rows: ProcessRows, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.rows = rows
+        self._dirty: dict[int, set[int]] = {}  # row -> columns changed since the last frame
+        self._frame = QTimer(self)
+        self._frame.setSingleShot(True)
+        self._frame.setInterval(FRAME_MS)
+        self._frame.timeout.connect(self.flush)
 
     # ---- feeding -------------------------------------------------------------
 
@@ -137,9 +148,23 @@ class ProcessTableModel(QAbstractTableModel):
             return
         change = self.rows.apply(event)
         if change is not None and change.kind == "update":
-            for col in change.columns:
-                idx = self.index(change.row, col)
-                self.dataChanged.emit(idx, idx)
+            self._dirty.setdefault(change.row, set()).update(change.columns)
+            if not self._frame.isActive():
+                self._frame.start()
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._dirty)
+
+    def flush(self) -> None:
+        """Announce every row changed since the last frame in one ``dataChanged``."""
+        self._frame.stop()
+        if not self._dirty:
+            return
+        rows, cols = self._dirty.keys(), set().union(*self._dirty.values())
+        top_left, bottom_right = self.index(min(rows), min(cols)), self.index(max(rows), max(cols))
+        self._dirty = {}
+        self.dataChanged.emit(top_left, bottom_right)
 
     def on_tick(self) -> None:
         """Countdowns move and expired leases go, even before the kernel's sweep says so."""
