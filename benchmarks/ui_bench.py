@@ -75,12 +75,13 @@ async def streaming(agents: int, seconds: float, rate: float, tmp: Path) -> dict
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from desktop.app import build_desktop
+    from desktop.app import build_desktop, freeze_startup_objects
     from kernel.settings import Settings
 
     count = int(seconds * rate)
     desk = build_desktop(tmp / "home", providers=lambda name: PacedProvider(rate, count),
                          settings=Settings(workspace=str(tmp)))
+    freeze_startup_objects()  # as ``desktop.app.run`` does
     desk.window.show()
     ids = [desk.kernel.spawn(f"agent{i}", provider="paced", model="bench").id for i in range(agents)]
     await asyncio.sleep(0.2)

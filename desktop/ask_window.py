@@ -96,7 +96,7 @@ class AskWindow(QWidget):
         self.key_notice.setStyleSheet(f"QFrame#keyNotice {{ border: 1px solid {err}; border-radius: 4px; }}")
         self.key_notice.hide()
 
-        self.transcript = Transcript(self.info.name, self._diffs, self)
+        self.transcript = Transcript(self.info.name, self._diffs, self, frames=self.bridge.frames)
         self.input = MessageInput(self)
         self.input.submitted.connect(self.send)
         self.send_button = QPushButton("Send", self)

@@ -12,7 +12,8 @@ directly (no queued hop, no copy). Two routes:
   a hundred calls a second, not two thousand.
 
 ``tick`` fires once a second so countdowns ("4 min left") move without
-anyone polling the kernel.
+anyone polling the kernel; ``frames`` is the one ``FrameClock`` the views
+batch their redraws on.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from kernel.events import (
     AgentKilled, AgentSpawned, AgentStateChanged, PermissionRequested, PermissionResolved, TextDelta,
     ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, UsageUpdated, UserMessage,
 )
+
+from .frame_clock import FrameClock
 
 
 def agent_of(event: object) -> str | None:
@@ -55,6 +58,7 @@ class EventBridge(QObject):
     def __init__(self, kernel: Any, parent: QObject | None = None, tick_ms: int = 1000) -> None:
         super().__init__(parent)
         self._channels: dict[str, AgentChannel] = {}
+        self.frames = FrameClock(self)
         self._unsubscribe = kernel.subscribe(self._on_event)
         self._timer = QTimer(self)
         self._timer.setInterval(tick_ms)

@@ -7,7 +7,7 @@ New entries arrive through ``LedgerAppended`` and go on top when they match
 the filters. ``LedgerTableModel`` exposes it to Qt with ``canFetchMore`` /
 ``fetchMore``, so a million-entry ledger opens as fast as an empty one and
 loads more only as the view scrolls. New entries are inserted in batches,
-one ``beginInsertRows`` per frame (``FRAME_MS``), however many agents append.
+one ``beginInsertRows`` per frame (``FrameClock``), however many agents append.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from ledger import (
     AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke, Snapshot, ToolCall,
@@ -25,9 +25,9 @@ from ledger import (
 )
 
 from . import style
+from .frame_clock import FrameClock
 
 PAGE = 200
-FRAME_MS = 30
 COLUMNS = ("seq", "time", "actor", "kind", "tool / path", "scope", "cause")
 COL_SEQ, COL_TIME, COL_ACTOR, COL_KIND, COL_WHAT, COL_SCOPE, COL_CAUSE = range(len(COLUMNS))
 MONO_COLUMNS = (COL_WHAT, COL_SCOPE)
@@ -209,18 +209,15 @@ class LedgerPager:
 class LedgerTableModel(QAbstractTableModel):
     """Qt's view of ``LedgerPager``: lazy paging, live inserts at the top, undone rows struck out."""
 
-    def __init__(self, pager: LedgerPager, parent: QObject | None = None) -> None:
+    def __init__(self, pager: LedgerPager, parent: QObject | None = None, frames: FrameClock | None = None) -> None:
         super().__init__(parent)
         self.pager = pager
         self.pager.reset()
         self._incoming: list[Entry] = []  # newest first, not yet inserted
-        self._frame = QTimer(self)
-        self._frame.setSingleShot(True)
-        self._frame.setInterval(FRAME_MS)
-        self._frame.timeout.connect(self.flush)
+        self._frames = frames or FrameClock(self)
 
     def set_filters(self, filters: Filters) -> None:
-        self._frame.stop()
+        self._frames.cancel(self)
         self.beginResetModel()
         self._incoming = []
         self.pager.reset(filters)
@@ -234,8 +231,7 @@ class LedgerTableModel(QAbstractTableModel):
         new = self.pager.take_new(event.entry)
         if new:
             self._incoming[:0] = new
-            if not self._frame.isActive():
-                self._frame.start()
+            self._frames.request(self, self.flush)
         if isinstance(event.entry, Undo):
             self.flush()
             self._mark_undone()
@@ -246,7 +242,7 @@ class LedgerTableModel(QAbstractTableModel):
 
     def flush(self) -> None:
         """Insert every entry that arrived since the last frame, in one go, on top."""
-        self._frame.stop()
+        self._frames.cancel(self)
         if not self._incoming:
             return
         new, self._incoming = self._incoming, []

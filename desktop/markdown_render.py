@@ -3,6 +3,8 @@
 A reply arrives in pieces, so a code fence may be open when we render: it is
 closed for the render only, so half a code block already looks like code.
 Raw HTML from the model is escaped (the model's text is not trusted markup).
+A single line of prose with nothing Markdown could read as markup (the
+usual streaming tail) skips the converter: it can only become one ``<p>``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,14 @@ import markdown
 
 _EXTENSIONS = ["fenced_code", "tables", "sane_lists", "nl2br"]
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)", re.MULTILINE)
+_MARKUP = re.compile(r"[\\`*_\[\]<>&|~\n\t]")           # characters with a meaning anywhere in a line
+_BLOCK_START = re.compile(r"\s|[#\-+*>=]|\d+[.)]")   # what could open a heading, list, quote, rule or code
+
+
+def is_plain_line(text: str) -> bool:
+    """True when ``text`` is one line of prose that Markdown renders as a plain paragraph."""
+    body = text.rstrip(" ")
+    return bool(body) and not _MARKUP.search(body) and not _BLOCK_START.match(body)
 
 
 def close_open_fence(text: str) -> str:
@@ -36,6 +46,8 @@ def _converter() -> markdown.Markdown:
 
 def render_markdown(text: str, code_background: str = "#f0f0f0") -> str:
     """HTML for one block of (possibly partial) Markdown."""
+    if is_plain_line(text):
+        return f"<p>{html.escape(text, quote=False)}</p>"
     md = _converter()
     md.reset()
     body = md.convert(close_open_fence(_escape_html(text)))

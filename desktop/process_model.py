@@ -7,8 +7,8 @@ and ``dataChanged``; it never asks the kernel anything after start-up, so
 the table is exactly the event stream's view of the processes.
 
 Updates are coalesced: twenty agents reporting usage and changing state
-mark rows dirty, and one single-shot timer emits a single ``dataChanged``
-per frame (``FRAME_MS``), so the view (whose columns size to their
+mark rows dirty, and the ``FrameClock`` has a single ``dataChanged``
+emitted per frame, so the view (whose columns size to their
 contents) measures and repaints once per frame, not once per event.
 """
 
@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from kernel.events import (
     AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, LeaseExpired, LeaseGranted, LeaseRevoked,
@@ -27,12 +27,12 @@ from kernel.events import (
 from kernel.leases import Lease, describe_left
 
 from . import style
+from .frame_clock import FrameClock
 
 COLUMNS = ("id", "name", "state", "tokens", "leases", "started", "")
 COL_ID, COL_NAME, COL_STATE, COL_TOKENS, COL_LEASES, COL_STARTED, COL_KILL = range(len(COLUMNS))
 AgentRole = Qt.ItemDataRole.UserRole + 1     # the row's AgentInfo
 FractionRole = Qt.ItemDataRole.UserRole + 2  # tokens used / budget, 0..1
-FRAME_MS = 30
 
 
 @dataclass(frozen=True)
@@ -128,14 +128,11 @@ class ProcessRows:
 class ProcessTableModel(QAbstractTableModel):
     """Qt's view of ``ProcessRows``."""
 
-    def __init__(self, rows: ProcessRows, parent: QObject | None = None) -> None:
+    def __init__(self, rows: ProcessRows, parent: QObject | None = None, frames: FrameClock | None = None) -> None:
         super().__init__(parent)
         self.rows = rows
         self._dirty: dict[int, set[int]] = {}  # row -> columns changed since the last frame
-        self._frame = QTimer(self)
-        self._frame.setSingleShot(True)
-        self._frame.setInterval(FRAME_MS)
-        self._frame.timeout.connect(self.flush)
+        self._frames = frames or FrameClock(self)
 
     # ---- feeding -------------------------------------------------------------
 
@@ -149,8 +146,7 @@ class ProcessTableModel(QAbstractTableModel):
         change = self.rows.apply(event)
         if change is not None and change.kind == "update":
             self._dirty.setdefault(change.row, set()).update(change.columns)
-            if not self._frame.isActive():
-                self._frame.start()
+            self._frames.request(self, self.flush)
 
     @property
     def pending(self) -> bool:
@@ -158,7 +154,7 @@ class ProcessTableModel(QAbstractTableModel):
 
     def flush(self) -> None:
         """Announce every row changed since the last frame in one ``dataChanged``."""
-        self._frame.stop()
+        self._frames.cancel(self)
         if not self._dirty:
             return
         rows, cols = self._dirty.keys(), set().union(*self._dirty.values())

@@ -5,10 +5,10 @@ already there when the window opens). Streaming text goes into the current
 assistant block; a tool call closes that block and opens a card; a failure
 or refusal becomes a card or notice in the error colour.
 
-Text deltas are not rendered one by one: they collect in a buffer that one
-single-shot timer flushes once per frame (``FRAME_MS``), so a model
-streaming a hundred deltas a second costs about thirty renders of one block
-(and one layout pass) a second. Anything else that changes the transcript
+Text deltas are not rendered one by one: they collect in a buffer that the
+``FrameClock`` flushes once per frame (about 30 ms in the active window,
+100 ms in the others), so a model streaming a hundred deltas a second costs
+at most about thirty renders of one block (and one layout pass) a second. Anything else that changes the transcript
 flushes the buffer first, so the order on screen is the order of events.
 """
 
@@ -24,15 +24,16 @@ from kernel.messages import Message, TextPart, ToolResultPart, ToolUse
 
 from ..ask_style import ERROR, MUTED, shade
 from ..ask_text import describe_outcome
+from ..frame_clock import BACKGROUND_FRAME_MS, FRAME_MS, FrameClock
 from .markdown_block import MarkdownBlock
 from .tool_card import ToolCard
 
 DiffLoader = Callable[[Sequence[int]], list[str]]
-FRAME_MS = 30
 
 
 class Transcript(QScrollArea):
-    def __init__(self, agent_name: str, load_diffs: DiffLoader, parent: QWidget | None = None) -> None:
+    def __init__(self, agent_name: str, load_diffs: DiffLoader, parent: QWidget | None = None,
+                 frames: FrameClock | None = None) -> None:
         super().__init__(parent)
         self.agent_name = agent_name
         self._load_diffs = load_diffs
@@ -40,16 +41,14 @@ class Transcript(QScrollArea):
         self.cards: dict[str, ToolCard] = {}
         self.current: MarkdownBlock | None = None
         self._pending: list[str] = []
-        self._frame = QTimer(self)
-        self._frame.setSingleShot(True)
-        self._frame.setInterval(FRAME_MS)
-        self._frame.timeout.connect(self.flush_text)
+        self._frames = frames or FrameClock(self)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         body = QWidget(self)
         body.setAutoFillBackground(True)
         body.setBackgroundRole(QPalette.ColorRole.Base)
+        body.setAttribute(Qt.WidgetAttribute.WA_StaticContents)  # growing repaints only the new strip
         self._layout = QVBoxLayout(body)
         self._layout.setContentsMargins(12, 8, 12, 8)
         self._layout.setSpacing(8)
@@ -75,14 +74,15 @@ class Transcript(QScrollArea):
     def add_user(self, text: str) -> MarkdownBlock:
         self.end_text()
         block = MarkdownBlock("You", text, parent=self.widget())
+        block.finish()
         self._add(block)
         return block
 
     def add_text(self, chunk: str) -> None:
         """Queue streamed text for the next frame."""
         self._pending.append(chunk)
-        if not self._frame.isActive():
-            self._frame.start()
+        active = self.window().isActiveWindow()
+        self._frames.request(self, self.flush_text, FRAME_MS if active else BACKGROUND_FRAME_MS)
 
     @property
     def pending(self) -> bool:
@@ -91,7 +91,7 @@ class Transcript(QScrollArea):
 
     def flush_text(self) -> None:
         """Render the queued text into the current block now."""
-        self._frame.stop()
+        self._frames.cancel(self)
         if not self._pending:
             return
         text, self._pending = "".join(self._pending), []
@@ -102,7 +102,9 @@ class Transcript(QScrollArea):
 
     def end_text(self) -> None:
         self.flush_text()
-        self.current = None
+        if self.current is not None:
+            self.current.finish()
+            self.current = None
 
     def start_call(self, call_id: str, tool: str, scope: str, tool_input) -> ToolCard:
         self.end_text()
