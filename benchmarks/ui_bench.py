@@ -34,7 +34,13 @@ from kernel.providers.base import ProviderRequest, StreamEnd, StreamEvent, TextD
 
 
 class PacedProvider:
-    """Streams ``count`` words at ``rate`` deltas per second (real time: this is a benchmark)."""
+    """Streams ``count`` words at ``rate`` deltas per second (real time: this is a benchmark).
+
+    Each delta has a due time (start + i / rate) and the stream sleeps until
+    it, so timer slack does not quietly lower the rate; a stream that falls
+    behind (a stalled loop) catches up, and the rate reported is the one
+    actually delivered.
+    """
 
     name = "paced"
 
@@ -43,9 +49,11 @@ class PacedProvider:
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
         yield UsageReport(input_tokens=500, output_tokens=0)
+        loop = asyncio.get_running_loop()
+        start = loop.time()
         for i in range(self.count):
             yield TextDelta(f"word{i} ")
-            await asyncio.sleep(1.0 / self.rate)
+            await asyncio.sleep(max(0.0, start + (i + 1) / self.rate - loop.time()))
         yield UsageReport(output_tokens=self.count)
         yield StreamEnd("end_turn")
 
@@ -67,12 +75,13 @@ async def streaming(agents: int, seconds: float, rate: float, tmp: Path) -> dict
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from desktop.app import build_desktop
+    from desktop.app import build_desktop, freeze_startup_objects
     from kernel.settings import Settings
 
     count = int(seconds * rate)
     desk = build_desktop(tmp / "home", providers=lambda name: PacedProvider(rate, count),
                          settings=Settings(workspace=str(tmp)))
+    freeze_startup_objects()  # as ``desktop.app.run`` does
     desk.window.show()
     ids = [desk.kernel.spawn(f"agent{i}", provider="paced", model="bench").id for i in range(agents)]
     await asyncio.sleep(0.2)
@@ -104,6 +113,11 @@ async def streaming(agents: int, seconds: float, rate: float, tmp: Path) -> dict
     timer.stop()
     elapsed = time.perf_counter() - started
     deltas = agents * count
+    for window in desk.window.windows.values():  # everything streamed really reached the screen
+        window.transcript.flush_text()
+        shown = window.transcript.blocks[-1].raw
+        if shown != "".join(f"word{i} " for i in range(count)):
+            raise RuntimeError(f"{window.agent_id} showed {len(shown)} characters, not the whole reply")
     desk.window._done = True
     await desk.kernel.aclose()
     desk.bridge.close()

@@ -13,6 +13,7 @@ start-up benchmark uses it.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import sys
 import time
@@ -32,14 +33,14 @@ class Desktop:
     bridge: Any
     window: Any
     store: Any
-    settings_holder: list[Any]
     providers: Any
     lease_dialogs: Any = None
     extras: dict[str, Any] = field(default_factory=dict)
 
     @property
     def settings(self) -> Any:
-        return self.settings_holder[0]
+        """The settings in force: the kernel's (Settings → Save replaces them)."""
+        return self.kernel.settings
 
 
 def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, clock: Any = None,
@@ -53,15 +54,14 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     from .providers import LazyProviders
 
     store = SettingsStore(root)
-    holder = [settings or store.load()]
-    factory = providers or LazyProviders(store, lambda: holder[0])
+    settings = settings or store.load()
+    factory = providers or LazyProviders(store, lambda: kernel.settings)  # read when a provider is built
     ledger = Ledger(store.ledger_path, **({"clock": clock.now} if clock is not None else {}))
-    kernel = Kernel(ledger=ledger, settings=holder[0], providers=factory, clock=clock, attached=attached)
+    kernel = Kernel(ledger=ledger, settings=settings, providers=factory, clock=clock, attached=attached)
     bridge = EventBridge(kernel)
-    now = clock.now if clock is not None else time.time
-    window = MainWindow(kernel, bridge, now=now, default_root=str(Path(holder[0].workspace).expanduser()),
+    window = MainWindow(kernel, bridge, now=kernel.now, default_root=str(Path(settings.workspace).expanduser()),
                         attached=attached)
-    desk = Desktop(kernel, ledger, bridge, window, store, holder, factory)
+    desk = Desktop(kernel, ledger, bridge, window, store, factory)
     window._open_settings = lambda: open_settings(desk)
     window._make_ask_window = lambda agent_id: _ask_window(desk, agent_id)
     desk.lease_dialogs = _lease_dialogs(kernel, bridge, window)
@@ -81,23 +81,42 @@ def _ask_window(desk: Desktop, agent_id: str) -> Any:
 
 
 def open_settings(desk: Desktop) -> Any:
-    """The Settings dialog, window-modal on the main window; a save takes effect for new agents."""
-    try:
-        from .settings_dialog import SettingsDialog
-    except ImportError:  # the Settings dialog lands with the desk-ask branch
-        desk.window.statusBar().showMessage("Settings are not available in this build yet.", 5000)
-        return None
+    """The Settings dialog, window-modal on the main window (opened, not executed; one at a time)."""
+    import shiboken6
+    from PySide6.QtCore import Qt
+
+    from .settings_dialog import SettingsDialog
+
+    current = desk.extras.get("settings_dialog")
+    if current is not None and shiboken6.isValid(current) and current.isVisible():
+        current.raise_()
+        current.activateWindow()
+        return current
     dialog = SettingsDialog(desk.store, desk.settings, desk.window)
-
-    def saved(new: Any) -> None:
-        desk.settings_holder[0] = new
-        if hasattr(desk.providers, "forget"):
-            desk.providers.forget()
-
-    dialog.saved.connect(saved)
-    dialog.open()
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.saved.connect(lambda new: apply_settings(desk, new))
     desk.extras["settings_dialog"] = dialog
+    dialog.open()
     return dialog
+
+
+def apply_settings(desk: Desktop, new: Any) -> None:
+    """Saved settings take effect: the kernel uses them for new agents, providers are rebuilt with
+    the new keys, base URLs and models when next needed, and Ask windows recheck their provider's key."""
+    desk.kernel.update_settings(new)
+    if hasattr(desk.providers, "forget"):
+        desk.providers.forget()
+    desk.window.ledger_view.model.pager.default_root = str(Path(new.workspace).expanduser())
+    for window in list(desk.window.windows.values()):
+        if hasattr(window, "check_key"):
+            window.check_key()
+
+
+def freeze_startup_objects() -> None:
+    """What start-up built (Qt wrappers, imported modules, the kernel) lives as long as the app:
+    move it out of the cyclic collector's reach so a full collection does not rescan it mid-stream."""
+    gc.collect()
+    gc.freeze()
 
 
 def _use_installed_font(app: Any) -> None:
@@ -136,6 +155,7 @@ def run(argv: list[str] | None = None) -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     desk = build_desktop(home())
+    freeze_startup_objects()
     closed = asyncio.Event()
     desk.window.closed.connect(closed.set)
     if os.environ.get("AGENTDESK_EXIT_WHEN_SHOWN"):

@@ -51,8 +51,8 @@ class AskWindow(QWidget):
         self._build()
         self.transcript.load_history(kernel.conversation(agent_id))
         self._show_info(self.info)
-        self._check_key()
-        bridge.event.connect(self._on_event)
+        self.check_key()
+        bridge.channel(agent_id).event.connect(self._on_event)
         bridge.tick.connect(self._on_tick)
 
     # ---- layout -----------------------------------------------------------------
@@ -96,7 +96,7 @@ class AskWindow(QWidget):
         self.key_notice.setStyleSheet(f"QFrame#keyNotice {{ border: 1px solid {err}; border-radius: 4px; }}")
         self.key_notice.hide()
 
-        self.transcript = Transcript(self.info.name, self._diffs, self)
+        self.transcript = Transcript(self.info.name, self._diffs, self, frames=self.bridge.frames)
         self.input = MessageInput(self)
         self.input.submitted.connect(self.send)
         self.send_button = QPushButton("Send", self)
@@ -131,7 +131,7 @@ class AskWindow(QWidget):
         text = self.input.toPlainText().strip()
         if not text or not self.send_button.isEnabled():
             return
-        if self._check_key():
+        if self.check_key():
             return
         try:
             self.kernel.send(self.agent_id, text)
@@ -188,7 +188,7 @@ class AskWindow(QWidget):
             case ToolCallFinished(agent_id=self.agent_id) as e:
                 self.transcript.finish_call(e.call_id, e.ok, e.content, e.duration_ms, e.changes)
             case PermissionRequested(request=request) if request.agent_id == self.agent_id:
-                self.transcript.waiting_for(request.tool)
+                self.transcript.waiting_for(request.call_id)
             case AgentStateChanged(agent=info) if info.id == self.agent_id:
                 self._show_info(info)
                 if info.state == "failed":
@@ -217,7 +217,7 @@ class AskWindow(QWidget):
         if killed:
             self.input.setPlaceholderText("This agent was stopped; open a new Ask to continue.")
 
-    def _check_key(self) -> bool:
+    def check_key(self) -> bool:
         """Show or hide the missing-key notice; True when the key is missing."""
         message = missing_key_message(self.info.provider, self._store)
         self.key_label.setText(message or "")
@@ -227,11 +227,11 @@ class AskWindow(QWidget):
 
     def _on_tick(self) -> None:
         if not self.key_notice.isHidden():
-            self._check_key()
+            self.check_key()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
-            self._check_key()
+            self.check_key()
         super().changeEvent(event)
 
     def _diffs(self, seqs: Sequence[int]) -> list[str]:

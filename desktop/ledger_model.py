@@ -6,7 +6,8 @@ oldest seq loaded), the active filters, and which loaded changes are undone.
 New entries arrive through ``LedgerAppended`` and go on top when they match
 the filters. ``LedgerTableModel`` exposes it to Qt with ``canFetchMore`` /
 ``fetchMore``, so a million-entry ledger opens as fast as an empty one and
-loads more only as the view scrolls.
+loads more only as the view scrolls. New entries are inserted in batches,
+one ``beginInsertRows`` per frame (``FrameClock``), however many agents append.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ledger import (
 )
 
 from . import style
+from .frame_clock import FrameClock
 
 PAGE = 200
 COLUMNS = ("seq", "time", "actor", "kind", "tool / path", "scope", "cause")
@@ -207,13 +209,17 @@ class LedgerPager:
 class LedgerTableModel(QAbstractTableModel):
     """Qt's view of ``LedgerPager``: lazy paging, live inserts at the top, undone rows struck out."""
 
-    def __init__(self, pager: LedgerPager, parent: QObject | None = None) -> None:
+    def __init__(self, pager: LedgerPager, parent: QObject | None = None, frames: FrameClock | None = None) -> None:
         super().__init__(parent)
         self.pager = pager
         self.pager.reset()
+        self._incoming: list[Entry] = []  # newest first, not yet inserted
+        self._frames = frames or FrameClock(self)
 
     def set_filters(self, filters: Filters) -> None:
+        self._frames.cancel(self)
         self.beginResetModel()
+        self._incoming = []
         self.pager.reset(filters)
         self.endResetModel()
 
@@ -224,10 +230,28 @@ class LedgerTableModel(QAbstractTableModel):
             return
         new = self.pager.take_new(event.entry)
         if new:
-            self.beginInsertRows(QModelIndex(), 0, len(new) - 1)
-            self.pager.entries[:0] = new
-            self.endInsertRows()
-        if isinstance(event.entry, Undo) and self.pager.entries:
+            self._incoming[:0] = new
+            self._frames.request(self, self.flush)
+        if isinstance(event.entry, Undo):
+            self.flush()
+            self._mark_undone()
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._incoming)
+
+    def flush(self) -> None:
+        """Insert every entry that arrived since the last frame, in one go, on top."""
+        self._frames.cancel(self)
+        if not self._incoming:
+            return
+        new, self._incoming = self._incoming, []
+        self.beginInsertRows(QModelIndex(), 0, len(new) - 1)
+        self.pager.entries[:0] = new
+        self.endInsertRows()
+
+    def _mark_undone(self) -> None:
+        if self.pager.entries:
             self.pager.refresh_undone()
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.pager.entries) - 1, len(COLUMNS) - 1))
 

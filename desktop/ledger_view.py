@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from ledger import KINDS, Entry, FileChange
 
 from . import style
+from .frame_clock import FrameClock
 from .ledger_detail import Palette, entry_html
 from .ledger_model import COL_WHAT, EntryRole, Filters, LedgerPager, LedgerTableModel
 from .undo_dialogs import UndoConfirmDialog, UndoResultDialog
@@ -38,14 +39,15 @@ def _is_agent(actor: str) -> bool:
 class LedgerView(QWidget):
     undone = Signal(object)  # UndoReport, after an undo was applied
 
-    def __init__(self, kernel: Any, default_root: str | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, kernel: Any, default_root: str | None = None, parent: QWidget | None = None,
+                 frames: FrameClock | None = None) -> None:
         super().__init__(parent)
         self.kernel = kernel
         pager = LedgerPager(kernel.ledger_page, kernel.ledger.undone_by, default_root=default_root,
                             last_seq=kernel.ledger.last_seq)
         for info in kernel.agents():
             pager.workspaces[info.id] = info.workspace
-        self.model = LedgerTableModel(pager, self)
+        self.model = LedgerTableModel(pager, self, frames=frames)
         self.last_dialog: UndoConfirmDialog | UndoResultDialog | None = None
         self._build()
         self.model.rowsInserted.connect(self._update_empty)
@@ -163,6 +165,7 @@ class LedgerView(QWidget):
         return index.data(EntryRole) if index.isValid() else None
 
     def select_seq(self, seq: int) -> bool:
+        self.model.flush()
         row = self.model.pager.row_of(seq)
         if row is None:
             return False

@@ -67,10 +67,10 @@ class MainWindow(QMainWindow):
 
         rows = ProcessRows(now)
         rows.load(kernel.agents(), kernel.leases())
-        self.processes = ProcessTableModel(rows, self)
+        self.processes = ProcessTableModel(rows, self, frames=bridge.frames)
         self.process_view = ProcessView(kernel, self.processes)
         self.process_view.open_requested.connect(self.window_for)
-        self.ledger_view = LedgerView(kernel, default_root=default_root)
+        self.ledger_view = LedgerView(kernel, default_root=default_root, frames=bridge.frames)
         counts = StatusCounts(ledger_entries=kernel.ledger.count(), last_seq=kernel.ledger.last_seq(), attached=attached,
                               now=now)
         counts.load(kernel.agents(), kernel.leases())

@@ -5,6 +5,11 @@ and says what changed (a row inserted, cells of a row updated). The Qt
 adapter ``ProcessTableModel`` turns those answers into ``beginInsertRows``
 and ``dataChanged``; it never asks the kernel anything after start-up, so
 the table is exactly the event stream's view of the processes.
+
+Updates are coalesced: twenty agents reporting usage and changing state
+mark rows dirty, and the ``FrameClock`` has a single ``dataChanged``
+emitted per frame, so the view (whose columns size to their
+contents) measures and repaints once per frame, not once per event.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from kernel.events import (
 from kernel.leases import Lease, describe_left
 
 from . import style
+from .frame_clock import FrameClock
 
 COLUMNS = ("id", "name", "state", "tokens", "leases", "started", "")
 COL_ID, COL_NAME, COL_STATE, COL_TOKENS, COL_LEASES, COL_STARTED, COL_KILL = range(len(COLUMNS))
@@ -122,9 +128,11 @@ class ProcessRows:
 class ProcessTableModel(QAbstractTableModel):
     """Qt's view of ``ProcessRows``."""
 
-    def __init__(self, rows: ProcessRows, parent: QObject | None = None) -> None:
+    def __init__(self, rows: ProcessRows, parent: QObject | None = None, frames: FrameClock | None = None) -> None:
         super().__init__(parent)
         self.rows = rows
+        self._dirty: dict[int, set[int]] = {}  # row -> columns changed since the last frame
+        self._frames = frames or FrameClock(self)
 
     # ---- feeding -------------------------------------------------------------
 
@@ -137,9 +145,22 @@ class ProcessTableModel(QAbstractTableModel):
             return
         change = self.rows.apply(event)
         if change is not None and change.kind == "update":
-            for col in change.columns:
-                idx = self.index(change.row, col)
-                self.dataChanged.emit(idx, idx)
+            self._dirty.setdefault(change.row, set()).update(change.columns)
+            self._frames.request(self, self.flush)
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._dirty)
+
+    def flush(self) -> None:
+        """Announce every row changed since the last frame in one ``dataChanged``."""
+        self._frames.cancel(self)
+        if not self._dirty:
+            return
+        rows, cols = self._dirty.keys(), set().union(*self._dirty.values())
+        top_left, bottom_right = self.index(min(rows), min(cols)), self.index(max(rows), max(cols))
+        self._dirty = {}
+        self.dataChanged.emit(top_left, bottom_right)
 
     def on_tick(self) -> None:
         """Countdowns move and expired leases go, even before the kernel's sweep says so."""

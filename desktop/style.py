@@ -77,10 +77,26 @@ def mono_family() -> str:
     return mono_font().family()
 
 
-def icon(name: str) -> QIcon:
-    """An SVG icon from resources/icons (empty icon when missing)."""
+ICON_INK = ("#5b6470", "#c8ced6")  # the icons' stroke in the SVG files, and its shade on a dark palette
+
+
+def icon(name: str, palette: QPalette | None = None) -> QIcon:
+    """An SVG icon from resources/icons (empty icon when missing), its ink lightened on a dark palette."""
     path = RESOURCES / "icons" / f"{name}.svg"
-    return QIcon(str(path)) if path.exists() else QIcon()
+    if not path.exists():
+        return QIcon()
+    if not is_dark(palette):
+        return QIcon(str(path))
+    from PySide6.QtGui import QPixmap
+
+    data = path.read_bytes().replace(ICON_INK[0].encode(), ICON_INK[1].encode())
+    result = QIcon()
+    for size in (24, 48):
+        pixmap = QPixmap(size, size)
+        if pixmap.loadFromData(data.replace(b'width="24" height="24"', f'width="{size}" height="{size}"'.encode()),
+                               "SVG"):
+            result.addPixmap(pixmap)
+    return result
 
 
 def app_icon() -> QIcon:

@@ -5,8 +5,11 @@
 A throwaway home and workspace, scripted providers (no network, no keys)
 and a manual clock: several agents with leases, one waiting on a lease
 request, one killed, a ledger with a selected diff, an Ask window mid-way
-through a conversation, and the lease dialog. Offscreen Qt needs a real font:
-DejaVu (Debian: fonts-dejavu-core) is used when installed.
+through a conversation, and the lease dialog. The scene is then played again
+on a dark palette for ``main-window-dark.png`` and ``ask-window-dark.png``
+(every colour is chosen from the palette when a widget is built, so the
+palette is set first). Offscreen Qt needs a real font: DejaVu (Debian:
+fonts-dejavu-core) is used when installed.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ async def _until(predicate, timeout: float = 10.0) -> None:
         await asyncio.sleep(0.01)
 
 
-async def scenario(out: Path, tmp: Path) -> list[Path]:
+async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...] | None = None) -> list[Path]:
     from PySide6.QtWidgets import QApplication
 
     from desktop.app import build_desktop
@@ -124,9 +127,11 @@ async def scenario(out: Path, tmp: Path) -> list[Path]:
     shots = []
     for name, widget in (("main-window", win), ("ask-window", ask), ("ask-window-waiting", tester_window),
                          ("lease-dialog", desk.lease_dialogs.dialog_for(tester))):
+        if names is not None and name not in names:
+            continue
         widget.repaint()
-        path = out / f"{name}.png"
-        widget.grab().save(str(path))
+        path = out / f"{name}{suffix}.png"
+        _save(widget, path)
         shots.append(path)
 
     tool_entry = next(e for e in view.model.pager.entries if e.kind == "tool" and e.actor == scribe
@@ -134,9 +139,10 @@ async def scenario(out: Path, tmp: Path) -> list[Path]:
     view.select_seq(tool_entry.seq)
     confirm = view.confirm_undo(tool_entry)
     await asyncio.sleep(0.1)
-    path = out / "undo-confirm.png"
-    confirm.grab().save(str(path))
-    shots.append(path)
+    if names is None or "undo-confirm" in names:
+        path = out / f"undo-confirm{suffix}.png"
+        _save(confirm, path)
+        shots.append(path)
     confirm.reject()
 
     desk.window._done = True
@@ -146,6 +152,31 @@ async def scenario(out: Path, tmp: Path) -> list[Path]:
         dialog.withdraw()
     desk.ledger.close()
     return shots
+
+
+def _save(widget, path: Path) -> None:
+    """A PNG of the widget, as small as lossless allows (full compression)."""
+    widget.grab().toImage().save(str(path), "PNG", 0)
+
+
+def dark_palette():
+    """A dark variant of the palette, as a system dark theme would give."""
+    from PySide6.QtGui import QColor, QPalette
+
+    pal = QPalette()
+    for role, colour in ((QPalette.ColorRole.Window, "#2b2b2b"), (QPalette.ColorRole.WindowText, "#e6e6e6"),
+                         (QPalette.ColorRole.Base, "#1e1e1e"), (QPalette.ColorRole.AlternateBase, "#262626"),
+                         (QPalette.ColorRole.Text, "#e6e6e6"), (QPalette.ColorRole.Button, "#3a3a3a"),
+                         (QPalette.ColorRole.ButtonText, "#e6e6e6"), (QPalette.ColorRole.Highlight, "#3d7bd9"),
+                         (QPalette.ColorRole.HighlightedText, "#ffffff"), (QPalette.ColorRole.ToolTipBase, "#3a3a3a"),
+                         (QPalette.ColorRole.ToolTipText, "#e6e6e6"), (QPalette.ColorRole.Link, "#8ab4f8"),
+                         (QPalette.ColorRole.Mid, "#505050"), (QPalette.ColorRole.Dark, "#1a1a1a"),
+                         (QPalette.ColorRole.Light, "#4a4a4a"), (QPalette.ColorRole.Midlight, "#404040"),
+                         (QPalette.ColorRole.Shadow, "#000000"), (QPalette.ColorRole.PlaceholderText, "#8a8a8a")):
+        pal.setColor(role, QColor(colour))
+    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
+        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7a7a7a"))
+    return pal
 
 
 def main(argv: list[str]) -> int:
@@ -158,8 +189,14 @@ def main(argv: list[str]) -> int:
     app = make_app([])
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    with tempfile.TemporaryDirectory() as tmp, loop:
-        shots = loop.run_until_complete(scenario(out, Path(tmp)))
+    with loop:
+        with tempfile.TemporaryDirectory() as tmp:
+            shots = loop.run_until_complete(scenario(out, Path(tmp)))
+        light = app.palette()
+        app.setPalette(dark_palette())
+        with tempfile.TemporaryDirectory() as tmp:
+            shots += loop.run_until_complete(scenario(out, Path(tmp), "-dark", ("main-window", "ask-window")))
+        app.setPalette(light)
     for path in shots:
         print(path)
     return 0

@@ -4,6 +4,12 @@ It is a view of the kernel's event stream for one agent (plus the history
 already there when the window opens). Streaming text goes into the current
 assistant block; a tool call closes that block and opens a card; a failure
 or refusal becomes a card or notice in the error colour.
+
+Text deltas are not rendered one by one: they collect in a buffer that the
+``FrameClock`` flushes once per frame (about 30 ms in the active window,
+100 ms in the others), so a model streaming a hundred deltas a second costs
+at most about thirty renders of one block (and one layout pass) a second. Anything else that changes the transcript
+flushes the buffer first, so the order on screen is the order of events.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from kernel.messages import Message, TextPart, ToolResultPart, ToolUse
 
 from ..ask_style import ERROR, MUTED, shade
 from ..ask_text import describe_outcome
+from ..frame_clock import BACKGROUND_FRAME_MS, FRAME_MS, FrameClock
 from .markdown_block import MarkdownBlock
 from .tool_card import ToolCard
 
@@ -25,19 +32,23 @@ DiffLoader = Callable[[Sequence[int]], list[str]]
 
 
 class Transcript(QScrollArea):
-    def __init__(self, agent_name: str, load_diffs: DiffLoader, parent: QWidget | None = None) -> None:
+    def __init__(self, agent_name: str, load_diffs: DiffLoader, parent: QWidget | None = None,
+                 frames: FrameClock | None = None) -> None:
         super().__init__(parent)
         self.agent_name = agent_name
         self._load_diffs = load_diffs
         self.blocks: list[QWidget] = []
         self.cards: dict[str, ToolCard] = {}
         self.current: MarkdownBlock | None = None
+        self._pending: list[str] = []
+        self._frames = frames or FrameClock(self)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         body = QWidget(self)
         body.setAutoFillBackground(True)
         body.setBackgroundRole(QPalette.ColorRole.Base)
+        body.setAttribute(Qt.WidgetAttribute.WA_StaticContents)  # growing repaints only the new strip
         self._layout = QVBoxLayout(body)
         self._layout.setContentsMargins(12, 8, 12, 8)
         self._layout.setSpacing(8)
@@ -63,18 +74,36 @@ class Transcript(QScrollArea):
     def add_user(self, text: str) -> MarkdownBlock:
         self.end_text()
         block = MarkdownBlock("You", text, parent=self.widget())
+        block.finish()
         self._add(block)
         return block
 
     def add_text(self, chunk: str) -> None:
+        """Queue streamed text for the next frame."""
+        self._pending.append(chunk)
+        active = self.window().isActiveWindow()
+        self._frames.request(self, self.flush_text, FRAME_MS if active else BACKGROUND_FRAME_MS)
+
+    @property
+    def pending(self) -> bool:
+        """True while streamed text waits for the next frame."""
+        return bool(self._pending)
+
+    def flush_text(self) -> None:
+        """Render the queued text into the current block now."""
+        self._frames.cancel(self)
+        if not self._pending:
+            return
+        text, self._pending = "".join(self._pending), []
         if self.current is None:
             self.current = MarkdownBlock(self.agent_name, parent=self.widget())
             self._add(self.current)
-        self.current.append(chunk)
+        self.current.append(text)
 
     def end_text(self) -> None:
+        self.flush_text()
         if self.current is not None:
-            self.current.flush()
+            self.current.finish()
             self.current = None
 
     def start_call(self, call_id: str, tool: str, scope: str, tool_input) -> ToolCard:
@@ -90,12 +119,13 @@ class Transcript(QScrollArea):
         if card is not None:
             card.finish(describe_outcome(ok, content), content, duration_ms, self._load_diffs(changes))
 
-    def waiting_for(self, tool: str) -> None:
-        """Mark the newest unfinished card of ``tool`` as waiting for a lease."""
-        for card in reversed(list(self.cards.values())):
-            if card.tool == tool and card.outcome is None:
-                card.status_label.setText("\u25c6 waiting for a lease")
-                return
+    def waiting_for(self, call_id: str) -> bool:
+        """Mark the card of call ``call_id`` as waiting for a lease; False when there is no such card."""
+        card = self.cards.get(call_id)
+        if card is None or card.outcome is not None:
+            return False
+        card.status_label.setText("\u25c6 waiting for a lease")
+        return True
 
     def add_notice(self, text: str) -> QLabel:
         """A failure or stop, in the error colour."""

@@ -60,7 +60,15 @@ class Main:
     def spawn(self, name: str, budget: int | None = None) -> str:
         provider = f"scripted-{name}"
         self.providers.setdefault(provider, ScriptedProvider())
-        return self.kernel.spawn(name, provider=provider, model="test-model", budget=budget).id
+        agent_id = self.kernel.spawn(name, provider=provider, model="test-model", budget=budget).id
+        self.settle()
+        return agent_id
+
+    def settle(self) -> None:
+        """Wait until the views have shown every event so far (they batch updates per frame)."""
+        window = self.window
+        self.until(lambda: not window.processes.pending and not window.ledger_view.model.pending and
+                   not any(w.transcript.pending for w in window.windows.values() if hasattr(w, "transcript")))
 
     def provider(self, agent_id: str) -> ScriptedProvider:
         return self.providers[self.kernel.agent(agent_id).provider]
@@ -82,6 +90,7 @@ class Main:
             self.until(lambda: len(self.requests()) > asked)
             self.kernel.resolve_request(self.requests()[-1].id, Grant(grant))
         self.until(lambda: self.kernel.agent(agent_id).state == "idle")
+        self.settle()
 
 
 @pytest.fixture

@@ -115,6 +115,7 @@ def test_end_to_end_ask_lease_kill_undo(main, qtbot):
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     main.until(lambda: main.kernel.agent(a).state == "killed")
     assert main.kernel.leases(a) == []
+    main.settle()
     ledger = main.window.ledger_view
     tool_entry = next(e for e in ledger.model.pager.entries if e.kind == "tool")
     assert ledger.select_seq(tool_entry.seq - 1)

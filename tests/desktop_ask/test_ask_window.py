@@ -45,6 +45,7 @@ def test_streaming_markdown_renders_heading_and_code_block_as_it_arrives(desk, q
     desk.provider_of(win).script(step)
     send(qtbot, win, "plan it")
     qtbot.waitUntil(reached.is_set, timeout=5000)
+    qtbot.waitUntil(lambda: win.transcript.current is not None, timeout=5000)  # shown at the next frame
     block = win.transcript.current
     qtbot.waitUntil(lambda: "<h2>Plan</h2>" in block.text() and "<pre" in block.text(), timeout=5000)
     assert "print(&#x27;hi&#x27;)" in block.text() or "print('hi')" in block.text()
@@ -75,7 +76,8 @@ def test_three_windows_stream_at_once(desk, qtbot):
         send(qtbot, win, "go")
     qtbot.waitUntil(lambda: all(r.is_set() for r in reached), timeout=5000)
     for win in wins:
-        qtbot.waitUntil(lambda w=win: f"{w.info.name} begins" in w.transcript.current.text(), timeout=5000)
+        qtbot.waitUntil(lambda w=win: w.transcript.current is not None and
+                        f"{w.info.name} begins" in w.transcript.current.text(), timeout=5000)
         assert win.state_badge.state == "running"
     assert all(w.info.state == "running" for w in wins)
     for gate in gates:
