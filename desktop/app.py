@@ -44,7 +44,9 @@ class Desktop:
 
 
 def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, clock: Any = None,
-                  settings: Any = None, attached: bool = True) -> Desktop:
+                  settings: Any = None, attached: bool = True, watch_workspaces: bool = False) -> Desktop:
+    """Everything the desktop is made of, over the home folder ``root``. ``watch_workspaces``
+    records other programs' edits in every workspace an agent works in (on in the real app)."""
     from kernel.facade import Kernel
     from kernel.settings import SettingsStore
     from ledger import Ledger
@@ -57,7 +59,8 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     settings = settings or store.load()
     factory = providers or LazyProviders(store, lambda: kernel.settings)  # read when a provider is built
     ledger = Ledger(store.ledger_path, **({"clock": clock.now} if clock is not None else {}))
-    kernel = Kernel(ledger=ledger, settings=settings, providers=factory, clock=clock, attached=attached)
+    kernel = Kernel(ledger=ledger, settings=settings, providers=factory, clock=clock, attached=attached,
+                    snapshot_dir=root / "snapshots", watch_workspaces=watch_workspaces)
     bridge = EventBridge(kernel)
     window = MainWindow(kernel, bridge, now=kernel.now, default_root=str(Path(settings.workspace).expanduser()),
                         attached=attached)
@@ -154,7 +157,7 @@ def run(argv: list[str] | None = None) -> int:
     app = make_app(argv)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    desk = build_desktop(home())
+    desk = build_desktop(home(), watch_workspaces=True)
     freeze_startup_objects()
     closed = asyncio.Event()
     desk.window.closed.connect(closed.set)
