@@ -34,6 +34,7 @@ class Outcome:
     content: str
     seq: int | None = None        # the result or error entry
     call_seq: int | None = None   # the tool entry, once the call was recorded
+    duration_ms: float = 0.0      # how long the tool ran (0 when it never ran)
 
 
 async def run_tool_calls(agent: AgentProcess, calls: Sequence[ToolCallReady]) -> tuple[ToolResultPart, ...]:
@@ -59,21 +60,20 @@ async def run_tool_calls(agent: AgentProcess, calls: Sequence[ToolCallReady]) ->
 
 async def run_tool(agent: AgentProcess, call: ToolCallReady) -> ToolResultPart:
     s = agent.services
-    started = time.perf_counter()
     tool = s.tools.get(call.name)
     tool_input: Mapping[str, Any] = call.input if call.input is not None else {}
     scope = tool.scope_for(tool_input) if tool is not None and call.input is not None else ""
     s.bus.publish(ToolCallStarted(agent.id, call.id, call.name, scope, tool_input, None))
-    outcome = await _execute(agent, call, tool, tool_input, scope, started)
+    outcome = await _execute(agent, call, tool, tool_input, scope)
     changes = () if outcome.call_seq is None else tuple(
         e.seq for e in s.ledger.caused_by(outcome.call_seq) if isinstance(e, FileChange))
     s.bus.publish(ToolCallFinished(agent.id, call.id, call.name, outcome.ok, outcome.content,
-                                   (time.perf_counter() - started) * 1000, outcome.seq, changes))
+                                   outcome.duration_ms, outcome.seq, changes))
     return ToolResultPart(call.id, call.name, outcome.content, is_error=not outcome.ok)
 
 
 async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescriptor | None,
-                   tool_input: Mapping[str, Any], scope: str, started: float) -> Outcome:
+                   tool_input: Mapping[str, Any], scope: str) -> Outcome:
     s = agent.services
     refusal = _check(agent, call, tool, tool_input)
     if refusal is not None:
@@ -84,6 +84,7 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
     lease = await acquire(agent, tool, tool_input, scope, call.id)
     if isinstance(lease, Refusal):
         return Outcome(False, lease.message)
+    started = time.perf_counter()  # the run, not the wait for a lease
     call_entry = s.record(ToolCall(actor=agent.id, tool=tool.name, scope=scope, input=dict(tool_input), lease=lease.id))
     ctx = ToolContext(agent.id, agent.root, s.ledger, call_entry.seq, s.clock, s.limits)
     try:
@@ -100,7 +101,7 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
     except Exception as exc:  # a broken tool is a result, never the agent's death
         return _failed(agent, call_entry.seq, tool.name, f"{tool.name} failed: {type(exc).__name__}: {exc}", started)
     result = s.record(ToolResult(actor=agent.id, cause=call_entry.seq, output=output.data, duration_ms=_ms(started)))
-    return Outcome(True, output.content, result.seq, call_entry.seq)
+    return Outcome(True, output.content, result.seq, call_entry.seq, result.duration_ms)
 
 
 def _check(agent: AgentProcess, call: ToolCallReady, tool: ToolDescriptor | None,
@@ -121,7 +122,7 @@ def _check(agent: AgentProcess, call: ToolCallReady, tool: ToolDescriptor | None
 def _failed(agent: AgentProcess, cause: int, tool: str, message: str, started: float) -> Outcome:
     entry = agent.services.record(ToolError(actor=agent.id, cause=cause, tool=tool, message=message,
                                             duration_ms=_ms(started)))
-    return Outcome(False, message, entry.seq, cause)
+    return Outcome(False, message, entry.seq, cause, entry.duration_ms or 0.0)
 
 
 def _ms(started: float) -> float:
