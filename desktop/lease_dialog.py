@@ -16,7 +16,7 @@ from typing import Callable
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget,
+    QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget,
 )
 
 from kernel.approver import Decision, Denial, Grant, LeaseRequest
@@ -50,11 +50,12 @@ class LeaseDialog(QDialog):
     def _build(self) -> None:
         req = self.request
         title = QLabel(f"<b>{lease_title(req)}</b>", self)
-        self.scope_field = QLineEdit(req.scope, self)
-        self.scope_field.setReadOnly(True)
+        # A label, not a read-only field: nothing about the scope looks editable.
+        self.scope_field = QLabel(req.scope, self)
         self.scope_field.setFont(mono_font())
-        self.scope_field.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.scope_field.setFixedWidth(max(120, self.scope_field.fontMetrics().horizontalAdvance(req.scope) + 24))
+        self.scope_field.setObjectName("scope")
+        self.scope_field.setStyleSheet("QLabel#scope { font-weight: bold; border: 1px solid palette(mid);"
+                                       " border-radius: 4px; padding: 2px 8px; }")
         self.action_label = QLabel(lease_action(req), self)
         self.action_label.setWordWrap(True)
         what = QHBoxLayout()
