@@ -14,11 +14,18 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError, ValidationError, best_match
+from typing import TYPE_CHECKING
 
 from ..errors import RegistryError, ToolFailure
 from .descriptor import ToolDescriptor
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+
+# ``jsonschema`` (pure Python, ~50 ms to import) is only loaded when something is wrong:
+# valid input and valid schemas are judged by jsonschema-rs; the readable messages come
+# from jsonschema.
 
 _MESSAGE_MAX = 240
 
@@ -48,6 +55,8 @@ def validator_for(schema: Mapping[str, Any]) -> Draft202012Validator:
         if len(_validators) >= _CACHE_MAX:
             _validators.clear()
         # Built from the schema as written (not the sorted key) so messages list properties in their order.
+        from jsonschema import Draft202012Validator
+
         validator = Draft202012Validator(_plain(schema), format_checker=Draft202012Validator.FORMAT_CHECKER)
         _validators[key] = validator
     return validator
@@ -99,6 +108,8 @@ def check(schema: Mapping[str, Any], data: Any, what: str = "input") -> None:
             return
     except (ValueError, TypeError):  # something jsonschema-rs cannot take: let jsonschema judge
         pass
+    from jsonschema.exceptions import best_match
+
     errors = list(validator_for(schema).iter_errors(data))
     if not errors:
         return
@@ -119,15 +130,32 @@ def validate_output(descriptor: ToolDescriptor, data: Any) -> None:
     check(descriptor.output_schema, data, what="output")
 
 
+def _check_schema(schema: Mapping[str, Any]) -> None:
+    """Raise jsonschema's SchemaError when ``schema`` is not a valid 2020-12 schema (fast when it is)."""
+    import jsonschema_rs
+
+    if jsonschema_rs.meta.is_valid(schema):
+        return
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator.check_schema(schema)
+
+
+def _schema_error() -> type[Exception]:
+    from jsonschema.exceptions import SchemaError
+
+    return SchemaError
+
+
 def check_schemas(descriptor: ToolDescriptor) -> None:
     """Registry-time check: both schemas are valid 2020-12 schemas and the input is an object."""
     for label, schema in (("input_schema", descriptor.input_schema), ("output_schema", descriptor.output_schema)):
         if not isinstance(schema, Mapping):
             raise RegistryError(descriptor.name, "schema", f"{label} must be a JSON object")
         try:
-            Draft202012Validator.check_schema(_plain(schema))
             _key(schema)
-        except SchemaError as exc:
+            _check_schema(_plain(schema))
+        except _schema_error() as exc:
             where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
             raise RegistryError(descriptor.name, "schema",
                                 f"{label} is not a valid JSON Schema at {where}: {_shorten(exc.message)}") from exc
