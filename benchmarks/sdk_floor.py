@@ -64,6 +64,46 @@ def anthropic_loop(url: str) -> None:
             {"type": "tool_result", "tool_use_id": c["id"], "content": result_for(c["name"], c["input"])} for c in calls]})
 
 
+def anthropic_async_loop(url: str) -> None:
+    """The same loop on the SDK's async client, the one the kernel uses (asyncio)."""
+    import asyncio
+
+    import anthropic
+
+    async def run() -> None:
+        client = anthropic.AsyncAnthropic(base_url=url, max_retries=0)
+        tools = [{"name": t["name"], "description": t["description"], "input_schema": t["schema"]}
+                 for t in tool_specs()]
+        messages: list[dict] = [{"role": "user", "content": "write and read the bench files"}]
+        while True:
+            blocks, partial, stop = [], {}, None
+            stream = await client.messages.create(model="bench-model", max_tokens=4096, system=SYSTEM, tools=tools,
+                                                  messages=messages, stream=True)
+            async for event in stream:
+                if event.type == "content_block_start":
+                    blocks.append(event.content_block.model_dump())
+                    partial[event.index] = ""
+                elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+                    partial[event.index] += event.delta.partial_json
+                elif event.type == "content_block_delta" and event.delta.type == "text_delta":
+                    blocks[event.index]["text"] += event.delta.text
+                elif event.type == "message_delta":
+                    stop = event.delta.stop_reason
+            calls = []
+            for i, block in enumerate(blocks):
+                if block["type"] == "tool_use":
+                    block["input"] = json.loads(partial[i] or "{}")
+                    calls.append(block)
+            messages.append({"role": "assistant", "content": blocks})
+            if stop != "tool_use":
+                return
+            messages.append({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": c["id"], "content": result_for(c["name"], c["input"])}
+                for c in calls]})
+
+    asyncio.run(run())
+
+
 def chat_loop(url: str) -> None:
     import openai
 
@@ -142,7 +182,7 @@ def gemini_loop(url: str) -> None:
                 name=c.name, id=c.id, response={"output": result_for(c.name, dict(c.args or {}))})) for c in calls]))
 
 
-LOOPS = {"anthropic": anthropic_loop, "openai-chat": chat_loop, "openai": responses_loop, "gemini": gemini_loop}
+LOOPS = {"anthropic": anthropic_loop, "anthropic-async": anthropic_async_loop, "openai-chat": chat_loop, "openai": responses_loop, "gemini": gemini_loop}
 
 if __name__ == "__main__":
     LOOPS[sys.argv[1]](sys.argv[2])
