@@ -89,6 +89,7 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     provider_name = settings.provider
     provider = make_provider(provider_name, api_key=store.api_key(provider_name),
                              base_url=store.base_url(provider_name, settings), settings=settings)
+    warming = asyncio.ensure_future(provider.warm())  # the SDK loads while the ledger and kernel start
     try:
         ledger = Ledger(store.ledger_path)
     except LedgerError as exc:
@@ -120,6 +121,7 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
             return EXIT_FAILED
         return EXIT_IDLE
     finally:
+        warming.cancel()
         await kernel.aclose()
         await provider.aclose()
         ledger.close()

@@ -32,6 +32,7 @@ class SdkAdapter:
         self._timeout_s = timeout_s
         offload = self.offload_by_default if offload is None else offload
         self._client_obj: Any = None
+        self._warming = asyncio.Lock()
         self._worker: LoopThread | None = LoopThread(f"provider-{self.name}") if offload else None
 
     @property
@@ -43,9 +44,23 @@ class SdkAdapter:
             return self._on_loop(request)
         return relay(self._worker, lambda: self._events(request, self._client()))
 
+    async def warm(self) -> None:
+        """Import the SDK and build the client now, in a worker thread: importing an SDK takes
+        0.1-1.5 s and building a client (TLS context, CA bundle) a few hundred ms more, none of
+        which may stall the caller's loop. Safe to call more than once, and concurrently."""
+        if self._worker is not None:
+            return  # the worker's own loop builds its client
+        async with self._warming:
+            if self._client_obj is None:
+                await asyncio.to_thread(self._warm_up)
+
+    def _warm_up(self) -> None:
+        _import_all(self.sdk_modules)
+        self._client()
+
     async def _on_loop(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
-        if self._client_obj is None:  # importing an SDK takes 0.1-1.5 s: not on the caller's loop
-            await asyncio.to_thread(_import_all, self.sdk_modules)
+        if self._client_obj is None:
+            await self.warm()
         events = self._events(request, self._client())
         try:
             async for event in events:

@@ -60,6 +60,12 @@ class RetryingProvider:
             return min(max(error.retry_after, 0.0), self._cap_s)
         return self._random() * min(self._cap_s, _BASE_DELAY_S * (2 ** attempt))
 
+    async def warm(self) -> None:
+        """Let the adapter load its SDK and client ahead of the first request, if it can."""
+        warm = getattr(self.inner, "warm", None)
+        if warm is not None:
+            await warm()
+
     async def aclose(self) -> None:
         await self.inner.aclose()
 
