@@ -24,7 +24,7 @@ def digest(data: bytes) -> str:
 def encode(data: bytes) -> tuple[str, bytes]:
     """The codec and stored bytes for ``data``."""
     if len(data) >= _MIN_COMPRESS:
-        packed = zlib.compress(data, 6)
+        packed = zlib.compress(data, 1)  # level 1: a third of the time of 6, nearly the same size on text
         if len(packed) < len(data):
             return "zlib", packed
     return "raw", data

@@ -65,7 +65,7 @@ async def run_tool(agent: AgentProcess, call: ToolCallReady) -> ToolResultPart:
     scope = tool.scope_for(tool_input) if tool is not None and call.input is not None else ""
     s.bus.publish(ToolCallStarted(agent.id, call.id, call.name, scope, tool_input, None))
     outcome = await _execute(agent, call, tool, tool_input, scope)
-    changes = () if outcome.call_seq is None else tuple(
+    changes = () if outcome.call_seq is None or tool is None or tool.tool_class == "read" else tuple(
         e.seq for e in s.ledger.caused_by(outcome.call_seq) if isinstance(e, FileChange))
     s.bus.publish(ToolCallFinished(agent.id, call.id, call.name, outcome.ok, outcome.content,
                                    outcome.duration_ms, outcome.seq, changes))
