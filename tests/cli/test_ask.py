@@ -246,3 +246,13 @@ def test_a_rejected_key_and_an_unknown_model_are_one_clear_line(tmp_path, agentd
         assert done.returncode == 4
         [line] = done.stderr.strip().splitlines()
         assert "no-such-model" in line and "model" in line
+
+
+def test_the_desktop_says_plainly_when_there_is_no_display():
+    from desktop.launcher import display_problem
+
+    assert "DISPLAY" in display_problem({}, "linux")
+    assert display_problem({"DISPLAY": ":0"}, "linux") is None
+    assert display_problem({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
+    assert display_problem({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None
+    assert display_problem({}, "darwin") is None
