@@ -245,21 +245,23 @@ class SnapshotIndex:
             for entry in entries:
                 rel = prefix + entry.name
                 try:
-                    if entry.is_dir(follow_symlinks=False):
+                    if entry.is_file(follow_symlinks=False):  # most entries: test files first
+                        if rel in excluded:
+                            continue
+                        hit = file_cache.get(rel)
+                        if hit or (hit is None and ignores_file(rel)):
+                            continue
+                        st = entry.stat(follow_symlinks=False)
+                    elif entry.is_dir(follow_symlinks=False):
                         if not ignores_dir(rel):
                             stack.append((entry.path, rel))
                         continue
-                    if not entry.is_file(follow_symlinks=False) or rel in excluded:
+                    else:
                         continue
-                    hit = file_cache.get(rel)
-                    if hit or (hit is None and ignores_file(rel)):
-                        continue
-                    st = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
                 prev = previous(rel)
-                if (prev is not None and not prev.racy and prev.mtime_ns == st.st_mtime_ns and prev.size == st.st_size
-                        and prev.ctime_ns == st.st_ctime_ns and prev.inode == st.st_ino):
+                if prev is not None and prev.key == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino):
                     new[rel] = prev
                 else:
                     state = read(entry.path)
@@ -274,8 +276,7 @@ class SnapshotIndex:
             st = os.stat(path, follow_symlinks=False)
         except OSError:
             return None
-        if (prev is not None and not prev.racy and prev.size == st.st_size and prev.mtime_ns == st.st_mtime_ns
-                and prev.ctime_ns == st.st_ctime_ns and prev.inode == st.st_ino):
+        if prev is not None and prev.key == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino):
             return prev
         return self._read(path)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -45,6 +45,12 @@ class FileState:
     digest: str
     stored: bool
     racy: bool = False
+    # What a later stat must match for this state to be trusted without a read (None when racy).
+    key: tuple[int, int, int, int] | None = field(init=False, repr=False, compare=False, default=None)
+
+    def __post_init__(self) -> None:
+        if not self.racy:
+            object.__setattr__(self, "key", (self.size, self.mtime_ns, self.ctime_ns, self.inode))
 
 
 class SnapshotCache:
