@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -25,6 +25,7 @@ from kernel.messages import Message, TextPart, ToolResultPart, ToolUse
 from ..ask_style import ERROR, MUTED, shade
 from ..ask_text import describe_outcome
 from ..frame_clock import BACKGROUND_FRAME_MS, FRAME_MS, FrameClock
+from .flat_scroll_bar import FlatScrollBar
 from .markdown_block import MarkdownBlock
 from .tool_card import ToolCard
 
@@ -45,6 +46,7 @@ class Transcript(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBar(FlatScrollBar(Qt.Orientation.Vertical, self))  # repainted with every new line
         body = QWidget(self)
         body.setAutoFillBackground(True)
         body.setBackgroundRole(QPalette.ColorRole.Base)
@@ -159,5 +161,5 @@ class Transcript(QScrollArea):
         self._at_bottom = value >= self.verticalScrollBar().maximum() - 4
 
     def _follow(self, _min: int, maximum: int) -> None:
-        if self._at_bottom:
-            QTimer.singleShot(0, lambda: self.verticalScrollBar().setValue(self.verticalScrollBar().maximum()))
+        if self._at_bottom:  # follow now, so growing and scrolling are painted in one pass
+            self.verticalScrollBar().setValue(maximum)
