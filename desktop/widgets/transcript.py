@@ -103,10 +103,27 @@ class Transcript(QScrollArea):
         self.current.append(text)
 
     def end_text(self) -> None:
+        """Close the current reply now (anything added after it goes below it)."""
         self.flush_text()
         if self.current is not None:
+            self._frames.cancel(self.current)
             self.current.finish()
             self.current = None
+
+    def end_turn(self) -> None:
+        """The turn is over: show all its text now, and make it a selectable label in a frame of its own.
+
+        Laying out and painting a long reply's label costs Qt as much as
+        several frames of streaming; twenty agents finishing together must
+        not do it all in one pass. The block is closed at once (what comes
+        next goes below it); only its settling waits.
+        """
+        self.flush_text()
+        block, self.current = self.current, None
+        if block is not None:
+            active = self.window().isActiveWindow()
+            self._frames.request(block, block.finish, FRAME_MS if active else BACKGROUND_FRAME_MS,
+                                 cost=self._frames.per_pass)
 
     def start_call(self, call_id: str, tool: str, scope: str, tool_input) -> ToolCard:
         self.end_text()
