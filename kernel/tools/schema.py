@@ -6,19 +6,22 @@ errors, with a count of the rest), never a traceback or a page of schema. The
 schemas themselves are checked once, when a tool is registered, so a broken
 descriptor fails at start-up rather than on the first call. Validators are
 built once per distinct schema (keyed by its canonical JSON, since schemas
-are unhashable mappings) and reused.
+are unhashable mappings) and reused. ``jsonschema`` itself (tens of
+milliseconds to import) is loaded only when a message is needed: the
+registry's start-up check and every passing call use ``jsonschema-rs``.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError, ValidationError, best_match
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import RegistryError, ToolFailure
 from .descriptor import ToolDescriptor
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 _MESSAGE_MAX = 240
 
@@ -42,6 +45,8 @@ _validators: dict[str, Draft202012Validator] = {}
 
 def validator_for(schema: Mapping[str, Any]) -> Draft202012Validator:
     """The (cached) Draft 2020-12 validator for ``schema``."""
+    from jsonschema import Draft202012Validator
+
     key = _key(schema)
     validator = _validators.get(key)
     if validator is None:
@@ -102,6 +107,8 @@ def check(schema: Mapping[str, Any], data: Any, what: str = "input") -> None:
     errors = list(validator_for(schema).iter_errors(data))
     if not errors:
         return
+    from jsonschema.exceptions import best_match
+
     worst = best_match(errors)
     message = describe(worst, len(errors) - 1)
     if what != "input":
@@ -121,9 +128,20 @@ def validate_output(descriptor: ToolDescriptor, data: Any) -> None:
 
 def check_schemas(descriptor: ToolDescriptor) -> None:
     """Registry-time check: both schemas are valid 2020-12 schemas and the input is an object."""
+    import jsonschema_rs
+
     for label, schema in (("input_schema", descriptor.input_schema), ("output_schema", descriptor.output_schema)):
         if not isinstance(schema, Mapping):
             raise RegistryError(descriptor.name, "schema", f"{label} must be a JSON object")
+        try:
+            if jsonschema_rs.meta.is_valid(_plain(schema)):
+                _key(schema)
+                continue
+        except (TypeError, ValueError):
+            pass  # let jsonschema say what is wrong
+        from jsonschema import Draft202012Validator
+        from jsonschema.exceptions import SchemaError
+
         try:
             Draft202012Validator.check_schema(_plain(schema))
             _key(schema)
