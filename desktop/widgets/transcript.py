@@ -75,8 +75,7 @@ class Transcript(QScrollArea):
 
     def add_user(self, text: str) -> MarkdownBlock:
         self.end_text()
-        block = MarkdownBlock("You", text, parent=self.widget())
-        block.finish()
+        block = MarkdownBlock("You", text, parent=self.widget(), final=True)
         self._add(block)
         return block
 
