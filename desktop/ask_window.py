@@ -182,7 +182,7 @@ class AskWindow(QWidget):
             case TextDelta(agent_id=self.agent_id, text=text):
                 self.transcript.add_text(text)
             case TurnFinished(agent_id=self.agent_id):
-                self.transcript.end_text()
+                self.transcript.end_turn()
             case ToolCallStarted(agent_id=self.agent_id) as e:
                 self.transcript.start_call(e.call_id, e.tool, e.scope, e.input)
             case ToolCallFinished(agent_id=self.agent_id) as e:

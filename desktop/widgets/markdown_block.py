@@ -7,7 +7,9 @@ Markdown blocks before it (``settled_length``), that part is rendered a last
 time into an ordinary selectable label and left alone, and only the live
 tail — the paragraph or code block still arriving — is rendered again, into
 a ``LiveText`` that lays it out once and repaints only what grew.
-``finish()`` (end of the turn) moves the tail into a label too.
+``finish()`` (end of the turn) moves the tail into a label too. A message
+that arrives whole (the person's own) is built ``final``: straight into a
+label, with no live tail laid out first.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from .rich_label import RichLabel
 
 
 class MarkdownBlock(QWidget):
-    def __init__(self, speaker: str, text: str = "", parent: QWidget | None = None) -> None:
+    def __init__(self, speaker: str, text: str = "", parent: QWidget | None = None, final: bool = False) -> None:
         super().__init__(parent)
         self.speaker = speaker
         self.raw = ""
@@ -38,7 +40,12 @@ class MarkdownBlock(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_StaticContents)
         self.live = LiveText(self)
         self._layout.addWidget(self.live)
-        self.append(text)
+        if final and text:
+            self.raw = text
+            self._settle(len(text))
+            self.live.hide()
+        else:
+            self.append(text)
 
     def append(self, chunk: str) -> None:
         """Add text and render what changed (a newly settled part once, the live tail again)."""

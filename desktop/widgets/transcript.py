@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -25,6 +25,7 @@ from kernel.messages import Message, TextPart, ToolResultPart, ToolUse
 from ..ask_style import ERROR, MUTED, shade
 from ..ask_text import describe_outcome
 from ..frame_clock import BACKGROUND_FRAME_MS, FRAME_MS, FrameClock
+from .flat_scroll_bar import FlatScrollBar
 from .markdown_block import MarkdownBlock
 from .tool_card import ToolCard
 
@@ -45,6 +46,7 @@ class Transcript(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBar(FlatScrollBar(Qt.Orientation.Vertical, self))  # repainted with every new line
         body = QWidget(self)
         body.setAutoFillBackground(True)
         body.setBackgroundRole(QPalette.ColorRole.Base)
@@ -73,8 +75,7 @@ class Transcript(QScrollArea):
 
     def add_user(self, text: str) -> MarkdownBlock:
         self.end_text()
-        block = MarkdownBlock("You", text, parent=self.widget())
-        block.finish()
+        block = MarkdownBlock("You", text, parent=self.widget(), final=True)
         self._add(block)
         return block
 
@@ -101,10 +102,27 @@ class Transcript(QScrollArea):
         self.current.append(text)
 
     def end_text(self) -> None:
+        """Close the current reply now (anything added after it goes below it)."""
         self.flush_text()
         if self.current is not None:
+            self._frames.cancel(self.current)
             self.current.finish()
             self.current = None
+
+    def end_turn(self) -> None:
+        """The turn is over: show all its text now, and make it a selectable label in a frame of its own.
+
+        Laying out and painting a long reply's label costs Qt as much as
+        several frames of streaming; twenty agents finishing together must
+        not do it all in one pass. The block is closed at once (what comes
+        next goes below it); only its settling waits.
+        """
+        self.flush_text()
+        block, self.current = self.current, None
+        if block is not None:
+            active = self.window().isActiveWindow()
+            self._frames.request(block, block.finish, FRAME_MS if active else BACKGROUND_FRAME_MS,
+                                 cost=self._frames.per_pass)
 
     def start_call(self, call_id: str, tool: str, scope: str, tool_input) -> ToolCard:
         self.end_text()
@@ -159,5 +177,5 @@ class Transcript(QScrollArea):
         self._at_bottom = value >= self.verticalScrollBar().maximum() - 4
 
     def _follow(self, _min: int, maximum: int) -> None:
-        if self._at_bottom:
-            QTimer.singleShot(0, lambda: self.verticalScrollBar().setValue(self.verticalScrollBar().maximum()))
+        if self._at_bottom:  # follow now, so growing and scrolling are painted in one pass
+            self.verticalScrollBar().setValue(maximum)

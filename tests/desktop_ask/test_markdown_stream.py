@@ -48,3 +48,14 @@ def test_streaming_block_renders_settled_parts_once(qtbot):
     assert block.live.text() == "<p>Second para</p>"
     block.finish()
     assert len(block.labels) == 3 and block.live.isHidden() and block.raw.endswith("Second para")
+
+
+def test_a_final_block_is_one_label_like_a_finished_one(qtbot):
+    from desktop.widgets.markdown_block import MarkdownBlock
+
+    streamed = MarkdownBlock("You", "tidy *the* notes")
+    streamed.finish()
+    final = MarkdownBlock("You", "tidy *the* notes", final=True)
+    for block in (streamed, final):
+        qtbot.addWidget(block)
+    assert final.text() == streamed.text() and len(final.labels) == 1 and final.live.isHidden()
