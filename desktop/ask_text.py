@@ -17,6 +17,11 @@ from kernel.leases import describe_duration
 # ---- numbers ---------------------------------------------------------------------
 
 
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """"1 file", "3 files" (``many`` for irregular plurals)."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"
+
+
 def format_tokens(used: int, budget: int) -> str:
     """``41,200 / 200,000 tokens``."""
     return f"{used:,} / {budget:,} tokens"

@@ -9,6 +9,7 @@ budget prompt is window-modal and opened, not executed.
 
 from __future__ import annotations
 
+import html
 from typing import Callable, Sequence
 
 from PySide6.QtCore import QEvent, Qt
@@ -70,6 +71,9 @@ class AskWindow(QWidget):
 
         header = QHBoxLayout()
         header.setSpacing(8)
+        # Name and id in the window too, as in UI.md: a title bar may not show them (tiling, offscreen).
+        self.identity_label = QLabel(f"<b>{html.escape(self.info.name)}</b> \u00b7 {self.agent_id}", self)
+        header.addWidget(self.identity_label)
         header.addWidget(self.state_badge)
         header.addWidget(self.reason_label, 1)
         header.addWidget(self.pause_button)

@@ -16,6 +16,8 @@ from typing import Callable
 from ledger import Entry, FileChange, Ledger, ToolCall, ToolError, ToolResult, Undo
 from ledger.errors import LedgerError
 
+from .ask_text import plural
+
 
 @dataclass(frozen=True)
 class Palette:
@@ -100,7 +102,7 @@ def entry_html(ledger: Ledger, entry: Entry, rel: Callable[[str, str | None], st
             elif not caused:
                 parts.append(f'<p style="color:{p.muted}">No result recorded yet.</p>')
         case Undo(reversed=rev, conflicts=conflicts):
-            parts.append(f"<p>Reversed {len(rev)} change(s) after #{entry.after_seq}"
+            parts.append(f"<p>Reversed {plural(len(rev), 'change')} after #{entry.after_seq}"
                          + (f" made by {html.escape(entry.only_actor)}" if entry.only_actor else "") + ".</p>")
             for path in conflicts:
                 parts.append(f'<p style="color:{p.error}; font-family:{p.mono}">conflict: '

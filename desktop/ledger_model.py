@@ -26,6 +26,7 @@ from ledger import (
 
 from . import style
 from .frame_clock import FrameClock
+from .ask_text import plural
 
 PAGE = 200
 COLUMNS = ("seq", "time", "actor", "kind", "tool / path", "scope", "cause")
@@ -188,7 +189,7 @@ class LedgerPager:
                 return f"{subject}: {reason}"
             case Undo(after_seq=after, reversed=rev, conflicts=conf):
                 extra = f", {len(conf)} conflict(s)" if conf else ""
-                return f"after #{after}: {len(rev)} change(s){extra}"
+                return f"after #{after}: {plural(len(rev), 'change')}{extra}"
             case Snapshot(root=root, changed=changed):
                 return f"{root} ({changed} changed)"
         return ""

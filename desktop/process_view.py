@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, Signal
-from PySide6.QtGui import QAction, QKeyEvent, QMouseEvent, QPainter
+from PySide6.QtGui import QAction, QKeyEvent, QMouseEvent, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView, QApplication, QHeaderView, QInputDialog, QMenu, QStyle, QStyledItemDelegate,
     QStyleOptionButton, QStyleOptionProgressBar, QStyleOptionViewItem, QTableView, QWidget,
@@ -81,6 +81,10 @@ class KillButtonDelegate(QStyledItemDelegate):
         return False
 
 
+EMPTY_TEXT = ("No agents yet.\n\n+ New Ask (Ctrl+N) starts one. Every agent you start is listed here "
+              "with its state, its tokens and its live leases, and a Kill button.")
+
+
 class ProcessView(QTableView):
     """The table; ``open_requested(agent_id)`` asks the main window to open or raise a window."""
 
@@ -121,6 +125,15 @@ class ProcessView(QTableView):
 
     def _agent(self, index: Index):
         return index.data(AgentRole)
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().paintEvent(event)
+        if self.model().rowCount() == 0:  # the empty state explains itself
+            painter = QPainter(self.viewport())
+            painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
+            painter.drawText(self.viewport().rect().adjusted(16, 16, -16, -16),
+                             int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap), EMPTY_TEXT)
+            painter.end()
 
     def model(self) -> ProcessTableModel:  # type: ignore[override]
         return super().model()  # type: ignore[return-value]

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 from ledger import UndoReport
 
 from . import style
+from .ask_text import plural
 
 Relative = Callable[[str], str]
 VERBS = {"restore": "restore", "delete": "delete", "create": "create again"}
@@ -53,9 +54,9 @@ def describe_plan(report: UndoReport, rel: Relative) -> tuple[str, list[FileRow]
     n = len({s.path for s in report.steps})
     if not rows:
         return (f"Nothing to undo after #{report.after}: no file changes follow it.", rows)
-    head = f"Undo {len(report.steps)} change(s) to {n} file(s) made after #{report.after}?"
+    head = f"Undo {plural(len(report.steps), 'change')} to {plural(n, 'file')} made after #{report.after}?"
     if report.conflicts:
-        head += f" {len(report.conflicts)} file(s) changed since and will be left as they are."
+        head += f" {plural(len(report.conflicts), 'file')} changed since and will be left as they are."
     return head, rows
 
 

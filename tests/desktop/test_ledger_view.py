@@ -81,7 +81,7 @@ def test_undo_after_an_entry_restores_the_file_and_reports_it(main, qtbot):
     confirm = view.last_dialog
     assert confirm.windowModality() == Qt.WindowModality.WindowModal
     assert [(r.action, r.path) for r in confirm.rows] == [("restore", "notes.md")]
-    assert "Undo 1 change(s) to 1 file(s)" in confirm.headline.text()
+    assert "Undo 1 change to 1 file" in confirm.headline.text()
     confirm.undo_button.click()
     assert target.read_text() == "first\n"
     result = view.last_dialog
