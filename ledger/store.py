@@ -17,6 +17,7 @@ import os
 import sqlite3
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -31,6 +32,7 @@ Clock = Callable[[], float]
 _COLUMNS = "seq, ts, actor, kind, version, " + ", ".join(COLUMN_FIELDS) + ", body"
 PAGE_LIMIT_MAX = 10_000
 SEQ_MAX = 2**63 - 1
+_KNOWN_BLOBS_MAX = 4096
 
 
 class Ledger:
@@ -42,6 +44,8 @@ class Ledger:
         self._clock = clock
         self._lock = threading.RLock()
         self._listeners: list[Callable[[Entry], None]] = []
+        self._known_blobs: set[str] = set()  # blob names seen stored by this object (blobs are never deleted)
+        self._staging: ThreadPoolExecutor | None = None
         if not create and not os.path.exists(self.path):
             raise LedgerUnavailable(self.path, "no ledger there yet")
         try:
@@ -58,6 +62,8 @@ class Ledger:
             raise LedgerUnavailable(self.path, exc.strerror or str(exc)) from exc
 
     def close(self) -> None:
+        if self._staging is not None:
+            self._staging.shutdown()
         with self._lock:
             self._db.close()
 
@@ -281,18 +287,38 @@ class Ledger:
     # ---- file changes ------------------------------------------------------
 
     def write_file(self, *, actor: str, path: str | os.PathLike[str], content: bytes | None,
-                   cause: int | None, max_blob: int | None = None) -> FileChange:
+                   cause: int | None, max_blob: int | None = None, resolved: bool = False,
+                   current: tuple[bytes | None, int | None] | None = None) -> FileChange:
         """Record a change to ``path`` and then land it atomically; returns the entry.
 
         ``content`` None deletes the file. The entry is committed before the
         file changes, so a crash in between leaves a change that undo sees
-        never landed and treats as already reversed.
+        never landed and treats as already reversed. New contents are staged
+        (temporary file written and fsynced) in a worker thread while the
+        entry is written; the commit waits for the staging, so a file that
+        cannot be written is not recorded, and the rename lands it only after
+        the commit. ``resolved``: the caller already resolved ``path``;
+        ``current``: the (bytes, mode) the caller just read there.
         """
-        target = files.absolute(path)
-        old, mode = files.read(target)
-        entry = self._record(actor, str(target), old, content, cause, mode, None, max_blob)
-        files.land(target, content, mode)
+        target = Path(path) if resolved else files.absolute(path)
+        old, mode = files.read(target) if current is None else current
+        if content is None:
+            entry = self._record(actor, str(target), old, None, cause, mode, None, max_blob)
+            files.land(target, None)
+            return entry
+        staging = self._stager().submit(files.stage, target, content, mode)
+        try:
+            entry = self._record(actor, str(target), old, content, cause, mode, None, max_blob, staging.result)
+        except BaseException:
+            staging.add_done_callback(_discard_staged)
+            raise
+        files.rename(staging.result(), target)
         return entry
+
+    def _stager(self) -> ThreadPoolExecutor:
+        if self._staging is None:
+            self._staging = ThreadPoolExecutor(1, thread_name_prefix="ledger-stage")
+        return self._staging
 
     def record_change(self, *, actor: str, path: str | os.PathLike[str], before: bytes | None,
                       after: bytes | None, cause: int | None, mode: int | None = None,
@@ -301,23 +327,37 @@ class Ledger:
         return self._record(actor, str(files.absolute(path)), before, after, cause, mode, reverts, max_blob)
 
     def _record(self, actor: str, path: str, before: bytes | None, after: bytes | None, cause: int | None,
-                mode: int | None, reverts: int | None, max_blob: int | None) -> FileChange:
+                mode: int | None, reverts: int | None, max_blob: int | None,
+                before_commit: Callable[[], object] | None = None) -> FileChange:
+        stored = True
+        hashes: list[str | None] = []
+        fresh: list[str] = []
         with self._tx() as db:
-            stored = True
-            hashes = []
             for data in (before, after):
                 if data is None:
                     hashes.append(None)
-                elif max_blob is not None and len(data) > max_blob:
-                    hashes.append(blobs.digest(data))
+                    continue
+                name = blobs.digest(data)
+                hashes.append(name)
+                if max_blob is not None and len(data) > max_blob:
                     stored = False
-                else:
-                    hashes.append(blobs.put(db, data))
+                elif name not in self._known_blobs:
+                    blobs.put(db, data, name)
+                    fresh.append(name)
             entry = FileChange(actor=actor, path=path, before=hashes[0], after=hashes[1],
                                cause=cause, reverts=reverts, mode=mode, stored=stored)
             recorded = self._insert(db, entry)
+            if before_commit is not None:
+                before_commit()
+        self._remember_blobs(fresh)
         self._announce((recorded,))
         return recorded  # type: ignore[return-value]
+
+    def _remember_blobs(self, names: Sequence[str]) -> None:
+        """Note blobs known to be stored (never deleted), so recording skips them next time."""
+        if len(self._known_blobs) + len(names) > _KNOWN_BLOBS_MAX:
+            self._known_blobs.clear()
+        self._known_blobs.update(names)
 
     def record_hashed_change(self, *, actor: str, path: str, before: str | None, after: str | None,
                              cause: int | None, mode: int | None = None, stored: bool = True) -> FileChange:
@@ -341,6 +381,12 @@ class Ledger:
             out = [self._insert(db, replace(r, cause=head.seq)) for r in reversals]
         self._announce([head, *out])
         return head, out  # type: ignore[return-value]
+
+
+def _discard_staged(staging: "Future[str]") -> None:
+    """Remove the temporary file of a change whose record failed."""
+    if not staging.cancelled() and staging.exception() is None:
+        files.discard(staging.result())
 
 
 def _page_sql(columns: str, before: int | None = None, after: int | None = None, limit: int = 200, actor: str | None = None,
