@@ -17,7 +17,6 @@ import os
 import sqlite3
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -45,7 +44,6 @@ class Ledger:
         self._lock = threading.RLock()
         self._listeners: list[Callable[[Entry], None]] = []
         self._known_blobs: set[str] = set()  # blob names seen stored by this object (blobs are never deleted)
-        self._staging: ThreadPoolExecutor | None = None
         if not create and not os.path.exists(self.path):
             raise LedgerUnavailable(self.path, "no ledger there yet")
         try:
@@ -62,8 +60,6 @@ class Ledger:
             raise LedgerUnavailable(self.path, exc.strerror or str(exc)) from exc
 
     def close(self) -> None:
-        if self._staging is not None:
-            self._staging.shutdown()
         with self._lock:
             self._db.close()
 
@@ -291,14 +287,13 @@ class Ledger:
                    current: tuple[bytes | None, int | None] | None = None) -> FileChange:
         """Record a change to ``path`` and then land it atomically; returns the entry.
 
-        ``content`` None deletes the file. The entry is committed before the
-        file changes, so a crash in between leaves a change that undo sees
-        never landed and treats as already reversed. New contents are staged
-        (temporary file written and fsynced) in a worker thread while the
-        entry is written; the commit waits for the staging, so a file that
-        cannot be written is not recorded, and the rename lands it only after
-        the commit. ``resolved``: the caller already resolved ``path``;
-        ``current``: the (bytes, mode) the caller just read there.
+        ``content`` None deletes the file. New contents are staged first
+        (temporary file written and fsynced), so a file that cannot be written
+        is not recorded; the entry is committed next, and only then does the
+        rename land the change, so a crash in between leaves a change that
+        undo sees never landed and treats as already reversed. ``resolved``:
+        the caller already resolved ``path``; ``current``: the (bytes, mode)
+        the caller just read there.
         """
         target = Path(path) if resolved else files.absolute(path)
         old, mode = files.read(target) if current is None else current
@@ -306,19 +301,14 @@ class Ledger:
             entry = self._record(actor, str(target), old, None, cause, mode, None, max_blob)
             files.land(target, None)
             return entry
-        staging = self._stager().submit(files.stage, target, content, mode)
+        staged = files.stage(target, content, mode)
         try:
-            entry = self._record(actor, str(target), old, content, cause, mode, None, max_blob, staging.result)
+            entry = self._record(actor, str(target), old, content, cause, mode, None, max_blob)
         except BaseException:
-            staging.add_done_callback(_discard_staged)
+            files.discard(staged)
             raise
-        files.rename(staging.result(), target)
+        files.rename(staged, target)
         return entry
-
-    def _stager(self) -> ThreadPoolExecutor:
-        if self._staging is None:
-            self._staging = ThreadPoolExecutor(1, thread_name_prefix="ledger-stage")
-        return self._staging
 
     def record_change(self, *, actor: str, path: str | os.PathLike[str], before: bytes | None,
                       after: bytes | None, cause: int | None, mode: int | None = None,
@@ -327,8 +317,7 @@ class Ledger:
         return self._record(actor, str(files.absolute(path)), before, after, cause, mode, reverts, max_blob)
 
     def _record(self, actor: str, path: str, before: bytes | None, after: bytes | None, cause: int | None,
-                mode: int | None, reverts: int | None, max_blob: int | None,
-                before_commit: Callable[[], object] | None = None) -> FileChange:
+                mode: int | None, reverts: int | None, max_blob: int | None) -> FileChange:
         stored = True
         hashes: list[str | None] = []
         fresh: list[str] = []
@@ -347,8 +336,6 @@ class Ledger:
             entry = FileChange(actor=actor, path=path, before=hashes[0], after=hashes[1],
                                cause=cause, reverts=reverts, mode=mode, stored=stored)
             recorded = self._insert(db, entry)
-            if before_commit is not None:
-                before_commit()
         self._remember_blobs(fresh)
         self._announce((recorded,))
         return recorded  # type: ignore[return-value]
@@ -381,12 +368,6 @@ class Ledger:
             out = [self._insert(db, replace(r, cause=head.seq)) for r in reversals]
         self._announce([head, *out])
         return head, out  # type: ignore[return-value]
-
-
-def _discard_staged(staging: "Future[str]") -> None:
-    """Remove the temporary file of a change whose record failed."""
-    if not staging.cancelled() and staging.exception() is None:
-        files.discard(staging.result())
 
 
 def _page_sql(columns: str, before: int | None = None, after: int | None = None, limit: int = 200, actor: str | None = None,
