@@ -14,6 +14,7 @@ import zlib
 from .errors import CorruptBlob, UnknownBlob
 
 _MIN_COMPRESS = 64  # smaller than this, zlib's header costs more than it saves
+_ASK_FIRST = 64 * 1024  # larger contents are looked up before being compressed
 
 
 def digest(data: bytes) -> str:
@@ -38,12 +39,16 @@ def decode(codec: str, stored: bytes) -> bytes:
     raise ValueError(f"unknown blob codec {codec!r}")
 
 
-def put(db: sqlite3.Connection, data: bytes) -> str:
-    """Store ``data`` (once) and return its hash. Call inside a transaction."""
-    name = digest(data)
-    if db.execute("SELECT 1 FROM blobs WHERE hash = ?", (name,)).fetchone() is None:
-        codec, stored = encode(data)
-        db.execute("INSERT INTO blobs(hash, size, codec, data) VALUES (?, ?, ?, ?)", (name, len(data), codec, stored))
+def put(db: sqlite3.Connection, data: bytes, name: str | None = None) -> str:
+    """Store ``data`` (once) and return its hash (``name``, when the caller computed it). Call inside a
+    transaction. Small contents take one statement (encoding a blob that is already there costs
+    less than a second round trip); large ones are looked for first, to spare compressing them."""
+    name = digest(data) if name is None else name
+    if len(data) > _ASK_FIRST and has(db, name):
+        return name
+    codec, stored = encode(data)
+    db.execute("INSERT OR IGNORE INTO blobs(hash, size, codec, data) VALUES (?, ?, ?, ?)",
+               (name, len(data), codec, stored))
     return name
 
 

@@ -1,8 +1,11 @@
 """Landing file contents on disk atomically, and reading what is there now.
 
-A write goes to a temporary file in the same folder, is fsynced, given the
-old file's permission bits, and renamed over the target, so a reader (or a
-crash) sees either the old bytes or the new ones, never half of each.
+A write goes to a temporary file in the same folder, is given the old file's
+permission bits, fsynced, and renamed over the target, so a reader (or a
+crash) sees either the old bytes or the new ones, never half of each. The
+two halves are separate (``stage`` writes and syncs the temporary file,
+``rename`` lands it) so the ledger can stage in a worker thread while it
+records the change, and land only once the record is committed.
 """
 
 from __future__ import annotations
@@ -10,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 
@@ -21,6 +23,7 @@ def _process_umask() -> int:
 
 
 _DEFAULT_MODE = 0o666 & ~_process_umask()
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
 
 def absolute(path: str | os.PathLike[str]) -> Path:
@@ -47,6 +50,56 @@ def hash_of(path: Path) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
+def _open_temp(path: Path) -> tuple[int, str]:
+    """A new, empty temporary file beside ``path`` (its folder is made when missing)."""
+    made_folder = False
+    while True:
+        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.agentdesk")
+        try:
+            return os.open(tmp, _TEMP_FLAGS, 0o600), tmp
+        except FileExistsError:
+            continue
+        except FileNotFoundError:
+            if made_folder:
+                raise
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made_folder = True
+
+
+def stage(path: Path, content: bytes, mode: int | None = None) -> str:
+    """Write ``content`` to a synced temporary file beside ``path``; returns its name for ``rename``."""
+    fd, tmp = _open_temp(path)
+    try:
+        try:
+            view = memoryview(content)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fchmod(fd, _DEFAULT_MODE if mode is None else mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except BaseException:
+        discard(tmp)
+        raise
+    return tmp
+
+
+def rename(tmp: str, path: Path) -> None:
+    """Land a staged file: rename it over ``path`` (the temporary file is removed if that fails)."""
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        discard(tmp)
+        raise
+
+
+def discard(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+
+
 def land(path: Path, content: bytes | None, mode: int | None = None) -> None:
     """Make ``path`` hold ``content`` (None removes it), atomically."""
     if content is None:
@@ -55,18 +108,4 @@ def land(path: Path, content: bytes | None, mode: int | None = None) -> None:
         except FileNotFoundError:
             pass
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".agentdesk")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(content)
-            fh.flush()
-            os.fsync(fh.fileno())
-            os.fchmod(fh.fileno(), _DEFAULT_MODE if mode is None else mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    rename(stage(path, content, mode), path)

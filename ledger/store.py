@@ -31,6 +31,7 @@ Clock = Callable[[], float]
 _COLUMNS = "seq, ts, actor, kind, version, " + ", ".join(COLUMN_FIELDS) + ", body"
 PAGE_LIMIT_MAX = 10_000
 SEQ_MAX = 2**63 - 1
+_KNOWN_BLOBS_MAX = 4096
 
 
 class Ledger:
@@ -42,6 +43,7 @@ class Ledger:
         self._clock = clock
         self._lock = threading.RLock()
         self._listeners: list[Callable[[Entry], None]] = []
+        self._known_blobs: set[str] = set()  # blob names seen stored by this object (blobs are never deleted)
         if not create and not os.path.exists(self.path):
             raise LedgerUnavailable(self.path, "no ledger there yet")
         try:
@@ -281,17 +283,31 @@ class Ledger:
     # ---- file changes ------------------------------------------------------
 
     def write_file(self, *, actor: str, path: str | os.PathLike[str], content: bytes | None,
-                   cause: int | None, max_blob: int | None = None) -> FileChange:
+                   cause: int | None, max_blob: int | None = None, resolved: bool = False,
+                   current: tuple[bytes | None, int | None] | None = None) -> FileChange:
         """Record a change to ``path`` and then land it atomically; returns the entry.
 
-        ``content`` None deletes the file. The entry is committed before the
-        file changes, so a crash in between leaves a change that undo sees
-        never landed and treats as already reversed.
+        ``content`` None deletes the file. New contents are staged first
+        (temporary file written and fsynced), so a file that cannot be written
+        is not recorded; the entry is committed next, and only then does the
+        rename land the change, so a crash in between leaves a change that
+        undo sees never landed and treats as already reversed. ``resolved``:
+        the caller already resolved ``path``; ``current``: the (bytes, mode)
+        the caller just read there.
         """
-        target = files.absolute(path)
-        old, mode = files.read(target)
-        entry = self._record(actor, str(target), old, content, cause, mode, None, max_blob)
-        files.land(target, content, mode)
+        target = Path(path) if resolved else files.absolute(path)
+        old, mode = files.read(target) if current is None else current
+        if content is None:
+            entry = self._record(actor, str(target), old, None, cause, mode, None, max_blob)
+            files.land(target, None)
+            return entry
+        staged = files.stage(target, content, mode)
+        try:
+            entry = self._record(actor, str(target), old, content, cause, mode, None, max_blob)
+        except BaseException:
+            files.discard(staged)
+            raise
+        files.rename(staged, target)
         return entry
 
     def record_change(self, *, actor: str, path: str | os.PathLike[str], before: bytes | None,
@@ -302,22 +318,33 @@ class Ledger:
 
     def _record(self, actor: str, path: str, before: bytes | None, after: bytes | None, cause: int | None,
                 mode: int | None, reverts: int | None, max_blob: int | None) -> FileChange:
+        stored = True
+        hashes: list[str | None] = []
+        fresh: list[str] = []
         with self._tx() as db:
-            stored = True
-            hashes = []
             for data in (before, after):
                 if data is None:
                     hashes.append(None)
-                elif max_blob is not None and len(data) > max_blob:
-                    hashes.append(blobs.digest(data))
+                    continue
+                name = blobs.digest(data)
+                hashes.append(name)
+                if max_blob is not None and len(data) > max_blob:
                     stored = False
-                else:
-                    hashes.append(blobs.put(db, data))
+                elif name not in self._known_blobs:
+                    blobs.put(db, data, name)
+                    fresh.append(name)
             entry = FileChange(actor=actor, path=path, before=hashes[0], after=hashes[1],
                                cause=cause, reverts=reverts, mode=mode, stored=stored)
             recorded = self._insert(db, entry)
+        self._remember_blobs(fresh)
         self._announce((recorded,))
         return recorded  # type: ignore[return-value]
+
+    def _remember_blobs(self, names: Sequence[str]) -> None:
+        """Note blobs known to be stored (never deleted), so recording skips them next time."""
+        if len(self._known_blobs) + len(names) > _KNOWN_BLOBS_MAX:
+            self._known_blobs.clear()
+        self._known_blobs.update(names)
 
     def record_hashed_change(self, *, actor: str, path: str, before: str | None, after: str | None,
                              cause: int | None, mode: int | None = None, stored: bool = True) -> FileChange:

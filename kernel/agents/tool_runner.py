@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from ledger import FileChange, ToolCall, ToolError, ToolResult
+from ledger import Entry, FileChange, ToolCall, ToolError, ToolResult
 
 from ..errors import ToolFailure
 from ..events import ToolCallFinished, ToolCallStarted
@@ -35,6 +35,7 @@ class Outcome:
     seq: int | None = None        # the result or error entry
     call_seq: int | None = None   # the tool entry, once the call was recorded
     duration_ms: float = 0.0      # how long the tool ran (0 when it never ran)
+    changes: tuple[int, ...] = ()  # the fs.write entries the call caused
 
 
 async def run_tool_calls(agent: AgentProcess, calls: Sequence[ToolCallReady]) -> tuple[ToolResultPart, ...]:
@@ -65,10 +66,8 @@ async def run_tool(agent: AgentProcess, call: ToolCallReady) -> ToolResultPart:
     scope = tool.scope_for(tool_input) if tool is not None and call.input is not None else ""
     s.bus.publish(ToolCallStarted(agent.id, call.id, call.name, scope, tool_input, None))
     outcome = await _execute(agent, call, tool, tool_input, scope)
-    changes = () if outcome.call_seq is None or tool is None or tool.tool_class == "read" else tuple(
-        e.seq for e in s.ledger.caused_by(outcome.call_seq) if isinstance(e, FileChange))
     s.bus.publish(ToolCallFinished(agent.id, call.id, call.name, outcome.ok, outcome.content,
-                                   outcome.duration_ms, outcome.seq, changes))
+                                   outcome.duration_ms, outcome.seq, outcome.changes))
     return ToolResultPart(call.id, call.name, outcome.content, is_error=not outcome.ok)
 
 
@@ -87,6 +86,8 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
     started = time.perf_counter()  # the run, not the wait for a lease
     call_entry = s.record(ToolCall(actor=agent.id, tool=tool.name, scope=scope, input=dict(tool_input), lease=lease.id))
     ctx = ToolContext(agent.id, agent.root, s.ledger, call_entry.seq, s.clock, s.limits)
+    changes: list[int] = []
+    unlisten = None if tool.tool_class == "read" else s.ledger.listen(_changes_of(call_entry.seq, changes))
     try:
         async with asyncio.timeout(tool.timeout_s):  # no extra task, unlike wait_for
             output = await tool.run(ctx, tool_input)
@@ -95,13 +96,29 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
                            message="cancelled: the agent was stopped", duration_ms=_ms(started)))
         raise
     except ToolFailure as exc:
-        return _failed(agent, call_entry.seq, tool.name, exc.message, started)
+        return _failed(agent, call_entry.seq, tool.name, exc.message, started, changes)
     except (TimeoutError, asyncio.TimeoutError):
-        return _failed(agent, call_entry.seq, tool.name, f"{tool.name} timed out after {tool.timeout_s:g} s", started)
+        return _failed(agent, call_entry.seq, tool.name, f"{tool.name} timed out after {tool.timeout_s:g} s", started,
+                       changes)
     except Exception as exc:  # a broken tool is a result, never the agent's death
-        return _failed(agent, call_entry.seq, tool.name, f"{tool.name} failed: {type(exc).__name__}: {exc}", started)
+        return _failed(agent, call_entry.seq, tool.name, f"{tool.name} failed: {type(exc).__name__}: {exc}", started,
+                       changes)
+    finally:
+        if unlisten is not None:
+            unlisten()
     result = s.record(ToolResult(actor=agent.id, cause=call_entry.seq, output=output.data, duration_ms=_ms(started)))
-    return Outcome(True, output.content, result.seq, call_entry.seq, result.duration_ms)
+    return Outcome(True, output.content, result.seq, call_entry.seq, result.duration_ms, tuple(sorted(changes)))
+
+
+def _changes_of(call_seq: int, into: list[int]) -> Callable[[Entry], None]:
+    """A ledger listener noting the file changes caused by the call ``call_seq`` (whatever thread
+    appends them), so the finished event lists them without querying the ledger again."""
+
+    def note(entry: Entry) -> None:
+        if isinstance(entry, FileChange) and entry.cause == call_seq:
+            into.append(entry.seq)
+
+    return note
 
 
 def _check(agent: AgentProcess, call: ToolCallReady, tool: ToolDescriptor | None,
@@ -119,10 +136,11 @@ def _check(agent: AgentProcess, call: ToolCallReady, tool: ToolDescriptor | None
     return None
 
 
-def _failed(agent: AgentProcess, cause: int, tool: str, message: str, started: float) -> Outcome:
+def _failed(agent: AgentProcess, cause: int, tool: str, message: str, started: float,
+            changes: Sequence[int] = ()) -> Outcome:
     entry = agent.services.record(ToolError(actor=agent.id, cause=cause, tool=tool, message=message,
                                             duration_ms=_ms(started)))
-    return Outcome(False, message, entry.seq, cause, entry.duration_ms or 0.0)
+    return Outcome(False, message, entry.seq, cause, entry.duration_ms or 0.0, tuple(sorted(changes)))
 
 
 def _ms(started: float) -> float:

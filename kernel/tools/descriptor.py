@@ -64,10 +64,12 @@ class ToolContext:
     limits: ToolLimits = field(default_factory=ToolLimits)
     extra: Mapping[str, Any] = field(default_factory=dict)
 
-    def write(self, path: Path, content: bytes | None) -> "FileChange":
-        """Record, then land, a change to ``path`` (already resolved inside the workspace)."""
+    def write(self, path: Path, content: bytes | None,
+              current: tuple[bytes | None, int | None] | None = None) -> "FileChange":
+        """Record, then land, a change to ``path`` (already resolved inside the workspace);
+        ``current`` is the (bytes, mode) the tool just read there, so the ledger need not read it again."""
         return self.ledger.write_file(actor=self.agent_id, path=path, content=content, cause=self.cause,
-                                      max_blob=self.limits.blob_max_bytes)
+                                      max_blob=self.limits.blob_max_bytes, resolved=True, current=current)
 
 
 Runner = Callable[[ToolContext, Mapping[str, Any]], Awaitable[ToolOutput]]

@@ -49,6 +49,7 @@ class ToolRegistry:
 
     def __init__(self, descriptors: Iterable[ToolDescriptor] = ()) -> None:
         self._tools: dict[str, ToolDescriptor] = {}
+        self._specs: tuple[ToolSpec, ...] | None = None  # built once per set of tools (every request asks)
         for descriptor in descriptors:
             self.add(descriptor)
 
@@ -58,6 +59,7 @@ class ToolRegistry:
         if descriptor.name in self._tools:
             raise RegistryError(descriptor.name, "duplicate", "a tool with this name is already registered")
         self._tools[descriptor.name] = descriptor
+        self._specs = None
 
     def get(self, name: str) -> ToolDescriptor | None:
         """The tool called ``name``, or None."""
@@ -73,7 +75,9 @@ class ToolRegistry:
 
     def specs(self) -> tuple[ToolSpec, ...]:
         """What the model is told about each tool, sorted by name."""
-        return tuple(d.spec() for d in self.descriptors())
+        if self._specs is None:
+            self._specs = tuple(d.spec() for d in self.descriptors())
+        return self._specs
 
     def subset(self, names: Iterable[str]) -> "ToolRegistry":
         """A registry holding only ``names`` (RegistryError ``unknown`` for a name not here)."""

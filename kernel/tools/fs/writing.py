@@ -12,16 +12,20 @@ is recorded.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
+
+from ledger import files
 
 from ...errors import ToolFailure
 from ..descriptor import CallPreview, ToolContext, ToolDescriptor, ToolOutput
 from ..workspace import Workspace
 from .common import (
-    BOOL, SEQS, check_creatable, count_lines, encode_text, existing, inline_runner, is_text, obj, read_bytes,
+    BOOL, SEQS, check_creatable, count_lines, encode_text, existing, inline_runner, is_text, obj,
     require_file, safe_preview, size_words, string, unified_diff,
 )
 
@@ -36,6 +40,7 @@ class Change:
     rel: str
     before: bytes | None
     after: bytes | None
+    mode: int | None = None  # permission bits of the file before, when known
 
     def diff(self) -> str:
         return unified_diff(self.rel, self.before, self.after)
@@ -54,10 +59,23 @@ def plan_write(workspace: Workspace, args: Mapping[str, Any]) -> Change:
     """The change fs_write would make."""
     rel: str = args["path"]
     path = workspace.resolve(rel)
-    check_creatable(workspace, rel, path)
-    if path.exists() and not path.is_file():
+    before, mode = _current(workspace, rel, path)
+    return Change(path, workspace.relative(path), before, encode_text(args["content"], "content"), mode)
+
+
+def _current(workspace: Workspace, rel: str, path: Path) -> tuple[bytes | None, int | None]:
+    """The bytes and permission bits at ``path`` now, (None, None) for a file that can be created;
+    one stat decides (a folder or a device is refused, and a pipe is never opened)."""
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        check_creatable(workspace, rel, path)
+        return None, None
+    if stat.S_ISDIR(st.st_mode):
+        raise ToolFailure(f"{rel} is a folder; give the path of a file")
+    if not stat.S_ISREG(st.st_mode):
         raise ToolFailure(f"{rel} is not a regular file; fs_write writes files only")
-    return Change(path, workspace.relative(path), read_bytes(path), encode_text(args["content"], "content"))
+    return files.read(path)  # bytes and mode from one open file, as the ledger would read them
 
 
 def _write(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
@@ -68,7 +86,7 @@ def _write(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
     words = f"{data['lines']} lines, {len(change.after):,} bytes"
     if not data["changed"]:
         return ToolOutput(f"{change.rel} already holds exactly this content ({words}); nothing was written", data)
-    entry = ctx.write(change.path, change.after)
+    entry = ctx.write(change.path, change.after, current=(change.before, change.mode))
     data["seqs"] = [entry.seq]
     verb = "created" if change.before is None else "wrote"
     return ToolOutput(f"{verb} {change.rel} ({words})", data)
