@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Install Agentdesk with its test extra, check the layer contracts, run the whole suite.
+# Install Agentdesk with its test extra, check the layer contracts and pyflakes, run the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh test
 export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 .venv/bin/lint-imports
+.venv/bin/ruff check --quiet desktop kernel ledger tests benchmarks docs
 exec .venv/bin/python -m pytest "$@"

@@ -23,6 +23,8 @@ PROVIDER_VARIABLES = (
     "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GOOGLE_GENAI_USE_VERTEXAI",
     "GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_GENAI_API_VERSION",
 )
+pytest_plugins = ["tests.qt_loop"]  # the qasync loop fixture of the desktop tests
+
 for _name in PROVIDER_VARIABLES:
     os.environ.pop(_name, None)
 

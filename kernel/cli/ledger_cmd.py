@@ -13,7 +13,7 @@ import sqlite3
 import sys
 from typing import Any
 
-from ledger import KINDS, Entry, FileChange, LeaseGrant, Ledger, LedgerError, ToolCall, Undo, iso_utc
+from ledger import KINDS, Entry, FileChange, LeaseGrant, LedgerError, ToolCall, Undo, iso_utc
 
 from ..leases import describe_duration
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sqlite3
-import sys
 from typing import Any
 
 from ledger import LedgerError, Step, UndoReport, UnknownSeq

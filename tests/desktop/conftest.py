@@ -15,7 +15,6 @@ from typing import Iterator
 
 import pytest
 import qasync
-from PySide6.QtWidgets import QApplication
 
 from desktop.app import Desktop, build_desktop
 from kernel.approver import Grant
@@ -23,21 +22,6 @@ from kernel.clock import ManualClock
 from kernel.events import Event, PermissionRequested
 from kernel.providers.scripted import ScriptedProvider, reply
 from kernel.settings import Settings
-
-
-@pytest.fixture
-def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
-    loop = qasync.QEventLoop(qapp, already_running=True)
-    asyncio.set_event_loop(loop)
-    yield loop
-    for task in asyncio.all_tasks(loop):
-        task.cancel()
-    QApplication.processEvents()
-    loop._QEventLoop__is_running = False  # type: ignore[attr-defined]  # never ran exec(); undo already_running
-    loop._after_run_forever()
-    asyncio.events._set_running_loop(None)
-    loop.close()
-    asyncio.set_event_loop(None)
 
 
 @dataclass

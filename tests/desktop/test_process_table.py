@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt
 
 from desktop.process_model import COL_KILL, COL_LEASES, COL_NAME, COL_STATE, COL_TOKENS
 from kernel.events import LeaseExpired

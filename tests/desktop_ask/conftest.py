@@ -15,7 +15,7 @@ from typing import Iterator
 
 import pytest
 import qasync
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QWidget
 
 from desktop.ask_window import AskWindow
 from desktop.bridge import EventBridge
@@ -26,21 +26,6 @@ from kernel.facade import Kernel
 from kernel.providers.scripted import ScriptedProvider
 from kernel.settings import Settings
 from ledger import Ledger
-
-
-@pytest.fixture
-def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
-    loop = qasync.QEventLoop(qapp, already_running=True)
-    asyncio.set_event_loop(loop)
-    yield loop
-    for task in asyncio.all_tasks(loop):
-        task.cancel()
-    QApplication.processEvents()
-    loop._QEventLoop__is_running = False  # type: ignore[attr-defined]  # never ran exec(); undo already_running
-    loop._after_run_forever()
-    asyncio.events._set_running_loop(None)
-    loop.close()
-    asyncio.set_event_loop(None)
 
 
 @dataclass

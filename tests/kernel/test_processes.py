@@ -206,7 +206,6 @@ def test_user_pause_stops_before_the_next_request(make_env):
 
 def test_three_agents_in_parallel_share_the_workspace_with_their_own_leases(make_env):
     env = make_env()
-    gates = [asyncio.Event() for _ in range(3)]
     names = ["one", "two", "three"]
     agents = [env.kernel.spawn(n) for n in names]
     # Scripted turns are consumed in request order; each agent writes its own file, then ends.

@@ -6,7 +6,7 @@ import os
 import stat
 from pathlib import Path
 
-from ledger import FileChange, Ledger
+from ledger import Ledger
 
 
 def test_write_keeps_mode_and_leaves_no_temp(tmp_path: Path) -> None:

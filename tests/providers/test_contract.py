@@ -7,7 +7,6 @@ test asserts here is what the kernel may rely on from any provider.
 from __future__ import annotations
 
 import asyncio
-import base64
 import time
 
 import pytest
@@ -16,7 +15,7 @@ from kernel.messages import Message, TextPart, ToolResultPart, ToolUse, user_tex
 from kernel.providers.base import ProviderRequest, TextDelta, ToolSpec
 from kernel.providers.retry import RetryingProvider
 from tests.fakes import Cut, ErrorEvent, FakeProviderServer, HttpError, Text, ToolCall, Turn, Usage
-from tests.providers.support import RecordingSleep, collect, run, wire_conversation, wire_tools
+from tests.providers.support import RecordingSleep, run, wire_conversation, wire_tools
 
 READ = ToolSpec("fs_read", "Read a file in the workspace.",
                 {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shlex
 import socket
-import sys
 import uuid
 
 import pytest

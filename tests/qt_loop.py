@@ -1,0 +1,31 @@
+"""The qasync loop fixture shared by the desktop test folders.
+
+The loop is created "already running" on the test's QApplication, so kernel
+coroutines run whenever Qt processes events, which is what
+``qtbot.waitUntil`` and ``qtbot.waitSignal`` do; teardown cancels what is
+left and undoes the "already running" state, since ``exec()`` never ran.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Iterator
+
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+
+
+@pytest.fixture
+def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    asyncio.set_event_loop(loop)
+    yield loop
+    for task in asyncio.all_tasks(loop):
+        task.cancel()
+    QApplication.processEvents()
+    loop._QEventLoop__is_running = False  # type: ignore[attr-defined]  # never ran exec(); undo already_running
+    loop._after_run_forever()
+    asyncio.events._set_running_loop(None)
+    loop.close()
+    asyncio.set_event_loop(None)
