@@ -33,35 +33,58 @@ def result_for(name: str, args: dict) -> str:
     return f"wrote {args.get('path')} (1 line, {PAYLOAD_BYTES} bytes)"
 
 
+class AnthropicTurn:
+    """One streamed Anthropic reply, assembled from raw events."""
+
+    def __init__(self) -> None:
+        self.blocks: list[dict] = []
+        self.partial: dict[int, str] = {}
+        self.stop: str | None = None
+
+    def feed(self, event) -> None:
+        if event.type == "content_block_start":
+            self.blocks.append(event.content_block.model_dump())
+            self.partial[event.index] = ""
+        elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+            self.partial[event.index] += event.delta.partial_json
+        elif event.type == "content_block_delta" and event.delta.type == "text_delta":
+            self.blocks[event.index]["text"] += event.delta.text
+        elif event.type == "message_delta":
+            self.stop = event.delta.stop_reason
+
+    def close(self, messages: list[dict]) -> bool:
+        """Append the reply and its tool results to ``messages``; False when the loop is over."""
+        calls = []
+        for i, block in enumerate(self.blocks):
+            if block["type"] == "tool_use":
+                block["input"] = json.loads(self.partial[i] or "{}")
+                calls.append(block)
+        messages.append({"role": "assistant", "content": self.blocks})
+        if self.stop != "tool_use":
+            return False
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": c["id"], "content": result_for(c["name"], c["input"])}
+            for c in calls]})
+        return True
+
+
+def anthropic_params() -> dict:
+    tools = [{"name": t["name"], "description": t["description"], "input_schema": t["schema"]} for t in tool_specs()]
+    return {"model": "bench-model", "max_tokens": 4096, "system": SYSTEM, "tools": tools}
+
+
 def anthropic_loop(url: str) -> None:
     import anthropic
 
     client = anthropic.Anthropic(base_url=url, max_retries=0)
-    tools = [{"name": t["name"], "description": t["description"], "input_schema": t["schema"]} for t in tool_specs()]
+    params = anthropic_params()
     messages: list[dict] = [{"role": "user", "content": "write and read the bench files"}]
     while True:
-        blocks, partial, stop = [], {}, None
-        for event in client.messages.create(model="bench-model", max_tokens=4096, system=SYSTEM, tools=tools,
-                                            messages=messages, stream=True):
-            if event.type == "content_block_start":
-                blocks.append(event.content_block.model_dump())
-                partial[event.index] = ""
-            elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
-                partial[event.index] += event.delta.partial_json
-            elif event.type == "content_block_delta" and event.delta.type == "text_delta":
-                blocks[event.index]["text"] += event.delta.text
-            elif event.type == "message_delta":
-                stop = event.delta.stop_reason
-        calls = []
-        for i, block in enumerate(blocks):
-            if block["type"] == "tool_use":
-                block["input"] = json.loads(partial[i] or "{}")
-                calls.append(block)
-        messages.append({"role": "assistant", "content": blocks})
-        if stop != "tool_use":
+        turn = AnthropicTurn()
+        for event in client.messages.create(**params, messages=messages, stream=True):
+            turn.feed(event)
+        if not turn.close(messages):
             return
-        messages.append({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": c["id"], "content": result_for(c["name"], c["input"])} for c in calls]})
 
 
 def anthropic_async_loop(url: str) -> None:
@@ -72,34 +95,14 @@ def anthropic_async_loop(url: str) -> None:
 
     async def run() -> None:
         client = anthropic.AsyncAnthropic(base_url=url, max_retries=0)
-        tools = [{"name": t["name"], "description": t["description"], "input_schema": t["schema"]}
-                 for t in tool_specs()]
+        params = anthropic_params()
         messages: list[dict] = [{"role": "user", "content": "write and read the bench files"}]
         while True:
-            blocks, partial, stop = [], {}, None
-            stream = await client.messages.create(model="bench-model", max_tokens=4096, system=SYSTEM, tools=tools,
-                                                  messages=messages, stream=True)
-            async for event in stream:
-                if event.type == "content_block_start":
-                    blocks.append(event.content_block.model_dump())
-                    partial[event.index] = ""
-                elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
-                    partial[event.index] += event.delta.partial_json
-                elif event.type == "content_block_delta" and event.delta.type == "text_delta":
-                    blocks[event.index]["text"] += event.delta.text
-                elif event.type == "message_delta":
-                    stop = event.delta.stop_reason
-            calls = []
-            for i, block in enumerate(blocks):
-                if block["type"] == "tool_use":
-                    block["input"] = json.loads(partial[i] or "{}")
-                    calls.append(block)
-            messages.append({"role": "assistant", "content": blocks})
-            if stop != "tool_use":
+            turn = AnthropicTurn()
+            async for event in await client.messages.create(**params, messages=messages, stream=True):
+                turn.feed(event)
+            if not turn.close(messages):
                 return
-            messages.append({"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": c["id"], "content": result_for(c["name"], c["input"])}
-                for c in calls]})
 
     asyncio.run(run())
 
