@@ -4,8 +4,8 @@ A write goes to a temporary file in the same folder, is given the old file's
 permission bits, fsynced, and renamed over the target, so a reader (or a
 crash) sees either the old bytes or the new ones, never half of each. The
 two halves are separate (``stage`` writes and syncs the temporary file,
-``rename`` lands it) so the ledger can stage in a worker thread while it
-records the change, and land only once the record is committed.
+``rename`` lands it) so the ledger can stage first — a file that cannot be
+written is never recorded — then commit the record, and land only after.
 """
 
 from __future__ import annotations
