@@ -6,6 +6,11 @@ its first model request. A provider that cannot be built (no API key, an
 unknown provider, a missing SDK) is not a crash: the factory returns a
 provider whose stream fails with a ``ProviderError`` carrying the reason, so
 the agent ends ``failed`` and its window shows what to set.
+
+The openai, openai-chat and gemini SDKs run in a provider host process
+(``out_of_process=True``): their per-request CPU would otherwise hold the
+GIL the Qt loop needs, stalling the desktop for tens of milliseconds on long
+conversations.
 """
 
 from __future__ import annotations
@@ -56,7 +61,8 @@ class LazyProviders:
             return UnavailableProvider(name, f"provider support is not installed ({exc})")
         try:
             return make_provider(name, api_key=self._store.api_key(name),
-                                 base_url=self._store.base_url(name, settings), settings=settings)
+                                 base_url=self._store.base_url(name, settings), settings=settings,
+                                 out_of_process=True)
         except ConfigError as exc:
             return UnavailableProvider(name, str(exc))
         except ImportError as exc:
