@@ -15,6 +15,7 @@ conversations.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, AsyncIterator, Callable
 
 from kernel.errors import ConfigError, ProviderError
@@ -44,6 +45,7 @@ class LazyProviders:
         self._store = store
         self._settings = settings
         self._built: dict[str, Provider] = {}
+        self._retiring: set[asyncio.Task[None]] = set()
 
     def __call__(self, name: str) -> Provider:
         provider = self._built.get(name)
@@ -69,8 +71,34 @@ class LazyProviders:
             return UnavailableProvider(name, f"the SDK for {name} is not installed ({exc.name})")
 
     def forget(self) -> None:
-        """Drop built providers (after Settings change keys or base URLs)."""
+        """Drop built providers (after Settings change keys or base URLs). A provider host process
+        is stopped once the streams still running through it have finished."""
+        dropped = list(self._built.values())
         self._built.clear()
+        for provider in dropped:
+            self._retire(provider)
+
+    def _retire(self, provider: Provider) -> None:
+        inner = getattr(provider, "inner", provider)
+        close = getattr(inner, "aclose_when_idle", None)
+        if close is None:
+            return  # in-process adapters hold no process: left to the garbage collector as before
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop, no stream: the child exits when this process does (its stdin closes)
+        task = loop.create_task(close())
+        self._retiring.add(task)
+        task.add_done_callback(self._retiring.discard)
+
+    async def aclose(self) -> None:
+        """Stop every provider host process (at exit)."""
+        dropped = list(self._built.values())
+        self._built.clear()
+        for provider in dropped:
+            await provider.aclose()
+        if self._retiring:
+            await asyncio.gather(*self._retiring, return_exceptions=True)
 
     @property
     def built(self) -> dict[str, Any]:

@@ -179,6 +179,8 @@ class _Host:
         self.streams: dict[int, asyncio.Queue[Any]] = {}
         self.ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.died: str | None = None
+        self.idle = asyncio.Event()  # set while no stream is open
+        self.idle.set()
         self._next = 0
         self.reader = asyncio.create_task(self._read(), name=f"provider-host-{name}")
 
@@ -191,8 +193,14 @@ class _Host:
         rid = self._next
         queue: asyncio.Queue[Any] = asyncio.Queue()
         self.streams[rid] = queue
+        self.idle.clear()
         self.send(request_line(rid, request))
         return rid, queue
+
+    def forget(self, rid: int) -> None:
+        self.streams.pop(rid, None)
+        if not self.streams:
+            self.idle.set()
 
     def send(self, line: bytes) -> None:
         stdin = self.proc.stdin
@@ -320,7 +328,16 @@ class ProcessProvider:
             if not finished and host.alive:
                 host.send(f'{{"cancel":{rid}}}\n'.encode())
                 await _wait_closed(queue)
-            host.streams.pop(rid, None)
+            host.forget(rid)
+
+    async def aclose_when_idle(self) -> None:
+        """Stop the child once no stream is open on it (for a provider being replaced while agents
+        may still be streaming through it). A later request would start a new child."""
+        host = self._host
+        while host is not None and host.streams:
+            await host.idle.wait()
+            host = self._host
+        await self.aclose()
 
     async def aclose(self) -> None:
         async with self._starting:

@@ -177,20 +177,46 @@ def test_make_provider_hosts_the_costly_sdks_only_when_asked():
     assert not isinstance(in_process.inner, ProcessProvider)  # type: ignore[attr-defined]
 
 
-def test_the_desktop_asks_for_hosted_providers(tmp_path):
+class _Store:
+    """Just what ``LazyProviders`` reads of a SettingsStore."""
+
+    def __init__(self, base_url: str | None = None) -> None:
+        self._base_url = base_url
+
+    def api_key(self, name: str) -> str:
+        return "test-key"
+
+    def base_url(self, name: str, settings: Settings) -> str | None:
+        return self._base_url
+
+
+def test_the_desktop_asks_for_hosted_providers():
     from desktop.providers import LazyProviders
-    from kernel.settings import SettingsStore
 
-    class Store(SettingsStore):
-        def __init__(self) -> None:
-            pass
-
-        def api_key(self, name: str) -> str:
-            return "k"
-
-        def base_url(self, name: str, settings: Settings) -> None:
-            return None
-
-    providers = LazyProviders(Store(), Settings)
+    providers = LazyProviders(_Store(), Settings)  # type: ignore[arg-type]
     assert isinstance(providers("openai").inner, ProcessProvider)  # type: ignore[attr-defined]
     assert not isinstance(providers("anthropic").inner, ProcessProvider)  # type: ignore[attr-defined]
+
+
+def test_forgotten_provider_host_stops_after_its_open_stream_ends(srv):
+    from desktop.providers import LazyProviders
+
+    srv.script(Turn(parts=(Text("one two three four", chunks=4),), delay=0.05))
+    providers = LazyProviders(_Store(srv.openai_base_url), Settings)  # type: ignore[arg-type]
+
+    async def go():
+        provider = providers("openai-chat")
+        inner = provider.inner
+        await provider.warm()
+        proc = inner._host.proc
+        events = provider.stream(ask())
+        first = await events.__anext__()
+        providers.forget()  # settings changed while a stream runs through the old provider
+        assert proc.returncode is None
+        rest = [e async for e in events]
+        await providers.aclose()
+        return [first, *rest], proc.returncode
+
+    events, returncode = asyncio.run(go())
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "one two three four"
+    assert returncode is not None, "the retired host should have stopped once its stream ended"
