@@ -23,6 +23,13 @@ and recur in every request of a conversation) in an id-keyed cache that holds
 the object, so the cost stays small and flat as a conversation grows; each
 event line costs one ``json.loads``. If the child dies, its open streams raise
 ``ProviderError(kind="connection")`` and the next request starts a new child.
+The child runs at a lower CPU priority (``host_main.NICENESS``) so that, on a
+machine with few cores, it does not preempt the desktop.
+
+benchmarks/ui_bench.py, four agents (one per provider) in 40-call tool loops
+through the real SDKs, 2-core machine, event-loop stall p50 / p99 / max:
+worker threads 11.6 / 125.9 / 232.1 ms; provider hosts 0.19 / 12.0 / 30.1 ms.
+Parent-side cost of a request line at 81 messages: about 30 µs.
 """
 
 from __future__ import annotations
