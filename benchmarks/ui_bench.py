@@ -142,7 +142,8 @@ async def long_conversations(tmp: Path, calls: int = 40) -> dict[str, float]:
     """The loop while one agent per provider runs a 40-call tool loop through its real SDK.
 
     OpenAI's and Gemini's SDKs rebuild the whole conversation on every request
-    (several ms of CPU at turn 40); the adapters do that work off the loop.
+    (several ms of CPU at turn 40); the providers are built as the desktop builds
+    them (``out_of_process=True``), so that work runs in provider host processes.
     Each agent talks to its own loopback fake in another process, with all
     its Ask windows open; the 5 ms timer measures the stall as above.
     """
@@ -165,7 +166,8 @@ async def long_conversations(tmp: Path, calls: int = 40) -> dict[str, float]:
         if name not in built:
             url = fakes[name].url
             base = url + "/v1" if name.startswith("openai") else url
-            built[name] = make_provider(name, api_key="test-key", base_url=base, settings=settings)
+            built[name] = make_provider(name, api_key="test-key", base_url=base, settings=settings,
+                                        out_of_process=True)  # as desktop.providers.LazyProviders does
         return built[name]
 
     desk = build_desktop(tmp / "home2", providers=provider, settings=settings)

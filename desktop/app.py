@@ -166,6 +166,8 @@ def run(argv: list[str] | None = None) -> int:
     desk.window.show()
     with loop:
         loop.run_until_complete(closed.wait())
+        if hasattr(desk.providers, "aclose"):
+            loop.run_until_complete(desk.providers.aclose())  # provider host processes end with the desktop
     desk.ledger.close()
     return 0
 

@@ -6,10 +6,16 @@ its first model request. A provider that cannot be built (no API key, an
 unknown provider, a missing SDK) is not a crash: the factory returns a
 provider whose stream fails with a ``ProviderError`` carrying the reason, so
 the agent ends ``failed`` and its window shows what to set.
+
+The openai, openai-chat and gemini SDKs run in a provider host process
+(``out_of_process=True``): their per-request CPU would otherwise hold the
+GIL the Qt loop needs, stalling the desktop for tens of milliseconds on long
+conversations.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, AsyncIterator, Callable
 
 from kernel.errors import ConfigError, ProviderError
@@ -39,6 +45,7 @@ class LazyProviders:
         self._store = store
         self._settings = settings
         self._built: dict[str, Provider] = {}
+        self._retiring: set[asyncio.Task[None]] = set()
 
     def __call__(self, name: str) -> Provider:
         provider = self._built.get(name)
@@ -56,15 +63,42 @@ class LazyProviders:
             return UnavailableProvider(name, f"provider support is not installed ({exc})")
         try:
             return make_provider(name, api_key=self._store.api_key(name),
-                                 base_url=self._store.base_url(name, settings), settings=settings)
+                                 base_url=self._store.base_url(name, settings), settings=settings,
+                                 out_of_process=True)
         except ConfigError as exc:
             return UnavailableProvider(name, str(exc))
         except ImportError as exc:
             return UnavailableProvider(name, f"the SDK for {name} is not installed ({exc.name})")
 
     def forget(self) -> None:
-        """Drop built providers (after Settings change keys or base URLs)."""
+        """Drop built providers (after Settings change keys or base URLs). A provider host process
+        is stopped once the streams still running through it have finished."""
+        dropped = list(self._built.values())
         self._built.clear()
+        for provider in dropped:
+            self._retire(provider)
+
+    def _retire(self, provider: Provider) -> None:
+        inner = getattr(provider, "inner", provider)
+        close = getattr(inner, "aclose_when_idle", None)
+        if close is None:
+            return  # in-process adapters hold no process: left to the garbage collector as before
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop, no stream: the child exits when this process does (its stdin closes)
+        task = loop.create_task(close())
+        self._retiring.add(task)
+        task.add_done_callback(self._retiring.discard)
+
+    async def aclose(self) -> None:
+        """Stop every provider host process (at exit)."""
+        dropped = list(self._built.values())
+        self._built.clear()
+        for provider in dropped:
+            await provider.aclose()
+        if self._retiring:
+            await asyncio.gather(*self._retiring, return_exceptions=True)
 
     @property
     def built(self) -> dict[str, Any]:

@@ -20,6 +20,10 @@ because cancelling a task there interrupts a blocked socket read at once and
 the SDK's own ``finally`` closes the response: when the consumer stops
 iterating, the server sees the disconnect within milliseconds, not when the
 next byte happens to arrive.
+
+The desktop goes one step further: ``process_host.ProcessProvider`` runs these
+adapters (on-loop, in-process) in a child process, so their CPU no longer
+holds the GIL the Qt loop needs.
 """
 
 from __future__ import annotations

@@ -60,17 +60,35 @@ def _gemini(**kw: Any) -> Any:
     return GeminiProvider(**kw)
 
 
-CASES = {
+def _hosted(name: str) -> Callable[..., Any]:
+    """The adapter run in a provider host process (``ProcessProvider``), as the desktop runs it."""
+
+    def build(**kw: Any) -> Any:
+        from kernel.providers.process_host import ProcessProvider
+        return ProcessProvider(name, **kw)
+
+    return build
+
+
+IN_PROCESS = {
     "anthropic": Case("anthropic", "anthropic", lambda s: s.anthropic_base_url, _anthropic),
     "openai": Case("openai", "openai_responses", lambda s: s.openai_base_url, _openai),
     "openai-chat": Case("openai-chat", "openai_chat", lambda s: s.openai_base_url, _chat),
     "gemini": Case("gemini", "gemini", lambda s: s.gemini_base_url, _gemini),
 }
+HOSTED = {f"{name}@host": Case(name, case.protocol, case.base_url, _hosted(name))
+          for name, case in IN_PROCESS.items() if name in ("openai", "openai-chat", "gemini")}
+CASES = {**IN_PROCESS, **HOSTED}
 
 
 @pytest.fixture(params=list(CASES))
 def case(request: pytest.FixtureRequest) -> Case:
     return CASES[request.param]
+
+
+@pytest.fixture(params=list(HOSTED))
+def hosted(request: pytest.FixtureRequest) -> Case:
+    return HOSTED[request.param]
 
 
 @pytest.fixture
