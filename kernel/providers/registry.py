@@ -34,8 +34,9 @@ def make_provider(name: str, *, api_key: str | None, base_url: str | None = None
     """The provider called ``name``, ready to stream, with retries per ``settings``.
 
     ``out_of_process``: run the SDK of openai, openai-chat and gemini in a child process
-    (the desktop asks for this, so request building never holds its loop's GIL); the CLI,
-    with no UI to keep responsive, keeps them in-process."""
+    (the desktop asks for this, so request building never holds its loop's GIL). Otherwise
+    (the CLI, with no UI to keep responsive) every SDK runs on the caller's own loop: a worker
+    thread would only add a hand-off per event and contend for the GIL."""
     if name not in PROVIDERS:
         raise ConfigError(f"unknown provider {name!r}: choose one of {', '.join(PROVIDERS)}", "provider")
     if not api_key:
@@ -50,7 +51,7 @@ def make_provider(name: str, *, api_key: str | None, base_url: str | None = None
 
         inner = ProcessProvider(name, api_key=api_key, base_url=base_url, timeout_s=settings.request_timeout_s)
     else:
-        inner = build_adapter(name, api_key, base_url, settings.request_timeout_s)
+        inner = build_adapter(name, api_key, base_url, settings.request_timeout_s, offload=False)
     return RetryingProvider(inner, max_retries=settings.max_retries, cap_s=settings.retry_cap_s, sleep=sleep)
 
 

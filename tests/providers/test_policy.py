@@ -135,8 +135,9 @@ def test_retry_settings_reach_the_wrapper():
     assert provider.delay(err("server", retry_after=60), 0) == 7.0
 
 
-def test_sdk_request_building_runs_off_the_loop_where_it_is_costly():
-    """openai and google-genai transform the whole conversation per request (see benchmarks/provider_loop_block.py)."""
+def test_in_process_providers_run_on_the_callers_loop():
+    """The CLI has no UI to protect: a worker thread would only add hand-offs (the desktop asks for
+    out_of_process, tested in test_process_host)."""
     offloaded = {name: make_provider(name, api_key="k", settings=Settings()).inner.offloaded  # type: ignore[attr-defined]
                  for name in ("anthropic", "openai", "openai-chat", "gemini")}
-    assert offloaded == {"anthropic": False, "openai": True, "openai-chat": True, "gemini": True}
+    assert offloaded == {"anthropic": False, "openai": False, "openai-chat": False, "gemini": False}
