@@ -21,10 +21,13 @@ PAYLOAD_BYTES = 2048
 
 
 def tool_specs() -> list[dict]:
+    """The tools ``agentdesk ask`` offers (file tools and shell_exec), so both send the same."""
+    from kernel.settings import Settings
     from kernel.tools.registry import builtin_registry
+    from kernel.tools.shell import shell_tool
 
-    return [{"name": s.name, "description": s.description, "schema": dict(s.input_schema)}
-            for s in builtin_registry().specs()]
+    tools = builtin_registry(extra=(shell_tool(Settings(), index=None),))  # the index is only used to run
+    return [{"name": s.name, "description": s.description, "schema": dict(s.input_schema)} for s in tools.specs()]
 
 
 def result_for(name: str, args: dict) -> str:
