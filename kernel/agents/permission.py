@@ -44,9 +44,7 @@ def _preview(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str,
     if tool.preview is None:
         return None
     try:
-        from ..tools.workspace import Workspace
-
-        return tool.preview(Workspace.at(agent.workspace), tool_input)
+        return tool.preview(agent.root, tool_input)
     except Exception:  # a preview is a courtesy; the request goes out without it
         return None
 
