@@ -74,8 +74,38 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] if ordered else 0.0
 
 
+class StallMeter:
+    """A 5 ms Qt timer that records how late each tick fires: the event loop's stalls."""
+
+    def __init__(self, interval_ms: int = 5) -> None:
+        from PySide6.QtCore import QTimer
+
+        self.interval_ms = interval_ms
+        self.lateness: list[float] = []
+        self._last = time.perf_counter()
+        self._timer = QTimer()
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self._tick)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.lateness.append(max(0.0, (now - self._last) * 1000 - self.interval_ms))
+        self._last = now
+
+    def start(self) -> None:
+        self._last = time.perf_counter()
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def figures(self, prefix: str) -> dict[str, float]:
+        return {f"{prefix}_p50_ms": round(percentile(self.lateness, 50), 2),
+                f"{prefix}_p99_ms": round(percentile(self.lateness, 99), 2),
+                f"{prefix}_max_ms": round(max(self.lateness, default=0.0), 2)}
+
+
 async def streaming(agents: int, seconds: float, rate: float, tmp: Path) -> dict[str, float]:
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     from desktop.app import build_desktop, freeze_startup_objects
@@ -98,25 +128,15 @@ async def streaming(agents: int, seconds: float, rate: float, tmp: Path) -> dict
     gc.collect()
     per_window = (rss_kib() - before) / agents
 
-    lateness: list[float] = []
-    last = [time.perf_counter()]
-
-    def tick() -> None:
-        now = time.perf_counter()
-        lateness.append(max(0.0, (now - last[0]) * 1000 - 5.0))
-        last[0] = now
-
-    timer = QTimer()
-    timer.setInterval(5)
-    timer.timeout.connect(tick)
+    meter = StallMeter()
     started = time.perf_counter()
     tasks = [desk.kernel.send(agent_id, "stream please") for agent_id in ids]
-    timer.start()
+    meter.start()
     await asyncio.wait(tasks)
     elapsed = time.perf_counter() - started
     while not desk.bridge.frames.idle:  # the stall figures include the redraws the stream left behind
         await asyncio.sleep(0.01)
-    timer.stop()
+    meter.stop()
     deltas = agents * count
     for window in desk.window.windows.values():  # everything streamed really reached the screen
         window.transcript.flush_text()
@@ -132,8 +152,7 @@ async def streaming(agents: int, seconds: float, rate: float, tmp: Path) -> dict
     return {
         "agents": agents, "deltas": deltas, "stream_seconds": round(elapsed, 2),
         "deltas_per_second": round(deltas / elapsed, 1),
-        "stall_p50_ms": round(percentile(lateness, 50), 2), "stall_p99_ms": round(percentile(lateness, 99), 2),
-        "stall_max_ms": round(max(lateness, default=0.0), 2),
+        **meter.figures("stall"),
         "rss_per_window_kib": round(per_window, 1),
     }
 
@@ -147,7 +166,6 @@ async def long_conversations(tmp: Path, calls: int = 40) -> dict[str, float]:
     Each agent talks to its own loopback fake in another process, with all
     its Ask windows open; the 5 ms timer measures the stall as above.
     """
-    from PySide6.QtCore import QTimer
 
     from desktop.app import build_desktop
     from kernel.providers.registry import make_provider
@@ -181,22 +199,12 @@ async def long_conversations(tmp: Path, calls: int = 40) -> dict[str, float]:
         ids.append(agent.id)
     for name in names:  # SDK import and client set-up happen once a session, measured apart below
         await provider(name).warm()
-    lateness: list[float] = []
-    last = [time.perf_counter()]
-
-    def tick() -> None:
-        now = time.perf_counter()
-        lateness.append(max(0.0, (now - last[0]) * 1000 - 5.0))
-        last[0] = now
-
-    timer = QTimer()
-    timer.setInterval(5)
-    timer.timeout.connect(tick)
-    timer.start()
+    meter = StallMeter()
+    meter.start()
     started = time.perf_counter()
     await asyncio.wait([desk.kernel.send(agent_id, "write and read the bench files") for agent_id in ids])
     elapsed = time.perf_counter() - started
-    timer.stop()
+    meter.stop()
     states = {desk.kernel.agent(a).state for a in ids}
     desk.window._done = True
     await desk.kernel.aclose()
@@ -212,9 +220,7 @@ async def long_conversations(tmp: Path, calls: int = 40) -> dict[str, float]:
     if states != {"idle"}:
         raise RuntimeError(f"the SDK agents ended {states}")
     return {"sdk_agents": len(ids), "sdk_tool_calls": len(ids) * calls, "sdk_seconds": round(elapsed, 2),
-            "sdk_stall_p50_ms": round(percentile(lateness, 50), 2),
-            "sdk_stall_p99_ms": round(percentile(lateness, 99), 2),
-            "sdk_stall_max_ms": round(max(lateness, default=0.0), 2)}
+            **meter.figures("sdk_stall")}
 
 
 def startup(runs: int = 3) -> dict[str, object]:
