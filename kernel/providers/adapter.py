@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Awaitable, Callable, Sequence
 
-from .base import ProviderRequest, StreamEvent
+from .base import ProviderRequest, StreamEnd, StreamEvent
+from .failures import incomplete
 from .offloop import LoopThread, relay
 
 
@@ -97,3 +98,38 @@ class SdkAdapter:
 def _import_all(names: tuple[str, ...]) -> None:
     for name in names:
         importlib.import_module(name)
+
+
+async def pump(name: str, open_stream: Callable[[], Awaitable[Any]], reply: Any,
+               caught: tuple[type[BaseException], ...], fail: Callable[[BaseException, bool], Exception], *,
+               check: Callable[[Any, bool], None] | None = None,
+               tail: Callable[[], Sequence[StreamEvent]] = tuple) -> AsyncIterator[StreamEvent]:
+    """The skeleton every adapter's stream shares.
+
+    Open the SDK stream, give each raw event to ``check`` (which may raise)
+    and to ``reply.feed`` (which turns it into kernel events), map the SDK's
+    exceptions (``caught``) through ``fail(exc, started)``, always close the
+    stream, and end with ``StreamEnd`` — or ``incomplete`` when the reply had no
+    stop reason. ``tail`` gives events due just before the end (usage reported last).
+    """
+    started = False
+    stream: Any = None
+    try:
+        stream = await open_stream()
+        async for raw in stream:
+            if check is not None:
+                check(raw, started)
+            for out in reply.feed(raw):
+                started = True
+                yield out
+    except caught as exc:
+        raise fail(exc, started) from exc
+    finally:
+        if stream is not None:
+            close = getattr(stream, "close", None) or stream.aclose
+            await close()
+    if reply.stop_reason is None:
+        raise incomplete(name)
+    for out in tail():
+        yield out
+    yield StreamEnd(reply.stop_reason)

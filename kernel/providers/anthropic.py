@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
 from ..messages import Message, TextPart, ToolResultPart, ToolUse
-from .adapter import SdkAdapter
-from .base import ProviderRequest, StreamEnd, StreamEvent, TextDelta, ToolCallReady, UsageReport
-from .failures import broken_stream, describe, error_detail, incomplete, parse_arguments, status_error, unsupported
+from .adapter import SdkAdapter, pump
+from .base import ProviderRequest, StreamEvent, TextDelta, ToolCallReady, UsageReport
+from .failures import broken_stream, describe, error_detail, parse_arguments, status_error, unsupported
 from ..errors import ProviderError
 
 NAME = "anthropic"
@@ -38,30 +38,18 @@ class AnthropicProvider(SdkAdapter):
         return anthropic.AsyncAnthropic(api_key=self._api_key, base_url=self._base_url,
                                         timeout=self._timeout_s, max_retries=0)
 
-    async def _events(self, request: ProviderRequest, client: Any) -> AsyncIterator[StreamEvent]:
+    def _events(self, request: ProviderRequest, client: Any) -> AsyncIterator[StreamEvent]:
         import anthropic
         import httpx2
 
-        caught = (anthropic.AnthropicError, httpx2.TransportError, ValueError)
-        params = request_params(request)
         reply = _Reply()
-        started = False
-        try:
-            stream = await client.messages.create(**params, stream=True)
-        except caught as exc:
-            raise _failure(exc, request.model, self._base_url, reply.received, started) from exc
-        try:
-            async for event in stream:
-                for out in reply.feed(event):
-                    started = True
-                    yield out
-        except caught as exc:
-            raise _failure(exc, request.model, self._base_url, reply.received, started) from exc
-        finally:
-            await stream.close()
-        if reply.stop_reason is None:
-            raise incomplete(NAME)
-        yield StreamEnd(reply.stop_reason)
+        params = request_params(request)
+
+        def fail(exc: BaseException, started: bool) -> Exception:
+            return _failure(exc, request.model, self._base_url, reply.received, started)  # type: ignore[arg-type]
+
+        return pump(NAME, lambda: client.messages.create(**params, stream=True), reply,
+                    (anthropic.AnthropicError, httpx2.TransportError, ValueError), fail)
 
 
 def request_params(request: ProviderRequest) -> dict[str, Any]:

@@ -25,9 +25,9 @@ from typing import Any, AsyncIterator
 
 from ..errors import ProviderError
 from ..messages import Message, TextPart, ToolResultPart, ToolUse
-from .adapter import SdkAdapter
-from .base import ProviderRequest, StreamEnd, StreamEvent, TextDelta, ToolCallReady, UsageReport
-from .failures import auth_message, broken_stream, describe, incomplete, status_error, unsupported
+from .adapter import SdkAdapter, pump
+from .base import ProviderRequest, StreamEvent, TextDelta, ToolCallReady, UsageReport
+from .failures import auth_message, broken_stream, describe, status_error, unsupported
 
 NAME = "gemini"
 LOCAL_ID_PREFIX = "gemini-local-"
@@ -50,32 +50,20 @@ class GeminiProvider(SdkAdapter):
         await client.aio.aclose()
         client.close()
 
-    async def _events(self, request: ProviderRequest, client: Any) -> AsyncIterator[StreamEvent]:
+    def _events(self, request: ProviderRequest, client: Any) -> AsyncIterator[StreamEvent]:
         import httpx2
         from google.genai import errors
 
-        caught = (errors.APIError, httpx2.TransportError, ValueError)
-        contents, config = request_params(request)
         reply = _Reply()
-        started = False
-        stream: Any = None
-        try:
-            stream = await client.aio.models.generate_content_stream(model=request.model, contents=contents,
-                                                                     config=config)
-            async for chunk in stream:
-                for out in reply.feed(chunk):
-                    started = True
-                    yield out
-        except caught as exc:
-            raise _failure(exc, request.model, self._base_url, reply.received, started) from exc
-        finally:
-            if stream is not None:
-                await stream.aclose()
-        if reply.stop_reason is None:
-            raise incomplete(NAME)
-        if reply.usage is not None:
-            yield reply.usage
-        yield StreamEnd(reply.stop_reason)
+        contents, config = request_params(request)
+
+        def fail(exc: BaseException, started: bool) -> Exception:
+            return _failure(exc, request.model, self._base_url, reply.received, started)
+
+        return pump(NAME, lambda: client.aio.models.generate_content_stream(model=request.model, contents=contents,
+                                                                             config=config),
+                    reply, (errors.APIError, httpx2.TransportError, ValueError), fail,
+                    tail=lambda: [reply.usage] if reply.usage is not None else [])  # running totals: the last
 
 
 def request_params(request: ProviderRequest) -> tuple[list[Any], Any]:

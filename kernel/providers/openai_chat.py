@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
 from ..messages import Message, TextPart, ToolResultPart, ToolUse
-from .adapter import SdkAdapter
-from .base import ProviderRequest, StreamEnd, StreamEvent, TextDelta, ToolCallReady, UsageReport
-from .failures import incomplete, parse_arguments, unsupported
+from .adapter import SdkAdapter, pump
+from .base import ProviderRequest, StreamEvent, TextDelta, ToolCallReady, UsageReport
+from .failures import parse_arguments, unsupported
 from .openai_common import caught_errors, failure, make_async_client, result_text
 
 NAME = "openai-chat"
@@ -33,33 +33,17 @@ class OpenAIChatProvider(SdkAdapter):
     def _make_client(self) -> Any:
         return make_async_client(self._api_key, self._base_url, self._timeout_s)
 
-    async def _events(self, request: ProviderRequest, client: Any) -> AsyncIterator[StreamEvent]:
-        caught = caught_errors()
-        params = request_params(request)
+    def _events(self, request: ProviderRequest, client: Any) -> AsyncIterator[StreamEvent]:
         reply = _Reply()
-        started = False
+        params = request_params(request)
 
-        def fail(exc: BaseException) -> Exception:
+        def fail(exc: BaseException, started: bool) -> Exception:
             return failure(NAME, exc, model=request.model, base_url=self._base_url,
                            received=reply.received, started=started)
 
-        try:
-            stream = await client.chat.completions.create(**params, stream=True,
-                                                           stream_options={"include_usage": True})
-        except caught as exc:
-            raise fail(exc) from exc
-        try:
-            async for chunk in stream:
-                for out in reply.feed(chunk):
-                    started = True
-                    yield out
-        except caught as exc:
-            raise fail(exc) from exc
-        finally:
-            await stream.close()
-        if reply.stop_reason is None:
-            raise incomplete(NAME)
-        yield StreamEnd(reply.stop_reason)
+        return pump(NAME, lambda: client.chat.completions.create(**params, stream=True,
+                                                                 stream_options={"include_usage": True}),
+                    reply, caught_errors(), fail)
 
 
 def request_params(request: ProviderRequest) -> dict[str, Any]:
