@@ -242,7 +242,7 @@ class AskWindow(QWidget):
         out = []
         for seq in seqs:
             try:
-                out.append(relative_diff(self.kernel.ledger.diff(seq), self.info.workspace))
+                out.append(relative_diff(self.kernel.diff(seq), self.info.workspace))
             except Exception as exc:  # a diff is a courtesy; say why it is missing
                 out.append(f"(no diff for #{seq}: {exc})")
         return out

@@ -11,9 +11,9 @@ from __future__ import annotations
 import html
 import json
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Protocol
 
-from ledger import Entry, FileChange, Ledger, ToolCall, ToolError, ToolResult, Undo
+from ledger import Entry, FileChange, ToolCall, ToolError, ToolResult, Undo
 from ledger.errors import LedgerError
 
 from .ask_text import plural
@@ -60,7 +60,7 @@ def _h(text: str) -> str:
     return f"<h4 style='margin:8px 0 4px 0'>{html.escape(text)}</h4>"
 
 
-def _change_html(ledger: Ledger, change: FileChange, rel: Callable[[str, str | None], str], p: Palette) -> str:
+def _change_html(ledger: "LedgerReader", change: FileChange, rel: Callable[[str, str | None], str], p: Palette) -> str:
     try:
         diff = ledger.diff(change.seq)
     except LedgerError as exc:
@@ -73,7 +73,15 @@ def _change_html(ledger: Ledger, change: FileChange, rel: Callable[[str, str | N
     return f'<p style="font-family:{p.mono}; margin:8px 0 4px 0"><b>{html.escape(title)}</b></p>' + diff_html(diff, p)
 
 
-def entry_html(ledger: Ledger, entry: Entry, rel: Callable[[str, str | None], str], p: Palette,
+class LedgerReader(Protocol):
+    """What the detail pane reads: the kernel facade provides it."""
+
+    def diff(self, seq: int) -> str: ...
+
+    def caused_by(self, seq: int) -> list[Entry]: ...
+
+
+def entry_html(ledger: LedgerReader, entry: Entry, rel: Callable[[str, str | None], str], p: Palette,
                undone_by: int | None = None) -> str:
     """The detail pane's contents for ``entry``."""
     head = f"<b>#{entry.seq}</b> · {html.escape(entry.kind)} · {html.escape(entry.actor)}"

@@ -43,8 +43,8 @@ class LedgerView(QWidget):
                  frames: FrameClock | None = None) -> None:
         super().__init__(parent)
         self.kernel = kernel
-        pager = LedgerPager(kernel.ledger_page, kernel.ledger.undone_by, default_root=default_root,
-                            last_seq=kernel.ledger.last_seq)
+        pager = LedgerPager(kernel.ledger_page, kernel.undone_by, default_root=default_root,
+                            last_seq=kernel.last_seq)
         for info in kernel.agents():
             pager.workspaces[info.id] = info.workspace
         self.model = LedgerTableModel(pager, self, frames=frames)
@@ -184,7 +184,7 @@ class LedgerView(QWidget):
         if entry is None:
             self.detail.clear()
             return
-        html = entry_html(self.kernel.ledger, entry, self.model.pager.relative, self.palette_for_detail(),
+        html = entry_html(self.kernel, entry, self.model.pager.relative, self.palette_for_detail(),
                           self.model.pager.undone.get(entry.seq))
         self.detail.setHtml(html)
 

@@ -71,7 +71,7 @@ class MainWindow(QMainWindow):
         self.process_view = ProcessView(kernel, self.processes)
         self.process_view.open_requested.connect(self.window_for)
         self.ledger_view = LedgerView(kernel, default_root=default_root, frames=bridge.frames)
-        counts = StatusCounts(ledger_entries=kernel.ledger.count(), last_seq=kernel.ledger.last_seq(), attached=attached,
+        counts = StatusCounts(ledger_entries=kernel.ledger_count(), last_seq=kernel.last_seq(), attached=attached,
                               now=now)
         counts.load(kernel.agents(), kernel.leases())
         self.status = StatusLabels(counts, self)

@@ -315,7 +315,29 @@ class Kernel:
         return self.services.ledger
 
     def ledger_page(self, **filters) -> list[Entry]:
+        """Entries newest first (``before``, ``after``, ``limit``, ``actor``, ``kind``, ``path``)."""
         return self.services.ledger.page(**filters)
+
+    def ledger_entry(self, seq: int) -> Entry:
+        return self.services.ledger.get(seq)
+
+    def ledger_count(self) -> int:
+        return self.services.ledger.count()
+
+    def last_seq(self) -> int:
+        return self.services.ledger.last_seq()
+
+    def caused_by(self, seq: int) -> list[Entry]:
+        """What a tool call (its result, its file changes) or an undo (its reversals) caused."""
+        return self.services.ledger.caused_by(seq)
+
+    def undone_by(self, seqs: Sequence[int]) -> dict[int, int]:
+        """Which of these file changes are undone now, and by which undo entry."""
+        return self.services.ledger.undone_by(seqs)
+
+    def diff(self, seq: int) -> str:
+        """A unified diff of one file change."""
+        return self.services.ledger.diff(seq)
 
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport:
         return self.services.ledger.undo(after_seq, by="user", only_actor=only_actor, dry_run=dry_run)
