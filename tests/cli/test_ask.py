@@ -256,3 +256,19 @@ def test_the_desktop_says_plainly_when_there_is_no_display():
     assert display_problem({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
     assert display_problem({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None
     assert display_problem({}, "darwin") is None
+
+
+def test_the_api_key_never_reaches_the_ledger_or_the_output(tmp_path, agentdesk_home):
+    key = "sk-ant-very-secret-0123456789"
+    with FakeProviderServer(expected_key=key) as srv:
+        srv.script(Turn(parts=(FakeCall("shell_exec", {"command": "env; echo done"}),)),
+                   Turn(parts=(Text("ok"),)))
+        done = ask(["hi", "--workspace", str(tmp_path), "--grant", "shell.exec"], agentdesk_home,
+                   {"ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": srv.anthropic_base_url})
+        assert done.returncode == 0, done.stderr
+        told = json.dumps(srv.requests[1].body)
+        assert "done" in told and key not in told  # the command's environment had no key either
+    assert key not in done.stdout + done.stderr
+    for path in agentdesk_home.rglob("*"):
+        if path.is_file():
+            assert key.encode() not in path.read_bytes(), path
