@@ -87,7 +87,7 @@ class Kernel:
         self._pending = PendingApprover()
         self.snapshots = SnapshotIndexes(ledger, max_blob=settings.blob_max_bytes, cache_dir=snapshot_dir)
         if tools is None:
-            tools = builtin_registry(extra=(shell_tool(settings, self.snapshots),))
+            tools = builtin_registry(extra=(shell_tool(lambda: self.services.settings, self.snapshots),))
         self.services = Services(
             ledger=ledger, clock=clock, bus=bus, leases=LeaseBook(ledger, clock, bus.publish),
             approver=approver or self._pending, tools=tools, providers=providers,

@@ -85,16 +85,22 @@ class Outcome:
     timed_out: bool
 
 
-def shell_tool(settings: "Settings", index: IndexSource, *, bwrap: str = "bwrap",
+def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource, *, bwrap: str = "bwrap",
                environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES) -> ToolDescriptor:
-    """The shell_exec descriptor. ``index`` gives the snapshot index of a workspace root."""
+    """The shell_exec descriptor. ``index`` gives the snapshot index of a workspace root.
+
+    ``settings`` may be a callable, read at every call, so changed settings (the timeout,
+    whether unsandboxed commands are allowed) apply to the next command.
+    """
+    current: Callable[[], Settings] = settings if callable(settings) else (lambda: settings)  # type: ignore[assignment]
     sandbox = Sandbox(bwrap)
     locks: dict[tuple[asyncio.AbstractEventLoop, "Path"], asyncio.Lock] = {}
 
     def unsandboxed() -> bool:
-        return settings.allow_unsandboxed_shell and not sandbox.check().ok
+        return current().allow_unsandboxed_shell and not sandbox.check().ok
 
     async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
+        settings = current()
         command = str(tool_input["command"])
         network = bool(tool_input.get("network", False))
         timeout = _timeout(settings, tool_input)
@@ -150,7 +156,8 @@ def shell_tool(settings: "Settings", index: IndexSource, *, bwrap: str = "bwrap"
 
     return ToolDescriptor(
         name="shell_exec", description=DESCRIPTION, input_schema=INPUT_SCHEMA, output_schema=OUTPUT_SCHEMA,
-        tool_class="execute", scope=SCOPE, run=run, timeout_s=settings.shell_timeout_s + 60.0,
+        # The executor's outer limit; the command's own (Settings, read per call) is what normally ends it.
+        tool_class="execute", scope=SCOPE, run=run, timeout_s=max(current().shell_timeout_s, 8 * 3600.0) + 60.0,
         preview=preview, scope_of=lambda i: NET_SCOPE if i.get("network") else SCOPE, notes_of=notes)
 
 

@@ -251,3 +251,16 @@ def test_concurrent_commands_in_one_workspace_are_told_apart(env: Env) -> None:
     first, second = asyncio.run(both())
     for cause, name in ((first, "a.txt"), (second, "b.txt")):
         assert [os.path.basename(e.path) for e in env.ledger.caused_by(cause) if isinstance(e, FileChange)] == [name]
+
+
+def test_settings_given_as_a_callable_apply_to_the_next_call(tmp_path) -> None:
+    from dataclasses import replace
+
+    from kernel.settings import Settings
+    from kernel.tools.shell import shell_tool
+
+    holder = [Settings(allow_unsandboxed_shell=False)]
+    tool = shell_tool(lambda: holder[0], index=None, bwrap="/nonexistent/bwrap")
+    assert not any("WITHOUT a sandbox" in n for n in tool.notes_for({"command": "true"}))
+    holder[0] = replace(holder[0], allow_unsandboxed_shell=True)
+    assert any("WITHOUT a sandbox" in n for n in tool.notes_for({"command": "true"}))
