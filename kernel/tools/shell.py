@@ -156,8 +156,8 @@ def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource
 
     return ToolDescriptor(
         name="shell_exec", description=DESCRIPTION, input_schema=INPUT_SCHEMA, output_schema=OUTPUT_SCHEMA,
-        # The executor's outer limit; the command's own (Settings, read per call) is what normally ends it.
-        tool_class="execute", scope=SCOPE, run=run, timeout_s=max(current().shell_timeout_s, 8 * 3600.0) + 60.0,
+        # The executor's outer limit only: the command's own timeout (Settings, read per call) ends it first.
+        tool_class="execute", scope=SCOPE, run=run, timeout_s=8 * 3600.0 + 60.0,
         preview=preview, scope_of=lambda i: NET_SCOPE if i.get("network") else SCOPE, notes_of=notes)
 
 
