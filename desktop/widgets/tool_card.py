@@ -76,7 +76,8 @@ class ToolCard(QFrame):
                 a, r = diff_counts(d)
                 added, removed = added + a, removed + r
             self.counts_label.setText(format_counts(added, removed))
-        self.status_label.setText(f"{outcome.mark} {format_duration_ms(duration_ms)}")
+        ran = not outcome.failed or duration_ms > 0  # a refused call never ran: no duration to show
+        self.status_label.setText(f"{outcome.mark} {format_duration_ms(duration_ms)}" if ran else outcome.mark)
         if outcome.failed:
             self.reason_label.setText(outcome.words)
             self.reason_label.show()
