@@ -17,33 +17,21 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
 from ..messages import Message, TextPart, ToolResultPart, ToolUse
-from .adapter import SdkAdapter, pump
 from .base import ProviderRequest, StreamEvent, TextDelta, ToolCallReady, UsageReport
 from .failures import parse_arguments, unsupported
-from .openai_common import caught_errors, failure, make_async_client, result_text
+from .openai_common import OpenAIAdapter, result_text
 
 NAME = "openai-chat"
 _FINISH = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use", "length": "max_tokens"}
 
 
-class OpenAIChatProvider(SdkAdapter):
+class OpenAIChatProvider(OpenAIAdapter):
     name = NAME
-    sdk_modules = ("openai", "httpx2")
-
-    def _make_client(self) -> Any:
-        return make_async_client(self._api_key, self._base_url, self._timeout_s)
 
     def _events(self, request: ProviderRequest, client: Any) -> AsyncIterator[StreamEvent]:
-        reply = _Reply()
         params = request_params(request)
-
-        def fail(exc: BaseException, started: bool) -> Exception:
-            return failure(NAME, exc, model=request.model, base_url=self._base_url,
-                           received=reply.received, started=started)
-
-        return pump(NAME, lambda: client.chat.completions.create(**params, stream=True,
-                                                                 stream_options={"include_usage": True}),
-                    reply, caught_errors(), fail)
+        return self._pump(request, _Reply(), lambda: client.chat.completions.create(
+            **params, stream=True, stream_options={"include_usage": True}))
 
 
 def request_params(request: ProviderRequest) -> dict[str, Any]:

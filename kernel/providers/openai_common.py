@@ -10,9 +10,11 @@ has no field in either OpenAI API, so its text is prefixed with
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 from ..errors import ProviderError
+from .adapter import SdkAdapter, pump
+from .base import ProviderRequest, StreamEvent
 from .failures import broken_stream, describe, error_detail, status_error
 
 ERROR_PREFIX = "Error: "
@@ -60,3 +62,20 @@ def _detail(exc: BaseException) -> str:
     if isinstance(exc, openai.APIError) and not isinstance(exc, openai.APIConnectionError):
         return error_detail(exc.body, exc.message)
     return describe(exc.__cause__ or exc)
+
+
+class OpenAIAdapter(SdkAdapter):
+    """What the two OpenAI adapters share: the client, the caught errors, the failure mapping."""
+
+    sdk_modules = ("openai", "httpx2")
+
+    def _make_client(self) -> Any:
+        return make_async_client(self._api_key, self._base_url, self._timeout_s)
+
+    def _pump(self, request: ProviderRequest, reply: Any, open_stream: Callable[[], Awaitable[Any]],
+              check: Callable[[Any, bool], None] | None = None) -> AsyncIterator[StreamEvent]:
+        def fail(exc: BaseException, started: bool) -> Exception:
+            return failure(self.name, exc, model=request.model, base_url=self._base_url,
+                           received=reply.received, started=started)
+
+        return pump(self.name, open_stream, reply, caught_errors(), fail, check=check)

@@ -19,36 +19,25 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
 from ..messages import Message, TextPart, ToolResultPart, ToolUse
-from .adapter import SdkAdapter, pump
 from .base import ProviderRequest, StreamEvent, TextDelta, ToolCallReady, UsageReport
 from .failures import broken_stream, parse_arguments, unsupported
-from .openai_common import caught_errors, failure, make_async_client, result_text
+from .openai_common import OpenAIAdapter, result_text
 
 NAME = "openai"
 _INCOMPLETE_REASONS = {"max_output_tokens": "max_tokens"}
 
 
-class OpenAIResponsesProvider(SdkAdapter):
+class OpenAIResponsesProvider(OpenAIAdapter):
     name = NAME
-    sdk_modules = ("openai", "httpx2")
-
-    def _make_client(self) -> Any:
-        return make_async_client(self._api_key, self._base_url, self._timeout_s)
 
     def _events(self, request: ProviderRequest, client: Any) -> AsyncIterator[StreamEvent]:
-        reply = _Reply()
         params = request_params(request)
-
-        def fail(exc: BaseException, started: bool) -> Exception:
-            return failure(NAME, exc, model=request.model, base_url=self._base_url,
-                           received=reply.received, started=started)
 
         def check(event: Any, started: bool) -> None:  # the SDK yields error events instead of raising
             if event.type in ("error", "response.failed"):
                 raise broken_stream(NAME, _error_message(event), started=started)
 
-        return pump(NAME, lambda: client.responses.create(**params, stream=True), reply, caught_errors(), fail,
-                    check=check)
+        return self._pump(request, _Reply(), lambda: client.responses.create(**params, stream=True), check=check)
 
 
 def request_params(request: ProviderRequest) -> dict[str, Any]:
