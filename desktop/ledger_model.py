@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from ledger import (
     AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke, Snapshot, ToolCall,
@@ -25,6 +25,7 @@ from ledger import (
 )
 
 from . import style
+from .table_model import RowsTableModel
 from .frame_clock import FrameClock
 from .ask_text import plural
 
@@ -207,8 +208,10 @@ class LedgerPager:
         return f"lease #{lease}" if lease else ""
 
 
-class LedgerTableModel(QAbstractTableModel):
+class LedgerTableModel(RowsTableModel):
     """Qt's view of ``LedgerPager``: lazy paging, live inserts at the top, undone rows struck out."""
+
+    columns = COLUMNS
 
     def __init__(self, pager: LedgerPager, parent: QObject | None = None, frames: FrameClock | None = None) -> None:
         super().__init__(parent)
@@ -274,16 +277,8 @@ class LedgerTableModel(QAbstractTableModel):
 
     # ---- Qt model ------------------------------------------------------------------
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.pager.entries)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
+    def row_items(self) -> list:
+        return self.pager.entries
 
     def entry_at(self, row: int) -> Entry:
         return self.pager.entries[row]

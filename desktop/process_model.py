@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from kernel.events import (
     AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, LeaseExpired, LeaseGranted, LeaseRevoked,
@@ -27,6 +27,7 @@ from kernel.events import (
 from kernel.leases import Lease, describe_left
 
 from . import style
+from .table_model import RowsTableModel
 from .frame_clock import FrameClock
 
 COLUMNS = ("id", "name", "state", "tokens", "leases", "started", "")
@@ -125,8 +126,10 @@ class ProcessRows:
         return sum(1 for a in self.agents if a.state in states)
 
 
-class ProcessTableModel(QAbstractTableModel):
+class ProcessTableModel(RowsTableModel):
     """Qt's view of ``ProcessRows``."""
+
+    columns = COLUMNS
 
     def __init__(self, rows: ProcessRows, parent: QObject | None = None, frames: FrameClock | None = None) -> None:
         super().__init__(parent)
@@ -170,16 +173,8 @@ class ProcessTableModel(QAbstractTableModel):
 
     # ---- Qt model --------------------------------------------------------------
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.rows.agents)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
+    def row_items(self) -> list:
+        return self.rows.agents
 
     def agent_at(self, row: int) -> AgentInfo:
         return self.rows.agents[row]
