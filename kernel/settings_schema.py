@@ -184,9 +184,14 @@ class Checked:
     unknown: tuple[str, ...] = ()
 
 
+def looks_secret(text: str) -> bool:
+    """A string that may be an API key (a known prefix, or a long run of token characters)."""
+    return bool(_SECRET_LIKE.search(text))
+
+
 def found(value: Any) -> str:
     """A short, printable, one-line rendering of a bad value (a secret-looking string is not shown)."""
-    if isinstance(value, str) and _SECRET_LIKE.search(value):
+    if isinstance(value, str) and looks_secret(value):
         return f"a string of {len(value)} characters"
     text = json.dumps(value, ensure_ascii=False)
     text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
