@@ -257,9 +257,10 @@ def _read_json(path: Path, file: str) -> Any:
         return None
     except OSError as exc:
         raise unreadable(file, f"cannot read {path} ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise unreadable(file, f"{path} is not a regular file")
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise unreadable(file, f"{path} is not a regular file")
         try:
             raw = fh.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
