@@ -127,3 +127,13 @@ def test_a_broken_keys_file_is_explained_in_the_dialog_not_a_crash(qtbot, tmp_pa
     assert dialog.provider_tabs["anthropic"].source.text() == (
         "Key in use: none \u2014 keys.json must be a JSON object mapping provider names to API keys (found a "
         "list). Type a key here and Save, or set ANTHROPIC_API_KEY.")
+
+
+def test_an_ask_window_key_check_over_a_broken_keys_file_is_a_sentence(agentdesk_home):
+    from desktop.provider_check import missing_key_message
+
+    store = SettingsStore(agentdesk_home)
+    store.keys_path.write_text('{"anthropic": ["sk-ant-hidden"]}')
+    assert missing_key_message("anthropic", store) == (
+        "keys.json: anthropic must be an API key string (found a list). Fix it in Settings, or set "
+        "ANTHROPIC_API_KEY in the environment.")
