@@ -5,6 +5,11 @@ benchmark use); ``run`` adds the QApplication, the loop and the wait for the
 main window to close. No provider SDK is imported here: providers are built
 lazily by ``desktop.providers`` when an agent first needs one.
 
+A bad settings.json or keys.json never stops the desktop: it starts with the
+default in place of each bad value, prints each problem's sentence on stderr
+and shows it in a non-modal dialog offering Open Settings or Restore default
+(``show_config_problems``).
+
 ``AGENTDESK_EXIT_WHEN_SHOWN=1`` makes ``run`` print the moment the main
 window is first exposed (and which SDKs were loaded by then) and quit: the
 start-up benchmark uses it.
@@ -56,7 +61,7 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     from .providers import LazyProviders
 
     store = SettingsStore(root)
-    settings = settings or store.load()
+    settings = settings or store.check().settings  # defaults stand in for bad values: show_config_problems
     factory = providers or LazyProviders(store, lambda: kernel.settings)  # read when a provider is built
     ledger = Ledger(store.ledger_path, **({"clock": clock.now} if clock is not None else {}))
     kernel = Kernel(ledger=ledger, settings=settings, providers=factory, clock=clock, attached=attached,
@@ -100,6 +105,33 @@ def open_settings(desk: Desktop) -> Any:
     dialog.saved.connect(lambda new: apply_settings(desk, new))
     desk.extras["settings_dialog"] = dialog
     dialog.open()
+    return dialog
+
+
+def show_config_problems(desk: Desktop) -> Any:
+    """The first problem in settings.json or keys.json, in a non-modal dialog (None when all is well)."""
+    from .config_problem import ConfigProblemDialog
+
+    problems = desk.store.problems()
+    if not problems:
+        return None
+    dialog = ConfigProblemDialog(problems, lambda p: restore_default(desk, p),
+                                 lambda: _settings_then_recheck(desk), desk.window)
+    desk.extras["config_problem"] = dialog
+    dialog.show()
+    return dialog
+
+
+def restore_default(desk: Desktop, problem: Any) -> Any:
+    """Rewrite the one field ``problem`` names, apply the settings as they now read, return what is left."""
+    desk.store.restore_default(problem)
+    apply_settings(desk, desk.store.check().settings)
+    return desk.store.problems()
+
+
+def _settings_then_recheck(desk: Desktop) -> Any:
+    dialog = open_settings(desk)
+    dialog.saved.connect(lambda _new: show_config_problems(desk))  # keys.json may still need attention
     return dialog
 
 
@@ -158,12 +190,15 @@ def run(argv: list[str] | None = None) -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     desk = build_desktop(home(), watch_workspaces=True)
+    for problem in desk.store.problems():
+        print(f"agentdesk: {problem.message}", file=sys.stderr)
     freeze_startup_objects()
     closed = asyncio.Event()
     desk.window.closed.connect(closed.set)
     if os.environ.get("AGENTDESK_EXIT_WHEN_SHOWN"):
         desk.window.shown.connect(lambda: _report_shown(desk))
     desk.window.show()
+    show_config_problems(desk)
     with loop:
         loop.run_until_complete(closed.wait())
         if hasattr(desk.providers, "aclose"):

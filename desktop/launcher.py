@@ -24,9 +24,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if problem:
             print(f"agentdesk: {problem}", file=sys.stderr)
             return 2
+        from kernel.errors import ConfigError
+
         from .app import run
 
-        return run()
+        try:
+            return run()
+        except ConfigError as exc:  # what the desktop cannot start without (a bad settings value is not that)
+            print(f"agentdesk: {' '.join(str(exc).split())}", file=sys.stderr)
+            return 2
     from kernel.cli import main as cli_main
 
     return cli_main(args)

@@ -15,8 +15,11 @@ def missing_key_message(provider: str, store: SettingsStore) -> str | None:
     """Why ``provider`` cannot be used yet, in words, or None when it can."""
     if provider not in KEY_VARIABLES:
         return None
-    if store.api_key(provider) is not None:
-        return None
+    try:
+        if store.api_key(provider) is not None:
+            return None
+    except ConfigError as exc:  # keys.json holds something else than keys: say so, never crash
+        return f"{exc.message}. Fix it in Settings, or set {KEY_VARIABLES[provider]} in the environment."
     try:
         settings = store.load()
     except ConfigError:

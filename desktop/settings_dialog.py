@@ -4,11 +4,15 @@ A thin form over ``settings_form``: it copies fields into ``FormValues``,
 shows every problem ``check_form`` finds beside the Save button, and on a
 valid Save writes through ``SettingsStore`` and emits ``saved`` with the new
 ``Settings``. Keys are typed into password fields, never read back into
-them, and stored only with ``save_key``. Window-modal to its parent, never
-application-modal; the folder picker is opened, not executed.
+them, and stored only with ``save_key``; under each, a line says where the
+key in use comes from (the environment, keys.json, or nowhere yet) without
+showing it. Window-modal to its parent, never application-modal; the folder
+picker is opened, not executed.
 """
 
 from __future__ import annotations
+
+from typing import Mapping
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -17,22 +21,27 @@ from PySide6.QtWidgets import (
 )
 
 from kernel.errors import ConfigError
-from kernel.settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, Settings, SettingsStore
+from kernel.settings import BASE_URL_VARIABLES, PROVIDERS, KeySource, Settings, SettingsStore
 
 from .ask_style import ERROR, MUTED, shade
-from .settings_form import FormValues, ProviderValues, apply_form, check_form, key_changes, values_from
+from .settings_form import (
+    FormValues, ProviderValues, apply_form, check_form, key_changes, key_source_text, values_from,
+)
 
 
 class ProviderTab(QWidget):
     """Key, base URL and default model for one provider."""
 
-    def __init__(self, provider: str, values: ProviderValues, has_key: bool, parent: QWidget | None = None) -> None:
+    def __init__(self, provider: str, values: ProviderValues, has_key: bool, parent: QWidget | None = None,
+                 source: KeySource | ConfigError | None = None) -> None:
         super().__init__(parent)
         self.provider = provider
         self.key = QLineEdit(self)
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key.setPlaceholderText("a key is saved; type to replace it" if has_key else
-                                    f"not set (or set {KEY_VARIABLES[provider]})")
+        self.key.setPlaceholderText("a key is saved; type to replace it" if has_key else "type a key to save it")
+        self.source = QLabel(key_source_text(provider, source or KeySource(None, provider), has_key), self)
+        self.source.setWordWrap(True)
+        self.source.setStyleSheet(f"color: {shade(MUTED, self.palette())};")
         self.forget = QCheckBox("Forget the saved key", self)
         self.forget.setVisible(has_key)
         self.base_url = QLineEdit(values.base_url, self)
@@ -40,6 +49,7 @@ class ProviderTab(QWidget):
         self.model = QLineEdit(values.model, self)
         form = QFormLayout(self)
         form.addRow("API key", self.key)
+        form.addRow("", self.source)
         form.addRow("", self.forget)
         form.addRow("Base URL", self.base_url)
         form.addRow("Default model", self.model)
@@ -52,9 +62,10 @@ class ProviderTab(QWidget):
 class SettingsDialog(QDialog):
     saved = Signal(object)  # the new Settings
 
-    def __init__(self, store: SettingsStore, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(self, store: SettingsStore, settings: Settings, parent: QWidget | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
         super().__init__(parent)
-        self.store, self.settings = store, settings
+        self.store, self.settings, self.env = store, settings, env
         self.setWindowTitle("Settings")
         self.setWindowModality(Qt.WindowModality.WindowModal if parent is not None else Qt.WindowModality.NonModal)
         self.setMinimumWidth(560)
@@ -95,11 +106,14 @@ class SettingsDialog(QDialog):
         form.addRow("Default budget", self.default_budget)
         form.addRow("Provider for new agents", self.provider)
 
-        saved_keys = self.store.keys()
+        try:
+            saved_keys = self.store.keys()
+        except ConfigError:  # each tab says why keys.json cannot be used
+            saved_keys = {}
         self.tabs = QTabWidget(self)
         self.provider_tabs: dict[str, ProviderTab] = {}
         for name in PROVIDERS:
-            tab = ProviderTab(name, values.providers[name], name in saved_keys, self.tabs)
+            tab = ProviderTab(name, values.providers[name], name in saved_keys, self.tabs, self._key_source(name))
             self.provider_tabs[name] = tab
             self.tabs.addTab(tab, name)
         self.tabs.setCurrentWidget(self.provider_tabs[values.provider])
@@ -131,6 +145,12 @@ class SettingsDialog(QDialog):
         layout.addWidget(theme_note)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
+
+    def _key_source(self, provider: str) -> KeySource | ConfigError:
+        try:
+            return self.store.key_source(provider, self.env)
+        except ConfigError as exc:
+            return exc
 
     def form_values(self) -> FormValues:
         return FormValues(

@@ -15,7 +15,7 @@ from typing import Mapping
 from urllib.parse import urlparse
 
 from kernel.errors import ConfigError
-from kernel.settings import PROVIDERS, Settings
+from kernel.settings import KEY_VARIABLES, PROVIDERS, KeySource, Settings
 
 
 @dataclass(frozen=True)
@@ -112,3 +112,18 @@ def key_changes(values: FormValues) -> dict[str, str | None]:
         elif pv.forget_key:
             out[name] = None
     return out
+
+
+def key_source_text(provider: str, source: KeySource | ConfigError, saved: bool) -> str:
+    """Where the key in use comes from, in words (never the key): the environment, keys.json, or
+    nowhere yet, with how to set one; or why keys.json cannot be used."""
+    variable = KEY_VARIABLES[provider]
+    if isinstance(source, ConfigError):
+        return f"Key in use: none — {source.message}. Type a key here and Save, or set {variable}."
+    if source.where == "environment":
+        text = f"Key in use: from {source.name} (environment)."
+        return text + (" The key saved in keys.json is not used while it is set." if saved else "")
+    if source.where == "keys.json":
+        whose = "" if source.name == provider else f" (the {source.name} key)"
+        return f"Key in use: saved in keys.json{whose}."
+    return f"Key in use: not set — type a key here and Save, or set {variable} in the environment."

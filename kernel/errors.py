@@ -16,14 +16,30 @@ class KernelError(Exception):
 
 
 class ConfigError(KernelError):
-    """Bad settings or configuration: unknown provider, missing API key, bad duration.
+    """Bad settings or configuration: a settings.json or keys.json value, unknown provider, missing
+    API key, bad duration. ``message`` is the one sentence a person reads.
 
-    ``variable`` names the environment variable or setting to fix, when one applies.
+    ``variable`` names the environment variable or setting to fix, when one applies. For a value in a
+    file, ``file`` is the file's name (``settings.json``), ``field`` the setting (dotted for an entry
+    of a mapping, ``models.gemini``; None when the whole file is unusable) and ``allowed`` what the
+    field accepts, in words.
     """
 
-    def __init__(self, message: str, variable: str | None = None) -> None:
+    def __init__(self, message: str, variable: str | None = None, *, file: str | None = None,
+                 field: str | None = None, allowed: str | None = None) -> None:
         super().__init__(message)
+        self.message = message
         self.variable = variable
+        self.file = file
+        self.field = field
+        self.allowed = allowed
+
+    @classmethod
+    def invalid(cls, file: str, field: str | None, allowed: str, found: str) -> "ConfigError":
+        """``<file>: <field> must be <allowed> (found <found>)``: one value, or the whole file, is wrong."""
+        where = f"{file}: {field}" if field else file
+        return cls(f"{where} must be {allowed} (found {found})", field or file, file=file, field=field,
+                   allowed=allowed)
 
 
 class UnknownAgent(KernelError):

@@ -4,6 +4,12 @@
 defaults, provider models and base URLs). API keys live in ``keys.json``
 with mode 0600, are never written to the ledger or logs, and are only read
 when a provider is built; the SDKs' own environment variables win over them.
+
+Both files are checked value by value (``settings_schema``): ``load`` raises
+the first problem as a ``ConfigError`` naming the file, the field and what it
+allows; ``check`` reads leniently (bad fields fall back to their defaults)
+so the desktop can start and offer to fix them; ``restore_default`` rewrites
+just the field a problem names, keeping the rest of the file as it was.
 """
 
 from __future__ import annotations
@@ -11,13 +17,16 @@ from __future__ import annotations
 import getpass
 import json
 import os
-from dataclasses import asdict, dataclass, field, fields, replace
+import stat
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 from .errors import ConfigError
+from .settings_schema import KEYS_FILE, PROVIDER_NAMES, SETTINGS_FILE, Checked, check_keys, check_settings, unreadable
 
-PROVIDERS = ("anthropic", "openai", "openai-chat", "gemini")
+PROVIDERS = PROVIDER_NAMES
+MAX_FILE_BYTES = 1 << 20  # a settings or keys file larger than this is not read
 DEFAULT_MODELS = {
     "anthropic": "claude-sonnet-4-5",
     "openai": "gpt-5",
@@ -67,6 +76,7 @@ class Settings:
     shell_timeout_s: float = 120.0
     allow_unsandboxed_shell: bool = False
     blob_max_bytes: int = 50 * 1024 * 1024
+    sandbox_read_only: tuple[str, ...] = ()  # folders a shell command may read (absolute or ~)
 
     def model_for(self, provider: str) -> str:
         return self.models.get(provider) or DEFAULT_MODELS.get(provider, "")
@@ -75,25 +85,27 @@ class Settings:
         data = asdict(self)
         data["models"] = dict(self.models)
         data["base_urls"] = dict(self.base_urls)
+        data["sandbox_read_only"] = list(self.sandbox_read_only)
         return data
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "Settings":
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
-        settings = cls(**values)
-        settings.validate()
-        return settings
+    def from_json(cls, data: Any) -> "Settings":
+        """Settings from parsed settings.json (ConfigError for the first bad value; unknown names ignored)."""
+        checked = check_settings(data)
+        if checked.errors:
+            raise checked.errors[0]
+        return cls(**checked.values)
+
+    @classmethod
+    def from_checked(cls, checked: Checked) -> "Settings":
+        """Settings from the values that passed; every failed field keeps its default."""
+        return cls(**checked.values)
 
     def validate(self) -> None:
-        if self.provider not in PROVIDERS:
-            raise ConfigError(f"unknown provider {self.provider!r}: choose one of {', '.join(PROVIDERS)}", "provider")
-        if not 0 < self.default_lease_s <= 8 * 3600:
-            raise ConfigError("the default lease must last between 1 second and 8 hours", "default_lease_s")
-        if self.request_expiry_s <= 0:
-            raise ConfigError("lease requests must expire after a positive time", "request_expiry_s")
-        if self.default_budget <= 0:
-            raise ConfigError("the default budget must be a positive number of tokens", "default_budget")
+        """ConfigError naming the first field whose value settings.json could not hold."""
+        checked = check_settings(self.to_json())
+        if checked.errors:
+            raise checked.errors[0]
 
 
 def _login_name() -> str:
@@ -122,15 +134,26 @@ class SettingsStore:
         return self.root / "ledger.db"
 
     def load(self) -> Settings:
+        """The settings (defaults when there is no file); ConfigError for the first problem."""
+        result = self.check()
+        if result.errors:
+            raise result.errors[0]
+        return result.settings
+
+    def check(self) -> "SettingsCheck":
+        """settings.json read leniently: usable settings, every problem, and the unknown names."""
         try:
-            data = json.loads(self.settings_path.read_text("utf-8"))
-        except FileNotFoundError:
-            return Settings()
-        except (OSError, ValueError) as exc:
-            raise ConfigError(f"cannot read {self.settings_path}: {exc}", "settings.json") from exc
-        if not isinstance(data, dict):
-            raise ConfigError(f"{self.settings_path} does not hold a JSON object", "settings.json")
-        return Settings.from_json(data)
+            data = _read_json(self.settings_path, SETTINGS_FILE)
+        except ConfigError as exc:
+            return SettingsCheck(Settings(), (exc,))
+        if data is None:
+            return SettingsCheck(Settings())
+        checked = check_settings(data)
+        return SettingsCheck(Settings.from_checked(checked), checked.errors, checked.unknown)
+
+    def problems(self) -> tuple[ConfigError, ...]:
+        """Every problem in settings.json, then in keys.json."""
+        return self.check().errors + self._check_keys().errors
 
     def save(self, settings: Settings) -> None:
         settings.validate()
@@ -138,13 +161,18 @@ class SettingsStore:
         _write_private(self.settings_path, json.dumps(settings.to_json(), indent=2), mode=0o644)
 
     def keys(self) -> dict[str, str]:
+        """The saved keys; ConfigError (never quoting a key) when keys.json holds anything else."""
+        checked = self._check_keys()
+        if checked.errors:
+            raise checked.errors[0]
+        return dict(checked.values)
+
+    def _check_keys(self) -> Checked:
         try:
-            data = json.loads(self.keys_path.read_text("utf-8"))
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as exc:
-            raise ConfigError(f"cannot read {self.keys_path}: {exc}", "keys.json") from exc
-        return {k: v for k, v in data.items() if isinstance(v, str) and v}
+            data = _read_json(self.keys_path, KEYS_FILE)
+        except ConfigError as exc:
+            return Checked({}, (exc,))
+        return Checked({}) if data is None else check_keys(data)
 
     def save_key(self, provider: str, key: str | None) -> None:
         keys = self.keys()
@@ -157,18 +185,104 @@ class SettingsStore:
 
     def api_key(self, provider: str, env: Mapping[str, str] | None = None) -> str | None:
         """The key for a provider: its SDK's environment variable first, then keys.json."""
+        return self._find_key(provider, env)[1]
+
+    def key_source(self, provider: str, env: Mapping[str, str] | None = None) -> "KeySource":
+        """Where the key in use for ``provider`` comes from (never the key itself)."""
+        return self._find_key(provider, env)[0]
+
+    def _find_key(self, provider: str, env: Mapping[str, str] | None) -> tuple["KeySource", str | None]:
         env = os.environ if env is None else env
         names = [KEY_VARIABLES[provider]]
         if provider == "gemini":
             names.insert(0, "GOOGLE_API_KEY")
         for name in names:
             if env.get(name):
-                return env[name]
-        return self.keys().get("openai" if provider == "openai-chat" else provider) or self.keys().get(provider)
+                return KeySource("environment", name), env[name]
+        keys = self.keys()
+        for name in ("openai", provider) if provider == "openai-chat" else (provider,):
+            if keys.get(name):
+                return KeySource(KEYS_FILE, name), keys[name]
+        return KeySource(None, KEY_VARIABLES[provider]), None
 
     def base_url(self, provider: str, settings: Settings, env: Mapping[str, str] | None = None) -> str | None:
         env = os.environ if env is None else env
         return env.get(BASE_URL_VARIABLES[provider]) or settings.base_urls.get(provider) or None
+
+
+    def restore_default(self, problem: ConfigError) -> None:
+        """Undo what ``problem`` names: drop that one field from its file (so its default applies), or
+        set an unusable file aside as ``<name>.broken`` (kept, never deleted)."""
+        path = {SETTINGS_FILE: self.settings_path, KEYS_FILE: self.keys_path}.get(problem.file or "")
+        if path is None:
+            raise ValueError(f"not a problem in a settings file: {problem}")
+        data = None if problem.field is None else _read_json_or_none(path)
+        if not isinstance(data, dict):
+            if path.exists():
+                os.replace(path, path.with_name(path.name + ".broken"))
+            return
+        if problem.field in data:
+            del data[problem.field]
+        else:  # an entry of a mapping: models.gemini
+            name, _, entry = problem.field.partition(".")
+            if isinstance(data.get(name), dict):
+                data[name].pop(entry, None)
+        mode = 0o600 if path == self.keys_path else 0o644
+        _write_private(path, json.dumps(data, indent=2), mode=mode)
+
+
+@dataclass(frozen=True)
+class SettingsCheck:
+    """settings.json read leniently: ``settings`` has defaults where ``errors`` found bad values."""
+
+    settings: Settings
+    errors: tuple[ConfigError, ...] = ()
+    unknown: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class KeySource:
+    """Where a provider's key comes from: ``environment`` (``name`` is the variable), ``keys.json``
+    (``name`` is the entry, ``openai`` for openai-chat), or nowhere (``name`` is the variable to set)."""
+
+    where: Literal["environment", "keys.json"] | None
+    name: str
+
+
+def _read_json(path: Path, file: str) -> Any:
+    """The parsed file, None when it does not exist, ConfigError when it cannot be used."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))  # a FIFO must not hang us
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise unreadable(file, f"cannot read {path} ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise unreadable(file, f"{path} is not a regular file")
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise unreadable(file, f"cannot read {path} ({exc.strerror or exc})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise unreadable(file, f"{path} is larger than {MAX_FILE_BYTES // 1024} KiB")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise unreadable(file, f"{path} is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise unreadable(file, f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}, "
+                               f"column {exc.colno})") from None
+    except (ValueError, RecursionError):
+        raise unreadable(file, f"{path} is not valid JSON (nested too deeply or too large a number)") from None
+
+
+def _read_json_or_none(path: Path) -> Any:
+    try:
+        return _read_json(path, path.name)
+    except ConfigError:
+        return None
 
 
 def _write_private(path: Path, text: str, mode: int) -> None:

@@ -2,7 +2,9 @@
 
 Each subcommand lives in its own module and is imported only when used, so
 ``agentdesk ledger`` never pays for a provider SDK. Errors are one line on
-stderr and an exit status, never a traceback.
+stderr and an exit status, never a traceback: a ``ConfigError`` that reaches
+``main`` (a bad settings.json or keys.json value) is its one sentence and
+exit status 2.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import argparse
 import importlib
 import sys
 from typing import Sequence
+
+from ..errors import ConfigError
 
 # subcommand → module under kernel.cli with add_parser(subparsers) and run(args) -> int
 COMMANDS = {"ask": "ask", "ledger": "ledger_cmd", "undo": "undo_cmd"}
@@ -42,4 +46,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     module = importlib.import_module(f"{__name__}.{COMMANDS[args.command]}")
-    return int(module.run(args))
+    try:
+        return int(module.run(args))
+    except ConfigError as exc:
+        print(f"agentdesk {args.command}: {one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def one_line(message: object) -> str:
+    """A message on one line, whatever it holds."""
+    return " ".join(str(message).split()) or type(message).__name__

@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import TextIO
 
 from ..errors import ConfigError, KernelError
-from ..leases import describe_duration, parse_duration
+from ..leases import describe_duration
 from ..settings import PROVIDERS, SettingsStore, home, with_overrides
-from . import EXIT_USAGE
+from ..settings_schema import found
+from . import EXIT_USAGE, one_line
+from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
 from .terminal import TerminalApprover, ToolLines
 
 EXIT_IDLE, EXIT_PAUSED, EXIT_FAILED, EXIT_INTERRUPTED = 0, 3, 4, 130
@@ -49,27 +51,13 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def parse_grants(items: list[str], default_s: float) -> list[tuple[str, float]]:
-    grants = []
-    for item in items:
-        scope, _, duration = item.partition("=")
-        scope = scope.strip()
-        if not scope or not all(part for part in scope.split(".")) and scope != "*":
-            raise ConfigError(f"bad --grant {item!r}: give a scope such as fs.write or fs.write=5m", "--grant")
-        try:
-            grants.append((scope, parse_duration(duration) if duration else default_s))
-        except ValueError as exc:
-            raise ConfigError(f"bad --grant {item!r}: {exc}", "--grant") from None
-    return grants
-
-
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None,
         stderr: TextIO | None = None) -> int:
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
     try:
         return asyncio.run(_ask(args, stdin, stdout, stderr))
     except (ConfigError, KernelError) as exc:
-        print(f"agentdesk ask: {exc}", file=stderr)
+        print(f"agentdesk ask: {one_line(exc)}", file=stderr)
         return EXIT_USAGE
 
 
@@ -80,7 +68,12 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     from ..providers.registry import make_provider
 
     store = SettingsStore(home())
-    settings = store.load()
+    checked = store.check()
+    for name in checked.unknown:
+        print(f"agentdesk ask: warning: settings.json: unknown setting {found(name)} is ignored", file=stderr)
+    if checked.errors:
+        raise checked.errors[0]
+    settings = checked.settings
     workspace = Path(args.workspace or os.getcwd()).expanduser().resolve()
     if not workspace.is_dir():
         raise ConfigError(f"the workspace {workspace} is not a folder", "--workspace")
@@ -98,6 +91,9 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     approver = TerminalApprover(stdin, stderr) if interactive else None
     kernel = Kernel(ledger=ledger, settings=settings, providers=lambda _name: provider,
                     approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots")
+    known = known_scopes(kernel.services.tools)
+    for scope in unused_scopes([scope for scope, _ in grants], known):
+        print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
     try:
         info = kernel.spawn(args.name, provider=provider_name, model=args.model, budget=args.budget)
         for scope, seconds in grants:

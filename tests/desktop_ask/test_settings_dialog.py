@@ -6,7 +6,7 @@ import json
 import stat
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialogButtonBox
+from PySide6.QtWidgets import QDialogButtonBox, QLabel, QLineEdit
 
 from desktop.settings_dialog import SettingsDialog
 from desktop.settings_form import FormValues, ProviderValues, apply_form, check_form, values_from
@@ -90,3 +90,50 @@ def test_form_rules_without_qt(tmp_path):
     ok = FormValues("Ada", str(tmp_path), 15, 120, 5000, "gemini", {"gemini": ProviderValues(model="g2")})
     new = apply_form(ok, Settings())
     assert new.models["gemini"] == "g2" and new.default_budget == 5000
+
+
+def test_the_key_field_says_where_the_key_in_use_comes_from_never_the_key(qtbot, tmp_path, agentdesk_home):
+    store = SettingsStore(agentdesk_home)
+    store.save_key("openai", "sk-saved-secret")
+    env = {"ANTHROPIC_API_KEY": "sk-env-secret"}
+    dialog = SettingsDialog(store, Settings(workspace=str(tmp_path)), None, env=env)
+    qtbot.addWidget(dialog)
+    source = {name: tab.source.text() for name, tab in dialog.provider_tabs.items()}
+    assert source["anthropic"] == "Key in use: from ANTHROPIC_API_KEY (environment)."
+    assert source["openai"] == "Key in use: saved in keys.json."
+    assert source["openai-chat"] == "Key in use: saved in keys.json (the openai key)."
+    assert source["gemini"] == ("Key in use: not set \u2014 type a key here and Save, or set GEMINI_API_KEY "
+                                "in the environment.")
+    assert "not set" not in dialog.provider_tabs["anthropic"].key.placeholderText()
+    texts = " ".join(w.text() for w in dialog.findChildren(QLabel)) + " ".join(
+        w.text() + w.placeholderText() for w in dialog.findChildren(QLineEdit))
+    assert "secret" not in texts
+
+
+def test_an_environment_key_says_a_saved_one_is_not_used(qtbot, tmp_path, agentdesk_home):
+    store = SettingsStore(agentdesk_home)
+    store.save_key("gemini", "g-saved")
+    dialog = SettingsDialog(store, Settings(workspace=str(tmp_path)), None, env={"GOOGLE_API_KEY": "g-env"})
+    qtbot.addWidget(dialog)
+    assert dialog.provider_tabs["gemini"].source.text() == (
+        "Key in use: from GOOGLE_API_KEY (environment). The key saved in keys.json is not used while it is set.")
+
+
+def test_a_broken_keys_file_is_explained_in_the_dialog_not_a_crash(qtbot, tmp_path, agentdesk_home):
+    store = SettingsStore(agentdesk_home)
+    store.keys_path.write_text("[]")
+    dialog = SettingsDialog(store, Settings(workspace=str(tmp_path)), None, env={})
+    qtbot.addWidget(dialog)
+    assert dialog.provider_tabs["anthropic"].source.text() == (
+        "Key in use: none \u2014 keys.json must be a JSON object mapping provider names to API keys (found a "
+        "list). Type a key here and Save, or set ANTHROPIC_API_KEY.")
+
+
+def test_an_ask_window_key_check_over_a_broken_keys_file_is_a_sentence(agentdesk_home):
+    from desktop.provider_check import missing_key_message
+
+    store = SettingsStore(agentdesk_home)
+    store.keys_path.write_text('{"anthropic": ["sk-ant-hidden"]}')
+    assert missing_key_message("anthropic", store) == (
+        "keys.json: anthropic must be an API key string (found a list). Fix it in Settings, or set "
+        "ANTHROPIC_API_KEY in the environment.")
