@@ -13,13 +13,11 @@ from typing import Any, Mapping
 
 from kernel.approver import LeaseRequest
 from kernel.leases import describe_duration
+from kernel.words import plural
+
+__all__ = ["plural"]  # re-exported: the views import it from here
 
 # ---- numbers ---------------------------------------------------------------------
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """"1 file", "3 files" (``many`` for irregular plurals)."""
-    return f"{count} {word if count == 1 else (many or word + 's')}"
 
 
 def format_tokens(used: int, budget: int) -> str:

@@ -189,10 +189,10 @@ class LedgerPager:
             case AgentKill(subject=subject, reason=reason):
                 return f"{subject}: {reason}"
             case Undo(after_seq=after, reversed=rev, conflicts=conf):
-                extra = f", {len(conf)} conflict(s)" if conf else ""
+                extra = f", {plural(len(conf), 'conflict')}" if conf else ""
                 return f"after #{after}: {plural(len(rev), 'change')}{extra}"
             case Snapshot(root=root, changed=changed):
-                return f"{root} ({changed} changed)"
+                return f"{root} ({plural(changed, 'file')} changed)"
         return ""
 
     @staticmethod
