@@ -148,6 +148,12 @@ def lease_action(request: LeaseRequest) -> str:
     return f"to call {request.tool}" + (f" on {target}" if target else "")
 
 
+def lease_waiting_text(request: LeaseRequest, shortcut: str) -> str:
+    """The flag a waiting request puts on its Ask window."""
+    return (f"\u25c6 waiting \u2014 lease request: {request.scope} {lease_action(request)}. "
+            f"Press {shortcut} to answer.")
+
+
 @dataclass(frozen=True)
 class GrantChoice:
     label: str

@@ -27,11 +27,13 @@ from kernel.events import (
 from kernel.leases import Lease, describe_left
 
 from . import style
+from .lease_dialog import ANSWER_SHORTCUT
 from .table_model import RowsTableModel
 from .frame_clock import FrameClock
 
-COLUMNS = ("id", "name", "state", "tokens", "leases", "started", "")
-COL_ID, COL_NAME, COL_STATE, COL_TOKENS, COL_LEASES, COL_STARTED, COL_KILL = range(len(COLUMNS))
+COLUMNS = ("id", "name", "model", "state", "tokens", "leases", "started", "")
+COL_ID, COL_NAME, COL_MODEL, COL_STATE, COL_TOKENS, COL_LEASES, COL_STARTED, COL_KILL = range(len(COLUMNS))
+ANSWER_HINT = "press Enter or double-click to answer ({shortcut} from any window)"
 AgentRole = Qt.ItemDataRole.UserRole + 1     # the row's AgentInfo
 FractionRole = Qt.ItemDataRole.UserRole + 2  # tokens used / budget, 0..1
 
@@ -212,6 +214,8 @@ class ProcessTableModel(RowsTableModel):
             return info.id
         if col == COL_NAME:
             return info.name
+        if col == COL_MODEL:
+            return f"{info.provider} \u00b7 {info.model}"
         if col == COL_STATE:
             return style.state_text(info.state)
         if col == COL_TOKENS:
@@ -227,7 +231,12 @@ class ProcessTableModel(RowsTableModel):
         if col == COL_LEASES:
             return self.rows.lease_tooltip(info.id)
         if col == COL_STATE:
+            if info.state == "waiting":  # a lease request waits for a person: say how to answer it
+                what = f" ({info.reason})" if info.reason else ""
+                return f"waiting \u2014 lease request{what}; " + ANSWER_HINT.format(shortcut=ANSWER_SHORTCUT)
             return f"{info.state}: {info.reason}" if info.reason else info.state
+        if col == COL_MODEL:
+            return f"provider {info.provider}, model {info.model}"
         if col == COL_TOKENS:
             return (f"{info.used:,} of {info.budget:,} tokens "
                     f"({info.input_tokens:,} in, {info.output_tokens:,} out)")
