@@ -101,12 +101,12 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.status.footer)
         self.statusBar().setSizeGripEnabled(False)
 
-        app_wide = Qt.ShortcutContext.ApplicationShortcut  # from every Agentdesk window
-        self.shortcuts = {
-            "Ctrl+P": QShortcut(QKeySequence("Ctrl+P"), self, self.focus_processes, context=app_wide),
-            "Ctrl+L": QShortcut(QKeySequence("Ctrl+L"), self, self.focus_ledger, context=app_wide),
-            ANSWER_SHORTCUT: QShortcut(QKeySequence(ANSWER_SHORTCUT), self, self.answer_lease, context=app_wide),
-        }
+        self.shortcuts: dict[str, QShortcut] = {}
+        for keys, action in (("Ctrl+P", self.focus_processes), ("Ctrl+L", self.focus_ledger),
+                             (ANSWER_SHORTCUT, self.answer_lease)):
+            shortcut = QShortcut(QKeySequence(keys), self, action)
+            shortcut.setContext(Qt.ShortcutContext.ApplicationShortcut)  # from every Agentdesk window
+            self.shortcuts[keys] = shortcut
         bridge.event.connect(self._on_event)
         bridge.tick.connect(self._on_tick)
         fit_to_screen(self, (1280, 760))
