@@ -94,3 +94,20 @@ def test_the_asking_window_itself_hands_the_keyboard_to_its_dialog(desk, qtbot):
     dialog = desk.dialogs.dialog_for(win.agent_id)
     qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog, timeout=3000)
     assert dialog.request.id not in desk.dialogs.waiting_to_come_up
+
+
+def test_a_300_line_diff_shrinks_and_never_overlaps_the_buttons(desk, qtbot):
+    big = "".join(f"line {i}: the quick brown fox jumps over the lazy dog\n" for i in range(300))
+    win, dialog = ask_to_write(desk, qtbot, path="big.txt", content=big, then="ok")
+    screen = dialog.screen().availableGeometry()
+    assert dialog.height() <= screen.height() and dialog.width() <= screen.width()
+    for height in (dialog.height(), 420, 360):  # a small screen: the diff gives way, nothing overlaps
+        dialog.resize(dialog.width(), height)
+        qtbot.waitUntil(lambda h=height: dialog.height() == h, timeout=2000)
+        layout = dialog.layout()
+        layout.activate()
+        diff = dialog.diff_view.geometry()
+        assert diff.height() >= dialog.diff_view.minimumHeight() > 0
+        assert dialog.grant_label.geometry().top() > diff.bottom(), height
+        assert dialog.default_button.geometry().top() > dialog.grant_label.geometry().bottom()
+        assert dialog.countdown_label.geometry().bottom() <= dialog.height()
