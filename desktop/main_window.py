@@ -92,9 +92,9 @@ class MainWindow(QMainWindow):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(_section("Processes", self.process_view))
         split.addWidget(_section("Ledger", self.ledger_view))
-        split.setStretchFactor(0, 5)
-        split.setStretchFactor(1, 6)
-        split.setSizes([5000, 6000])  # in proportion: the splitter scales them to its width
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setSizes([5000, 5000])  # in proportion: the splitter scales them to its width
         split.setChildrenCollapsible(False)
         self.splitter = split
         self.setCentralWidget(split)

@@ -31,8 +31,9 @@ from .lease_dialog import ANSWER_SHORTCUT
 from .table_model import RowsTableModel
 from .frame_clock import FrameClock
 
-COLUMNS = ("id", "name", "model", "state", "tokens", "leases", "started", "")
-COL_ID, COL_NAME, COL_MODEL, COL_STATE, COL_TOKENS, COL_LEASES, COL_STARTED, COL_KILL = range(len(COLUMNS))
+COLUMNS = ("id", "name \u00b7 model", "state", "tokens", "leases", "started", "")
+COL_ID, COL_NAME, COL_STATE, COL_TOKENS, COL_LEASES, COL_STARTED, COL_KILL = range(len(COLUMNS))
+ModelRole = Qt.ItemDataRole.UserRole + 3     # "provider · model", drawn muted after the name
 ANSWER_HINT = "press Enter or double-click to answer ({shortcut} from any window)"
 AgentRole = Qt.ItemDataRole.UserRole + 1     # the row's AgentInfo
 FractionRole = Qt.ItemDataRole.UserRole + 2  # tokens used / budget, 0..1
@@ -188,6 +189,8 @@ class ProcessTableModel(RowsTableModel):
         col = index.column()
         if role == AgentRole:
             return info
+        if role == ModelRole:
+            return f"{info.provider} \u00b7 {info.model}"
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(info, col)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -214,8 +217,6 @@ class ProcessTableModel(RowsTableModel):
             return info.id
         if col == COL_NAME:
             return info.name
-        if col == COL_MODEL:
-            return f"{info.provider} \u00b7 {info.model}"
         if col == COL_STATE:
             return style.state_text(info.state)
         if col == COL_TOKENS:
@@ -235,8 +236,6 @@ class ProcessTableModel(RowsTableModel):
                 what = f" ({info.reason})" if info.reason else ""
                 return f"waiting \u2014 lease request{what}; " + ANSWER_HINT.format(shortcut=ANSWER_SHORTCUT)
             return f"{info.state}: {info.reason}" if info.reason else info.state
-        if col == COL_MODEL:
-            return f"provider {info.provider}, model {info.model}"
         if col == COL_TOKENS:
             return (f"{info.used:,} of {info.budget:,} tokens "
                     f"({info.input_tokens:,} in, {info.output_tokens:,} out)")

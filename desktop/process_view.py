@@ -27,13 +27,14 @@ from kernel.leases import describe_left
 
 from . import style
 from .process_model import (
-    COL_ID, COL_KILL, COL_LEASES, COL_MODEL, COL_NAME, COL_STARTED, COL_STATE, COL_TOKENS, AgentRole, FractionRole,
+    COL_ID, COL_KILL, COL_LEASES, COL_NAME, COL_STARTED, COL_STATE, COL_TOKENS, AgentRole, FractionRole, ModelRole,
     ProcessTableModel,
 )
 
 Index = QModelIndex | QPersistentModelIndex
-HIDE_FIRST = (COL_STARTED, COL_MODEL, COL_LEASES, COL_TOKENS, COL_ID)  # when narrow, hidden in this order
+HIDE_FIRST = (COL_STARTED, COL_LEASES, COL_TOKENS, COL_ID)  # when narrow, hidden in this order
 NAME_MIN = 64  # the name elides down to this before any column is hidden
+BAR_WIDTH = 40  # the token bar beside "41.2k / 200k"
 
 
 class TokenBarDelegate(QStyledItemDelegate):
@@ -45,7 +46,7 @@ class TokenBarDelegate(QStyledItemDelegate):
         app_style = widget.style() if widget else QApplication.style()
         app_style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter, widget)
         rect = option.rect.adjusted(style.SPACING, style.SPACING * 2, -style.SPACING, -style.SPACING * 2)
-        bar_w = min(60, rect.width() // 2)
+        bar_w = min(BAR_WIDTH, rect.width() // 2)
         bar = QStyleOptionProgressBar()
         bar.rect = QRect(rect.left(), rect.top(), bar_w, rect.height())
         bar.minimum, bar.maximum = 0, 1000
@@ -58,6 +59,33 @@ class TokenBarDelegate(QStyledItemDelegate):
         painter.setPen(option.palette.color(option.palette.ColorRole.Text))
         painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight),
                          index.data(Qt.ItemDataRole.DisplayRole) or "")
+        painter.restore()
+
+
+class NameDelegate(QStyledItemDelegate):
+    """The agent's name, then its provider and model in the muted colour; what does not fit elides."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        self.initStyleOption(option, index)
+        name, model = option.text, index.data(ModelRole) or ""
+        option.text = ""
+        widget = option.widget
+        (widget.style() if widget else QApplication.style()).drawControl(
+            QStyle.ControlElement.CE_ItemViewItem, option, painter, widget)
+        rect = option.rect.adjusted(style.SPACING, 0, -style.SPACING, 0)
+        metrics = option.fontMetrics
+        painter.save()
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        painter.setPen(option.palette.color(text_role))
+        shown = metrics.elidedText(name, Qt.TextElideMode.ElideRight, rect.width())
+        align = int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft)
+        painter.drawText(rect, align, shown)
+        rest = rect.adjusted(metrics.horizontalAdvance(shown + "  "), 0, 0, 0)
+        if model and rest.width() > metrics.horizontalAdvance("\u2026"):
+            if not selected:
+                painter.setPen(style.role_colour("muted"))
+            painter.drawText(rest, align, metrics.elidedText(model, Qt.TextElideMode.ElideRight, rest.width()))
         painter.restore()
 
 
@@ -122,6 +150,8 @@ class ProcessView(QTableView):
         header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # columns give way instead
         self.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self._name = NameDelegate(self)
+        self.setItemDelegateForColumn(COL_NAME, self._name)
         self._bar = TokenBarDelegate(self)
         self._kill = KillButtonDelegate(self)
         self._kill.clicked.connect(self.kill)
@@ -148,9 +178,8 @@ class ProcessView(QTableView):
         mono = QFontMetrics(style.mono_font())
         return {
             COL_ID: mono.horizontalAdvance("a0000") + pad,
-            COL_MODEL: plain.horizontalAdvance("anthropic \u00b7 claude-sonnet") + pad,
             COL_STATE: max(bold.horizontalAdvance(style.state_text(s)) for s in style.STATES) + pad,
-            COL_TOKENS: 60 + plain.horizontalAdvance("200.0k / 200k") + pad,
+            COL_TOKENS: BAR_WIDTH + plain.horizontalAdvance("200.0k / 200k") + pad + style.SPACING,
             COL_LEASES: plain.horizontalAdvance("leases") + pad,
             COL_STARTED: plain.horizontalAdvance("00:00") + pad,
             COL_KILL: 56 + 2 * style.SPACING,

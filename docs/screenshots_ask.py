@@ -115,7 +115,6 @@ def _scene(app, tmp: Path, out: Path, suffix: str = "") -> list[Path]:
     info = kernel.spawn("scribe", provider="scripted", model="scripted")
     window = AskWindow(kernel, info.id, bridge, lambda: None)
     windows[info.id] = window
-    window.resize(860, 940)
     window.show()
     paths: list[Path] = []
     try:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import time
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QSpinBox
 
 from desktop.ledger_detail import JSON_LINK, Palette, entry_html, local_time
 from desktop.ledger_model import COL_WHAT
-from desktop.process_model import COL_MODEL, COL_TOKENS
+from desktop.process_model import COL_NAME, COL_TOKENS, ModelRole
 from desktop.status import StatusCounts
 from desktop.style import short_tokens
 from desktop.undo_dialogs import describe_result
@@ -40,7 +40,8 @@ def test_provider_and_model_in_the_table_and_the_ask_window(main):
     a = main.spawn("scribe")
     model = main.window.processes
     provider = main.kernel.agent(a).provider
-    assert model.data(model.index(0, COL_MODEL)) == f"{provider} \u00b7 test-model"
+    assert model.data(model.index(0, COL_NAME), ModelRole) == f"{provider} \u00b7 test-model"  # drawn after the name
+    assert "test-model" in model.data(model.index(0, COL_NAME), Qt.ItemDataRole.ToolTipRole)
     ask = main.window.window_for(a)
     assert ask.model_label.text() == f"{provider} \u00b7 test-model" and ask.model_label.isVisibleTo(ask)
 
