@@ -49,9 +49,11 @@ class Desktop:
 
 
 def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, clock: Any = None,
-                  settings: Any = None, attached: bool = True, watch_workspaces: bool = False) -> Desktop:
+                  settings: Any = None, attached: bool = True, watch_workspaces: bool = False,
+                  grant_delay_ms: int | None = None) -> Desktop:
     """Everything the desktop is made of, over the home folder ``root``. ``watch_workspaces``
-    records other programs' edits in every workspace an agent works in (on in the real app)."""
+    records other programs' edits in every workspace an agent works in (on in the real app);
+    ``grant_delay_ms`` is how long a lease dialog's grant buttons ignore input (tests: 0)."""
     from kernel.facade import Kernel
     from kernel.settings import SettingsStore
     from ledger import Ledger
@@ -72,14 +74,16 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     desk = Desktop(kernel, ledger, bridge, window, store, factory)
     window._open_settings = lambda: open_settings(desk)
     window._make_ask_window = lambda agent_id: _ask_window(desk, agent_id)
-    desk.lease_dialogs = _lease_dialogs(kernel, bridge, window)
+    desk.lease_dialogs = _lease_dialogs(kernel, bridge, window, grant_delay_ms)
+    window._bring_up_lease = desk.lease_dialogs.bring_up
     return desk
 
 
-def _lease_dialogs(kernel: Any, bridge: Any, window: Any) -> Any:
-    from .lease_dialog import LeaseDialogs
+def _lease_dialogs(kernel: Any, bridge: Any, window: Any, grant_delay_ms: int | None) -> Any:
+    from .lease_dialog import GRANT_DELAY_MS, LeaseDialogs
 
-    return LeaseDialogs(kernel, bridge, window.window_for)
+    delay = GRANT_DELAY_MS if grant_delay_ms is None else grant_delay_ms
+    return LeaseDialogs(kernel, bridge, window.window_for, grant_delay_ms=delay)
 
 
 def _ask_window(desk: Desktop, agent_id: str) -> Any:

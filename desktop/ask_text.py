@@ -13,13 +13,11 @@ from typing import Any, Mapping
 
 from kernel.approver import LeaseRequest
 from kernel.leases import describe_duration
+from kernel.words import plural
+
+__all__ = ["plural"]  # re-exported: the views import it from here
 
 # ---- numbers ---------------------------------------------------------------------
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """"1 file", "3 files" (``many`` for irregular plurals)."""
-    return f"{count} {word if count == 1 else (many or word + 's')}"
 
 
 def format_tokens(used: int, budget: int) -> str:
@@ -148,6 +146,12 @@ def lease_action(request: LeaseRequest) -> str:
     target = request.preview.path if request.preview and request.preview.path else summarize_input(
         request.tool, request.input)
     return f"to call {request.tool}" + (f" on {target}" if target else "")
+
+
+def lease_waiting_text(request: LeaseRequest, shortcut: str) -> str:
+    """The flag a waiting request puts on its Ask window."""
+    return (f"\u25c6 waiting \u2014 lease request: {request.scope} {lease_action(request)}. "
+            f"Press {shortcut} to answer.")
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,12 @@ snapshot when it opens) and the event stream (every change after), and every
 button is one facade call. The words it shows come from ``ask_text``; the
 conversation's widgets live in ``widgets.transcript``. It never blocks: the
 budget prompt is window-modal and opened, not executed.
+
+It opens with the keyboard in its message box (so a first Space types, it
+does not press Pause), says which provider and model the agent talks to,
+and while a lease request waits it says so and how to answer (its dialog
+does not take the keyboard on its own: see ``lease_dialog``). A killed
+agent's window says how to go on.
 """
 
 from __future__ import annotations
@@ -15,27 +21,30 @@ from typing import Callable, Sequence
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFrame, QHBoxLayout, QInputDialog, QLabel, QPushButton, QVBoxLayout, QWidget,
+    QFrame, QHBoxLayout, QInputDialog, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget,
 )
 
 from kernel.errors import KernelError
 from kernel.events import (
-    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, PermissionRequested, TextDelta, ToolCallFinished,
-    ToolCallStarted, TurnFinished, UsageUpdated, UserMessage,
+    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, PermissionRequested, PermissionResolved, TextDelta,
+    ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated, UserMessage,
 )
 from kernel.facade import Kernel
 from kernel.settings import SettingsStore, home
 
-from .ask_style import ERROR, MUTED, shade
-from .ask_text import relative_diff, suggest_budget
+from .ask_style import ERROR, MUTED, STATES, mono_font, shade
+from .ask_text import lease_waiting_text, relative_diff, suggest_budget
 from .bridge import EventBridge
+from .lease_dialog import ANSWER_SHORTCUT
 from .provider_check import missing_key_message
+from .sizing import fit_to_screen
 from .widgets.budget_bar import BudgetBar
 from .widgets.message_input import MessageInput
 from .widgets.state_badge import StateBadge
 from .widgets.transcript import Transcript
 
 BUSY_STATES = ("running", "waiting")
+STOPPED_PLACEHOLDER = "This agent was stopped and takes no more messages. Ctrl+N starts a new agent to continue."
 
 
 class AskWindow(QWidget):
@@ -48,13 +57,17 @@ class AskWindow(QWidget):
         self.info: AgentInfo = kernel.agent(agent_id)
         self.raise_dialog: QInputDialog | None = None
         self.setWindowTitle(f"{self.info.name} \u00b7 {agent_id}")
-        self.resize(780, 640)
+        fit_to_screen(self, (780, 640))
         self._build()
         self.transcript.load_history(kernel.conversation(agent_id))
         self._show_info(self.info)
         self.check_key()
+        if self.info.state in ("killed", "failed", "idle", "paused"):  # a reopened window: nothing is still running
+            self.transcript.settle_open_cards(self.info.state)
+        self._show_request(next((r for r in kernel.pending_requests() if r.agent_id == agent_id), None))
         bridge.channel(agent_id).event.connect(self._on_event)
         bridge.tick.connect(self._on_tick)
+        self.focus_first()
 
     # ---- layout -----------------------------------------------------------------
 
@@ -74,6 +87,12 @@ class AskWindow(QWidget):
         # Name and id in the window too, as in UI.md: a title bar may not show them (tiling, offscreen).
         self.identity_label = QLabel(f"<b>{html.escape(self.info.name)}</b> \u00b7 {self.agent_id}", self)
         header.addWidget(self.identity_label)
+        self.model_label = QLabel(f"{self.info.provider} \u00b7 {self.info.model}", self)  # who it talks to
+        self.model_label.setFont(mono_font())
+        self.model_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.model_label.setToolTip(f"provider {self.info.provider}, model {self.info.model}")
+        self.model_label.setStyleSheet(f"color: {shade(MUTED, self.palette())};")
+        header.addWidget(self.model_label)
         header.addWidget(self.state_badge)
         header.addWidget(self.reason_label, 1)
         header.addWidget(self.pause_button)
@@ -100,6 +119,15 @@ class AskWindow(QWidget):
         self.key_notice.setStyleSheet(f"QFrame#keyNotice {{ border: 1px solid {err}; border-radius: 4px; }}")
         self.key_notice.hide()
 
+        self.lease_notice = QLabel(self)  # a request waits: say so, and how to answer it
+        self.lease_notice.setObjectName("leaseNotice")
+        self.lease_notice.setWordWrap(True)
+        _glyph, light, dark = STATES["waiting"]
+        loud = shade((light, dark), self.palette())
+        self.lease_notice.setStyleSheet(f"QLabel#leaseNotice {{ color: {loud}; font-weight: bold;"
+                                        f" border: 1px solid {loud}; border-radius: 4px; padding: 4px 8px; }}")
+        self.lease_notice.hide()
+
         self.transcript = Transcript(self.info.name, self._diffs, self, frames=self.bridge.frames)
         self.input = MessageInput(self)
         self.input.submitted.connect(self.send)
@@ -123,6 +151,7 @@ class AskWindow(QWidget):
         layout.addLayout(header)
         layout.addLayout(budget_row)
         layout.addWidget(self.key_notice)
+        layout.addWidget(self.lease_notice)
         layout.addWidget(line)
         layout.addWidget(self.transcript, 1)
         layout.addWidget(line2)
@@ -170,6 +199,8 @@ class AskWindow(QWidget):
         dialog.setIntRange(max(1, info.used + 1), 2_000_000_000)
         dialog.setIntStep(10_000)
         dialog.setIntValue(suggest_budget(info.used, info.budget))
+        for spin in dialog.findChildren(QSpinBox):
+            spin.setGroupSeparatorShown(True)  # "400,000", not "400000"
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.intValueSelected.connect(lambda value: self.kernel.raise_budget(self.agent_id, value))
@@ -193,13 +224,20 @@ class AskWindow(QWidget):
                 self.transcript.finish_call(e.call_id, e.ok, e.content, e.duration_ms, e.changes)
             case PermissionRequested(request=request) if request.agent_id == self.agent_id:
                 self.transcript.waiting_for(request.call_id)
+                self._show_request(request)
+            case PermissionResolved(agent_id=self.agent_id):
+                self._show_request(next((r for r in self.kernel.pending_requests()
+                                         if r.agent_id == self.agent_id), None))
             case AgentStateChanged(agent=info) if info.id == self.agent_id:
                 self._show_info(info)
                 if info.state == "failed":
                     self.transcript.add_notice(f"{info.name} failed: {info.reason or 'no reason given'}")
             case AgentKilled(agent=info, by=by) if info.id == self.agent_id:
                 self._show_info(info)
-                self.transcript.add_notice(f"{info.name} was stopped ({info.reason or 'by ' + by}).")
+                self._show_request(None)
+                self.transcript.settle_open_cards("killed")
+                self.transcript.add_notice(f"{info.name} was stopped ({info.reason or 'by ' + by}). "
+                                           "Ctrl+N starts a new agent to continue.")
             case UsageUpdated(agent=info) | AgentSpawned(agent=info) if info.id == self.agent_id:
                 self._show_info(info)
 
@@ -219,7 +257,20 @@ class AskWindow(QWidget):
         if info.state not in BUSY_STATES and self.status_label.text().startswith("Pausing"):
             self.status_label.clear()
         if killed:
-            self.input.setPlaceholderText("This agent was stopped; open a new Ask to continue.")
+            self.input.setPlaceholderText(STOPPED_PLACEHOLDER)
+            self.input.setToolTip(STOPPED_PLACEHOLDER)
+
+    def _show_request(self, request: object) -> None:
+        """Flag a waiting lease request (None: no request waits)."""
+        self.lease_notice.setText(lease_waiting_text(request, ANSWER_SHORTCUT) if request is not None else "")
+        self.lease_notice.setVisible(request is not None)
+
+    def focus_first(self) -> None:
+        """The keyboard goes where the user will type: the message box (or Open Settings when a key is missing)."""
+        if self.input.isEnabled():
+            self.input.setFocus(Qt.FocusReason.OtherFocusReason)
+        elif not self.key_notice.isHidden():
+            self.settings_button.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def check_key(self) -> bool:
         """Show or hide the missing-key notice; True when the key is missing."""

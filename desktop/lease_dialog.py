@@ -7,16 +7,32 @@ cancelled) or the agent's kill closes it without granting anything. The
 dialog offers exactly the kernel's durations for exactly the scope asked; the
 answer goes back through ``Kernel.resolve_request``. Its countdown reads the
 kernel clock on every bridge tick, so tests drive it with a manual clock.
+
+Nothing here grants by accident. A request arrives on its own, so its dialog
+does not take the keyboard from a window the user is typing in: unless the
+asking agent's own window is the active one, the dialog is shown without
+activation (and, on platforms that activate new windows anyway, such as
+offscreen Qt and X without a window manager, the keyboard is handed straight
+back). It then waits to be brought up: with ``ANSWER_SHORTCUT`` from any
+window, Enter on its row of the process table, or by activating its Ask
+window. Each time the dialog becomes the active window its grant buttons
+ignore input for ``GRANT_DELAY_MS``, as browsers do for permission prompts
+(Firefox's ``security.dialog_enable_delay``, 1000 ms). 750 ms is chosen
+because it covers the next two or three keystrokes of someone typing at
+60 words a minute (about 200 ms apart) and is shorter than reading the
+scope and path takes; Esc (Deny) works at once. The first focus is on the
+diff (or the dialog itself), never on a button, so a stray Space presses nothing.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import QObject, Qt
+import shiboken6
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget,
+    QApplication, QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget,
 )
 
 from kernel.approver import Decision, Denial, Grant, LeaseRequest
@@ -26,16 +42,28 @@ from kernel.facade import Kernel
 from .ask_style import ERROR, mono_font, shade
 from .ask_text import expiry_text, grant_choices, lease_action, lease_title
 from .bridge import EventBridge
+from .sizing import available_geometry, fit
 from .widgets.diff_view import DiffView
+
+GRANT_DELAY_MS = 750
+ANSWER_SHORTCUT = "Ctrl+Shift+A"
+DIFF_LINES = 24  # the most diff lines the dialog shows before the diff scrolls (fewer on a small screen)
+WindowFor = Callable[[str, bool], QWidget | None]  # (agent id, activate) -> the agent's window
 
 
 class LeaseDialog(QDialog):
     def __init__(self, request: LeaseRequest, answer: Callable[[Decision], None], now: Callable[[], float],
-                 parent: QWidget | None = None, stop_agent: Callable[[], None] | None = None) -> None:
+                 parent: QWidget | None = None, stop_agent: Callable[[], None] | None = None,
+                 grant_delay_ms: int = GRANT_DELAY_MS) -> None:
         super().__init__(parent)
         self.request = request
         self._answer = answer
         self._now = now
+        self.armed = False  # grant buttons take input only once armed
+        self._arm_timer = QTimer(self)
+        self._arm_timer.setSingleShot(True)
+        self._arm_timer.setInterval(max(0, grant_delay_ms))
+        self._arm_timer.timeout.connect(self._arm)
         if stop_agent is not None:  # the Ask window is blocked while this is open: Ctrl+. works here too
             QShortcut(QKeySequence("Ctrl+."), self, stop_agent)
         self.answered: Decision | None = None
@@ -43,9 +71,11 @@ class LeaseDialog(QDialog):
         self.setWindowModality(Qt.WindowModality.WindowModal if parent is not None
                                else Qt.WindowModality.NonModal)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.setMinimumWidth(620)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the dialog itself can hold the first focus
         self._build()
+        self.hold_grants()
         self.update_countdown()
+        self.fit_screen()
 
     def _build(self) -> None:
         req = self.request
@@ -75,8 +105,8 @@ class LeaseDialog(QDialog):
         self.diff_view: DiffView | None = None
         if preview is not None and preview.diff:
             layout.addWidget(QLabel("Diff preview", self))
-            self.diff_view = DiffView(preview.diff, max_lines=16, parent=self)
-            layout.addWidget(self.diff_view)
+            self.diff_view = DiffView(preview.diff, max_lines=DIFF_LINES, parent=self, shrink=True)
+            layout.addWidget(self.diff_view, 1)  # the one part that gives way on a small screen
         err = shade(ERROR, self.palette())
         for note in req.notes:
             label = QLabel(f"\u26a0 {note}", self)
@@ -84,7 +114,8 @@ class LeaseDialog(QDialog):
             label.setStyleSheet(f"color: {err};")
             layout.addWidget(label)
 
-        layout.addWidget(QLabel(f"Grant <span style='font-family:monospace'>{req.scope}</span> for:", self))
+        self.grant_label = QLabel(f"Grant <span style='font-family:monospace'>{req.scope}</span> for:", self)
+        layout.addWidget(self.grant_label)
         buttons = QHBoxLayout()
         self.grant_buttons: dict[float, QPushButton] = {}
         default_button: QPushButton | None = None
@@ -106,12 +137,44 @@ class LeaseDialog(QDialog):
         layout.addWidget(self.countdown_label)
         self.default_button = default_button or next(iter(self.grant_buttons.values()))
         self.default_button.setDefault(True)
-        self.default_button.setFocus()
+        (self.diff_view or self).setFocus()  # never a button: a stray Space must press nothing
+
+    def fit_screen(self) -> None:
+        """As big as its contents want, within the screen; the diff is what shrinks."""
+        area = available_geometry(self.parentWidget() or self)
+        hint = self.sizeHint()
+        self.setMaximumHeight(max(240, area.height() - 48))
+        w, h = fit((max(620, hint.width()), hint.height()), (area.width(), area.height()))
+        self.resize(w, h)
+
+    # ---- the grant delay -----------------------------------------------------------
+
+    def hold_grants(self) -> None:
+        """Grant buttons ignore input for the delay, starting now (each time the dialog comes up)."""
+        self.armed = False
+        for button in self.grant_buttons.values():
+            button.setEnabled(False)
+        if self._arm_timer.interval() <= 0:
+            self._arm()
+        else:
+            self._arm_timer.start()
+
+    def _arm(self) -> None:
+        self._arm_timer.stop()
+        self.armed = True
+        for button in self.grant_buttons.values():
+            button.setEnabled(True)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
+            self.hold_grants()
+        super().changeEvent(event)
 
     # ---- answers ----------------------------------------------------------------
 
     def grant(self, seconds: float) -> None:
-        self._settle(Grant(seconds))
+        if self.armed:  # the buttons are disabled until then; this guards every other way in
+            self._settle(Grant(seconds))
 
     def deny(self) -> None:
         self._settle(Denial())
@@ -146,15 +209,35 @@ class LeaseDialog(QDialog):
         self.countdown_label.setText(expiry_text(self.seconds_left()))
 
 
-class LeaseDialogs(QObject):
-    """Opens and closes lease dialogs from the event stream."""
+class FocusKeeper:
+    """Where the keyboard was before something appeared on its own, and a way to hand it back."""
 
-    def __init__(self, kernel: Kernel, bridge: EventBridge, window_for: Callable[[str], QWidget | None],
-                 parent: QObject | None = None) -> None:
+    def __init__(self) -> None:
+        self.window = QApplication.activeWindow()
+        self.widget = QApplication.focusWidget()
+
+    def restore(self) -> None:
+        window, widget = self.window, self.widget
+        if window is None or not shiboken6.isValid(window) or not window.isVisible():
+            return
+        if QApplication.activeWindow() is not window:
+            window.activateWindow()
+        if widget is not None and shiboken6.isValid(widget) and QApplication.focusWidget() is not widget:
+            widget.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+
+
+class LeaseDialogs(QObject):
+    """Opens and closes lease dialogs from the event stream, and brings them up when asked."""
+
+    def __init__(self, kernel: Kernel, bridge: EventBridge, window_for: WindowFor,
+                 parent: QObject | None = None, grant_delay_ms: int = GRANT_DELAY_MS) -> None:
         super().__init__(parent)
         self.kernel = kernel
         self._window_for = window_for
+        self.grant_delay_ms = grant_delay_ms
         self.open: dict[int, LeaseDialog] = {}
+        self.waiting_to_come_up: set[int] = set()  # shown without the keyboard, not yet brought up
+        self._settling: set[int] = set()  # shown this pass: their window's activation is the platform's, not the user's
         bridge.event.connect(self._on_event)
         bridge.tick.connect(self._tick)
         for request in kernel.pending_requests():  # asked before this desktop attached
@@ -172,21 +255,69 @@ class LeaseDialogs(QObject):
                         self._withdraw(request_id)
 
     def show(self, request: LeaseRequest) -> LeaseDialog:
+        """Open the request's dialog; it takes the keyboard only from its own agent's window."""
+        keeper = FocusKeeper()
+        parent = self._window_for(request.agent_id, False)
+        quiet = parent is None or keeper.window is not parent
         now = self.kernel.now
-        parent = self._window_for(request.agent_id)
         dialog = LeaseDialog(request, lambda d: self.kernel.resolve_request(request.id, d), now, parent,
-                             stop_agent=lambda: self.kernel.kill(request.agent_id))
-        dialog.finished.connect(lambda _code, rid=request.id: self.open.pop(rid, None))
-        dialog.destroyed.connect(lambda _obj=None, rid=request.id: self.open.pop(rid, None))
+                             stop_agent=lambda: self.kernel.kill(request.agent_id),
+                             grant_delay_ms=self.grant_delay_ms)
+        dialog.finished.connect(lambda _code, rid=request.id: self._forget(rid))
+        dialog.destroyed.connect(lambda _obj=None, rid=request.id: self._forget(rid))
         self.open[request.id] = dialog
+        if quiet:
+            dialog.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
+            self.waiting_to_come_up.add(request.id)
         dialog.open()
+        if quiet:
+            self._settling.add(request.id)
+            keeper.restore()
+            QTimer.singleShot(0, lambda rid=request.id: self._settled(rid, keeper))  # platforms that activate later
+        if parent is not None:
+            parent.installEventFilter(self)  # activating the agent's window brings its dialog up
         return dialog
 
     def dialog_for(self, agent_id: str) -> LeaseDialog | None:
         return next((d for d in self.open.values() if d.request.agent_id == agent_id), None)
 
+    def bring_up(self, agent_id: str | None = None) -> LeaseDialog | None:
+        """Raise and activate the agent's dialog (or the oldest open one); its grant delay starts again."""
+        dialog = self.dialog_for(agent_id) if agent_id is not None else \
+            next(iter(sorted(self.open.items())), (0, None))[1]
+        if dialog is None or not shiboken6.isValid(dialog):
+            return None
+        self.waiting_to_come_up.discard(dialog.request.id)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, False)
+        parent = dialog.parentWidget()
+        if parent is not None and not parent.isVisible():
+            parent.show()
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+        dialog.hold_grants()
+        return dialog
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.WindowActivate:
+            for dialog in list(self.open.values()):
+                if shiboken6.isValid(dialog) and dialog.parentWidget() is watched and \
+                        dialog.request.id not in self._settling:
+                    QTimer.singleShot(0, lambda aid=dialog.request.agent_id: self.bring_up(aid))
+                    break
+        return False
+
+    def _settled(self, request_id: int, keeper: FocusKeeper) -> None:
+        keeper.restore()
+        self._settling.discard(request_id)
+
+    def _forget(self, request_id: int) -> None:
+        self.open.pop(request_id, None)
+        self.waiting_to_come_up.discard(request_id)
+
     def _withdraw(self, request_id: int) -> None:
         dialog = self.open.pop(request_id, None)
+        self.waiting_to_come_up.discard(request_id)
         if dialog is not None:
             try:
                 dialog.withdraw()

@@ -2,21 +2,68 @@
 
 A tool entry shows its input, then what it caused (the result or error and
 each file change with its diff); a file change shows its unified diff with
-added and removed lines coloured; anything else shows its JSON. Plain
-Python over the ledger, so the wording is tested without a window.
+added and removed lines coloured; anything else is said in words, with
+times as local times and durations in words (a grant's ``until`` is an epoch
+in the ledger; nobody reads that). The entry's raw JSON is one click away,
+behind a toggle (``JSON_LINK``). Plain Python over the ledger, so the wording
+is tested without a window.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import time
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
-from ledger import Entry, FileChange, ToolCall, ToolError, ToolResult, Undo
+from kernel.leases import describe_duration
+from ledger import (
+    AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke, Snapshot, ToolCall, ToolError,
+    ToolResult, Undo,
+)
 from ledger.errors import LedgerError
 
 from .ask_text import plural
+
+JSON_LINK = "agentdesk:json"  # the detail pane's "show JSON" toggle
+
+
+def local_time(ts: float) -> str:
+    """``14:05:12`` today, ``2025-06-09 14:05:12`` on another day (local time, never an epoch)."""
+    stamp = time.localtime(ts)
+    same_day = stamp[:3] == time.localtime()[:3]
+    return time.strftime("%H:%M:%S" if same_day else "%Y-%m-%d %H:%M:%S", stamp)
+
+
+def entry_words(entry: Entry) -> str | None:
+    """One sentence for the kinds that have no view of their own; None for the rest."""
+    e = html.escape
+    match entry:
+        case LeaseGrant(subject=subject, scope=scope, until=until, duration_s=duration):
+            return (f"Granted <code>{e(scope)}</code> to {e(subject)} for {e(describe_duration(duration).lower())}, "
+                    f"until {local_time(until)} (lease #{entry.seq}).")
+        case LeaseRevoke(lease=lease, subject=subject, reason=reason):
+            return f"Lease #{lease} of {e(subject)} revoked" + (f": {e(reason)}." if reason else ".")
+        case Expired(scope=scope, subject=subject, tool=tool, lease=lease):
+            if lease:
+                return f"Lease #{lease} (<code>{e(scope)}</code>) of {e(subject)} ran out."
+            return (f"{e(subject)}'s request for <code>{e(scope)}</code>"
+                    + (f" to call <code>{e(tool)}</code>" if tool else "") + " expired unanswered.")
+        case Denied(tool=tool, scope=scope, subject=subject):
+            return f"Denied <code>{e(scope)}</code> to {e(subject)}: <code>{e(tool)}</code> was not run."
+        case AgentSpawn(name=name, provider=provider, model=model, budget=budget, workspace=workspace):
+            what = f"Started {e(name)} ({e(entry.actor)})"
+            if provider or model:
+                what += f" on {e(provider)} \u00b7 {e(model)}"
+            if budget:
+                what += f", budget {budget:,} tokens"
+            return what + (f", workspace <code>{e(workspace)}</code>." if workspace else ".")
+        case AgentKill(subject=subject, reason=reason):
+            return f"{e(subject)} was stopped" + (f": {e(reason)}." if reason else ".")
+        case Snapshot(root=root, files=files, changed=changed):
+            return f"Snapshot of <code>{e(root)}</code>: {plural(files, 'file')}, {changed:,} changed."
+    return None
 
 
 @dataclass(frozen=True)
@@ -82,9 +129,10 @@ class LedgerReader(Protocol):
 
 
 def entry_html(ledger: LedgerReader, entry: Entry, rel: Callable[[str, str | None], str], p: Palette,
-               undone_by: int | None = None) -> str:
-    """The detail pane's contents for ``entry``."""
-    head = f"<b>#{entry.seq}</b> · {html.escape(entry.kind)} · {html.escape(entry.actor)}"
+               undone_by: int | None = None, show_json: bool = False) -> str:
+    """The detail pane's contents for ``entry`` (its raw JSON below when ``show_json``)."""
+    head = (f"<b>#{entry.seq}</b> · {html.escape(entry.kind)} · {html.escape(entry.actor)}"
+            f" · {local_time(entry.ts)}")
     if undone_by is not None:
         head += f' · <span style="color:{p.muted}"><s>undone</s> by #{undone_by}</span>'
     parts = [f"<p style='margin:0 0 4px 0'>{head}</p>"]
@@ -119,5 +167,13 @@ def entry_html(ledger: LedgerReader, entry: Entry, rel: Callable[[str, str | Non
                 if isinstance(c, FileChange):
                     parts.append(_change_html(ledger, c, rel, p))
         case _:
-            parts.append(json_html(entry.to_json(), p))
+            words = entry_words(entry)
+            if words is not None:
+                parts.append(f"<p style='margin:4px 0'>{words}</p>")
+            else:
+                show_json = True  # nothing better to say than the entry itself
+    toggle = "\u25be hide JSON" if show_json else "\u25b8 show JSON"
+    parts.append(f"<p style='margin:8px 0 4px 0'><a href='{JSON_LINK}'>{toggle}</a></p>")
+    if show_json:
+        parts.append(json_html(entry.to_json(), p))
     return "".join(parts)

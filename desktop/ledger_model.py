@@ -189,10 +189,10 @@ class LedgerPager:
             case AgentKill(subject=subject, reason=reason):
                 return f"{subject}: {reason}"
             case Undo(after_seq=after, reversed=rev, conflicts=conf):
-                extra = f", {len(conf)} conflict(s)" if conf else ""
+                extra = f", {plural(len(conf), 'conflict')}" if conf else ""
                 return f"after #{after}: {plural(len(rev), 'change')}{extra}"
             case Snapshot(root=root, changed=changed):
-                return f"{root} ({changed} changed)"
+                return f"{root} ({plural(changed, 'file')} changed)"
         return ""
 
     @staticmethod
@@ -305,13 +305,21 @@ class LedgerTableModel(RowsTableModel):
             if e.kind in ("error", "denied"):
                 return style.role_colour("error")
         if role == Qt.ItemDataRole.ToolTipRole:
-            if undone_by is not None:
-                return f"undone by #{undone_by}"
-            if col == COL_WHAT and isinstance(e, FileChange):
-                return e.path
+            return self._tooltip(e, col, undone_by)
         if role == Qt.ItemDataRole.TextAlignmentRole and col == COL_SEQ:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+    def _tooltip(self, e: Entry, col: int, undone_by: int | None) -> str | None:
+        """The whole path on every cell of a row that has one (the view elides it in the middle)."""
+        path = getattr(e, "path", None) or (e.root if isinstance(e, Snapshot) else None)
+        lines = [path] if isinstance(path, str) and path else []
+        if not lines and col == COL_WHAT:
+            what = self.pager.what(e)
+            lines = [what] if what else []
+        if undone_by is not None:
+            lines.append(f"undone by #{undone_by}")
+        return "\n".join(lines) or None
 
     def _display(self, e: Entry, col: int, undone_by: int | None) -> str:
         if col == COL_SEQ:

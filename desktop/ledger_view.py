@@ -5,6 +5,11 @@ scrolls); filters re-query the ledger through the facade. Selecting an entry
 fills the detail pane (``ledger_detail``). "Undo changes after this entry…"
 first runs the undo as a dry run and shows what will happen to each file,
 then applies it and shows what did; both dialogs are window-modal.
+
+Paths elide in the middle (the file name and its folder's start both stay
+readable) with the whole path in each row's tooltip; when the view is
+narrow the cause and scope columns (also in the detail pane) are hidden
+before the path gets too short to read, so no horizontal scroll bar appears.
 """
 
 from __future__ import annotations
@@ -12,7 +17,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPoint, Qt, QUrl, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMenu, QPushButton, QSplitter,
     QStackedWidget, QTableView, QTextBrowser, QVBoxLayout, QWidget,
@@ -22,14 +28,53 @@ from ledger import KINDS, Entry, FileChange
 
 from . import style
 from .frame_clock import FrameClock
-from .ledger_detail import Palette, entry_html
-from .ledger_model import COL_WHAT, EntryRole, Filters, LedgerPager, LedgerTableModel
+from .ledger_detail import JSON_LINK, Palette, entry_html
+from .ledger_model import (
+    COL_ACTOR, COL_CAUSE, COL_KIND, COL_SCOPE, COL_SEQ, COL_TIME, COL_WHAT, EntryRole, Filters, LedgerPager,
+    LedgerTableModel,
+)
 from .undo_dialogs import UndoConfirmDialog, UndoResultDialog
 
 EMPTY_TEXT = ("The ledger is empty.\n\nEvery tool call an agent makes, every file it changes, every lease "
               "you grant or revoke and every undo will appear here, newest first.")
 NO_MATCH_TEXT = "No entries match these filters."
 AGENT_ACTORS = ("user", "kernel", "outside")
+HIDE_FIRST = (COL_CAUSE, COL_SCOPE)  # in the detail pane too: hidden when the path would get too short
+WHAT_MIN = 160
+
+
+class LedgerTable(QTableView):
+    """The entries table: fixed columns from the fonts, the path column takes the rest, nothing scrolls sideways."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+
+    def column_widths(self) -> dict[int, int]:
+        pad = 4 * style.SPACING
+        plain = self.fontMetrics()
+        mono = QFontMetrics(style.mono_font())
+        return {COL_SEQ: plain.horizontalAdvance("000000") + pad, COL_TIME: plain.horizontalAdvance("00:00:00") + pad,
+                COL_ACTOR: plain.horizontalAdvance("outside") + pad, COL_KIND: plain.horizontalAdvance("lease.revoke") + pad,
+                COL_SCOPE: mono.horizontalAdvance("shell.exec") + pad, COL_CAUSE: plain.horizontalAdvance("lease #0000") + pad}
+
+    def fit_columns(self) -> list[int]:
+        widths = self.column_widths()
+        room = self.viewport().width()
+        hidden: list[int] = []
+        for col in HIDE_FIRST:
+            if sum(w for c, w in widths.items() if c not in hidden) + WHAT_MIN <= room:
+                break
+            hidden.append(col)
+        for col, width in widths.items():
+            self.setColumnHidden(col, col in hidden)
+            self.horizontalHeader().resizeSection(col, width)
+        return hidden
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self.fit_columns()
 
 
 def _is_agent(actor: str) -> bool:
@@ -74,7 +119,7 @@ class LedgerView(QWidget):
         bar.addWidget(self.kind, 2)
         bar.addWidget(self.path, 3)
 
-        self.table = QTableView()
+        self.table = LedgerTable()
         self.table.setObjectName("ledger")
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -86,9 +131,9 @@ class LedgerView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(style.METRICS.row - style.SPACING)
         header = self.table.horizontalHeader()
         header.setHighlightSections(False)
-        for col, width in enumerate((60, 72, 52, 104, 220, 72, 112)):
-            header.resizeSection(col, width)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         header.setSectionResizeMode(COL_WHAT, QHeaderView.ResizeMode.Stretch)
+        self.table.fit_columns()
         self.table.selectionModel().currentRowChanged.connect(lambda cur, _prev: self.show_detail(cur))
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._menu_at)
@@ -104,6 +149,8 @@ class LedgerView(QWidget):
 
         self.detail = QTextBrowser()
         self.detail.setOpenLinks(False)
+        self.show_json = False  # the raw entry behind a toggle, kept from one entry to the next
+        self.detail.anchorClicked.connect(self._on_link)
         self.detail.setPlaceholderText("Select an entry to see its input, result, diff and what it caused.")
         self.undo_after = QPushButton("Undo changes after this entry…")
         self.undo_mine = QPushButton("…made by this agent only")
@@ -185,8 +232,17 @@ class LedgerView(QWidget):
             self.detail.clear()
             return
         html = entry_html(self.kernel, entry, self.model.pager.relative, self.palette_for_detail(),
-                          self.model.pager.undone.get(entry.seq))
+                          self.model.pager.undone.get(entry.seq), show_json=self.show_json)
         self.detail.setHtml(html)
+
+    def _on_link(self, url: QUrl) -> None:
+        if url.toString() == JSON_LINK:
+            self.toggle_json()
+
+    def toggle_json(self) -> None:
+        """Show or hide the selected entry's raw JSON."""
+        self.show_json = not self.show_json
+        self.show_detail(self.table.currentIndex())
 
     def _enable_undo(self, entry: Entry | None) -> None:
         self.undo_after.setEnabled(entry is not None)

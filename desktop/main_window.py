@@ -5,6 +5,11 @@ It owns the agent windows (agent id → Ask window) so double-clicking a row,
 talks to the kernel only through the facade and learns everything else from
 the bridge's events. Closing while agents work asks first (window-modal),
 then shuts the kernel down with ``aclose``.
+
+Its shortcuts (Ctrl+N, Ctrl+P, Ctrl+L, and the one that brings up a waiting
+lease dialog) are application-wide: they work from every Agentdesk window,
+not only when this one is active. It opens at a size that fits the screen's
+available area (``sizing``), down to 1024×700.
 """
 
 from __future__ import annotations
@@ -17,14 +22,19 @@ import shiboken6
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QLabel, QMainWindow, QMessageBox, QSizePolicy, QSplitter, QToolBar, QVBoxLayout, QWidget,
+    QApplication, QLabel, QMainWindow, QMessageBox, QSizePolicy, QSplitter, QToolBar, QVBoxLayout, QWidget,
 )
+
+from kernel.events import AgentKilled, PermissionRequested, PermissionResolved
+from kernel.words import plural
 
 from . import style
 from .bridge import EventBridge
+from .lease_dialog import ANSWER_SHORTCUT
 from .ledger_view import LedgerView
 from .process_model import ProcessRows, ProcessTableModel
 from .process_view import ProcessView
+from .sizing import fit_to_screen
 from .status import StatusCounts, StatusLabels
 
 WindowFactory = Callable[[str], QWidget]
@@ -58,6 +68,7 @@ class MainWindow(QMainWindow):
         self.windows: dict[str, QWidget] = {}
         self._make_ask_window = make_ask_window
         self._open_settings = open_settings
+        self._bring_up_lease: Callable[[str | None], object] | None = None  # set by build_desktop
         self._shutting_down = False
         self._done = False
         self._exposed = False
@@ -81,20 +92,24 @@ class MainWindow(QMainWindow):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(_section("Processes", self.process_view))
         split.addWidget(_section("Ledger", self.ledger_view))
-        split.setStretchFactor(0, 5)
-        split.setStretchFactor(1, 6)
-        split.setSizes([560, 720])
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setSizes([5000, 5000])  # in proportion: the splitter scales them to its width
         split.setChildrenCollapsible(False)
         self.splitter = split
         self.setCentralWidget(split)
         self.statusBar().addPermanentWidget(self.status.footer)
         self.statusBar().setSizeGripEnabled(False)
 
-        QShortcut(QKeySequence("Ctrl+P"), self, self.focus_processes)
-        QShortcut(QKeySequence("Ctrl+L"), self, self.focus_ledger)
+        self.shortcuts: dict[str, QShortcut] = {}
+        for keys, action in (("Ctrl+P", self.focus_processes), ("Ctrl+L", self.focus_ledger),
+                             (ANSWER_SHORTCUT, self.answer_lease)):
+            shortcut = QShortcut(QKeySequence(keys), self, action)
+            shortcut.setContext(Qt.ShortcutContext.ApplicationShortcut)  # from every Agentdesk window
+            self.shortcuts[keys] = shortcut
         bridge.event.connect(self._on_event)
         bridge.tick.connect(self._on_tick)
-        self.resize(1280, 760)
+        fit_to_screen(self, (1280, 760))
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("Main")
@@ -102,6 +117,7 @@ class MainWindow(QMainWindow):
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.new_action = QAction(style.icon("new-ask"), "+ New Ask", self)
         self.new_action.setShortcut(QKeySequence("Ctrl+N"))
+        self.new_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         self.new_action.setToolTip("Start a new agent and open its Ask window (Ctrl+N)")
         self.new_action.triggered.connect(self.new_ask)
         self.settings_action = QAction(style.icon("settings"), "Settings", self)
@@ -122,6 +138,20 @@ class MainWindow(QMainWindow):
         self.processes.on_event(event)
         self.ledger_view.on_event(event)
         self.status.on_event(event)
+        if isinstance(event, (PermissionRequested, PermissionResolved, AgentKilled)):
+            self._flag_requests()
+
+    def _flag_requests(self) -> None:
+        """Say in the status line that a lease request waits, and how to answer it."""
+        requests = self.kernel.pending_requests()
+        if not requests:
+            self.statusBar().clearMessage()
+            return
+        first = requests[0]
+        more = f" (and {plural(len(requests) - 1, 'more request')})" if len(requests) > 1 else ""
+        self.statusBar().showMessage(
+            f"\u25c6 {first.agent_name} ({first.agent_id}) waits for a {first.scope} lease{more}: "
+            f"press {ANSWER_SHORTCUT} to answer")
 
     def _on_tick(self) -> None:
         self.processes.on_tick()
@@ -141,30 +171,55 @@ class MainWindow(QMainWindow):
 
     # ---- actions --------------------------------------------------------------------
 
+    def _come_forward(self) -> None:
+        if not self.isActiveWindow():
+            self.show()
+            self.raise_()
+            self.activateWindow()
+
     def focus_processes(self) -> None:
+        self._come_forward()
         self.process_view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def focus_ledger(self) -> None:
+        self._come_forward()
         view = self.ledger_view
         target = view.table if view.stack.currentWidget() is view.table else view.actor  # empty: the filters
         target.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def answer_lease(self) -> None:
+        """Bring up the lease dialog of the active Ask window's agent, or else the oldest one open."""
+        if self._bring_up_lease is None:
+            return
+        active = QApplication.activeWindow()
+        agent_id = next((aid for aid, w in self.windows.items() if w is active), None)
+        if agent_id is None or self._bring_up_lease(agent_id) is None:
+            self._bring_up_lease(None)
 
     def new_ask(self) -> QWidget:
         """Spawn an agent with a generated name and open its Ask window."""
         info = self.kernel.spawn()
         return self.window_for(info.id)
 
-    def window_for(self, agent_id: str) -> QWidget:
-        """The agent's Ask window, opened or raised."""
+    def window_for(self, agent_id: str, activate: bool = True) -> QWidget:
+        """The agent's Ask window, opened and raised (``activate``), or just shown without taking the keyboard."""
         window = self.windows.get(agent_id)
         if window is None:
             factory = self._make_ask_window or self._default_ask_window
             window = factory(agent_id)
             self.windows[agent_id] = window
             window.destroyed.connect(lambda *_a, aid=agent_id: self.windows.pop(aid, None))
+        if not activate:
+            if not window.isVisible():
+                window.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
+                window.show()
+                window.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, False)
+            return window
         window.show()
         window.raise_()
         window.activateWindow()
+        if self._bring_up_lease is not None:
+            self._bring_up_lease(agent_id)  # a waiting request is what this window needs answered
         return window
 
     def _default_ask_window(self, agent_id: str) -> QWidget:
@@ -193,7 +248,7 @@ class MainWindow(QMainWindow):
             self.shut_down()
             return
         box = QMessageBox(QMessageBox.Icon.Question, "Quit Agentdesk?",
-                          f"{len(busy)} agent(s) are still working: {', '.join(busy)}.\n"
+                          f"{plural(len(busy), 'agent')} {'is' if len(busy) == 1 else 'are'} still working: {', '.join(busy)}.\n"
                           "Quitting stops them (recorded in the ledger as killed by the kernel).",
                           QMessageBox.StandardButton.Cancel, self)
         quit_button = box.addButton("Stop agents and quit", QMessageBox.ButtonRole.DestructiveRole)

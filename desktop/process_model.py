@@ -27,11 +27,14 @@ from kernel.events import (
 from kernel.leases import Lease, describe_left
 
 from . import style
+from .lease_dialog import ANSWER_SHORTCUT
 from .table_model import RowsTableModel
 from .frame_clock import FrameClock
 
-COLUMNS = ("id", "name", "state", "tokens", "leases", "started", "")
+COLUMNS = ("id", "name \u00b7 model", "state", "tokens", "leases", "started", "")
 COL_ID, COL_NAME, COL_STATE, COL_TOKENS, COL_LEASES, COL_STARTED, COL_KILL = range(len(COLUMNS))
+ModelRole = Qt.ItemDataRole.UserRole + 3     # "provider · model", drawn muted after the name
+ANSWER_HINT = "press Enter or double-click to answer ({shortcut} from any window)"
 AgentRole = Qt.ItemDataRole.UserRole + 1     # the row's AgentInfo
 FractionRole = Qt.ItemDataRole.UserRole + 2  # tokens used / budget, 0..1
 
@@ -186,6 +189,8 @@ class ProcessTableModel(RowsTableModel):
         col = index.column()
         if role == AgentRole:
             return info
+        if role == ModelRole:
+            return f"{info.provider} \u00b7 {info.model}"
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(info, col)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -227,6 +232,9 @@ class ProcessTableModel(RowsTableModel):
         if col == COL_LEASES:
             return self.rows.lease_tooltip(info.id)
         if col == COL_STATE:
+            if info.state == "waiting":  # a lease request waits for a person: say how to answer it
+                what = f" ({info.reason})" if info.reason else ""
+                return f"waiting \u2014 lease request{what}; " + ANSWER_HINT.format(shortcut=ANSWER_SHORTCUT)
             return f"{info.state}: {info.reason}" if info.reason else info.state
         if col == COL_TOKENS:
             return (f"{info.used:,} of {info.budget:,} tokens "

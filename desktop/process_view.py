@@ -3,6 +3,12 @@
 Actions go straight to the kernel facade (kill, pause, resume, raise a
 budget, revoke a lease); the table itself changes only when the resulting
 events arrive. Double-click (or Enter) opens the agent's window.
+
+The state and the Kill button stay visible at any width, with no horizontal
+scroll bar: the name gives way first (it elides), then, as the table gets
+narrower, the started, model, leases, tokens and id columns are hidden in
+that order (``fit_columns``). At the main window's 1024-pixel width every
+column fits.
 """
 
 from __future__ import annotations
@@ -10,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, Signal
-from PySide6.QtGui import QAction, QKeyEvent, QMouseEvent, QPainter, QPalette
+from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeyEvent, QMouseEvent, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView, QApplication, QHeaderView, QInputDialog, QMenu, QStyle, QStyledItemDelegate,
     QStyleOptionButton, QStyleOptionProgressBar, QStyleOptionViewItem, QTableView, QWidget,
@@ -20,9 +26,15 @@ from kernel.errors import KernelError
 from kernel.leases import describe_left
 
 from . import style
-from .process_model import AgentRole, COL_KILL, COL_TOKENS, FractionRole, ProcessTableModel
+from .process_model import (
+    COL_ID, COL_KILL, COL_LEASES, COL_NAME, COL_STARTED, COL_STATE, COL_TOKENS, AgentRole, FractionRole, ModelRole,
+    ProcessTableModel,
+)
 
 Index = QModelIndex | QPersistentModelIndex
+HIDE_FIRST = (COL_STARTED, COL_LEASES, COL_TOKENS, COL_ID)  # when narrow, hidden in this order
+NAME_MIN = 64  # the name elides down to this before any column is hidden
+BAR_WIDTH = 40  # the token bar beside "41.2k / 200k"
 
 
 class TokenBarDelegate(QStyledItemDelegate):
@@ -34,7 +46,7 @@ class TokenBarDelegate(QStyledItemDelegate):
         app_style = widget.style() if widget else QApplication.style()
         app_style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter, widget)
         rect = option.rect.adjusted(style.SPACING, style.SPACING * 2, -style.SPACING, -style.SPACING * 2)
-        bar_w = min(60, rect.width() // 2)
+        bar_w = min(BAR_WIDTH, rect.width() // 2)
         bar = QStyleOptionProgressBar()
         bar.rect = QRect(rect.left(), rect.top(), bar_w, rect.height())
         bar.minimum, bar.maximum = 0, 1000
@@ -47,6 +59,33 @@ class TokenBarDelegate(QStyledItemDelegate):
         painter.setPen(option.palette.color(option.palette.ColorRole.Text))
         painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight),
                          index.data(Qt.ItemDataRole.DisplayRole) or "")
+        painter.restore()
+
+
+class NameDelegate(QStyledItemDelegate):
+    """The agent's name, then its provider and model in the muted colour; what does not fit elides."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        self.initStyleOption(option, index)
+        name, model = option.text, index.data(ModelRole) or ""
+        option.text = ""
+        widget = option.widget
+        (widget.style() if widget else QApplication.style()).drawControl(
+            QStyle.ControlElement.CE_ItemViewItem, option, painter, widget)
+        rect = option.rect.adjusted(style.SPACING, 0, -style.SPACING, 0)
+        metrics = option.fontMetrics
+        painter.save()
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        painter.setPen(option.palette.color(text_role))
+        shown = metrics.elidedText(name, Qt.TextElideMode.ElideRight, rect.width())
+        align = int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft)
+        painter.drawText(rect, align, shown)
+        rest = rect.adjusted(metrics.horizontalAdvance(shown + "  "), 0, 0, 0)
+        if model and rest.width() > metrics.horizontalAdvance("\u2026"):
+            if not selected:
+                painter.setPen(style.role_colour("muted"))
+            painter.drawText(rest, align, metrics.elidedText(model, Qt.TextElideMode.ElideRight, rest.width()))
         painter.restore()
 
 
@@ -106,12 +145,13 @@ class ProcessView(QTableView):
         self.verticalHeader().setDefaultSectionSize(style.METRICS.row)
         header = self.horizontalHeader()
         header.setHighlightSections(False)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(COL_TOKENS, QHeaderView.ResizeMode.Fixed)
-        header.resizeSection(COL_TOKENS, 150)
-        header.setSectionResizeMode(COL_KILL, QHeaderView.ResizeMode.Fixed)
-        header.resizeSection(COL_KILL, 72)
+        header.setMinimumSectionSize(24)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # columns give way instead
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self._name = NameDelegate(self)
+        self.setItemDelegateForColumn(COL_NAME, self._name)
         self._bar = TokenBarDelegate(self)
         self._kill = KillButtonDelegate(self)
         self._kill.clicked.connect(self.kill)
@@ -125,6 +165,44 @@ class ProcessView(QTableView):
 
     def _agent(self, index: Index):
         return index.data(AgentRole)
+
+    # ---- fitting the width -----------------------------------------------------------
+
+    def column_widths(self) -> dict[int, int]:
+        """What each column but the name needs, from the fonts in use."""
+        pad = 4 * style.SPACING
+        plain = self.fontMetrics()
+        bold_font = QFont(self.font())
+        bold_font.setBold(True)
+        bold = QFontMetrics(bold_font)
+        mono = QFontMetrics(style.mono_font())
+        return {
+            COL_ID: mono.horizontalAdvance("a0000") + pad,
+            COL_STATE: max(bold.horizontalAdvance(style.state_text(s)) for s in style.STATES) + pad,
+            COL_TOKENS: BAR_WIDTH + plain.horizontalAdvance("200.0k / 200k") + pad + style.SPACING,
+            COL_LEASES: plain.horizontalAdvance("leases") + pad,
+            COL_STARTED: plain.horizontalAdvance("00:00") + pad,
+            COL_KILL: 56 + 2 * style.SPACING,
+        }
+
+    def fit_columns(self) -> list[int]:
+        """Size the columns to the viewport, hiding the least needed ones first; returns the hidden ones."""
+        room = self.viewport().width()
+        widths = self.column_widths()
+        hidden: list[int] = []
+        for col in HIDE_FIRST:
+            if sum(w for c, w in widths.items() if c not in hidden) + NAME_MIN <= room:
+                break
+            hidden.append(col)
+        header = self.horizontalHeader()
+        for col, width in widths.items():
+            self.setColumnHidden(col, col in hidden)
+            header.resizeSection(col, width)
+        return hidden
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self.fit_columns()
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().paintEvent(event)

@@ -19,6 +19,7 @@ from kernel.events import (
     LedgerAppended, UsageUpdated,
 )
 from kernel.leases import Lease
+from kernel.words import plural
 
 from . import style
 
@@ -72,15 +73,14 @@ class StatusCounts:
         if waiting:
             parts.append(style.state_html("waiting").replace(style.state_text("waiting"),
                                                              f"{style.MARKS['waiting']} {waiting} waiting"))
-        n = self.live_leases()
-        parts.append(f"{n} lease" + ("" if n == 1 else "s"))
+        parts.append(plural(self.live_leases(), "lease"))
         return "&nbsp;&nbsp;".join(parts)
 
     def footer(self) -> str:
         """The status bar: "tokens today 55k · ledger 812 entries · kernel attached"."""
         attached = "kernel attached" if self.attached else "kernel detached"
         return (f"tokens today {style.short_tokens(self.tokens_today())} · "
-                f"ledger {self.ledger_entries:,} entries · {attached}")
+                f"ledger {plural(self.ledger_entries, 'entry')} · {attached}")
 
 
 class StatusLabels:

@@ -15,6 +15,8 @@ from pathlib import Path
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
+from kernel.words import short_number
+
 from .ask_style import ADDED, ERROR, MUTED, REMOVED
 from .ask_style import STATES as _ASK_STATES
 
@@ -113,14 +115,8 @@ def grid(widget: QWidget, margins: int = 2, spacing: int = 1) -> None:
 
 
 def short_tokens(n: int) -> str:
-    """41,200 → "41k"; 1,250,000 → "1.2M"; small numbers as they are."""
-    if n >= 1_000_000:
-        return f"{n / 1_000_000:.1f}M".replace(".0M", "M")
-    if n >= 10_000:
-        return f"{n // 1000}k"
-    if n >= 1000:
-        return f"{n / 1000:.1f}k".replace(".0k", "k")
-    return str(n)
+    """14,600 → "14.6k"; 1,250,000 → "1.3M"; small numbers as they are (rounded, never truncated)."""
+    return short_number(n)
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,8 @@ def describe_result(report: UndoReport, rel: Relative) -> tuple[str, list[FileRo
     done = ", ".join(f"{n} {action}" for action, n in counts.items()) or "nothing reversed"
     head = f"Undo #{report.undo_seq}: {done}." if report.undo_seq else f"Undo: {done}."
     if report.conflicts:
-        head += f" {len(report.conflicts)} conflict(s): those files were not touched."
+        head += f" {plural(len(report.conflicts), 'conflict')}: " + \
+            ("that file was" if len(report.conflicts) == 1 else "those files were") + " not touched."
     return head, rows
 
 

@@ -5,7 +5,10 @@
 A throwaway home and workspace, scripted providers (no network, no keys)
 and a manual clock: several agents with leases, one waiting on a lease
 request, one killed, a ledger with a selected diff, an Ask window mid-way
-through a conversation, and the lease dialog. The scene is then played again
+through a conversation, and the lease dialog with a 300-line diff. The
+offscreen screen is 1024×700 (the smallest the desktop is made for; set
+through the offscreen plugin's ``configfile``), and every window takes the
+size it picks for itself on such a screen. The scene is then played again
 on a dark palette for ``main-window-dark.png`` and ``ask-window-dark.png``
 (every colour is chosen from the palette when a widget is built, so the
 palette is set first). Offscreen Qt needs a real font: DejaVu (Debian:
@@ -21,9 +24,25 @@ import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+SCREEN = (1024, 700)
+
+
+def small_screen_platform(width: int = SCREEN[0], height: int = SCREEN[1]) -> str:
+    """The offscreen platform with one screen of ``width``×``height`` (a config file in the temp folder)."""
+    import json
+
+    config = Path(tempfile.gettempdir()) / f"agentdesk-offscreen-{width}x{height}.json"
+    config.write_text(json.dumps({"screens": [{"name": "small", "x": 0, "y": 0, "width": width, "height": height,
+                                               "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
+    return f"offscreen:configfile={config}"
+
+
+os.environ.setdefault("QT_QPA_PLATFORM", small_screen_platform())
+BIG_TEST = "from app import main\n\n\n" + "".join(
+    f"def test_main_{i}(capsys):\n    main()\n    assert 'hello' in capsys.readouterr().out\n\n\n"
+    for i in range(60))  # 300 lines
 
 
 async def _until(predicate, timeout: float = 10.0) -> None:
@@ -53,10 +72,9 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
     clock = ManualClock(time.time() - 600)
     providers: dict[str, ScriptedProvider] = {}
     desk = build_desktop(tmp / "home", providers=lambda name: providers[name], clock=clock,
-                         settings=Settings(user_name="Ada", workspace=str(ws)))
+                         settings=Settings(user_name="Ada", workspace=str(ws)), grant_delay_ms=0)
     k = desk.kernel
     win = desk.window
-    win.resize(1360, 800)
     win.show()
 
     def agent(name: str, budget: int = 200_000) -> str:
@@ -107,8 +125,7 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
 
     tester = agent("tester")
     providers["scripted-tester"].script(
-        reply("I'll add a test for main().", tools=(("fs_write", {"path": "src/test_app.py", "content":
-              "from app import main\n\n\ndef test_main(capsys):\n    main()\n    assert 'hello' in capsys.readouterr().out\n"}),),
+        reply("I'll add tests for main().", tools=(("fs_write", {"path": "src/test_app.py", "content": BIG_TEST}),),
               usage=(11_000, 700)))
     tester_window = win.window_for(tester)
     tester_window.move(80, 80)

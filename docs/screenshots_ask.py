@@ -110,11 +110,11 @@ def _scene(app, tmp: Path, out: Path, suffix: str = "") -> list[Path]:
     kernel = Kernel(ledger=ledger, settings=settings, providers=lambda _n: provider, clock=clock, attached=True)
     bridge = EventBridge(kernel)
     windows: dict[str, AskWindow] = {}
-    dialogs = LeaseDialogs(kernel, bridge, lambda agent_id: windows.get(agent_id))
+    dialogs = LeaseDialogs(kernel, bridge, lambda agent_id, _activate=False: windows.get(agent_id),
+                           grant_delay_ms=0)  # a scripted scene answers at once
     info = kernel.spawn("scribe", provider="scripted", model="scripted")
     window = AskWindow(kernel, info.id, bridge, lambda: None)
     windows[info.id] = window
-    window.resize(860, 940)
     window.show()
     paths: list[Path] = []
     try:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import html
 
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QPalette, QTextOption
-from PySide6.QtWidgets import QFrame, QTextBrowser, QWidget
+from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
 
 from ..ask_style import ADDED, ADDED_BG, MUTED, REMOVED, REMOVED_BG, mono_family, shade
 from ..ask_text import diff_line_kind
@@ -27,10 +28,19 @@ def diff_html(diff: str, palette: QPalette | None = None) -> str:
 
 
 class DiffView(QTextBrowser):
-    """Read-only; as tall as its diff up to ``max_lines``, then it scrolls."""
+    """Read-only; as tall as its diff up to ``max_lines``, then it scrolls.
 
-    def __init__(self, diff: str = "", max_lines: int = 18, parent: QWidget | None = None) -> None:
+    ``shrink``: the height is a preference, not a fixed size. A dialog on a small
+    screen may squeeze the view down to ``min_lines`` (it scrolls), so the widgets
+    below it never get drawn over it.
+    """
+
+    def __init__(self, diff: str = "", max_lines: int = 18, parent: QWidget | None = None, *,
+                 shrink: bool = False, min_lines: int = 3) -> None:
         super().__init__(parent)
+        self.shrink = shrink
+        self.min_lines = min_lines
+        self._preferred = 0
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setWordWrapMode(QTextOption.WrapMode.NoWrap)
         self.setOpenLinks(False)
@@ -48,4 +58,17 @@ class DiffView(QTextBrowser):
         per_line = (doc.size().height() - margins) / lines
         shown = min(self.max_lines, lines) * per_line + margins
         bar = self.horizontalScrollBar().sizeHint().height() if doc.idealWidth() > 900 else 0
-        self.setFixedHeight(int(shown + 2 * self.frameWidth() + bar + 2))
+        chrome = 2 * self.frameWidth() + bar + 2
+        if not self.shrink:
+            self.setFixedHeight(int(shown + chrome))
+            return
+        self._preferred = int(shown + chrome)
+        least = min(self.min_lines, lines) * per_line + margins + chrome
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.setMinimumHeight(int(least))
+        self.setMaximumHeight(self._preferred)
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        hint = super().sizeHint()
+        return QSize(hint.width(), self._preferred) if self.shrink else hint

@@ -26,7 +26,7 @@ class LiveText(QWidget):
         self.doc.setDefaultFont(self.font())
         self.doc.setUndoRedoEnabled(False)
         self.setAttribute(Qt.WidgetAttribute.WA_StaticContents)  # growing taller repaints only the new rows
-        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)  # height: for width, not a minimum
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
 

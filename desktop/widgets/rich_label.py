@@ -20,7 +20,7 @@ class RichLabel(QLabel):
         self._heights: dict[int, int] = {}
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setWordWrap(True)
-        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)  # height: for width, not a minimum
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
 

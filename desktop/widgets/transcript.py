@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 from kernel.messages import Message, TextPart, ToolResultPart, ToolUse
 
 from ..ask_style import ERROR, MUTED, shade
-from ..ask_text import describe_outcome
+from ..ask_text import CallOutcome, describe_outcome
 from ..frame_clock import BACKGROUND_FRAME_MS, FRAME_MS, FrameClock
 from .flat_scroll_bar import FlatScrollBar
 from .markdown_block import MarkdownBlock
@@ -144,6 +144,18 @@ class Transcript(QScrollArea):
             return False
         card.status_label.setText("\u25c6 waiting for a lease")
         return True
+
+    def settle_open_cards(self, state: str) -> int:
+        """End every card still running or waiting (its agent was killed, or it never got a result):
+        a card always ends in a final state. Returns how many were settled."""
+        words = ("not finished: the agent was stopped" if state == "killed"
+                 else f"no result: the agent is {state}")
+        settled = 0
+        for card in self.cards.values():
+            if card.outcome is None:
+                card.finish(CallOutcome("cancelled", words), "", 0.0)
+                settled += 1
+        return settled
 
     def add_notice(self, text: str) -> QLabel:
         """A failure or stop, in the error colour."""

@@ -16,6 +16,7 @@ from typing import Any
 from ledger import KINDS, Entry, FileChange, LeaseGrant, LedgerError, ToolCall, Undo, iso_utc
 
 from ..leases import describe_duration
+from ..words import plural
 
 from ._home_ledger import EXIT_ERROR, absolute_prefix, ledger_path, open_existing, say_error
 
@@ -96,7 +97,7 @@ def summary(entry: Entry, undone: dict[int, int]) -> str:
                     f"(until {iso_utc(entry.until)})")
         case Undo():
             return (f"undo after #{entry.after_seq}" + (f" of {entry.only_actor}" if entry.only_actor else "")
-                    + f": {len(entry.reversed)} reversed, {len(entry.conflicts)} conflicts")
+                    + f": {len(entry.reversed):,} reversed, {plural(len(entry.conflicts), 'conflict')}")
         case _:
             fields = {k: v for k, v in entry.to_json().items() if k not in ("seq", "ts", "actor", "kind")}
             return _clip(" ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in fields.items()

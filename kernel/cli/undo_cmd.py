@@ -13,6 +13,8 @@ from typing import Any
 
 from ledger import LedgerError, Step, UndoReport, UnknownSeq
 
+from ..words import plural
+
 from ._home_ledger import EXIT_ERROR, EXIT_USAGE, ledger_path, open_existing, say_error
 
 EXIT_CONFLICTS = 5
@@ -47,13 +49,13 @@ def run(args: argparse.Namespace) -> int:
 def describe(report: UndoReport) -> list[str]:
     """The report a person reads: a headline, then one line per file."""
     files = _by_file(report.steps)
-    who = "" if not report.steps else f" ({_n(len(report.steps), 'change')})"
+    who = "" if not report.steps else f" ({plural(len(report.steps), 'change')})"
     if not files and not report.conflicts:
         return [f"Nothing to undo after #{report.after}."]
     if report.dry_run:
-        head = f"Would undo {_n(len(files), 'file')} after #{report.after}{who}:"
+        head = f"Would undo {plural(len(files), 'file')} after #{report.after}{who}:"
     else:
-        head = f"Undid {_n(len(files), 'file')} after #{report.after}{who} as undo #{report.undo_seq}:"
+        head = f"Undid {plural(len(files), 'file')} after #{report.after}{who} as undo #{report.undo_seq}:"
     lines = [head]
     for path, steps in files.items():
         seqs = ", ".join(f"#{s.change.seq}" for s in steps)
@@ -61,7 +63,7 @@ def describe(report: UndoReport) -> list[str]:
     for c in report.conflicts:
         lines.append(f"  {'conflict':<8} {c.path}  ({c.reason}; left untouched)")
     if report.conflicts:
-        lines.append(f"{_n(len(report.conflicts), 'file')} in conflict, not changed.")
+        lines.append(f"{plural(len(report.conflicts), 'file')} in conflict, not changed.")
     return lines
 
 
@@ -82,7 +84,3 @@ def _net_action(steps: list[Step]) -> str:
     if then is None:
         return "delete"
     return "create" if now is None else "restore"
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")

@@ -84,7 +84,8 @@ def main(tmp_path: Path, qloop: qasync.QEventLoop, qtbot) -> Iterator[Main]:
     clock = ManualClock()
     providers: dict[str, ScriptedProvider] = {}
     settings = Settings(user_name="Ada", workspace=str(ws))
-    desk = build_desktop(tmp_path / "home", providers=lambda name: providers[name], clock=clock, settings=settings)
+    desk = build_desktop(tmp_path / "home", providers=lambda name: providers[name], clock=clock, settings=settings,
+                         grant_delay_ms=0)  # the delay has its own tests
     qtbot.addWidget(desk.window)
     m = Main(desk, clock, ws.resolve(), qtbot, providers)
     desk.kernel.subscribe(m.events.append)

@@ -121,7 +121,7 @@ def test_undo_conflict_names_who_changed_the_file(main):
     assert not (main.workspace / "mine.md").exists()
     assert (main.workspace / "shared.md").read_text() == "tester last\n"
     result = view.last_dialog
-    assert "1 conflict(s)" in result.headline.text()
+    assert "1 conflict: that file was not touched." in result.headline.text()  # not "1 conflict(s)"
     assert any(r.action == "conflict" and b in r.note for r in result.rows)
 
 

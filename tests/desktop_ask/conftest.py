@@ -76,10 +76,10 @@ def desk(tmp_path: Path, qloop: qasync.QEventLoop, qtbot) -> Iterator[Desk]:
     bridge = EventBridge(kernel)
     windows: dict[str, AskWindow] = {}
 
-    def window_for(agent_id: str) -> QWidget | None:
+    def window_for(agent_id: str, activate: bool = False) -> QWidget | None:
         return windows.get(agent_id)
 
-    dialogs = LeaseDialogs(kernel, bridge, window_for)
+    dialogs = LeaseDialogs(kernel, bridge, window_for, grant_delay_ms=0)  # the delay has its own tests
     d = Desk(kernel, bridge, dialogs, clock, ledger, ws.resolve(), qtbot, windows, providers)
     kernel.subscribe(d.events.append)
     yield d

@@ -146,7 +146,8 @@ def test_requests_open_before_the_dialogs_attach_are_shown(desk, qtbot):
     from desktop.lease_dialog import LeaseDialogs
 
     win, dialog = ask_to_write(desk, qtbot, then="ok")
-    late = LeaseDialogs(desk.kernel, desk.bridge, lambda agent_id: desk.windows.get(agent_id))
+    late = LeaseDialogs(desk.kernel, desk.bridge, lambda agent_id, _activate: desk.windows.get(agent_id),
+                        grant_delay_ms=0)
     second = late.dialog_for(win.agent_id)
     assert second is not None and second.request == dialog.request
     qtbot.mouseClick(second.grant_buttons[3600.0], Qt.MouseButton.LeftButton)

@@ -1,0 +1,41 @@
+"""Window sizes from the screen they open on, so every window fits a 1024×700 screen.
+
+The main window used to open at a fixed 1280×760, taller and wider than a
+1024×700 screen (measured 2025-06: its title bar and status line were off
+screen). ``fit`` is the pure rule (preferred size, clipped to the screen's
+available geometry less a margin for the window frame); ``fit_to_screen``
+applies it to a widget with the geometry of the screen it is on.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRect, QSize
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QWidget
+
+FRAME_MARGIN = (16, 48)  # width and height a window manager's frame and title bar may take
+
+
+def fit(preferred: tuple[int, int], available: tuple[int, int], margin: tuple[int, int] = FRAME_MARGIN,
+        minimum: tuple[int, int] = (320, 240)) -> tuple[int, int]:
+    """``preferred`` clipped to ``available`` less ``margin``, never below ``minimum`` (nor above the screen)."""
+    out = []
+    for want, room, frame, least in zip(preferred, available, margin, minimum):
+        inner = max(1, room - frame)
+        out.append(max(min(want, inner), min(least, room)))
+    return out[0], out[1]
+
+
+def available_geometry(widget: QWidget | None = None) -> QRect:
+    """The screen's usable area (without panels) for ``widget``, or the primary screen's."""
+    screen = widget.screen() if widget is not None else None
+    screen = screen or QGuiApplication.primaryScreen()
+    return screen.availableGeometry() if screen is not None else QRect(0, 0, 1024, 700)
+
+
+def fit_to_screen(widget: QWidget, preferred: tuple[int, int]) -> QSize:
+    """Resize ``widget`` to ``preferred`` clipped to its screen's available geometry."""
+    area = available_geometry(widget)
+    w, h = fit(preferred, (area.width(), area.height()))
+    widget.resize(w, h)
+    return QSize(w, h)
