@@ -105,7 +105,9 @@ def _norm(path: Path | str) -> Path:
 
 
 def _within(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
+    """``path`` is ``folder`` or lies inside it (both normalised and absolute); plain string work, it is hot."""
+    inner, outer = str(path), str(folder)
+    return inner == outer or inner.startswith(outer.rstrip("/") + "/")
 
 
 def _lstat(path: Path) -> os.stat_result | None:

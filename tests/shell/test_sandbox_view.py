@@ -300,3 +300,31 @@ def test_plan_follows_links_to_secrets(host: Host, tmp_path: Path) -> None:
     view = _plan(tmp_path, host.home, f"{tools}:/usr/bin", read_only=(str(host.home / "sshlink"),))
     assert [s.path for s in view.skipped] == [str(host.home / "sshlink")]
     assert (tools, tools) in view.read_only
+
+
+# ---- how limits are enforced (no bwrap) ------------------------------------------------------
+
+
+def test_limit_support_is_detected_per_user_and_kernel(tmp_path: Path) -> None:
+    from kernel.sandbox_limits import detect
+
+    no_cgroup = tmp_path / "proc"
+    no_cgroup.mkdir()
+    (no_cgroup / "cgroup").write_text("0::/\n")
+    (no_cgroup / "mountinfo").write_text("")
+    user = detect("--size BYTES", euid=1000, release="6.18.0", proc_self=no_cgroup)
+    assert user.tmp_size and user.processes == "rlimit" and user.note == ""
+    old_kernel = detect("", euid=1000, release="5.10.0-amd64", proc_self=no_cgroup)
+    assert not old_kernel.tmp_size and old_kernel.processes == ""
+    assert "--size" in old_kernel.note and "5.14" in old_kernel.note
+    root = detect("--size", euid=0, release="6.18.0", proc_self=no_cgroup)
+    assert root.processes == "" and "root" in root.note
+
+
+def test_limits_refuse_hostile_values() -> None:
+    from kernel.errors import ConfigError
+
+    for bad in ({"tmp_mb": 0}, {"max_processes": -1}, {"memory_mb": True}, {"tmp_mb": "512"}, {"memory_mb": 1 << 40}):
+        with pytest.raises(ConfigError):
+            SandboxLimits(**bad)  # type: ignore[arg-type]
+    assert SandboxLimits(max_processes=64).ulimits(processes=True).endswith("-u 64")
