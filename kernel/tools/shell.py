@@ -20,8 +20,8 @@ import asyncio
 import json
 import os
 import signal
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass
-from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, Protocol
 
@@ -150,15 +150,12 @@ def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource
         with idx.command():
             before, _ = await idx.snapshot()
             try:
-                try:
-                    group = limit_group()
-                    procs = group.__enter__()
-                except OSError as exc:
-                    raise ToolFailure(f"could not set up the process limit for the command: {exc}") from exc
-                try:
+                with ExitStack() as stack:
+                    try:
+                        procs = stack.enter_context(limit_group())
+                    except OSError as exc:
+                        raise ToolFailure(f"could not set up the process limit for the command: {exc}") from exc
                     outcome = await _run(lambda fd: argv(fd, procs), sandboxed, root, env, timeout, ctx, cap)
-                finally:
-                    group.__exit__(None, None, None)
             except asyncio.CancelledError:
                 await _capture_shielded(idx, before, ctx)
                 raise
