@@ -7,6 +7,12 @@ snapshot slow and every undo noisy. The rules are gitignore syntax (through
 reloaded whenever that file changes. A folder holding ``pyvenv.cfg`` is a
 virtual environment whatever its name. Decisions are cached per path until
 the rules change, so a snapshot pays for matching only once per new path.
+
+One exception overrides every rule: a git folder's ``hooks/`` and ``config``
+(and those of its submodules under ``modules/``) are always recorded. They are
+code the user's own git later runs on the host, outside any sandbox, so a
+change to them must show in the ledger even though the rest of ``.git/``
+is not worth recording.
 """
 
 from __future__ import annotations
@@ -21,6 +27,19 @@ IGNORE_FILE = ".agentdeskignore"
 VENV_MARKER = "pyvenv.cfg"
 DEFAULT_PATTERNS = (".git/", ".venv/", "venv/", "node_modules/", "__pycache__/", ".mypy_cache/",
                     ".pytest_cache/", ".cache/")
+
+
+def always_tracked(rel: str, is_dir: bool) -> bool:
+    """True for a git folder, its ``hooks/`` (and everything in it), its ``config``, and the same in its modules."""
+    parts = rel.split("/")
+    if ".git" not in parts:
+        return False
+    rest = parts[parts.index(".git") + 1:]
+    while rest[:1] == ["modules"] and len(rest) >= 3:  # .git/modules/<name>/…: a submodule's git folder
+        rest = rest[2:]
+    if not rest or rest[0] == "modules" and len(rest) <= 2:
+        return is_dir
+    return rest[0] == "hooks" or (rest == ["config"] and not is_dir)
 
 
 class IgnoreRules:
@@ -71,13 +90,13 @@ class IgnoreRules:
         """True when the folder ``rel`` is ignored by a pattern (the venv marker is checked by walkers)."""
         hit = self._dirs.get(rel)
         if hit is None:
-            hit = self._dirs[rel] = self._spec.match_file(rel + "/")
+            hit = self._dirs[rel] = not always_tracked(rel, True) and self._spec.match_file(rel + "/")
         return hit
 
     def ignores_file(self, rel: str) -> bool:
         hit = self._files.get(rel)
         if hit is None:
-            hit = self._files[rel] = self._spec.match_file(rel)
+            hit = self._files[rel] = not always_tracked(rel, False) and self._spec.match_file(rel)
         return hit
 
     def ignores_path(self, rel: str, is_dir: bool = False) -> bool:

@@ -1,12 +1,15 @@
 """The bubblewrap sandbox a shell command runs in, and the environment it gets.
 
-A command sees the whole filesystem read-only (``--ro-bind / /``) except the
-workspace, which is bound writable, and a private ``/tmp``; it has its own PID
-namespace (so every process it starts dies with it), no network unless the
-call was granted one, and no capabilities even when Agentdesk runs as root
-(without ``--cap-drop ALL`` root could simply remount ``/`` read-write).
-Its environment is built fresh from an allowlist and then scrubbed of
-anything that looks like a secret, so provider keys never reach a command.
+A command sees only what ``kernel.sandbox_view`` plans — the system
+read-only, the workspace writable, private size-capped scratch folders, an
+empty home with the PATH toolchains and the user's chosen folders read-only,
+and never ``$AGENTDESK_HOME``, credentials or host sockets — within the
+bounds of ``kernel.sandbox_limits``. It has its own PID namespace (so every
+process it starts dies with it), no network unless the call was granted one,
+and no capabilities even when Agentdesk runs as root (without ``--cap-drop
+ALL`` root could simply remount its binds read-write). Its environment is
+built fresh from an allowlist and then scrubbed of anything that looks like a
+secret, so provider keys never reach a command.
 
 This module only builds command lines and checks that bubblewrap works here;
 running and killing the process is ``kernel.tools.shell``'s job.
@@ -22,7 +25,10 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
+
+from .sandbox_limits import LimitSupport, SandboxLimits, detect
+from .sandbox_view import SCRATCH_DIRS, SYSTEM_DIRS, HostPaths, View, plan
 
 DEBIAN_PACKAGE = "bubblewrap"
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -60,10 +66,11 @@ def scrubbed_env(source: Mapping[str, str] | None = None, *, sandboxed: bool = T
 
 @dataclass(frozen=True)
 class SandboxCheck:
-    """Whether bubblewrap can run here; ``reason`` says why not, for the ToolFailure."""
+    """Whether bubblewrap can run here (``reason`` says why not) and how limits are enforced."""
 
     ok: bool
     reason: str = ""
+    support: LimitSupport = LimitSupport(tmp_size=False, processes="")
 
 
 class Sandbox:
@@ -88,8 +95,11 @@ class Sandbox:
             return SandboxCheck(False, f"bubblewrap ({self.bwrap}) is not installed; install the Debian "
                                        f"package `{DEBIAN_PACKAGE}` (apt install {DEBIAN_PACKAGE})")
         try:
+            shown = subprocess.run([exe, "--help"], stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
+            support = detect(shown.stdout.decode("utf-8", "replace"))
             with tempfile.TemporaryDirectory(prefix="agentdesk-probe-") as probe_root:
-                argv = self.argv(Path(probe_root), "true", network=False)
+                view = plan(Path(probe_root), HostPaths(home=Path.home(), path=DEFAULT_PATH))
+                argv = self.argv(view, "true", network=False, limits=SandboxLimits(), support=support)
                 done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=20,
                                       env=scrubbed_env())
         except (OSError, subprocess.TimeoutExpired) as exc:
@@ -99,36 +109,70 @@ class Sandbox:
             return SandboxCheck(False, f"bubblewrap ({exe}) cannot create its namespaces here: {detail}. "
                                        f"It needs unprivileged user namespaces (kernel.unprivileged_userns_clone=1"
                                        f", or AppArmor allowing bwrap) or to run as root; package `{DEBIAN_PACKAGE}`")
-        return SandboxCheck(True)
+        return SandboxCheck(True, support=support)
 
-    def argv(self, workspace: Path, command: str, *, network: bool, info_fd: int | None = None) -> list[str]:
-        """The full bwrap command line that runs ``command`` with bash inside ``workspace``.
+    def argv(self, view: View, command: str, *, network: bool, limits: SandboxLimits, support: LimitSupport,
+             info_fd: int | None = None, cgroup_procs: Path | None = None) -> list[str]:
+        """The full command line that runs ``command`` with bash inside ``view.workspace``.
 
         ``info_fd``: an inherited fd on which bwrap writes JSON naming the sandbox init's host pid.
+        ``cgroup_procs``: the ``cgroup.procs`` file bwrap joins before it starts (the process limit, as root).
         """
-        root = str(workspace)
-        args = [
-            self.bwrap,
-            "--ro-bind", "/", "/",
-            "--dev", "/dev",
-            "--proc", "/proc",
-            "--tmpfs", "/tmp",          # before the workspace bind: a workspace under /tmp stays visible
-            "--bind", root, root,
-            "--unshare-pid",
-            "--unshare-ipc",
-            "--unshare-uts",
-            "--die-with-parent",
-            "--new-session",
-            "--cap-drop", "ALL",
-            "--chdir", root,
-        ]
+        root = str(view.workspace)
+        size = ["--size", str(limits.tmp_bytes)] if support.tmp_size else []
+        args = [self.bwrap, *_system_args(), "--dev", "/dev", "--proc", "/proc"]
+        for scratch in _scratch_dirs():
+            args += [*size, "--tmpfs", scratch]
+        args += [*size, "--tmpfs", "/run"]
+        if view.home is not None:
+            args += [*size, "--tmpfs", str(view.home)]
+        for source, dest in view.read_only:
+            args += ["--ro-bind", str(source), str(dest)]
+        args += ["--bind", root, root]
+        for pinned in view.pinned:
+            args += ["--bind", str(pinned), str(pinned)]
+        for locked in view.locked:
+            args += ["--ro-bind", str(locked), str(locked)]
+        for path, is_dir in view.masked:
+            args += ["--size", "4096", "--tmpfs", str(path), "--remount-ro", str(path)] if is_dir and size else \
+                ["--tmpfs", str(path), "--remount-ro", str(path)] if is_dir else ["--ro-bind", "/dev/null", str(path)]
+        args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session",
+                 "--cap-drop", "ALL", "--chdir", root]
         if not network:
             args.append("--unshare-net")
         if info_fd is not None:
             args += ["--info-fd", str(info_fd)]
-        args += ["--", self.bash, "--noprofile", "--norc", "-c", command]
+        # Limits are set inside, after bwrap made its user namespace: see kernel.sandbox_limits.
+        prelude = (f"{limits.ulimits(processes=support.processes == 'rlimit')} || exit 126; "
+                   f'exec {self.bash} --noprofile --norc -c "$1"')
+        args += ["--", self.bash, "--noprofile", "--norc", "-c", prelude, "agentdesk-sandbox", command]
+        if cgroup_procs is not None:
+            join = ('echo $$ > "$0" || { echo "agentdesk: cannot join the process-limit cgroup" >&2; exit 126; }; '
+                    'exec "$@"')
+            args = ["/bin/sh", "-c", join, str(cgroup_procs), *args]
         return args
 
     def plain_argv(self, command: str) -> list[str]:
         """How to run ``command`` without a sandbox (only when settings allow it)."""
         return [self.bash, "--noprofile", "--norc", "-c", command]
+
+
+def host_paths(environ: Mapping[str, str], secrets: Sequence[Path], read_only: Sequence[object]) -> HostPaths:
+    """What the view of a command is built from: the command's HOME and PATH, the secrets, Settings' folders."""
+    env = scrubbed_env(environ)
+    return HostPaths(home=Path(env["HOME"]), path=env["PATH"], secrets=tuple(secrets), read_only=read_only)
+
+
+def _system_args() -> list[str]:
+    args: list[str] = []
+    for name in SYSTEM_DIRS:
+        if os.path.islink(name):
+            args += ["--symlink", os.readlink(name), name]
+        elif os.path.isdir(name):
+            args += ["--ro-bind", name, name]
+    return args
+
+
+def _scratch_dirs() -> list[str]:
+    """The scratch folders to cover with a private tmpfs (a link, as /var/tmp can be, is left alone)."""
+    return [d for d in SCRATCH_DIRS if d == "/tmp" or d == "/dev/shm" or (os.path.isdir(d) and not os.path.islink(d))]

@@ -20,17 +20,20 @@ import asyncio
 import json
 import os
 import signal
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, Protocol
 
 from ..errors import ToolFailure
-from ..sandbox import Sandbox, scrubbed_env
+from ..sandbox import Sandbox, host_paths, scrubbed_env
+from ..sandbox_limits import SandboxLimits, pids_cgroup
+from ..sandbox_view import Skipped, View, plan
+from ..settings import home as agentdesk_home
 from .descriptor import CallPreview, ToolContext, ToolDescriptor, ToolOutput
 from .output import OutputBuffer
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from ..settings import Settings
     from ..snapshot import CommandChanges, SnapshotIndex
     from .workspace import Workspace
@@ -60,15 +63,17 @@ OUTPUT_SCHEMA: Mapping[str, Any] = {
         "hash_only": {"type": "array", "items": {"type": "string"}},
         "not_undoable": {"type": "array", "items": {"type": "string"}},
         "sandboxed": {"type": "boolean"},
+        "not_shown": {"type": "array", "items": {"type": "object"}},
         "network": {"type": "boolean"},
         "snapshot": {"type": "integer"},
     },
 }
 DESCRIPTION = (
     "Run a bash command in the workspace folder and return its exit code and output (stdout and stderr, "
-    "long output cut in the middle). The command runs in a sandbox: only the workspace is writable, /tmp is "
-    "private and empty, there is no network unless `network` is true, and background processes end with it. "
-    "Every file it changes is recorded and can be undone."
+    "long output cut in the middle). The command runs in a sandbox: only the workspace is writable, /tmp and "
+    "$HOME are private, empty and size-capped, the system and the toolchains on PATH are read-only, there is "
+    "no network unless `network` is true, processes and memory are bounded, and background processes end "
+    "with it. .git/hooks and .git/config are read-only. Every file it changes is recorded and can be undone."
 )
 
 
@@ -86,11 +91,13 @@ class Outcome:
 
 
 def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource, *, bwrap: str = "bwrap",
-               environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES) -> ToolDescriptor:
+               environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES,
+               limits: SandboxLimits = SandboxLimits()) -> ToolDescriptor:
     """The shell_exec descriptor. ``index`` gives the snapshot index of a workspace root.
 
     ``settings`` may be a callable, read at every call, so changed settings (the timeout,
-    whether unsandboxed commands are allowed) apply to the next command.
+    whether unsandboxed commands are allowed, the read-only folders) apply to the next command.
+    ``environ`` is the host environment the command's HOME, PATH and ``$AGENTDESK_HOME`` come from.
     """
     current: Callable[[], Settings] = settings if callable(settings) else (lambda: settings)  # type: ignore[assignment]
     sandbox = Sandbox(bwrap)
@@ -109,30 +116,51 @@ def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource
             raise ToolFailure(f"shell_exec refused: {check.reason}. Commands only run inside the bubblewrap "
                               "sandbox (or set allow_unsandboxed_shell in the settings to run them without one).")
         root = ctx.workspace.root
-        def argv(info_fd: int | None) -> list[str]:
-            if check.ok:
-                return sandbox.argv(root, command, network=network, info_fd=info_fd)
-            return sandbox.plain_argv(command)
+        host_env = os.environ if environ is None else environ
+        view: View | None = None
+        if check.ok:
+            secrets = (agentdesk_home(host_env), *_ledger_files(ctx.ledger))
+            host = host_paths(host_env, secrets, settings.sandbox_read_only)
+            view = await asyncio.to_thread(plan, root, host)
+        cgroup = check.support.cgroup_base if check.ok and check.support.processes == "cgroup" else None
 
-        env = scrubbed_env(environ, sandboxed=check.ok)
+        def argv(info_fd: int | None, procs: Path | None) -> list[str]:
+            if view is None:
+                return sandbox.plain_argv(command)
+            return sandbox.argv(view, command, network=network, limits=limits, support=check.support,
+                                info_fd=info_fd, cgroup_procs=procs)
+
+        def limit_group() -> ContextManager[Path | None]:
+            return nullcontext() if cgroup is None else pids_cgroup(cgroup, limits.max_processes)
+
+        env = scrubbed_env(host_env, sandboxed=check.ok)
         idx = index.for_root(root)
+        skipped = () if view is None else view.skipped
         # One command at a time per workspace: overlapping commands' changes could not be told apart.
         async with locks.setdefault((asyncio.get_running_loop(), idx.root), asyncio.Lock()):
-            return await _run_recorded(idx, ctx, argv, env, timeout, check.ok, network, output_max_bytes)
+            return await _run_recorded(idx, ctx, argv, limit_group, env, timeout, check.ok, network,
+                                       output_max_bytes, skipped)
 
-    async def _run_recorded(idx: "SnapshotIndex", ctx: ToolContext, argv: Callable[[int | None], list[str]],
-                            env: Mapping[str, str], timeout: float, sandboxed: bool, network: bool,
-                            cap: int) -> ToolOutput:
+    async def _run_recorded(idx: "SnapshotIndex", ctx: ToolContext,
+                            argv: Callable[[int | None, Path | None], list[str]],
+                            limit_group: Callable[[], ContextManager[Path | None]], env: Mapping[str, str],
+                            timeout: float, sandboxed: bool, network: bool, cap: int,
+                            skipped: tuple[Skipped, ...]) -> ToolOutput:
         root = idx.root
         with idx.command():
             before, _ = await idx.snapshot()
             try:
-                outcome = await _run(argv, sandboxed, root, env, timeout, ctx, cap)
+                with ExitStack() as stack:
+                    try:
+                        procs = stack.enter_context(limit_group())
+                    except OSError as exc:
+                        raise ToolFailure(f"could not set up the process limit for the command: {exc}") from exc
+                    outcome = await _run(lambda fd: argv(fd, procs), sandboxed, root, env, timeout, ctx, cap)
             except asyncio.CancelledError:
                 await _capture_shielded(idx, before, ctx)
                 raise
             changes = await asyncio.to_thread(idx.capture, before, actor=ctx.agent_id, cause=ctx.cause)
-        report = _report(ctx.workspace, outcome, changes, sandboxed=sandboxed, network=network)
+        report = _report(ctx.workspace, outcome, changes, sandboxed=sandboxed, network=network, skipped=skipped)
         if outcome.timed_out:
             raise ToolFailure(f"the command timed out after {timeout:g}s and was stopped.\n{report.content}")
         return report
@@ -150,6 +178,8 @@ def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource
         if unsandboxed():
             out.append(f"Runs WITHOUT a sandbox ({sandbox.check().reason}): the command can change any file "
                        "your user can and use the network. Its changes inside the workspace are still recorded.")
+        elif sandbox.check().ok:
+            out += [f"Sandbox limits: {note}" for note in sandbox.check().support.notes]
         if tool_input.get("network"):
             out.append("The command may use the network.")
         return tuple(out)
@@ -159,6 +189,14 @@ def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource
         # The executor's outer limit only: the command's own timeout (Settings, read per call) ends it first.
         tool_class="execute", scope=SCOPE, run=run, timeout_s=8 * 3600.0 + 60.0,
         preview=preview, scope_of=lambda i: NET_SCOPE if i.get("network") else SCOPE, notes_of=notes)
+
+
+def _ledger_files(ledger: Any) -> tuple[Path, ...]:
+    """The ledger's database files: never shown to a command, wherever they are."""
+    path = getattr(ledger, "path", None)
+    if not path:
+        return ()
+    return tuple(Path(str(path) + suffix) for suffix in ("", "-wal", "-shm", "-journal"))
 
 
 def _timeout(settings: "Settings", tool_input: Mapping[str, Any]) -> float:
@@ -304,7 +342,7 @@ async def _capture_shielded(idx: "SnapshotIndex", before: Any, ctx: ToolContext)
 
 
 def _report(workspace: "Workspace", outcome: Outcome, changes: "CommandChanges", *, sandboxed: bool,
-            network: bool) -> ToolOutput:
+            network: bool, skipped: tuple[Skipped, ...] = ()) -> ToolOutput:
     status = "stopped (timeout)" if outcome.timed_out else f"exit code: {outcome.exit_code}"
     lines = [status]
     if outcome.output:
@@ -318,8 +356,11 @@ def _report(workspace: "Workspace", outcome: Outcome, changes: "CommandChanges",
         lines.append("recorded by hash only (too large to keep): " + ", ".join(changes.hash_only))
     if changes.not_undoable:
         lines.append("NOT undoable (earlier contents too large to keep): " + ", ".join(changes.not_undoable))
+    if skipped:
+        lines.append("not shown to the command: " + "; ".join(f"{s.path} ({s.reason})" for s in skipped))
     data = {"exit_code": outcome.exit_code, "timed_out": outcome.timed_out, "output": outcome.output,
             "output_bytes": outcome.total_bytes, "cut_bytes": outcome.cut_bytes, "changed": changed,
             "hash_only": list(changes.hash_only), "not_undoable": list(changes.not_undoable),
-            "sandboxed": sandboxed, "network": network, "snapshot": changes.snapshot.seq}
+            "sandboxed": sandboxed, "network": network, "snapshot": changes.snapshot.seq,
+            "not_shown": [{"path": s.path, "reason": s.reason} for s in skipped]}
     return ToolOutput("\n".join(lines), data)

@@ -80,8 +80,8 @@ def test_writes_outside_the_workspace_fail(env: Env, tmp_path) -> None:
     command = (f"touch /etc/agentdesk-x; echo etc=$?; touch \"$HOME/agentdesk-x\"; echo home=$?; "
                f"touch {host_tmp}; echo tmp=$?; touch ../sibling.txt; echo sib=$?; touch inside.txt; echo ws=$?")
     out, _ = asyncio.run(env.run({"command": command}))
-    assert "etc=1" in out.content and "home=1" in out.content and "ws=0" in out.content
-    assert "tmp=0" in out.content  # the private /tmp is writable, and vanishes
+    assert "etc=1" in out.content and "ws=0" in out.content
+    assert "tmp=0" in out.content and "home=0" in out.content  # the private /tmp and $HOME are writable, and vanish
     assert not os.path.exists("/etc/agentdesk-x")
     assert not os.path.exists(os.path.join(home, "agentdesk-x"))
     assert not os.path.exists(host_tmp)
