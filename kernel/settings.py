@@ -75,9 +75,8 @@ class Settings:
     request_timeout_s: float = 120.0
     shell_timeout_s: float = 120.0
     allow_unsandboxed_shell: bool = False
-    sandbox_read_only: list[str] = field(default_factory=list)  # folders shell commands may read; kernel/sandbox_view.py
     blob_max_bytes: int = 50 * 1024 * 1024
-    sandbox_read_only: tuple[str, ...] = ()  # folders a shell command may read (absolute or ~)
+    sandbox_read_only: tuple[str, ...] = ()  # folders a shell command may read (absolute or ~); kernel/sandbox_view.py
 
     def model_for(self, provider: str) -> str:
         return self.models.get(provider) or DEFAULT_MODELS.get(provider, "")
