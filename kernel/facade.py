@@ -147,9 +147,9 @@ class Kernel:
         budget = budget or s.settings.default_budget
         if budget <= 0:
             raise ValueError("a budget must be a positive number of tokens")
-        if workspace is None:  # the default workspace is made on first use
-            Path(s.settings.workspace).expanduser().mkdir(parents=True, exist_ok=True)
-        root = Workspace.at(workspace or s.settings.workspace).root
+        own = None if s.ledger.path in ("", ":memory:") else Path(s.ledger.path).parent  # keys, settings, ledger
+        # the default workspace is made on first use (once it is known to be allowed)
+        root = Workspace.at(workspace or s.settings.workspace, agentdesk_home=own, create=workspace is None).root
         entry = s.ledger.append_numbered(lambda seq: AgentSpawn(
             actor=f"a{seq}", name=name or f"agent-{seq}", provider=provider, model=model, budget=budget,
             workspace=str(root)))

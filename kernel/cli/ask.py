@@ -20,6 +20,7 @@ from typing import TextIO
 from ..errors import ConfigError, KernelError
 from ..leases import describe_duration, parse_duration
 from ..settings import PROVIDERS, SettingsStore, home, with_overrides
+from ..tools.workspace import check_workspace
 from . import EXIT_USAGE
 from .terminal import TerminalApprover, ToolLines
 
@@ -82,6 +83,9 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     store = SettingsStore(home())
     settings = store.load()
     workspace = Path(args.workspace or os.getcwd()).expanduser().resolve()
+    problem = check_workspace(workspace, store.root, Path.home())
+    if problem is not None:
+        raise ConfigError(problem, "--workspace")
     if not workspace.is_dir():
         raise ConfigError(f"the workspace {workspace} is not a folder", "--workspace")
     settings = with_overrides(settings, provider=args.provider, workspace=str(workspace))
