@@ -54,15 +54,15 @@ def check_workspace(path: str | os.PathLike[str], agentdesk_home: str | os.PathL
     ws, own, home = _real(path), _real(agentdesk_home), _real(user_home)
     if ws == Path("/"):
         return "the root folder / cannot be a workspace: choose a project folder"
+    if ws == home:
+        return f"your home folder {ws} cannot be a workspace: choose a folder inside it, such as {home / 'Agentdesk'}"
+    if _within(home, ws):
+        return f"{ws} cannot be a workspace: it holds your home folder {home}; choose a folder inside it"
     if _within(own, ws):
         return (f"{ws} cannot be a workspace: it holds Agentdesk's own files ({own}: the ledger, settings and "
                 "keys); choose a folder that does not contain them")
     if _within(ws, own):
         return f"{ws} cannot be a workspace: it is inside Agentdesk's own folder {own}; choose a folder elsewhere"
-    if ws == home:
-        return f"your home folder {ws} cannot be a workspace: choose a folder inside it, such as {home / 'Agentdesk'}"
-    if _within(home, ws):
-        return f"{ws} cannot be a workspace: it holds your home folder {home}; choose a folder inside it"
     for name in SECRET_TREES:
         if _within(ws, home / name):
             return f"{ws} cannot be a workspace: {home / name} holds credentials"
