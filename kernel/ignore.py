@@ -20,7 +20,7 @@ import pathspec
 IGNORE_FILE = ".agentdeskignore"
 VENV_MARKER = "pyvenv.cfg"
 DEFAULT_PATTERNS = (".git/", ".venv/", "venv/", "node_modules/", "__pycache__/", ".mypy_cache/",
-                    ".pytest_cache/", ".cache/")
+                    ".pytest_cache/", ".cache/", ".*.agentdesk")  # the last: files staged by a write
 
 
 class IgnoreRules:
