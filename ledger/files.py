@@ -92,6 +92,14 @@ def open_at(place: Place) -> tuple[int, os.stat_result] | None:
         raise
 
 
+def mode_of(path: Path) -> int | None:
+    """The file's permission bits, None when there is no file."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return None
+
+
 def hash_of(path: Path) -> str | None:
     """sha256 of the file's bytes (read in chunks), None when there is no file."""
     try:
