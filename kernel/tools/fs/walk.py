@@ -11,8 +11,9 @@ meets the link and refuses instead of following it: nothing is read or
 written outside the workspace, and no temporary file is left there either.
 
 One ``openat`` per component was chosen over ``openat2(RESOLVE_BENEATH)``:
-it is portable (macOS has no openat2) and the walk is short; measured
-2026-12-01 on this machine, a depth-3 walk costs about 6 µs.
+it is portable (macOS has no openat2) and the walk is short: measured
+2026-12-01 on a busy 2-core machine, a depth-3 walk took 0.11 ms, beside
+0.07 ms to resolve the path and about 10 ms for a write's fsync.
 """
 
 from __future__ import annotations
