@@ -149,9 +149,9 @@ class Kernel:
         budget = budget or s.settings.default_budget
         if budget <= 0:
             raise ValueError("a budget must be a positive number of tokens")
-        own = None if s.ledger.path in ("", ":memory:") else Path(s.ledger.path).parent  # keys, settings, ledger
+        ledger_folder = () if s.ledger.path in ("", ":memory:") else (Path(s.ledger.path).parent,)
         # the default workspace is made on first use (once it is known to be allowed)
-        root = Workspace.at(workspace or s.settings.workspace, agentdesk_home=own, create=workspace is None).root
+        root = Workspace.at(workspace or s.settings.workspace, holding=ledger_folder, create=workspace is None).root
         entry = s.ledger.append_numbered(lambda seq: AgentSpawn(
             actor=f"a{seq}", name=name or f"agent-{seq}", provider=provider, model=model, budget=budget,
             workspace=str(root)))

@@ -49,9 +49,15 @@ def _within(path: Path, folder: Path) -> bool:
 
 
 def check_workspace(path: str | os.PathLike[str], agentdesk_home: str | os.PathLike[str],
-                    user_home: str | os.PathLike[str]) -> str | None:
-    """Why ``path`` cannot be a workspace, in one sentence; None when it can (existing or not)."""
+                    user_home: str | os.PathLike[str], *, holding: tuple[str | os.PathLike[str], ...] = ()
+                    ) -> str | None:
+    """Why ``path`` cannot be a workspace, in one sentence; None when it can (existing or not).
+    ``holding``: more folders of Agentdesk's it must not contain (the ledger's, if kept elsewhere)."""
     ws, own, home = _real(path), _real(agentdesk_home), _real(user_home)
+    for folder in map(_real, holding):
+        if folder != own and _within(folder, ws) and ws != Path("/"):
+            return (f"{ws} cannot be a workspace: it holds Agentdesk's own files ({folder}: the ledger); "
+                    "choose a folder that does not contain them")
     if ws == Path("/"):
         return "the root folder / cannot be a workspace: choose a project folder"
     if ws == home:
@@ -82,7 +88,8 @@ class Workspace:
 
     @classmethod
     def at(cls, root: str | os.PathLike[str], *, agentdesk_home: str | os.PathLike[str] | None = None,
-           user_home: str | os.PathLike[str] | None = None, create: bool = False) -> "Workspace":
+           user_home: str | os.PathLike[str] | None = None, holding: tuple[str | os.PathLike[str], ...] = (),
+           create: bool = False) -> "Workspace":
         """The workspace at ``root`` (made first when ``create``); ConfigError when it is not a folder
         or may not be a workspace (``check_workspace``). The homes default to ``$AGENTDESK_HOME``
         and the user's home."""
@@ -91,7 +98,8 @@ class Workspace:
             from ..settings import home
 
             agentdesk_home = home()
-        problem = check_workspace(path, agentdesk_home, Path.home() if user_home is None else user_home)
+        problem = check_workspace(path, agentdesk_home, Path.home() if user_home is None else user_home,
+                                  holding=holding)
         if problem is not None:
             raise ConfigError(problem, "workspace")
         if create:

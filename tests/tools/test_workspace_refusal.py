@@ -101,7 +101,7 @@ def test_the_kernel_refuses_to_spawn_an_agent_in_a_folder_holding_the_ledger(tmp
             await kernel.aclose()
 
     try:
-        with pytest.raises(ConfigError, match="Agentdesk's own files"):
+        with pytest.raises(ConfigError, match="the ledger"):
             asyncio.run(spawn(workspace=str(tmp_path)))
         assert ledger.page(kind="agent.spawn") == []
         assert asyncio.run(spawn()).workspace == str((tmp_path / "ws").resolve())  # made on first use
