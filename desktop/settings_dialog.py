@@ -163,13 +163,13 @@ class SettingsDialog(QDialog):
     def save(self) -> bool:
         """Validate, write settings.json and keys.json, emit ``saved``; False (with reasons shown) if invalid."""
         values = self.form_values()
-        problems = check_form(values)
+        problems = check_form(values, self.store.root)
         if problems:
             self.error_label.setText("\n".join(message for _, message in problems))
             self.error_label.show()
             return False
         try:
-            new = apply_form(values, self.settings)
+            new = apply_form(values, self.settings, self.store.root)
             self.store.save(new)
             for provider, key in key_changes(values).items():
                 self.store.save_key(provider, key)

@@ -15,7 +15,8 @@ from typing import Mapping
 from urllib.parse import urlparse
 
 from kernel.errors import ConfigError
-from kernel.settings import KEY_VARIABLES, PROVIDERS, KeySource, Settings
+from kernel.settings import KEY_VARIABLES, PROVIDERS, KeySource, Settings, home
+from kernel.tools.workspace import check_workspace
 
 
 @dataclass(frozen=True)
@@ -49,14 +50,18 @@ def values_from(settings: Settings) -> FormValues:
     )
 
 
-def check_form(values: FormValues) -> list[tuple[str, str]]:
-    """Every problem, as (field, message); empty when the form can be saved."""
+def check_form(values: FormValues, agentdesk_home: Path | None = None) -> list[tuple[str, str]]:
+    """Every problem, as (field, message); empty when the form can be saved. ``agentdesk_home``
+    (default ``$AGENTDESK_HOME``) holds the ledger and keys, so no workspace may contain it."""
     errors: list[tuple[str, str]] = []
     if not values.user_name.strip():
         errors.append(("user_name", "Enter your name (agents address you by it)."))
     ws = values.workspace.strip()
+    refused = ws and check_workspace(ws, agentdesk_home or home(), Path.home())
     if not ws:
         errors.append(("workspace", "Choose a workspace folder."))
+    elif refused:
+        errors.append(("workspace", refused[0].upper() + refused[1:] + "."))
     elif not Path(ws).expanduser().is_dir():
         errors.append(("workspace", f"The workspace folder {ws} does not exist."))
     if not 1 <= values.default_lease_min <= 480:
@@ -82,9 +87,9 @@ def check_form(values: FormValues) -> list[tuple[str, str]]:
     return errors
 
 
-def apply_form(values: FormValues, base: Settings) -> Settings:
+def apply_form(values: FormValues, base: Settings, agentdesk_home: Path | None = None) -> Settings:
     """New settings from valid form values (raises ConfigError for anything ``check_form`` missed)."""
-    problems = check_form(values)
+    problems = check_form(values, agentdesk_home)
     if problems:
         raise ConfigError(problems[0][1], problems[0][0])
     models = dict(base.models)

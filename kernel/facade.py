@@ -33,6 +33,7 @@ from .leases import Lease
 from .messages import Message, user_text
 from .settings import Settings
 from .tools.descriptor import ToolLimits
+from .tools.fs.stale import sweep_temp_files
 from .snapshot import SnapshotIndexes
 from .tools.registry import ToolRegistry, builtin_registry
 from .tools.shell import shell_tool
@@ -102,6 +103,7 @@ class Kernel:
         self._requests: dict[int, LeaseRequest] = {}
         bus.subscribe(self._track_requests)
         self._watchers: dict[str, OutsideWatcher] = {}
+        self._swept: set[str] = set()
 
     # ---- time and settings -----------------------------------------------------
 
@@ -147,9 +149,9 @@ class Kernel:
         budget = budget or s.settings.default_budget
         if budget <= 0:
             raise ValueError("a budget must be a positive number of tokens")
-        if workspace is None:  # the default workspace is made on first use
-            Path(s.settings.workspace).expanduser().mkdir(parents=True, exist_ok=True)
-        root = Workspace.at(workspace or s.settings.workspace).root
+        ledger_folder = () if s.ledger.path in ("", ":memory:") else (Path(s.ledger.path).parent,)
+        # the default workspace is made on first use (once it is known to be allowed)
+        root = Workspace.at(workspace or s.settings.workspace, holding=ledger_folder, create=workspace is None).root
         entry = s.ledger.append_numbered(lambda seq: AgentSpawn(
             actor=f"a{seq}", name=name or f"agent-{seq}", provider=provider, model=model, budget=budget,
             workspace=str(root)))
@@ -158,6 +160,9 @@ class Kernel:
         self._agents[agent.id] = agent
         s.bus.publish(AgentSpawned(agent.info()))
         self._ensure_expiry_watch()
+        if str(root) not in self._swept:  # temporary files a killed write left
+            self._swept.add(str(root))
+            sweep_temp_files(root)
         if self._watch:
             self._watch_workspace(root)
         return agent.info()

@@ -26,7 +26,7 @@ import pathspec
 IGNORE_FILE = ".agentdeskignore"
 VENV_MARKER = "pyvenv.cfg"
 DEFAULT_PATTERNS = (".git/", ".venv/", "venv/", "node_modules/", "__pycache__/", ".mypy_cache/",
-                    ".pytest_cache/", ".cache/")
+                    ".pytest_cache/", ".cache/", ".*.agentdesk")  # the last: files staged by a write
 
 
 def always_tracked(rel: str, is_dir: bool) -> bool:

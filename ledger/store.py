@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import os
 import sqlite3
+import stat
 import threading
 import time
 from contextlib import contextmanager
@@ -282,32 +283,40 @@ class Ledger:
 
     # ---- file changes ------------------------------------------------------
 
-    def write_file(self, *, actor: str, path: str | os.PathLike[str], content: bytes | None,
+    def write_file(self, *, actor: str, path: str | os.PathLike[str], content: bytes | blobs.Opened | None,
                    cause: int | None, max_blob: int | None = None, resolved: bool = False,
-                   current: tuple[bytes | None, int | None] | None = None) -> FileChange:
+                   current: tuple[bytes | blobs.Opened | None, int | None] | None = None,
+                   place: files.Place | None = None) -> FileChange:
         """Record a change to ``path`` and then land it atomically; returns the entry.
 
-        ``content`` None deletes the file. New contents are staged first
+        ``content`` None deletes the file; ``blobs.Opened`` copies an open
+        file in chunks (a move). New contents are staged first
         (temporary file written and fsynced), so a file that cannot be written
         is not recorded; the entry is committed next, and only then does the
         rename land the change, so a crash in between leaves a change that
         undo sees never landed and treats as already reversed. ``resolved``:
-        the caller already resolved ``path``; ``current``: the (bytes, mode)
-        the caller just read there.
+        the caller already resolved ``path``; ``current``: the (bytes, or an
+        open file to read in chunks, and mode) the caller found there;
+        ``place``: the file as a name in a folder the caller holds open, which
+        every step goes through instead of ``path`` (``path`` is recorded).
         """
         target = Path(path) if resolved else files.absolute(path)
+        if current is None and place is not None:
+            with _opened(place) as found:
+                return self.write_file(actor=actor, path=target, content=content, cause=cause,
+                                       max_blob=max_blob, resolved=True, current=found, place=place)
         old, mode = files.read(target) if current is None else current
         if content is None:
             entry = self._record(actor, str(target), old, None, cause, mode, None, max_blob)
-            files.land(target, None)
+            files.land(target, None, place=place)
             return entry
-        staged = files.stage(target, content, mode)
+        staged = files.stage(target, content, mode, place)
         try:
             entry = self._record(actor, str(target), old, content, cause, mode, None, max_blob)
         except BaseException:
-            files.discard(staged)
+            files.discard(staged, place)
             raise
-        files.rename(staged, target)
+        files.rename(staged, target, place)
         return entry
 
     def record_change(self, *, actor: str, path: str | os.PathLike[str], before: bytes | None,
@@ -316,7 +325,8 @@ class Ledger:
         """Record a change without touching the disk (for changes others made or are about to make)."""
         return self._record(actor, str(files.absolute(path)), before, after, cause, mode, reverts, max_blob)
 
-    def _record(self, actor: str, path: str, before: bytes | None, after: bytes | None, cause: int | None,
+    def _record(self, actor: str, path: str, before: bytes | blobs.Opened | None, after: bytes | blobs.Opened | None,
+                cause: int | None,
                 mode: int | None, reverts: int | None, max_blob: int | None) -> FileChange:
         stored = True
         hashes: list[str | None] = []
@@ -325,6 +335,12 @@ class Ledger:
             for data in (before, after):
                 if data is None:
                     hashes.append(None)
+                    continue
+                if isinstance(data, blobs.Opened):  # a file's contents, kept in bounded memory
+                    keep = max_blob is None or data.size <= max_blob
+                    name = blobs.put_fd(db, data.fd) if keep else blobs.digest_fd(data.fd)
+                    hashes.append(name)
+                    stored = stored and keep
                     continue
                 name = blobs.digest(data)
                 hashes.append(name)
@@ -368,6 +384,20 @@ class Ledger:
             out = [self._insert(db, replace(r, cause=head.seq)) for r in reversals]
         self._announce([head, *out])
         return head, out  # type: ignore[return-value]
+
+
+@contextmanager
+def _opened(place: files.Place) -> Iterator[tuple[blobs.Opened | None, int | None]]:
+    """What is at ``place`` now, as (open contents, mode), closed afterwards; (None, None): no file."""
+    found = files.open_at(place)
+    if found is None:
+        yield None, None
+        return
+    fd, st = found
+    try:
+        yield blobs.Opened(fd, st.st_size), stat.S_IMODE(st.st_mode)
+    finally:
+        os.close(fd)
 
 
 def _page_sql(columns: str, before: int | None = None, after: int | None = None, limit: int = 200, actor: str | None = None,

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from . import blobs, files
+from . import files
 from .entries import FileChange, Undo
 from .errors import UnknownSeq
 
@@ -161,8 +161,8 @@ def undo(ledger: "Ledger", after_seq: int, *, by: str = "user", only_actor: str 
 def _land(ledger: "Ledger", step: Step) -> Conflict | None:
     """Land one reversal; a file changed since planning is left alone and reported."""
     target = files.absolute(step.path)
-    data, mode = files.read(target)
-    current = None if data is None else blobs.digest(data)
+    current = files.hash_of(target)  # in chunks: whatever sits there now may be huge
+    mode = files.mode_of(target)
     if current == step.restore:
         return None
     expected = step.change.after if step.landed else step.change.before

@@ -21,6 +21,7 @@ from ..errors import ConfigError, KernelError
 from ..leases import describe_duration
 from ..settings import PROVIDERS, SettingsStore, home, with_overrides
 from ..settings_schema import found
+from ..tools.workspace import check_workspace
 from . import EXIT_USAGE, one_line
 from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
 from .terminal import TerminalApprover, ToolLines
@@ -75,6 +76,9 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         raise checked.errors[0]
     settings = checked.settings
     workspace = Path(args.workspace or os.getcwd()).expanduser().resolve()
+    problem = check_workspace(workspace, store.root, Path.home())
+    if problem is not None:
+        raise ConfigError(problem, "--workspace")
     if not workspace.is_dir():
         raise ConfigError(f"the workspace {workspace} is not a folder", "--workspace")
     settings = with_overrides(settings, provider=args.provider, workspace=str(workspace))

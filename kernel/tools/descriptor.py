@@ -19,6 +19,8 @@ from ..providers.base import ToolSpec
 
 if TYPE_CHECKING:
     from ledger import FileChange, Ledger
+    from ledger.blobs import Opened
+    from ledger.files import Place
 
     from ..clock import Clock
     from .workspace import Workspace
@@ -49,7 +51,8 @@ class ToolLimits:
     list_max_entries: int = 1000
     search_max_matches: int = 200
     search_max_file_bytes: int = 2 * 1024 * 1024
-    blob_max_bytes: int = 50 * 1024 * 1024  # larger file contents are recorded by hash only
+    blob_max_bytes: int = 50 * 1024 * 1024  # larger old contents cannot be kept, so are not replaced
+    edit_max_bytes: int = 16 * 1024 * 1024  # fs_edit holds a file in memory about five times over
 
 
 @dataclass
@@ -64,12 +67,15 @@ class ToolContext:
     limits: ToolLimits = field(default_factory=ToolLimits)
     extra: Mapping[str, Any] = field(default_factory=dict)
 
-    def write(self, path: Path, content: bytes | None,
-              current: tuple[bytes | None, int | None] | None = None) -> "FileChange":
+    def write(self, path: Path, content: "bytes | Opened | None",
+              current: "tuple[bytes | Opened | None, int | None] | None" = None,
+              place: "Place | None" = None) -> "FileChange":
         """Record, then land, a change to ``path`` (already resolved inside the workspace);
-        ``current`` is the (bytes, mode) the tool just read there, so the ledger need not read it again."""
+        ``current`` is the (bytes, mode) the tool just read there, so the ledger need not read it again;
+        ``place`` is the file in its folder opened by the walk, which the change lands through."""
         return self.ledger.write_file(actor=self.agent_id, path=path, content=content, cause=self.cause,
-                                      max_blob=self.limits.blob_max_bytes, resolved=True, current=current)
+                                      max_blob=self.limits.blob_max_bytes, resolved=True, current=current,
+                                      place=place)
 
 
 Runner = Callable[[ToolContext, Mapping[str, Any]], Awaitable[ToolOutput]]

@@ -6,26 +6,35 @@ stops at ``read_max_bytes`` (and a line cap the model chooses), a listing at
 was cut, the output ends with a bracketed note saying what was cut and how to
 get the rest (``offset=``, a narrower path). Binary files are never dumped: a
 read reports size and sha256, a search skips them. Files are streamed, so a
-huge log costs only the bytes shown.
+huge log costs only the bytes shown. Every file and folder is opened through
+``walk`` (from the root, never through a link), so a folder swapped for a
+link mid-call cannot make a read show what lies outside; staged temporary
+files (``.NAME.<hex>.agentdesk``) are never listed or searched.
 """
 
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import re
+import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Iterator, Mapping
 
+from ledger.blobs import digest_fd
+from ledger.files import is_temp_name
+
 from ...errors import ToolFailure
 from ..descriptor import ToolContext, ToolDescriptor, ToolOutput
 from ..workspace import Workspace
 from .common import (
-    BOOL, SKIP_DIRS, SNIFF_BYTES, existing, integer, looks_binary, obj, require_dir, require_file,
-    sha256_of, string, thread_runner,
+    BOOL, SKIP_DIRS, SNIFF_BYTES, existing, integer, looks_binary, obj, require_dir, require_file, string,
+    thread_runner,
 )
+from . import walk
 
 COUNT_MAX_BYTES = 64 * 1024 * 1024   # beyond this, a truncated read does not count the file's lines
 SNIPPET_CHARS = 240                  # a search match line is shown at most this long
@@ -87,8 +96,8 @@ def _collect(fh: Any, limit: int | None, budget: int) -> _Window:
     return _Window(b"".join(parts), lines, False)
 
 
-def _binary(shown: str, path: Path, size: int) -> ToolOutput:
-    digest = sha256_of(path)
+def _binary(shown: str, fh: IO[bytes], size: int) -> ToolOutput:
+    digest = digest_fd(fh.fileno())
     return ToolOutput(f"{shown} is a binary file, {size:,} bytes, sha256 {digest}; its bytes are not shown",
                       {"path": shown, "bytes": size, "binary": True, "sha256": digest})
 
@@ -100,11 +109,11 @@ def _read(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> T
     offset: int = args.get("offset", 1)
     limit: int | None = args.get("limit")
     budget = ctx.limits.read_max_bytes
-    size = path.stat().st_size
-    with open(path, "rb") as fh:
+    with walk.reading(ctx.workspace, path) as (fh, st):
+        size = st.st_size
         head = fh.read(SNIFF_BYTES)
         if looks_binary(head, complete=len(head) < SNIFF_BYTES):
-            return _binary(shown, path, size)
+            return _binary(shown, fh, size)
         fh.seek(0)
         if _skip_lines(fh, offset - 1) < offset - 1 or (offset > 1 and _at_eof(fh)):
             fh.seek(0)
@@ -155,23 +164,26 @@ FS_READ = ToolDescriptor(
 
 # ---- fs_list -------------------------------------------------------------------
 
-def _entry_line(workspace: Workspace, entry: os.DirEntry[str]) -> str:
-    """'name/' for a folder, 'name  N bytes' for a file; links say where they lead."""
+def _entry_line(workspace: Workspace, folder: Path, entry: os.DirEntry[str]) -> str:
+    """'name/' for a folder, 'name  N bytes' for a file; links say where they lead (looked at
+    through the walk, so a link's target is only ever stat'ed inside the workspace)."""
     try:
         if entry.is_symlink():
             try:
-                target = workspace.resolve(entry.path)
+                target = workspace.resolve(str(folder / entry.name))
+                st = walk.lstat(workspace, target)
             except ToolFailure:
                 return f"{entry.name}@  (link to outside the workspace)"
-            if not target.exists():
+            except (FileNotFoundError, NotADirectoryError):
                 return f"{entry.name}@  (broken link)"
             where = f"(link to {workspace.relative(target)})"
-            if target.is_dir():
+            if stat.S_ISDIR(st.st_mode):
                 return f"{entry.name}/  {where}"
-            return f"{entry.name}  {target.stat().st_size:,} bytes  {where}"
-        if entry.is_dir():
+            return f"{entry.name}  {st.st_size:,} bytes  {where}"
+        st = entry.stat(follow_symlinks=False)
+        if stat.S_ISDIR(st.st_mode):
             return f"{entry.name}/"
-        return f"{entry.name}  {entry.stat().st_size:,} bytes"
+        return f"{entry.name}  {st.st_size:,} bytes"
     except OSError:
         return f"{entry.name}  (unreadable)"
 
@@ -180,10 +192,11 @@ def _list(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> T
     rel = args.get("path") or "."
     path = require_dir(ctx.workspace, rel)
     shown = ctx.workspace.relative(path)
-    with os.scandir(path) as it:
-        entries = sorted(it, key=lambda e: (e.name.casefold(), e.name))
     cap = ctx.limits.list_max_entries
-    lines = [_entry_line(ctx.workspace, e) for e in entries[:cap]]
+    with walk.folder(ctx.workspace, path) as fd:
+        with os.scandir(fd) as it:
+            entries = sorted((e for e in it if not is_temp_name(e.name)), key=lambda e: (e.name.casefold(), e.name))
+        lines = [_entry_line(ctx.workspace, path, e) for e in entries[:cap]]
     data = {"path": shown, "entries": len(entries), "shown": len(lines), "truncated": len(entries) > cap}
     if not entries:
         return ToolOutput(f"[{shown} is empty]", data)
@@ -208,24 +221,52 @@ FS_LIST = ToolDescriptor(
 
 # ---- fs_search -----------------------------------------------------------------
 
-def _walk(workspace: Workspace, base: Path, stop: threading.Event) -> Iterator[Path]:
-    """Files under ``base`` in a stable order, skipping VCS, virtualenv and dependency folders."""
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _walk(workspace: Workspace, base: Path, stop: threading.Event) -> Iterator[tuple[Path, int, str]]:
+    """Files under ``base`` in a stable order, as (path, open folder, name), skipping VCS, virtualenv
+    and dependency folders; folders are entered through descriptors, never through a link."""
     if not base.is_dir():
-        yield base
+        with walk.place(workspace, base) as where:
+            yield base, where.dir_fd, where.name
         return
-    for folder, dirs, names in os.walk(base, followlinks=False):
-        if stop.is_set():
-            return
-        dirs[:] = sorted(d for d in dirs
-                         if d not in SKIP_DIRS and not os.path.exists(os.path.join(folder, d, "pyvenv.cfg")))
-        for name in sorted(names):
-            path = Path(folder, name)
-            if path.is_symlink():
-                try:
-                    workspace.resolve(str(path))
-                except ToolFailure:
-                    continue  # a link out of the workspace is not followed
-            yield path
+    with walk.folder(workspace, base) as top:
+        for folder, dirs, names, dir_fd in os.fwalk(".", dir_fd=top, follow_symlinks=False):
+            if stop.is_set():
+                return
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not _is_venv(d, dir_fd))
+            for name in sorted(names):
+                if not is_temp_name(name):
+                    yield base / folder / name, dir_fd, name
+
+
+def _is_venv(name: str, dir_fd: int) -> bool:
+    try:
+        os.stat(f"{name}/pyvenv.cfg", dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return True
+
+
+def _contents(workspace: Workspace, path: Path, dir_fd: int, name: str, max_file: int) -> bytes | int | None:
+    """The bytes of a regular file to search, its size when over ``max_file``, None to skip it. A link
+    is read only when it leads to a file inside the workspace (reached through the walk)."""
+    try:
+        fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.EMLINK):
+            return None
+        try:
+            with walk.reading(workspace, workspace.resolve(str(path))) as (fh, st):
+                return st.st_size if st.st_size > max_file else fh.read()
+        except (ToolFailure, OSError):
+            return None  # a link out of the workspace (or a broken one) is not followed
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        return st.st_size if st.st_size > max_file else fh.read()
 
 
 def _snippet(line: str, match: re.Match[str]) -> str:
@@ -251,17 +292,17 @@ def _search(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) ->
     searched = binary = 0
     large: list[str] = []
     truncated = False
-    for path in _walk(ctx.workspace, base, stop):
+    for path, dir_fd, file_name in _walk(ctx.workspace, base, stop):
         if stop.is_set() or truncated:
             break
         try:
-            if not path.is_file():
-                continue
-            if path.stat().st_size > max_file:
-                large.append(ctx.workspace.relative(path))
-                continue
-            raw = path.read_bytes()
+            raw = _contents(ctx.workspace, path, dir_fd, file_name, max_file)
         except OSError:
+            continue
+        if raw is None:
+            continue
+        if isinstance(raw, int):
+            large.append(ctx.workspace.relative(path))
             continue
         if looks_binary(raw[:SNIFF_BYTES], complete=len(raw) <= SNIFF_BYTES):
             binary += 1

@@ -8,6 +8,19 @@ only through ``ctx.write``, which records the change in the ledger (with
 this call as cause) before the file changes; nothing here touches the disk
 directly. A plan that cannot succeed raises ``ToolFailure`` before anything
 is recorded.
+
+Old contents are read through ``walk`` (never through a link) and whole only
+up to ``INLINE_MAX`` (for the diff and the summary); a larger file is kept
+for undo by the ledger straight from its open descriptor, in chunks. A file
+whose old contents the ledger cannot keep (over ``blob_max_bytes``) is never
+deleted, overwritten or moved — the model is told it is too large to undo
+and to ask the user — and ``fs_edit``, which holds the file in memory several
+times over, stops at ``edit_max_bytes``. Measured 2026-12-01
+(benchmarks/huge_file_bench.py, peak RSS above the resting process): on a
+2 GiB file fs_edit took 8.6 GB and 125 s and fs_delete 4.3 GB (and could
+not be undone); both are now refused within 1 MB. On a 48 MiB file
+fs_delete, fs_write (overwrite) and fs_move took 191, 141 and 141 MB; now
+11, 11 and 11 MB. fs_edit of 15 MiB takes 78 MB, as before.
 """
 
 from __future__ import annotations
@@ -19,31 +32,78 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ledger import files
+from ledger.blobs import Opened
+from ledger.files import is_temp_name
 
 from ...errors import ToolFailure
-from ..descriptor import CallPreview, ToolContext, ToolDescriptor, ToolOutput
+from ..descriptor import CallPreview, ToolContext, ToolDescriptor, ToolLimits, ToolOutput
 from ..workspace import Workspace
+from . import walk
 from .common import (
     BOOL, SEQS, check_creatable, count_lines, encode_text, existing, inline_runner, is_text, obj,
     require_file, safe_preview, size_words, string, unified_diff,
 )
 
 _INT = {"type": "integer", "minimum": 0}
+INLINE_MAX = 8 * 1024 * 1024  # old contents up to this size are read whole, for the diff and the summary
+_DEFAULT_LIMITS = ToolLimits()  # what a preview assumes (the run checks the agent's own limits)
+
+
+@dataclass(frozen=True)
+class Old:
+    """A file as it is before a change: size, permission bits, and its bytes when at most INLINE_MAX."""
+
+    size: int
+    mode: int
+    data: bytes | None
 
 
 @dataclass(frozen=True)
 class Change:
-    """One planned file change: ``rel`` goes from ``before`` to ``after`` (None: no file)."""
+    """One planned file change: ``rel`` goes from ``old`` to ``after`` (None: no file)."""
 
     path: Path
     rel: str
-    before: bytes | None
+    old: Old | None
     after: bytes | None
-    mode: int | None = None  # permission bits of the file before, when known
+
+    @property
+    def before(self) -> bytes | None:
+        return None if self.old is None else self.old.data
 
     def diff(self) -> str:
+        if self.old is not None and self.old.data is None:
+            new = "no file" if self.after is None else f"{len(self.after):,} bytes"
+            return f"Large file {self.rel} changes ({self.old.size:,} bytes -> {new}); not shown\n"
         return unified_diff(self.rel, self.before, self.after)
+
+    def old_words(self) -> str:
+        """'12 lines, 340 bytes' for what the file holds now."""
+        assert self.old is not None
+        return f"{self.old.size:,} bytes" if self.old.data is None else size_words(self.old.data)
+
+
+def _read_old(workspace: Workspace, path: Path, whole_max: int = INLINE_MAX) -> Old | None:
+    """The file at ``path`` as it is now, read through the walk; None when there is none."""
+    try:
+        with walk.reading(workspace, path) as (fh, st):
+            return Old(st.st_size, stat.S_IMODE(st.st_mode), fh.read() if st.st_size <= whole_max else None)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _keepable(rel: str, old: Old | None, limits: ToolLimits, verb: str) -> None:
+    """Refuse to replace a file whose old contents the ledger could not keep for undo."""
+    if old is not None and old.size > limits.blob_max_bytes:
+        raise ToolFailure(f"{rel} is too large to undo: ask the user to {verb} it ({old.size:,} bytes; the ledger "
+                          f"keeps old contents up to {limits.blob_max_bytes:,} bytes, so this could not be undone)")
+
+
+def _current(old: Old | None) -> tuple[bytes | None, int | None] | None:
+    """What to tell the ledger is there now: the bytes read, or None to let it read (in chunks)."""
+    if old is None:
+        return None, None
+    return None if old.data is None else (old.data, old.mode)
 
 
 def _file_not_folder(workspace: Workspace, rel: str, verb: str, hint: str) -> Path:
@@ -55,52 +115,57 @@ def _file_not_folder(workspace: Workspace, rel: str, verb: str, hint: str) -> Pa
 
 # ---- fs_write ------------------------------------------------------------------
 
-def plan_write(workspace: Workspace, args: Mapping[str, Any]) -> Change:
+def plan_write(workspace: Workspace, args: Mapping[str, Any], limits: ToolLimits = _DEFAULT_LIMITS) -> Change:
     """The change fs_write would make."""
     rel: str = args["path"]
     path = workspace.resolve(rel)
-    before, mode = _current(workspace, rel, path)
-    return Change(path, workspace.relative(path), before, encode_text(args["content"], "content"), mode)
+    if is_temp_name(path.name):
+        raise ToolFailure(f"{rel} is named like Agentdesk's temporary files (.NAME.<hex>.agentdesk); pick another name")
+    old = _existing_file(workspace, rel, path)
+    _keepable(workspace.relative(path), old, limits, "overwrite")
+    return Change(path, workspace.relative(path), old, encode_text(args["content"], "content"))
 
 
-def _current(workspace: Workspace, rel: str, path: Path) -> tuple[bytes | None, int | None]:
-    """The bytes and permission bits at ``path`` now, (None, None) for a file that can be created;
-    one stat decides (a folder or a device is refused, and a pipe is never opened)."""
+def _existing_file(workspace: Workspace, rel: str, path: Path) -> Old | None:
+    """What is at ``path`` now, None for a file that can be created; one stat decides (a folder or
+    a device is refused, and a pipe is never opened)."""
     try:
         st = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
         check_creatable(workspace, rel, path)
-        return None, None
+        return None
     if stat.S_ISDIR(st.st_mode):
         raise ToolFailure(f"{rel} is a folder; give the path of a file")
     if not stat.S_ISREG(st.st_mode):
         raise ToolFailure(f"{rel} is not a regular file; fs_write writes files only")
-    return files.read(path)  # bytes and mode from one open file, as the ledger would read them
+    return _read_old(workspace, path)
 
 
 def _write(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
-    change = plan_write(ctx.workspace, args)
+    change = plan_write(ctx.workspace, args, ctx.limits)
     assert change.after is not None
+    unchanged = change.old is not None and change.old.data == change.after
     data = {"path": change.rel, "bytes": len(change.after), "lines": count_lines(args["content"]),
-            "created": change.before is None, "changed": change.before != change.after, "seqs": []}
+            "created": change.old is None, "changed": not unchanged, "seqs": []}
     words = f"{data['lines']} lines, {len(change.after):,} bytes"
-    if not data["changed"]:
+    if unchanged:
         return ToolOutput(f"{change.rel} already holds exactly this content ({words}); nothing was written", data)
-    entry = ctx.write(change.path, change.after, current=(change.before, change.mode))
+    with walk.place(ctx.workspace, change.path, create=True) as where:
+        entry = ctx.write(change.path, change.after, current=_current(change.old), place=where)
     data["seqs"] = [entry.seq]
-    verb = "created" if change.before is None else "wrote"
+    verb = "created" if change.old is None else "wrote"
     return ToolOutput(f"{verb} {change.rel} ({words})", data)
 
 
 def _preview_write(workspace: Workspace, args: Mapping[str, Any]) -> CallPreview:
     change = plan_write(workspace, args)
     assert change.after is not None
-    if change.before is None:
+    if change.old is None:
         summary = f"create {change.rel} ({size_words(change.after)})"
     elif change.before == change.after:
         summary = f"write {change.rel}: no change (it already holds this content)"
     else:
-        summary = f"overwrite {change.rel} with {size_words(change.after)} (was {size_words(change.before)})"
+        summary = f"overwrite {change.rel} with {size_words(change.after)} (was {change.old_words()})"
     return CallPreview(summary, change.rel, change.diff())
 
 
@@ -143,12 +208,19 @@ class Edit:
     added: int      # lines of new text
 
 
-def plan_edit(workspace: Workspace, args: Mapping[str, Any]) -> Edit:
+def plan_edit(workspace: Workspace, args: Mapping[str, Any], limits: ToolLimits = _DEFAULT_LIMITS) -> Edit:
     """The change fs_edit would make: exactly one occurrence of ``old`` replaced by ``new``."""
     rel: str = args["path"]
     old, new = args["old"], args["new"]
     path = _file_not_folder(workspace, rel, "edit", "give the path of a file inside it")
-    before = path.read_bytes()
+    found_old = _read_old(workspace, path, limits.edit_max_bytes)
+    if found_old is None:
+        raise ToolFailure(f"{rel} does not exist in the workspace")
+    _keepable(rel, found_old, limits, "edit")
+    if found_old.data is None:
+        raise ToolFailure(f"{rel} is {found_old.size:,} bytes, too large for fs_edit (at most "
+                          f"{limits.edit_max_bytes:,}); ask the user, or change it with a command if you may")
+    before = found_old.data
     if not is_text(before):
         raise ToolFailure(f"{rel} is not UTF-8 text; fs_edit edits text files only (fs_write replaces a whole file)")
     if old == new:
@@ -169,15 +241,16 @@ def plan_edit(workspace: Workspace, args: Mapping[str, Any]) -> Edit:
                           "surrounding text so that it matches exactly once")
     at = found[0]
     after = encode_text(text[:at] + new + text[at + len(old):], "new")
-    change = Change(path, workspace.relative(path), before, after)
+    change = Change(path, workspace.relative(path), found_old, after)
     return Edit(change, text.count("\n", 0, at) + 1, count_lines(old), count_lines(new))
 
 
 def _edit(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
-    edit = plan_edit(ctx.workspace, args)
+    edit = plan_edit(ctx.workspace, args, ctx.limits)
     change = edit.change
     assert change.after is not None
-    entry = ctx.write(change.path, change.after)
+    with walk.place(ctx.workspace, change.path) as where:
+        entry = ctx.write(change.path, change.after, current=_current(change.old), place=where)
     return ToolOutput(
         f"edited {change.rel} at line {edit.line}: replaced {edit.removed} line(s) with {edit.added}",
         {"path": change.rel, "bytes": len(change.after), "line": edit.line, "removed_lines": edit.removed,
@@ -209,25 +282,29 @@ FS_EDIT = ToolDescriptor(
 
 # ---- fs_delete -----------------------------------------------------------------
 
-def plan_delete(workspace: Workspace, args: Mapping[str, Any]) -> Change:
+def plan_delete(workspace: Workspace, args: Mapping[str, Any], limits: ToolLimits = _DEFAULT_LIMITS) -> Change:
     """The change fs_delete would make."""
     rel: str = args["path"]
     path = _file_not_folder(workspace, rel, "delete", "folders are not deleted; delete the files inside one by one")
-    return Change(path, workspace.relative(path), path.read_bytes(), None)
+    old = _read_old(workspace, path)
+    if old is None:
+        raise ToolFailure(f"{rel} does not exist in the workspace")
+    _keepable(rel, old, limits, "delete")
+    return Change(path, workspace.relative(path), old, None)
 
 
 def _delete(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
-    change = plan_delete(ctx.workspace, args)
-    assert change.before is not None
-    entry = ctx.write(change.path, None)
-    return ToolOutput(f"deleted {change.rel} ({size_words(change.before)})",
-                      {"path": change.rel, "bytes": len(change.before), "seqs": [entry.seq]})
+    change = plan_delete(ctx.workspace, args, ctx.limits)
+    assert change.old is not None
+    with walk.place(ctx.workspace, change.path) as where:
+        entry = ctx.write(change.path, None, current=_current(change.old), place=where)
+    return ToolOutput(f"deleted {change.rel} ({change.old_words()})",
+                      {"path": change.rel, "bytes": change.old.size, "seqs": [entry.seq]})
 
 
 def _preview_delete(workspace: Workspace, args: Mapping[str, Any]) -> CallPreview:
     change = plan_delete(workspace, args)
-    assert change.before is not None
-    return CallPreview(f"delete {change.rel} ({size_words(change.before)})", change.rel, change.diff())
+    return CallPreview(f"delete {change.rel} ({change.old_words()})", change.rel, change.diff())
 
 
 FS_DELETE = ToolDescriptor(
@@ -242,7 +319,8 @@ FS_DELETE = ToolDescriptor(
 
 # ---- fs_move -------------------------------------------------------------------
 
-def plan_move(workspace: Workspace, args: Mapping[str, Any]) -> tuple[Change, Change]:
+def plan_move(workspace: Workspace, args: Mapping[str, Any], limits: ToolLimits = _DEFAULT_LIMITS
+              ) -> tuple[Change, Change]:
     """The two changes fs_move would make: create ``dst`` with the bytes of ``src``, then remove ``src``."""
     src, dst = args["src"], args["dst"]
     src_path = _file_not_folder(workspace, src, "move", "move the files inside it one by one")
@@ -253,29 +331,38 @@ def plan_move(workspace: Workspace, args: Mapping[str, Any]) -> tuple[Change, Ch
         raise ToolFailure(f"{dst} is an existing folder; give the full new path of the file, e.g. {dst}/{src_path.name}")
     if dst_path.exists() or dst_path.is_symlink():
         raise ToolFailure(f"{dst} already exists; fs_move does not overwrite (delete it first, or pick another name)")
+    if is_temp_name(dst_path.name):
+        raise ToolFailure(f"{dst} is named like Agentdesk's temporary files (.NAME.<hex>.agentdesk); pick another name")
     check_creatable(workspace, dst, dst_path)
-    data = src_path.read_bytes()
-    return (Change(dst_path, workspace.relative(dst_path), None, data),
-            Change(src_path, workspace.relative(src_path), data, None))
+    old = _read_old(workspace, src_path)
+    if old is None:
+        raise ToolFailure(f"{src} does not exist in the workspace")
+    _keepable(src, old, limits, "move")
+    return (Change(dst_path, workspace.relative(dst_path), None, old.data),
+            Change(src_path, workspace.relative(src_path), old, None))
 
 
 def _move(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
-    create, remove = plan_move(ctx.workspace, args)
-    assert create.after is not None
+    create, remove = plan_move(ctx.workspace, args, ctx.limits)
+    assert remove.old is not None
     # The copy lands before the original goes, so a crash in between leaves two copies, never none.
-    created = ctx.write(create.path, create.after)
-    removed = ctx.write(remove.path, None)
-    return ToolOutput(f"moved {remove.rel} to {create.rel} ({size_words(create.after)})",
-                      {"src": remove.rel, "dst": create.rel, "bytes": len(create.after),
+    # Both are made from the source opened once, in chunks.
+    with walk.reading(ctx.workspace, remove.path) as (fh, st):
+        source = Opened(fh.fileno(), st.st_size)
+        with walk.place(ctx.workspace, create.path, create=True) as where:
+            created = ctx.write(create.path, source, current=(None, None), place=where)
+        with walk.place(ctx.workspace, remove.path) as where:
+            removed = ctx.write(remove.path, None, current=(source, stat.S_IMODE(st.st_mode)), place=where)
+    return ToolOutput(f"moved {remove.rel} to {create.rel} ({remove.old_words()})",
+                      {"src": remove.rel, "dst": create.rel, "bytes": st.st_size,
                        "seqs": [created.seq, removed.seq]})
 
 
 def _preview_move(workspace: Workspace, args: Mapping[str, Any]) -> CallPreview:
     create, remove = plan_move(workspace, args)
-    assert create.after is not None
     diff = (f"diff --git a/{remove.rel} b/{create.rel}\nsimilarity index 100%\n"
             f"rename from {remove.rel}\nrename to {create.rel}\n")
-    return CallPreview(f"move {remove.rel} to {create.rel} ({size_words(create.after)})", remove.rel, diff)
+    return CallPreview(f"move {remove.rel} to {create.rel} ({remove.old_words()})", remove.rel, diff)
 
 
 FS_MOVE = ToolDescriptor(
