@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QApplication, QLabel, QMainWindow, QMessageBox, QSizePolicy, QSplitter, QToolBar, QVBoxLayout, QWidget,
 )
 
+from kernel.errors import ConfigError
 from kernel.events import AgentKilled, PermissionRequested, PermissionResolved
 from kernel.words import plural
 
@@ -196,9 +197,15 @@ class MainWindow(QMainWindow):
         if agent_id is None or self._bring_up_lease(agent_id) is None:
             self._bring_up_lease(None)
 
-    def new_ask(self) -> QWidget:
-        """Spawn an agent with a generated name and open its Ask window."""
-        info = self.kernel.spawn()
+    def new_ask(self) -> QWidget | None:
+        """Spawn an agent with a generated name and open its Ask window; a workspace the kernel refuses
+        (settings.json edited by hand) is said in the status line, and Settings opens to choose another."""
+        try:
+            info = self.kernel.spawn()
+        except ConfigError as exc:
+            self.statusBar().showMessage(f"No agent started: {exc}. Choose another workspace in Settings.", 20000)
+            self.open_settings()
+            return None
         return self.window_for(info.id)
 
     def window_for(self, agent_id: str, activate: bool = True) -> QWidget:

@@ -17,7 +17,7 @@ from typing import Mapping
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-    QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget,
+    QPlainTextEdit, QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from kernel.errors import ConfigError
@@ -105,6 +105,16 @@ class SettingsDialog(QDialog):
         form.addRow("Lease requests expire after", self.request_expiry)
         form.addRow("Default budget", self.default_budget)
         form.addRow("Provider for new agents", self.provider)
+        self.read_only = QPlainTextEdit(values.sandbox_read_only, self)
+        self.read_only.setPlaceholderText("one folder per line, e.g. ~/datasets")
+        self.read_only.setTabChangesFocus(True)
+        self.read_only.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 12)
+        form.addRow("Folders commands may read", self.read_only)
+        self.read_only_note = QLabel("Shell commands see these read-only besides the workspace. Never shown, "
+                                     "whatever this says: the Agentdesk home, ~/.ssh, ~/.gnupg, cloud "
+                                     "credentials, keyrings and browser profiles.", self)
+        self.read_only_note.setWordWrap(True)
+        form.addRow("", self.read_only_note)
 
         try:
             saved_keys = self.store.keys()
@@ -123,7 +133,7 @@ class SettingsDialog(QDialog):
         keys_note = QLabel(f"Keys are stored in {self.store.keys_path} (readable only by you), never in the "
                            "ledger; environment variables win over them.", self)
         theme_note = QLabel("The theme follows the system's light or dark setting.", self)
-        for note in (keys_note, theme_note):
+        for note in (keys_note, theme_note, self.read_only_note):
             note.setWordWrap(True)
             note.setStyleSheet(f"color: {muted};")
         self.error_label = QLabel(self)
@@ -158,6 +168,7 @@ class SettingsDialog(QDialog):
             default_lease_min=self.default_lease.value(), request_expiry_s=self.request_expiry.value(),
             default_budget=self.default_budget.value(), provider=self.provider.currentText(),
             providers={name: tab.values() for name, tab in self.provider_tabs.items()},
+            sandbox_read_only=self.read_only.toPlainText(),
         )
 
     def save(self) -> bool:

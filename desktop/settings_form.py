@@ -36,6 +36,7 @@ class FormValues:
     default_budget: int
     provider: str
     providers: Mapping[str, ProviderValues] = field(default_factory=dict)
+    sandbox_read_only: str = ""   # one folder per line: what shell commands may read besides the workspace
 
 
 def values_from(settings: Settings) -> FormValues:
@@ -47,7 +48,13 @@ def values_from(settings: Settings) -> FormValues:
         provider=settings.provider,
         providers={p: ProviderValues(base_url=settings.base_urls.get(p, ""), model=settings.model_for(p))
                    for p in PROVIDERS},
+        sandbox_read_only="\n".join(settings.sandbox_read_only),
     )
+
+
+def read_only_folders(text: str) -> tuple[str, ...]:
+    """The folders typed one per line (blank lines and surrounding spaces dropped)."""
+    return tuple(line.strip() for line in text.splitlines() if line.strip())
 
 
 def check_form(values: FormValues, agentdesk_home: Path | None = None) -> list[tuple[str, str]]:
@@ -84,6 +91,11 @@ def check_form(values: FormValues, agentdesk_home: Path | None = None) -> list[t
     chosen = values.providers.get(values.provider)
     if chosen is not None and not chosen.model.strip():
         errors.append((f"{values.provider}.model", f"Enter a default model for {values.provider}."))
+    for folder in read_only_folders(values.sandbox_read_only):
+        if not (folder.startswith("/") or folder.startswith("~")):
+            errors.append(("sandbox_read_only", f"Folders commands may read must be absolute paths or start "
+                                                f"with ~ ({folder} is neither)."))
+            break
     return errors
 
 
@@ -103,7 +115,8 @@ def apply_form(values: FormValues, base: Settings, agentdesk_home: Path | None =
             base_urls.pop(name, None)
     new = replace(base, user_name=values.user_name.strip(), workspace=str(Path(values.workspace.strip()).expanduser()),
                   default_lease_s=float(values.default_lease_min * 60), request_expiry_s=float(values.request_expiry_s),
-                  default_budget=values.default_budget, provider=values.provider, models=models, base_urls=base_urls)
+                  default_budget=values.default_budget, provider=values.provider, models=models, base_urls=base_urls,
+                  sandbox_read_only=read_only_folders(values.sandbox_read_only))
     new.validate()
     return new
 

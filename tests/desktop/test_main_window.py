@@ -123,3 +123,19 @@ def test_end_to_end_ask_lease_kill_undo(main, qtbot):
     ledger.last_dialog.undo_button.click()
     assert target.read_text() == "- [ ] call the bank\n"
     assert "1 restored" in ledger.last_dialog.headline.text()
+
+
+def test_a_refused_workspace_in_settings_is_said_not_raised(main, monkeypatch):
+    """settings.json edited by hand to name the home folder: New Ask says why and opens Settings."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    opened = []
+    monkeypatch.setattr(main.window, "_open_settings", lambda: opened.append(True))
+    kernel = main.kernel
+    kernel.services.settings = replace(kernel.services.settings, workspace=str(Path.home()))
+    assert main.window.new_ask() is None
+    assert "No agent started" in main.window.statusBar().currentMessage()
+    assert "home folder" in main.window.statusBar().currentMessage()
+    assert opened == [True]
+    assert kernel.agents() == []

@@ -137,3 +137,23 @@ def test_an_ask_window_key_check_over_a_broken_keys_file_is_a_sentence(agentdesk
     assert missing_key_message("anthropic", store) == (
         "keys.json: anthropic must be an API key string (found a list). Fix it in Settings, or set "
         "ANTHROPIC_API_KEY in the environment.")
+
+
+def test_folders_commands_may_read_round_trip_through_the_dialog(qtbot, tmp_path, agentdesk_home):
+    store, dialog = make(qtbot, tmp_path, agentdesk_home)
+    dialog.read_only.setPlainText("  ~/datasets \n\n/srv/shared\n")
+    with qtbot.waitSignal(dialog.saved, timeout=2000) as got:
+        assert dialog.save()
+    assert got.args[0].sandbox_read_only == ("~/datasets", "/srv/shared")
+    assert store.load().sandbox_read_only == ("~/datasets", "/srv/shared")
+    again = SettingsDialog(store, store.load(), None)
+    qtbot.addWidget(again)
+    assert again.read_only.toPlainText() == "~/datasets\n/srv/shared"
+
+
+def test_a_relative_folder_commands_may_read_is_refused_in_words(qtbot, tmp_path, agentdesk_home):
+    store, dialog = make(qtbot, tmp_path, agentdesk_home)
+    dialog.read_only.setPlainText("datasets")
+    assert dialog.save() is False
+    assert "absolute paths or start with ~" in dialog.error_label.text()
+    assert not store.settings_path.exists()
