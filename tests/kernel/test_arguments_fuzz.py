@@ -6,7 +6,8 @@ limit), values that are not objects at all, objects shaped like the tool's
 input with arbitrary values in them, and raw argument text parsed the way
 the adapters parse it, go through the real agent loop (real ledger, real
 tools in a throwaway workspace, leases granted up front so the tools really
-run; a strict scripted provider). After each example the agent is idle,
+run; a strict scripted provider), over a workspace holding text, a binary
+file, a name that is not UTF-8 and a link out. After each example the agent is idle,
 every call got a result the model saw, the ledger holds an outcome for each
 call, and the next request encodes for every provider's request builder
 and for the provider host's wire format.
@@ -15,6 +16,7 @@ and for the provider host's wire format.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -76,11 +78,34 @@ raw_texts = (st.text(any_char, max_size=60) | values.map(_dumps)
              | st.integers(60, 100_000).map(lambda n: '{"path": ' + "[" * n + "]" * n + "}"))
 
 
+# Input that fits the schema, so the tools really run: paths in, out of and around the workspace, commands.
+plain = st.text(st.characters(codec="utf-8"), max_size=24)
+paths = st.sampled_from(["a.txt", "sub/b.txt", "sub", ".", "new.txt", "sub/new/c.md", "../out.txt", "/etc/passwd",
+                         "bin.dat", "a.txt/x", "link", "x" * 300]) | plain
+commands = st.sampled_from(["true", "exit 3", "echo hi > out.txt", "printf '\\xff\\xfe'", "ls -la", "rm -f a.txt",
+                            "touch $'odd\\xffname'", "cat a.txt"]) | plain
+FITTING = {"string": paths, "integer": st.integers(), "number": st.floats(allow_nan=False) | st.integers(),
+           "boolean": st.booleans()}
+
+
+@st.composite
+def fitting(draw: st.DrawFn, tool: str) -> dict[str, Any]:
+    schema = SCHEMAS[tool]
+    required = set(schema.get("required", ()))
+    out = {}
+    for key, prop in schema["properties"].items():
+        if key in required or draw(st.booleans()):
+            out[key] = draw(commands if key == "command" else FITTING[prop["type"]])
+    return out
+
+
 @st.composite
 def calls(draw: st.DrawFn, tool: str) -> ToolCallReady:
     call_id = draw(st.text(any_char, min_size=1, max_size=12))
     name = draw(st.sampled_from([tool, tool, tool, tool + "x"]) | st.text(any_char, max_size=8))
-    kind = draw(st.sampled_from(["value", "shaped", "raw", "deep"]))
+    kind = draw(st.sampled_from(["fitting", "fitting", "value", "shaped", "raw", "deep"]))
+    if kind == "fitting":
+        return ToolCallReady(call_id, tool, draw(fitting(tool)))
     if kind == "raw":
         raw = draw(raw_texts)
         value, error = parse_arguments(raw)  # as the anthropic and openai adapters do
@@ -108,7 +133,12 @@ def _encodes(request: ProviderRequest) -> None:
 
 async def _episode(root: Path, tool_calls: list[ToolCallReady], text: str) -> None:
     ws = root / "ws"
-    ws.mkdir()
+    (ws / "sub").mkdir(parents=True)
+    (ws / "a.txt").write_text("alpha\nbeta\n")
+    (ws / "sub" / "b.txt").write_text("gamma\n")
+    (ws / "bin.dat").write_bytes(b"\x00\xff" * 64)
+    os.close(os.open(os.fsencode(ws) + b"/name\xff.txt", os.O_CREAT | os.O_WRONLY))  # not UTF-8: a surrogate in fs_list
+    os.symlink("/etc", ws / "link")
     clock = ManualClock()
     with Ledger(root / "ledger.db", clock=clock.now) as ledger:
         provider = ScriptedProvider()
