@@ -30,11 +30,17 @@ from .conftest import ScriptedApprover, run
 
 STRING_ARGUMENTS = ("anthropic", "openai", "openai-chat")  # Gemini sends arguments as an object, never as text
 ALL = (*STRING_ARGUMENTS, "gemini")
-PROTOCOL = {"anthropic": "anthropic", "openai": "openai_responses", "openai-chat": "openai_chat", "gemini": "gemini"}
+PROTOCOL = {"anthropic": "anthropic", "openai": "openai_responses", "openai-chat": "openai_chat", "gemini": "gemini",
+            "openai-chat@host": "openai_chat", "gemini@host": "gemini"}
 DEEP = 100_000
 
 
 def _adapter(name: str, srv: FakeProviderServer) -> Any:
+    if name.endswith("@host"):  # the SDK in a provider host process, as the desktop runs it
+        from kernel.providers.process_host import ProcessProvider
+        base = name.removesuffix("@host")
+        url = srv.gemini_base_url if base == "gemini" else srv.openai_base_url
+        return ProcessProvider(base, api_key="test-key", base_url=url, timeout_s=10.0)
     if name == "anthropic":
         from kernel.providers.anthropic import AnthropicProvider
         return AnthropicProvider(api_key="test-key", base_url=srv.anthropic_base_url, timeout_s=10.0, offload=False)
@@ -69,7 +75,7 @@ def talk(tmp_path: Path, agentdesk_home: Path) -> Callable[..., Outcome]:
     opened: list[Ledger] = []
 
     def go(name: str, *turns: Turn, grants: int = 2) -> Outcome:
-        ws = tmp_path / f"ws-{name}"
+        ws = tmp_path / f"ws-{name.replace('@', '-')}"
         ws.mkdir()
         clock = ManualClock()
         ledger = Ledger(tmp_path / f"{name}.db", clock=clock.now)
@@ -105,7 +111,7 @@ def _first_error(ledger: Ledger) -> ToolError:
     return error
 
 
-@pytest.mark.parametrize("name", STRING_ARGUMENTS)
+@pytest.mark.parametrize("name", (*STRING_ARGUMENTS, "openai-chat@host"))
 def test_arguments_nested_100000_deep_are_an_error_result(talk, name):
     raw = '{"path": ' + "[" * DEEP + "]" * DEEP + "}"
     out = talk(name, Turn(parts=(ToolCall("fs_read", raw_arguments=raw, id="call_deep", fragments=7),)),
@@ -128,7 +134,7 @@ def test_gemini_arguments_nested_too_deep_are_an_error_result(talk):
     assert json.loads(_first_error(out.ledger).input["raw"])["path"]  # kept, as safe JSON text
 
 
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("name", (*ALL, "gemini@host"))
 def test_a_lone_surrogate_in_a_path_is_refused_and_the_next_request_encodes(talk, name):
     out = talk(name, Turn(parts=(ToolCall("fs_read", raw_arguments='{"path": "a\\ud800b.txt"}', id="call_s"),)),
                Turn(parts=(Text("noted"),)))
