@@ -28,7 +28,6 @@ from ..providers.base import ToolCallReady
 from ..tools.descriptor import ToolContext, ToolDescriptor
 from ..tools.schema import validate_input
 from ..untrusted import capped, clean_text, quoted
-from .admit import admit
 from .permission import Refusal, acquire
 from .process import AgentProcess
 
@@ -65,8 +64,8 @@ async def run_tool_calls(agent: AgentProcess, calls: Sequence[ToolCallReady]) ->
 
 
 async def run_tool(agent: AgentProcess, call: ToolCallReady) -> ToolResultPart:
+    """Run one call, already admitted (``agents.admit``, done as the turn arrives)."""
     s = agent.services
-    call = admit(call)  # already done by the turn; cheap, and run_tool is public
     tool = s.tools.get(call.name)
     tool_input: Mapping[str, Any] = call.input if call.input is not None else {}
     refusal = _check(agent, call, tool, tool_input)
