@@ -3,7 +3,7 @@
 What a model sends as tool arguments comes back in every later request, goes
 into the ledger and onto the screen, so it must survive ``json.dumps`` and
 UTF-8 encoding in all of those places. Python's ``json.loads`` accepts more
-than any of them will take (measured 2025-06, Python 3.11, through the real
+than any of them will take (measured 2026-12-01, Python 3.11, through the real
 SDKs and the loopback fake):
 
 - nesting 100,000 levels deep raised ``RecursionError`` in the parser and the
@@ -35,7 +35,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def _surrogate_in(text: str) -> str | None:
     """The first lone surrogate in ``text``, or None. Encoding is the fastest test Python has:
-    about 2.5 times faster than a regular expression on non-ASCII text (2025-06)."""
+    about 2.5 times faster than a regular expression on non-ASCII text (2026-12-01)."""
     if text.isascii():
         return None
     try:

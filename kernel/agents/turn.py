@@ -16,9 +16,9 @@ from ..errors import ProviderError
 from ..events import TextDelta, TurnFinished, TurnStarted
 from ..messages import Message, Part, TextPart, ToolUse
 from ..prompt import build_system_prompt
-from ..untrusted import clean_text
 from ..providers.base import ProviderRequest, StreamEnd, ToolCallReady, UsageReport
 from ..providers.base import TextDelta as TextChunk
+from ..untrusted import clean_text
 from .admit import admit
 from .process import AgentProcess
 
@@ -55,7 +55,7 @@ async def request_turn(agent: AgentProcess) -> AssistantTurn:
             async for event in events:
                 match event:
                     case TextChunk(text=chunk):
-                        chunk = clean_text(chunk)  # a "\ud800" escape in the reply would break the display and the next request
+                        chunk = clean_text(chunk)  # a "\ud800" escape would break the display and the next request
                         text.append(chunk)
                         s.bus.publish(TextDelta(agent.id, chunk))
                     case ToolCallReady():
