@@ -15,8 +15,9 @@ import threading
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ledger import AgentKill, AgentSpawn, Entry, Ledger, UndoReport
+from ledger import AgentKill, Entry, Ledger, UndoReport
 
+from .agents.ids import record_spawn
 from .agents.loop import run_loop
 from .agents.process import AgentProcess
 from .agents.services import ProviderFactory, Services
@@ -152,11 +153,8 @@ class Kernel:
         ledger_folder = () if s.ledger.path in ("", ":memory:") else (Path(s.ledger.path).parent,)
         # the default workspace is made on first use (once it is known to be allowed)
         root = Workspace.at(workspace or s.settings.workspace, holding=ledger_folder, create=workspace is None).root
-        entry = s.ledger.append_numbered(lambda seq: AgentSpawn(
-            actor=f"a{seq}", name=name or f"agent-{seq}", provider=provider, model=model, budget=budget,
-            workspace=str(root)))
-        agent = AgentProcess(entry.actor, entry.name, provider, model, str(root), entry.ts, s,  # type: ignore[attr-defined]
-                             Budget(budget))
+        entry = record_spawn(s.ledger, name=name, provider=provider, model=model, budget=budget, workspace=str(root))
+        agent = AgentProcess(entry.actor, entry.name, provider, model, str(root), entry.ts, s, Budget(budget))
         self._agents[agent.id] = agent
         s.bus.publish(AgentSpawned(agent.info()))
         self._ensure_expiry_watch()

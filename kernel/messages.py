@@ -4,12 +4,18 @@ An agent's history is a tuple of ``Message``s. Every provider adapter
 translates each part to its wire format and back, and refuses what it cannot
 represent. ``ToolUse.meta`` carries opaque provider data that must be echoed
 back unchanged (for example Gemini's thought signature).
+
+``encodable`` is applied to every message an agent keeps, so that whatever
+came from a model or a tool (lone surrogates, NaN, deep nesting: see
+``kernel.untrusted``) can be sent again to any provider.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Union
+
+from .untrusted import clean_text, problem, sanitised
 
 
 @dataclass(frozen=True)
@@ -60,3 +66,29 @@ def user_text(text: str) -> Message:
 
 
 Conversation = tuple[Message, ...]
+
+
+def _encodable_part(part: Part) -> Part:
+    match part:
+        case TextPart(text=text):
+            clean = clean_text(text)
+            return part if clean is text else TextPart(clean)
+        case ToolUse(id=call_id, name=name, input=tool_input, meta=meta):
+            if (clean_text(call_id) is call_id and clean_text(name) is name and isinstance(tool_input, Mapping)
+                    and problem(tool_input) is None and problem(meta) is None):
+                return part
+            safe_input = sanitised(tool_input) if isinstance(tool_input, Mapping) else {}
+            return ToolUse(clean_text(call_id), clean_text(name), safe_input, sanitised(meta))
+        case ToolResultPart(tool_use_id=call_id, name=name, content=content):
+            if clean_text(call_id) is call_id and clean_text(name) is name and clean_text(content) is content:
+                return part
+            return ToolResultPart(clean_text(call_id), clean_text(name), clean_text(content), part.is_error)
+    return part
+
+
+def encodable(message: Message) -> Message:
+    """``message`` with anything no provider could encode made safe (the same object when nothing was)."""
+    parts = tuple(_encodable_part(p) for p in message.parts)
+    if all(a is b for a, b in zip(parts, message.parts)):
+        return message
+    return Message(message.role, parts)

@@ -142,6 +142,19 @@ class Ledger:
         with self._lock:
             return self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
 
+    def highest_number(self, kind: str, prefix: str) -> int:
+        """The highest n among the actors ``<prefix><n>`` of ``kind`` entries (0 when there is none).
+
+        Called by ``append_numbered``'s ``make``, it runs inside that write transaction, so
+        ``highest_number(...) + 1`` is a dense number no other process can take too (agent ids)."""
+        start = len(prefix) + 1
+        with self._lock:
+            row = self._db.execute(
+                "SELECT MAX(CAST(SUBSTR(actor, ?) AS INTEGER)) FROM entries WHERE kind = ? "
+                "AND SUBSTR(actor, 1, ?) = ? AND LENGTH(actor) > ? AND SUBSTR(actor, ?) NOT GLOB '*[^0-9]*'",
+                (start, kind, len(prefix), prefix, len(prefix), start)).fetchone()
+        return int(row[0] or 0)
+
     def get(self, seq: int) -> Entry:
         with self._lock:
             row = self._db.execute(f"SELECT {self._columns} FROM entries WHERE seq = ?", (seq,)).fetchone()

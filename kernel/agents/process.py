@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..budget import Budget
 from ..events import AgentInfo, AgentStateChanged, UsageUpdated
-from ..messages import Message, TextPart
+from ..messages import Message, TextPart, encodable
 from ..tools.workspace import Workspace
 from .services import Services
 
@@ -61,7 +61,9 @@ class AgentProcess:
         self.services.bus.publish(AgentStateChanged(self.info(), previous))
 
     def append(self, message: Message) -> None:
-        """Add a message; a user message right after another user message is merged into it."""
+        """Add a message, made encodable for every provider; a user message right after another
+        user message is merged into it."""
+        message = encodable(message)
         last = self.conversation[-1] if self.conversation else None
         if message.role == "user" and last is not None and last.role == "user":
             merged = Message("user", last.parts + message.parts)

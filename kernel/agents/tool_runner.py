@@ -7,6 +7,9 @@
    under the tool's timeout, cancellable; 5. record the result or the error.
 
 Consecutive read-class calls run concurrently; results keep the model's order.
+Whatever a result says is clean text, and an error quotes at most
+``untrusted.ERROR_MAX_CHARS`` characters (a 10 MB bad path used to come back
+whole, in every later request).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from ..messages import ToolResultPart
 from ..providers.base import ToolCallReady
 from ..tools.descriptor import ToolContext, ToolDescriptor
 from ..tools.schema import validate_input
+from ..untrusted import capped, clean_text, quoted
 from .permission import Refusal, acquire
 from .process import AgentProcess
 
@@ -60,29 +64,41 @@ async def run_tool_calls(agent: AgentProcess, calls: Sequence[ToolCallReady]) ->
 
 
 async def run_tool(agent: AgentProcess, call: ToolCallReady) -> ToolResultPart:
+    """Run one call, already admitted (``agents.admit``, done as the turn arrives)."""
     s = agent.services
     tool = s.tools.get(call.name)
     tool_input: Mapping[str, Any] = call.input if call.input is not None else {}
-    scope = tool.scope_for(tool_input) if tool is not None and call.input is not None else ""
+    refusal = _check(agent, call, tool, tool_input)
+    scope = ""
+    if refusal is None:
+        assert tool is not None
+        scope, refusal = _scope(tool, tool_input)
     s.bus.publish(ToolCallStarted(agent.id, call.id, call.name, scope, tool_input, None))
-    outcome = await _execute(agent, call, tool, tool_input, scope)
+    if refusal is not None:
+        outcome = _refused(agent, call, tool_input, refusal)
+    else:
+        assert tool is not None
+        outcome = await _execute(agent, call, tool, tool_input, scope)
     s.bus.publish(ToolCallFinished(agent.id, call.id, call.name, outcome.ok, outcome.content,
                                    outcome.duration_ms, outcome.seq, outcome.changes))
     return ToolResultPart(call.id, call.name, outcome.content, is_error=not outcome.ok)
 
 
-async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescriptor | None,
+def _refused(agent: AgentProcess, call: ToolCallReady, tool_input: Mapping[str, Any], refusal: str) -> Outcome:
+    """A call that cannot run at all: recorded with what arrived, answered with why."""
+    message = _shown(refusal)
+    entry = agent.services.record(ToolError(
+        actor=agent.id, cause=None, tool=call.name, message=message,
+        input=dict(tool_input) if call.input is not None else {"raw": call.raw_arguments}))
+    return Outcome(False, message, entry.seq)
+
+
+async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescriptor,
                    tool_input: Mapping[str, Any], scope: str) -> Outcome:
     s = agent.services
-    refusal = _check(agent, call, tool, tool_input)
-    if refusal is not None:
-        entry = s.record(ToolError(actor=agent.id, cause=None, tool=call.name, message=refusal,
-                                   input=dict(tool_input) if call.input is not None else {"raw": call.raw_arguments}))
-        return Outcome(False, refusal, entry.seq)
-    assert tool is not None
     lease = await acquire(agent, tool, tool_input, scope, call.id)
     if isinstance(lease, Refusal):
-        return Outcome(False, lease.message)
+        return Outcome(False, _shown(lease.message))
     started = time.perf_counter()  # the run, not the wait for a lease
     call_entry = s.record(ToolCall(actor=agent.id, tool=tool.name, scope=scope, input=dict(tool_input), lease=lease.id))
     ctx = ToolContext(agent.id, agent.root, s.ledger, call_entry.seq, s.clock, s.limits)
@@ -107,7 +123,8 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
         if unlisten is not None:
             unlisten()
     result = s.record(ToolResult(actor=agent.id, cause=call_entry.seq, output=output.data, duration_ms=_ms(started)))
-    return Outcome(True, output.content, result.seq, call_entry.seq, result.duration_ms, tuple(sorted(changes)))
+    return Outcome(True, clean_text(output.content), result.seq, call_entry.seq, result.duration_ms,
+                   tuple(sorted(changes)))
 
 
 def _changes_of(call_seq: int, into: list[int]) -> Callable[[Entry], None]:
@@ -126,7 +143,7 @@ def _check(agent: AgentProcess, call: ToolCallReady, tool: ToolDescriptor | None
     """Why the call cannot run at all (unknown tool, bad JSON, bad input), or None."""
     if tool is None:
         known = ", ".join(agent.services.tools.names())
-        return f"unknown tool {call.name!r}; the tools are: {known}"
+        return f"unknown tool {quoted(call.name)}; the tools are: {known}"
     if call.input is None:
         return f"the arguments for {call.name} were not valid JSON ({call.error or 'unparseable'}); send a JSON object"
     try:
@@ -136,8 +153,22 @@ def _check(agent: AgentProcess, call: ToolCallReady, tool: ToolDescriptor | None
     return None
 
 
+def _scope(tool: ToolDescriptor, tool_input: Mapping[str, Any]) -> tuple[str, str | None]:
+    """The scope this call needs, or a refusal when the tool cannot say (a tool bug, not the agent's death)."""
+    try:
+        return tool.scope_for(tool_input), None
+    except Exception as exc:  # noqa: BLE001
+        return "", f"{tool.name} could not work out the permission it needs: {type(exc).__name__}: {exc}"
+
+
+def _shown(message: str) -> str:
+    """An error as the model sees it and the ledger keeps it: text, and never megabytes of it."""
+    return capped(clean_text(message))
+
+
 def _failed(agent: AgentProcess, cause: int, tool: str, message: str, started: float,
             changes: Sequence[int] = ()) -> Outcome:
+    message = _shown(message)
     entry = agent.services.record(ToolError(actor=agent.id, cause=cause, tool=tool, message=message,
                                             duration_ms=_ms(started)))
     return Outcome(False, message, entry.seq, cause, entry.duration_ms or 0.0, tuple(sorted(changes)))

@@ -3,6 +3,8 @@
 Nothing of a turn enters the conversation until its stream has ended with a
 stop reason: a reply that breaks halfway is shown (the text already went out
 as deltas) but never executed, so no tool runs from a half-received call.
+Every tool call is admitted (``admit``) as it arrives, so nothing a model
+sends can break the executor, the ledger, a view or the next request.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from ..messages import Message, Part, TextPart, ToolUse
 from ..prompt import build_system_prompt
 from ..providers.base import ProviderRequest, StreamEnd, ToolCallReady, UsageReport
 from ..providers.base import TextDelta as TextChunk
+from ..untrusted import clean_text
+from .admit import admit
 from .process import AgentProcess
 
 
@@ -51,10 +55,11 @@ async def request_turn(agent: AgentProcess) -> AssistantTurn:
             async for event in events:
                 match event:
                     case TextChunk(text=chunk):
+                        chunk = clean_text(chunk)  # a "\ud800" escape would break the display and the next request
                         text.append(chunk)
                         s.bus.publish(TextDelta(agent.id, chunk))
                     case ToolCallReady():
-                        calls.append(event)
+                        calls.append(admit(event))
                     case UsageReport(input_tokens=i, output_tokens=o):
                         agent.report_usage(i, o)
                     case StreamEnd(stop_reason=reason):

@@ -15,7 +15,7 @@ import importlib
 from typing import Any, AsyncIterator, Awaitable, Callable, Sequence
 
 from .base import ProviderRequest, StreamEnd, StreamEvent
-from .failures import incomplete
+from .failures import broken_stream, incomplete
 from .offloop import LoopThread, relay
 
 
@@ -124,6 +124,8 @@ async def pump(name: str, open_stream: Callable[[], Awaitable[Any]], reply: Any,
                 yield out
     except caught as exc:
         raise fail(exc, started) from exc
+    except RecursionError as exc:  # an SDK parsing a reply nested deeper than Python's recursion limit
+        raise broken_stream(name, "the reply was nested too deeply to read", started=started) from exc
     finally:
         if stream is not None:
             close = getattr(stream, "close", None) or stream.aclose

@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from ..errors import ProviderError, ProviderErrorKind
 from ..settings import KEY_VARIABLES
+from ..untrusted import MAX_DEPTH, object_problem
 
 
 def kind_for_status(status: int) -> ProviderErrorKind:
@@ -114,13 +115,19 @@ def error_detail(body: Any, fallback: str) -> str:
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
-    """Tool-call arguments as a dict, or (None, what was wrong) — never an exception."""
+    """Tool-call arguments as a dict, or (None, what was wrong) — never an exception.
+
+    A dict comes back only when every encoder downstream can take it (``kernel.untrusted``):
+    not nested too deeply, no lone surrogates, no NaN or Infinity."""
     if raw.strip() == "":
         return {}, None
     try:
         value = json.loads(raw)
+    except RecursionError:
+        return None, f"tool arguments are nested more than {MAX_DEPTH} levels deep"
     except ValueError as exc:
         return None, f"tool arguments are not valid JSON: {exc}"
-    if not isinstance(value, dict):
-        return None, f"tool arguments must be a JSON object, not {type(value).__name__}"
+    why = object_problem(value)
+    if why is not None:
+        return None, why
     return value, None

@@ -19,12 +19,14 @@ caller's loop by default.
 from __future__ import annotations
 
 import base64
+import json
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
 from ..errors import ProviderError
 from ..messages import Message, TextPart, ToolResultPart, ToolUse
+from ..untrusted import object_problem, sanitised
 from .adapter import SdkAdapter, pump
 from .base import ProviderRequest, StreamEvent, TextDelta, ToolCallReady, UsageReport
 from .failures import auth_message, broken_stream, describe, status_error, unsupported
@@ -161,7 +163,12 @@ def _ready(part: Any) -> ToolCallReady:
     call = part.function_call
     meta = {SIGNATURE_KEY: base64.b64encode(part.thought_signature).decode("ascii")} if part.thought_signature else {}
     call_id = call.id or f"{LOCAL_ID_PREFIX}{uuid.uuid4().hex[:12]}"
-    return ToolCallReady(call_id, call.name or "", dict(call.args or {}), meta=meta)
+    args = dict(call.args or {})
+    why = object_problem(args)
+    if why is not None:  # Gemini sends arguments parsed: keep what arrived as safe JSON text
+        raw = json.dumps(sanitised(args), ensure_ascii=False)
+        return ToolCallReady(call_id, call.name or "", None, raw_arguments=raw, error=why, meta=meta)
+    return ToolCallReady(call_id, call.name or "", args, meta=meta)
 
 
 def _enum_value(value: Any) -> str:

@@ -106,7 +106,7 @@ def check(schema: Mapping[str, Any], data: Any, what: str = "input") -> None:
     try:
         if _fast_validator(schema).is_valid(_plain(data) if not isinstance(data, dict) else data):
             return
-    except (ValueError, TypeError):  # something jsonschema-rs cannot take: let jsonschema judge
+    except Exception:  # noqa: BLE001 - anything jsonschema-rs cannot take (a surrogate key, an odd type): jsonschema judges
         pass
     from jsonschema.exceptions import best_match
 

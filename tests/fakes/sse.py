@@ -13,7 +13,8 @@ def frame(data, event: str | None = None) -> bytes:
     """One SSE frame. `data: ` always has the space (Gemini needs it)."""
     payload = data if isinstance(data, str) else dumps(data)
     head = f"event: {event}\n" if event is not None else ""
-    return f"{head}data: {payload}\n\n".encode()
+    # A lone surrogate can only sit in a JSON string: it goes out as the escape a model would send ("\ud800").
+    return f"{head}data: {payload}\n\n".encode("utf-8", "backslashreplace")
 
 
 ANTHROPIC_KINDS = {
