@@ -85,13 +85,13 @@ def _check(prev: bytes, row: tuple) -> Broken | None:
     values, stored = row[:-1], row[-1]
     seq = values[0]
     if stored is None:
-        return Broken(seq, "unchained", f"entry #{seq} has no hash (written outside Agentdesk)")
+        return Broken(seq, "unchained", "it has no hash (it was written outside Agentdesk)")
     try:
         expected = link(prev, values)
     except (TypeError, ValueError):
-        return Broken(seq, "altered", f"entry #{seq} holds a value of the wrong type")
+        return Broken(seq, "altered", "it holds a value of the wrong type (it was changed after it was written)")
     if stored != expected:
-        return Broken(seq, "altered", f"entry #{seq} does not match its hash (changed, or its predecessor was)")
+        return Broken(seq, "altered", "it does not match its hash (it was changed after it was written)")
     return None
 
 
@@ -106,13 +106,12 @@ def walk(db: sqlite3.Connection, start: Head | None = None,
         broken = _check(prev, row)
         if broken is not None:
             if seq != prev_seq + 1 and broken.problem == "altered":
-                gap = f"#{prev_seq + 1}" if seq == prev_seq + 2 else f"#{prev_seq + 1}–#{seq - 1}"
-                return Broken(prev_seq + 1, "missing", f"entries {gap} are missing")
+                return Broken(prev_seq + 1, "missing", _missing(prev_seq + 1, seq - 1))
             return broken
         if blob_names is not None:
             bad = _bad_blob(row, blob_names)
             if bad is not None:
-                return Broken(seq, "blob", f"entry #{seq} names blob {bad[:12]}, which is {_blob_state(bad, blob_names)}")
+                return Broken(seq, "blob", f"the contents it names (blob {bad[:12]}) are {_blob_state(bad, blob_names)}")
         prev_seq, prev = seq, row[-1]
         checked += 1
     head = None if prev_seq == 0 else Head(prev_seq, prev.hex())
@@ -133,6 +132,10 @@ def _bad_blob(row: tuple, names: dict[str, bool]) -> str | None:
         if name is not None and not names.get(name, False):
             return name
     return None
+
+
+def _missing(first: int, last: int) -> str:
+    return f"entry #{first} is missing" if first == last else f"entries #{first}–#{last} are missing"
 
 
 def _blob_state(name: str, names: dict[str, bool]) -> str:
@@ -172,14 +175,13 @@ def _against_head(db: sqlite3.Connection, recorded: Head, last: int) -> Broken |
     """Whether the entry a past check ended on still carries the hash it had then."""
     if last < recorded.seq:
         return Broken(last + 1, "truncated",
-                      f"entries #{last + 1}–#{recorded.seq} are missing (the ledger was verified up to "
-                      f"#{recorded.seq})")
+                      f"{_missing(last + 1, recorded.seq)} (the ledger was verified up to #{recorded.seq})")
     row = db.execute("SELECT hash FROM entries WHERE seq = ?", (recorded.seq,)).fetchone()
     stored = None if row is None else row[0]
     if not isinstance(stored, bytes) or stored.hex() != recorded.hash:
         return Broken(recorded.seq, "altered",
-                      f"entry #{recorded.seq} no longer carries the hash verified earlier "
-                      "(it or an entry before it was changed)")
+                      "it no longer carries the hash an earlier check verified (it or an entry before it "
+                      "was changed)")
     return None
 
 
@@ -207,7 +209,7 @@ def _spot_check(db: sqlite3.Connection, upto: int, n: int, rng: random.Random) -
             continue  # a missing entry is caught by the walk or the head check
         prev = GENESIS if len(pair) == 1 else pair[1][-1]
         if not isinstance(prev, bytes):
-            return Broken(pair[1][0], "unchained", f"entry #{pair[1][0]} has no hash")
+            return Broken(pair[1][0], "unchained", "it has no hash (it was written outside Agentdesk)")
         broken = _check(prev, pair[0])
         if broken is not None:
             return broken

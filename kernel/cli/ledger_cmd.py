@@ -1,5 +1,7 @@
 """``agentdesk ledger``: print the newest ledger entries, filtered, as a table or JSON lines.
 
+``agentdesk ledger verify`` checks the hash chain instead (see ledger_verify).
+
 JSON lines carry DESIGN.md's fields (seq, ISO 8601 UTC ts, blob hashes, cause
 and lease seqs) plus ``undone_by``, the undo entry that currently has a file
 change undone, derived from the ledger rather than stored in it.
@@ -17,7 +19,7 @@ from ledger import KINDS, Entry, FileChange, LeaseGrant, LedgerError, ToolCall, 
 
 from ..leases import describe_duration
 
-from ._home_ledger import EXIT_ERROR, absolute_prefix, ledger_path, open_existing, say_error
+from ._home_ledger import EXIT_ERROR, EXIT_USAGE, absolute_prefix, ledger_path, open_existing, say_error
 
 DEFAULT_LIMIT = 50
 
@@ -30,8 +32,11 @@ def _positive(text: str) -> int:
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser("ledger", help="show the ledger, newest first",
-                              description="Show ledger entries, newest first.")
+    p = subparsers.add_parser("ledger", help="show the ledger, newest first (or verify it)",
+                              description="Show ledger entries, newest first; 'verify' checks the hash chain "
+                                          "and the blobs (exit 0 intact, 6 broken).")
+    p.add_argument("action", nargs="?", choices=("verify",),
+                   help="verify: check every entry's hash and every blob")
     p.add_argument("--actor", metavar="A", help="only entries by this actor (agent id, user, outside, kernel)")
     p.add_argument("--kind", metavar="K", choices=KINDS, help="only entries of this kind: " + ", ".join(KINDS))
     p.add_argument("--path", metavar="P", help="only entries whose path starts with P")
@@ -41,6 +46,13 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action == "verify":
+        if args.actor or args.kind or args.path or args.json or args.limit != DEFAULT_LIMIT:
+            print("agentdesk ledger verify: filters do not apply (it checks the whole ledger)", file=sys.stderr)
+            return EXIT_USAGE
+        from . import ledger_verify
+
+        return ledger_verify.run()
     try:
         ledger = open_existing()
         if ledger is None:
