@@ -88,7 +88,7 @@ def _m005_chain(db: sqlite3.Connection) -> None:
     without a hash, so every verify names it instead of vouching for it.
     """
     db.execute("ALTER TABLE entries ADD COLUMN hash BLOB")
-    db.execute("DROP TRIGGER entries_no_update")
+    db.execute("DROP TRIGGER IF EXISTS entries_no_update")
     prev, after = GENESIS, 0
     select = f"SELECT {', '.join(CHAIN_COLUMNS)} FROM entries WHERE seq > ? ORDER BY seq LIMIT {_CHAIN_BATCH}"
     while True:
