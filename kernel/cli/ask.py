@@ -98,6 +98,7 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     approver = TerminalApprover(stdin, stderr) if interactive else None
     kernel = Kernel(ledger=ledger, settings=settings, providers=lambda _name: provider,
                     approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots")
+    _warn_if_broken(kernel, stderr)
     try:
         info = kernel.spawn(args.name, provider=provider_name, model=args.model, budget=args.budget)
         for scope, seconds in grants:
@@ -125,6 +126,16 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         await kernel.aclose()
         await provider.aclose()
         ledger.close()
+
+
+def _warn_if_broken(kernel, stderr: TextIO) -> None:
+    """The ledger's check at start found damage: say so (the agent still runs; its entries are chained)."""
+    from ledger import Broken
+
+    found = kernel.ledger_integrity()
+    if isinstance(found, Broken):
+        where = "" if found.seq is None else f" at #{found.seq}"
+        print(f"warning: the ledger is broken{where}: {found.reason} (see 'agentdesk ledger verify')", file=stderr)
 
 
 def _deny_all():
