@@ -40,8 +40,8 @@ def append_ratio(tmp: Path, n: int = 20_000) -> tuple[float, float, float]:
     raw.execute("PRAGMA journal_mode=WAL")
     raw.execute("PRAGMA synchronous=NORMAL")
     # The raw side stores a hash too (a fixed one), so both rows are the same size.
-    insert = ("INSERT INTO entries(ts, actor, kind, version, tool, scope, path, cause, lease, before, after, "
-              "reverts, body, hash) VALUES (?, ?, 'tool', 1, ?, ?, NULL, NULL, ?, NULL, NULL, NULL, ?, ?)")
+    insert = ("INSERT INTO entries(seq, ts, actor, kind, version, tool, scope, path, cause, lease, before, after, "
+              "reverts, body, hash) VALUES (?, ?, ?, 'tool', 1, ?, ?, NULL, NULL, ?, NULL, NULL, NULL, ?, ?)")
     digest = os.urandom(32)
     calls = [_call(i) for i in range(n)]
     best_ledger = best_raw = 0.0
@@ -50,9 +50,11 @@ def append_ratio(tmp: Path, n: int = 20_000) -> tuple[float, float, float]:
         for call in calls:
             ledger.append(call)
         best_ledger = max(best_ledger, n / (time.perf_counter() - t))
+        seq = raw.execute("SELECT COALESCE(MAX(seq), 0) FROM entries").fetchone()[0]
         t = time.perf_counter()
         for call in calls:  # one autocommit INSERT = one transaction per row
-            raw.execute(insert, (time.time(), call.actor, call.tool, call.scope, call.lease,
+            seq += 1  # the in-order trigger takes only the next seq
+            raw.execute(insert, (seq, time.time(), call.actor, call.tool, call.scope, call.lease,
                                  json.dumps({"input": call.input}, separators=(",", ":")), digest))
         best_raw = max(best_raw, n / (time.perf_counter() - t))
     ledger.close()
@@ -64,7 +66,7 @@ def build_million(path: Path, n: int = 1_000_000) -> float:
     """A ledger of ``n`` entries as an older Agentdesk left it (no hash chain yet), built with big
     executemany transactions through a raw connection; returns the seconds the chain migration took
     when it is opened (computed once, then recorded as migration 005_chain)."""
-    Ledger(path, _schema_upto=4).close()
+    Ledger(path, _schema_upto=3).close()
     raw = sqlite3.connect(path, isolation_level=None)
     raw.execute("PRAGMA journal_mode=WAL")
     raw.execute("PRAGMA synchronous=OFF")

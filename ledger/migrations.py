@@ -63,14 +63,16 @@ CREATE INDEX entries_reverts ON entries(reverts) WHERE reverts IS NOT NULL;
 """
 
 # INSERT OR REPLACE deletes the row it collides with without firing the delete trigger (SQLite
-# fires delete triggers for REPLACE only under recursive_triggers), so an existing seq is refused
-# before the insert happens. A BEFORE INSERT trigger runs before the conflict is resolved, so
-# this holds for REPLACE, OR IGNORE and upserts alike. A blob insert that collides is dropped
-# instead (RAISE(IGNORE)): blobs.put relies on INSERT OR IGNORE, and a blob's name is its hash.
+# fires delete triggers for REPLACE only under recursive_triggers), so an insert is refused
+# unless its seq is exactly the next one: that refuses an existing seq (before the conflict is
+# resolved, so for REPLACE, OR IGNORE and upserts alike), back-dating into a gap, and skipping
+# ahead, and it is what lets an append assume the newest row it knows of (see Ledger._insert).
+# A blob insert that collides is dropped instead (RAISE(IGNORE)): blobs.put relies on INSERT OR
+# IGNORE, and a blob's name is its hash.
 _M004_NO_REPLACE = """
-CREATE TRIGGER entries_no_replace BEFORE INSERT ON entries
-WHEN EXISTS (SELECT 1 FROM entries WHERE seq = NEW.seq)
-BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: entry seqs cannot be reused'); END;
+CREATE TRIGGER entries_in_order BEFORE INSERT ON entries
+WHEN NEW.seq IS NOT (SELECT COALESCE(MAX(seq), 0) + 1 FROM entries)
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: an entry can only be added after the newest one'); END;
 CREATE TRIGGER blobs_no_replace BEFORE INSERT ON blobs
 WHEN EXISTS (SELECT 1 FROM blobs WHERE hash = NEW.hash)
 BEGIN SELECT RAISE(IGNORE); END;

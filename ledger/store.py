@@ -56,16 +56,20 @@ class Ledger:
         self._lock = threading.RLock()
         self._listeners: list[Callable[[Entry], None]] = []
         self._known_blobs: set[str] = set()  # blob names seen stored by this object (blobs are never deleted)
+        self._head: tuple[int, bytes] | None = None  # (seq, hash) of the newest row this object wrote
         if not create and not os.path.exists(self.path):
             raise LedgerUnavailable(self.path, "no ledger there yet")
         try:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             with lockfile.held(self.path):  # creation and migration wait for each other
+                new = not os.path.exists(self.path) or os.path.getsize(self.path) == 0
                 self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
                 self._db.row_factory = sqlite3.Row
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 migrate(self._db, self.path, clock(), upto=_schema_upto)
+                if new:  # a head recorded for a ledger that was deleted says nothing about this one
+                    self.head_path.unlink(missing_ok=True)
             self._columns, self._stored_fields, self._insert_sql, self._chained = _statements(self._db)
         except sqlite3.DatabaseError as exc:
             raise LedgerUnavailable(self.path, str(exc)) from exc
@@ -96,26 +100,55 @@ class Ledger:
                 yield self._db
             except BaseException:
                 self._db.execute("ROLLBACK")
+                self._head = None  # it may name a row that was rolled back
                 raise
             self._db.execute("COMMIT")
 
     # ---- appending -------------------------------------------------------
 
-    def _insert(self, db: sqlite3.Connection, entry: Entry) -> Entry:
-        """Insert ``entry`` after the newest row, chained to it; call inside ``_tx``."""
+    def _insert(self, db: sqlite3.Connection, entry: Entry, *, in_tx: bool = True) -> Entry:
+        """Insert ``entry`` right after the newest row, chained to it.
+
+        The newest row this object wrote is remembered, so the usual append is
+        one INSERT. The ``entries_in_order`` trigger refuses any seq but the
+        next one, so if another process appended meanwhile the INSERT fails and
+        is made again after reading the real newest row, under the write lock:
+        inside the caller's transaction (``in_tx``), or in one of its own.
+        """
         ts = entry.ts or self._clock()
         columns, body = to_row(entry)
-        head = db.execute(_HEAD_SQL if self._chained else _HEAD_SQL.replace("hash", "NULL")).fetchone()
-        seq = 1 if head is None else head[0] + 1
-        values = (seq, ts, entry.actor, entry.KIND, entry.VERSION,
-                  *[columns.get(name) for name in self._stored_fields], body)
+        fields = (entry.actor, entry.KIND, entry.VERSION, *[columns.get(name) for name in self._stored_fields], body)
+        head = self._head
+        if head is not None:
+            try:
+                return self._insert_after(db, head, entry, ts, fields)
+            except sqlite3.IntegrityError as exc:
+                if exc.sqlite_errorname != "SQLITE_CONSTRAINT_TRIGGER":
+                    raise
+                self._head = None  # someone else appended: read their newest row
+        if in_tx:
+            return self._insert_after(db, self._read_head(db), entry, ts, fields)
+        with self._tx() as tx:
+            return self._insert_after(tx, self._read_head(tx), entry, ts, fields)
+
+    def _read_head(self, db: sqlite3.Connection) -> tuple[int, bytes]:
+        row = db.execute(_HEAD_SQL if self._chained else _HEAD_SQL.replace("hash", "NULL")).fetchone()
+        if row is None:
+            return 0, GENESIS
+        return row[0], row[1] if isinstance(row[1], bytes) else GENESIS
+
+    def _insert_after(self, db: sqlite3.Connection, head: tuple[int, bytes], entry: Entry, ts: float,
+                      fields: tuple[object, ...]) -> Entry:
+        seq = head[0] + 1
         if self._chained:
-            values = stored_values(values)
-            prev = head[1] if head is not None and isinstance(head[1], bytes) else GENESIS
-            db.execute(self._insert_sql, (*values, link(prev, values)))
+            values = stored_values((seq, ts, *fields))
+            digest = link(head[1], values)
+            db.execute(self._insert_sql, (*values, digest))
+            self._head = (seq, digest)
         else:  # an older schema, opened on purpose (tests)
-            db.execute(self._insert_sql, values)
-        return stamped(entry, seq, values[1])
+            db.execute(self._insert_sql, (seq, ts, *fields))
+            values = (seq, ts)
+        return stamped(entry, seq, values[1])  # type: ignore[arg-type]
 
     def listen(self, fn: Callable[[Entry], None]) -> Callable[[], None]:
         """Call ``fn`` with every entry this object appends, once committed, on the appending
@@ -130,8 +163,8 @@ class Ledger:
 
     def append(self, entry: Entry) -> Entry:
         """Store one entry in its own transaction; returns it with seq and ts set."""
-        with self._tx() as db:
-            stored = self._insert(db, entry)
+        with self._lock:  # one INSERT in autocommit mode is its own transaction
+            stored = self._insert(self._db, entry, in_tx=False)
         self._announce((stored,))
         return stored
 

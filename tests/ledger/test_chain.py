@@ -94,7 +94,7 @@ def test_insert_over_an_existing_seq_is_refused(db: Path, statement: str) -> Non
     before = raw.execute("SELECT * FROM entries ORDER BY seq").fetchall()
     with pytest.raises(sqlite3.IntegrityError) as err:
         raw.execute(statement)
-    assert str(err.value) == "the ledger is append-only: entry seqs cannot be reused"
+    assert str(err.value) == "the ledger is append-only: an entry can only be added after the newest one"
     raw.rollback()
     assert raw.execute("SELECT * FROM entries ORDER BY seq").fetchall() == before
     raw.close()
@@ -122,7 +122,7 @@ def test_changing_only_the_timestamp_is_caught(db: Path) -> None:
 
 
 def test_drop_trigger_then_replace_is_caught(db: Path) -> None:
-    _raw(db, "DROP TRIGGER entries_no_replace",
+    _raw(db, "DROP TRIGGER entries_in_order",
          "INSERT OR REPLACE INTO entries(seq, ts, actor, kind, version, body, hash) "
          "SELECT seq, ts, 'mallory', kind, version, body, hash FROM entries WHERE seq = 4")
     result = _verify(db)
@@ -135,8 +135,20 @@ def test_a_value_of_another_type_is_caught_not_crashed_on(db: Path) -> None:
     assert isinstance(result, Broken) and result.seq == 2 and "wrong type" in result.reason
 
 
+@pytest.mark.parametrize("seq", ["NULL", "9", "3"])
+def test_inserts_out_of_order_are_refused(db: Path, seq: str) -> None:
+    """No row without a seq, none skipping ahead (a gap), none back-dated into a gap."""
+    raw = sqlite3.connect(db)
+    if seq == "3":
+        raw.execute("DROP TRIGGER entries_no_delete")
+        raw.execute("DELETE FROM entries WHERE seq = 3")
+    with pytest.raises(sqlite3.IntegrityError):
+        raw.execute(f"INSERT INTO entries(seq, ts, actor, kind, version, body) VALUES ({seq}, 0, 'm', 'tool', 1, '{{}}')")
+    raw.close()
+
+
 def test_an_entry_added_without_a_hash_is_named(db: Path) -> None:
-    _raw(db, "INSERT INTO entries(ts, actor, kind, version, body) VALUES (0, 'mallory', 'tool', 1, '{}')")
+    _raw(db, "INSERT INTO entries(seq, ts, actor, kind, version, body) VALUES (7, 0, 'mallory', 'tool', 1, '{}')")
     result = _verify(db)
     assert isinstance(result, Broken) and (result.seq, result.problem) == (7, "unchained")
 
@@ -305,3 +317,12 @@ def test_a_hostile_head_file_means_a_full_walk(db: Path, content: str) -> None:
     with Ledger(db) as ledger:
         result = ledger.check_at_start()
     assert isinstance(result, Intact) and result.checked == 6
+
+
+def test_a_new_ledger_forgets_the_head_of_a_deleted_one(db: Path) -> None:
+    assert isinstance(_verify(db), Intact)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    with Ledger(db) as ledger:  # starting over is not truncation
+        ledger.append(ToolCall(actor="a", tool="t", scope="s"))
+        assert isinstance(ledger.check_at_start(), Intact)
