@@ -318,6 +318,12 @@ class Ledger:
     # ---- tamper evidence ---------------------------------------------------
 
     @property
+    def own_files(self) -> tuple[str, ...]:
+        """Every file this ledger keeps beside it: the database, SQLite's, the lock, the head."""
+        return (self.path, *(self.path + s for s in ("-wal", "-shm", "-journal")), lockfile.lock_path(self.path),
+                str(self.head_path))
+
+    @property
     def head_path(self) -> Path:
         """Where the last verified head is recorded (beside the database)."""
         return integrity.head_path(self.path)

@@ -326,3 +326,11 @@ def test_a_new_ledger_forgets_the_head_of_a_deleted_one(db: Path) -> None:
     with Ledger(db) as ledger:  # starting over is not truncation
         ledger.append(ToolCall(actor="a", tool="t", scope="s"))
         assert isinstance(ledger.check_at_start(), Intact)
+
+
+def test_own_files_names_the_lock_and_the_head(db: Path) -> None:
+    assert isinstance(_verify(db), Intact)
+    with Ledger(db) as ledger:
+        beside = {p.name for p in db.parent.iterdir() if p.name.startswith("ledger.")}
+        assert beside <= {Path(p).name for p in ledger.own_files}
+        assert {"ledger.db-lock", "ledger.verified"} <= beside
