@@ -122,10 +122,8 @@ class Ledger:
         if head is not None:
             try:
                 return self._insert_after(db, head, entry, ts, fields)
-            except sqlite3.IntegrityError as exc:
-                if exc.sqlite_errorname != "SQLITE_CONSTRAINT_TRIGGER":
-                    raise
-                self._head = None  # someone else appended: read their newest row
+            except sqlite3.IntegrityError:  # someone else appended (or a real error, which recurs below)
+                self._head = None
         if in_tx:
             return self._insert_after(db, self._read_head(db), entry, ts, fields)
         with self._tx() as tx:

@@ -130,12 +130,11 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
 
 def _warn_if_broken(kernel, stderr: TextIO) -> None:
     """The ledger's check at start found damage: say so (the agent still runs; its entries are chained)."""
-    from ledger import Broken
+    from .ledger_verify import warning
 
-    found = kernel.ledger_integrity()
-    if isinstance(found, Broken):
-        where = "" if found.seq is None else f" at #{found.seq}"
-        print(f"warning: the ledger is broken{where}: {found.reason} (see 'agentdesk ledger verify')", file=stderr)
+    line = warning(kernel.ledger_integrity())
+    if line:
+        print(line, file=stderr)
 
 
 def _deny_all():

@@ -19,6 +19,7 @@ from ledger import KINDS, Entry, FileChange, LeaseGrant, LedgerError, ToolCall, 
 
 from ..leases import describe_duration
 
+from . import ledger_verify
 from ._home_ledger import EXIT_ERROR, EXIT_USAGE, absolute_prefix, ledger_path, open_existing, say_error
 
 DEFAULT_LIMIT = 50
@@ -50,8 +51,6 @@ def run(args: argparse.Namespace) -> int:
         if args.actor or args.kind or args.path or args.json or args.limit != DEFAULT_LIMIT:
             print("agentdesk ledger verify: filters do not apply (it checks the whole ledger)", file=sys.stderr)
             return EXIT_USAGE
-        from . import ledger_verify
-
         return ledger_verify.run()
     try:
         ledger = open_existing()
@@ -59,12 +58,15 @@ def run(args: argparse.Namespace) -> int:
             print(f"No ledger yet at {ledger_path()}.", file=sys.stderr)
             return 0
         with ledger:
+            broken = ledger_verify.warning(ledger.check_at_start())  # never show a forged history without a word
             path = None if args.path is None else absolute_prefix(args.path)
             entries = ledger.page(actor=args.actor, kind=args.kind, path=path, limit=args.limit)
             undone = ledger.undone_by([e.seq for e in entries if isinstance(e, FileChange)])
     except (LedgerError, sqlite3.Error, OSError) as exc:
         say_error("ledger", exc)
         return EXIT_ERROR
+    if broken:
+        print(broken, file=sys.stderr)
     lines = [json.dumps(as_json(e, undone), ensure_ascii=False) for e in entries] if args.json \
         else table(entries, undone)
     if lines:

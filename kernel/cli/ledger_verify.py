@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 import sys
 
-from ledger import Broken, LedgerError
+from ledger import Broken, Integrity, LedgerError
 
 from ._home_ledger import EXIT_ERROR, EXIT_USAGE, ledger_path, open_existing, say_error
 
@@ -33,13 +33,23 @@ def run() -> int:
         say_error("ledger verify", exc)
         return EXIT_ERROR
     if isinstance(result, Broken):
-        where = "" if result.seq is None else f" at #{result.seq}"
-        print(f"ledger broken{where}: {result.reason}")
+        print(f"ledger broken{_where(result)}: {result.reason}")
         return EXIT_BROKEN
     print(f"ledger intact: {_count(result.entries, 'entry', 'entries')}, {_count(result.blobs, 'blob', 'blobs')}")
     if result.head is not None:
         print(f"head: #{result.head.seq} {result.head.hash}")
     return 0
+
+
+def warning(found: Integrity) -> str | None:
+    """The line other commands print when the quick check found the ledger broken."""
+    if not isinstance(found, Broken):
+        return None
+    return f"warning: the ledger is broken{_where(found)}: {found.reason} (see 'agentdesk ledger verify')"
+
+
+def _where(found: Broken) -> str:
+    return "" if found.seq is None else f" at #{found.seq}"
 
 
 def _count(n: int, one: str, many: str) -> str:

@@ -241,6 +241,11 @@ def test_verify_after_drop_trigger_and_update_exits_6_naming_the_seq(
     assert main(["ledger", "verify"]) == 6
     assert capsys.readouterr().out == (
         "ledger broken at #4: it does not match its hash (it was changed after it was written)\n")
+    assert main(["ledger", "--json"]) == 0  # the listing still lists, and says so
+    captured = capsys.readouterr()
+    assert [r["actor"] for r in _json_lines(captured.out)][1] == "mallory"
+    assert captured.err == ("warning: the ledger is broken at #4: it does not match its hash (it was changed after "
+                            "it was written) (see 'agentdesk ledger verify')\n")
 
 
 def test_verify_catches_edited_blob_bytes(home: Path, ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
