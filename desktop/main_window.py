@@ -84,7 +84,7 @@ class MainWindow(QMainWindow):
         self.process_view.open_requested.connect(self.window_for)
         self.ledger_view = LedgerView(kernel, default_root=default_root, frames=bridge.frames)
         counts = StatusCounts(ledger_entries=kernel.ledger_count(), last_seq=kernel.last_seq(), attached=attached,
-                              now=now)
+                              ledger_check=kernel.ledger_integrity(), now=now)
         counts.load(kernel.agents(), kernel.leases())
         self.status = StatusLabels(counts, self)
         self.process_view.error.connect(lambda text: self.statusBar().showMessage(text, 5000))

@@ -1,4 +1,6 @@
-"""The status line: how many agents run or wait, live leases, tokens today, ledger size.
+"""The status line: how many agents run or wait, live leases, tokens today, ledger size and
+whether the ledger checked out when the kernel started ("ledger verified", or in the error
+colour "ledger broken at #N" with the reason in the tooltip).
 
 ``StatusCounts`` is plain Python fed by kernel events (no polling); the
 widgets only render its ``summary``. The state words carry their colours,
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from html import escape
 from typing import Callable, Iterable
 
 from PySide6.QtCore import Qt
@@ -20,6 +23,7 @@ from kernel.events import (
 )
 from kernel.leases import Lease
 from kernel.words import plural
+from ledger import Broken, Intact, Integrity
 
 from . import style
 
@@ -29,6 +33,7 @@ class StatusCounts:
     ledger_entries: int = 0
     last_seq: int = 0           # seqs are dense, so a jump means entries appended unannounced
     attached: bool = True
+    ledger_check: Integrity | None = None  # what the kernel's check at start found
     now: Callable[[], float] = time.time
     agents: dict[str, AgentInfo] = field(default_factory=dict)
     leases: dict[int, Lease] = field(default_factory=dict)
@@ -77,10 +82,41 @@ class StatusCounts:
         return "&nbsp;&nbsp;".join(parts)
 
     def footer(self) -> str:
-        """The status bar: "tokens today 55k · ledger 812 entries · kernel attached"."""
+        """The status bar: "tokens today 55k · ledger 812 entries · ledger verified · kernel attached"."""
+        return " · ".join(self._footer_parts())
+
+    def footer_html(self) -> str:
+        """The footer with a broken ledger in the error colour."""
+        parts = [escape(p) for p in self._footer_parts()]
+        if isinstance(self.ledger_check, Broken):
+            colour = style.role_colour("error").name()
+            parts[2] = f'<span style="color:{colour};font-weight:600;">{parts[2]}</span>'
+        return " · ".join(parts)
+
+    def ledger_check_text(self) -> str:
+        """The full result of the check at start, for the tooltip."""
+        match self.ledger_check:
+            case Broken(seq=seq, reason=reason):
+                return f"The ledger is broken{'' if seq is None else f' at #{seq}'}: {reason}. " \
+                       "Run 'agentdesk ledger verify' for the full check."
+            case Intact() as intact:
+                return f"The ledger's hash chain checked out up to #{intact.upto:,}."
+            case _:
+                return "The ledger was not checked."
+
+    def _footer_parts(self) -> list[str]:
         attached = "kernel attached" if self.attached else "kernel detached"
-        return (f"tokens today {style.short_tokens(self.tokens_today())} · "
-                f"ledger {plural(self.ledger_entries, 'entry')} · {attached}")
+        match self.ledger_check:
+            case Broken(seq=None):
+                check = "\u26a0 ledger broken"
+            case Broken(seq=seq):
+                check = f"\u26a0 ledger broken at #{seq}"
+            case Intact():
+                check = "ledger verified"
+            case _:
+                check = "ledger not checked"
+        return [f"tokens today {style.short_tokens(self.tokens_today())}",
+                f"ledger {plural(self.ledger_entries, 'entry')}", check, attached]
 
 
 class StatusLabels:
@@ -92,6 +128,7 @@ class StatusLabels:
         self.headline.setTextFormat(Qt.TextFormat.RichText)
         self.headline.setObjectName("status-headline")
         self.footer = QLabel(parent)
+        self.footer.setTextFormat(Qt.TextFormat.RichText)
         self.footer.setObjectName("status-footer")
         self.refresh()
 
@@ -101,4 +138,5 @@ class StatusLabels:
 
     def refresh(self) -> None:
         self.headline.setText(self.counts.headline_html())
-        self.footer.setText(self.counts.footer())
+        self.footer.setText(self.counts.footer_html())
+        self.footer.setToolTip(self.counts.ledger_check_text())

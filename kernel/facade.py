@@ -2,10 +2,10 @@
 
 It is the process table (spawn, list, send, kill, pause, resume, raise a
 budget), the lease desk (live leases, revoke, answer open requests) and the
-ledger's window (page, entry, diff, undo), and it publishes every change as
-a typed event. Nothing outside the kernel reaches past it, so the same
-facade can later be served over a local socket to a desktop in another
-process.
+ledger's window (page, entry, diff, undo, and what the ledger's check at
+start found), and it publishes every change as a typed event. Nothing
+outside the kernel reaches past it, so the same facade can later be served
+over a local socket to a desktop in another process.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ledger import AgentKill, Entry, Ledger, UndoReport
+from ledger import AgentKill, Entry, Integrity, Ledger, UndoReport
 
 from .agents.ids import record_spawn
 from .agents.loop import run_loop
@@ -105,6 +105,7 @@ class Kernel:
         bus.subscribe(self._track_requests)
         self._watchers: dict[str, OutsideWatcher] = {}
         self._swept: set[str] = set()
+        self._integrity = ledger.check_at_start()
 
     # ---- time and settings -----------------------------------------------------
 
@@ -323,6 +324,11 @@ class Kernel:
 
     def ledger_entry(self, seq: int) -> Entry:
         return self.services.ledger.get(seq)
+
+    def ledger_integrity(self) -> Integrity:
+        """What the check at start found: Intact (verified up to a seq) or Broken (first broken seq,
+        reason). The full check is ``agentdesk ledger verify``."""
+        return self._integrity
 
     def ledger_count(self) -> int:
         return self.services.ledger.count()

@@ -100,7 +100,7 @@ class SnapshotIndex:
         self._cache = SnapshotCache(cache_dir, self.root, ledger.path) if cache_dir is not None else None
         self._tree: Tree = self._cache.load() if self._cache is not None else {}
         self._baseline = bool(self._tree)
-        ledger_files = [ledger.path + suffix for suffix in ("", "-wal", "-shm", "-journal")]
+        ledger_files = list(ledger.own_files)
         if self._cache is not None:
             ledger_files += [str(self._cache.path) + suffix for suffix in ("", "-wal", "-shm", "-journal")]
         self._excluded = {self._rel(Path(p)) for p in ledger_files} - {None}

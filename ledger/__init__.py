@@ -11,12 +11,13 @@ from .errors import (
     CorruptBlob, LedgerError, LedgerUnavailable, NotAFileChange, UnknownBlob, UnknownKind,
     UnknownSeq,
 )
+from .integrity import Broken, Head, Integrity, Intact
 from .store import Ledger
 from .undo import Conflict, Step, UndoReport
 
 __all__ = [
-    "KINDS", "AgentKill", "AgentSpawn", "Conflict", "CorruptBlob", "Denied", "Entry", "Expired",
-    "FileChange", "LeaseGrant", "LeaseRevoke", "Ledger", "LedgerError", "LedgerUnavailable",
+    "KINDS", "AgentKill", "AgentSpawn", "Broken", "Conflict", "CorruptBlob", "Denied", "Entry", "Expired",
+    "FileChange", "Head", "Integrity", "Intact", "LeaseGrant", "LeaseRevoke", "Ledger", "LedgerError", "LedgerUnavailable",
     "NotAFileChange", "Snapshot", "Step", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
     "UnknownBlob", "UnknownKind", "UnknownSeq", "iso_utc",
 ]

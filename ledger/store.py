@@ -1,19 +1,27 @@
 """The ledger: one append-only SQLite file of typed entries and content blobs.
 
-Every write is an INSERT; triggers refuse UPDATE and DELETE, so history can
-only grow. Queries are served by indexes on (actor, seq), (kind, seq),
+Every write is an INSERT; triggers refuse UPDATE, DELETE and an INSERT over
+an existing seq, so history can only grow. Each entry also carries a hash
+chained over its predecessor's (see ledger.chain), computed in the same
+write transaction as the insert, so a history changed behind the triggers'
+back is caught by ``verify_chain`` and ``check_at_start`` (ledger.integrity).
+Queries are served by indexes on (actor, seq), (kind, seq),
 (path, seq), cause and reverts, newest first and paged by seq, so the view
 stays instant however long the history gets. File changes are recorded before
 they land (see ``write_file``), which keeps undo correct across a crash.
 
 The ledger is safe to share between threads of one process (one lock) and
-between processes (SQLite WAL with a busy timeout).
+between processes (SQLite WAL with a busy timeout; every write transaction
+is BEGIN IMMEDIATE, so the predecessor hash read inside it is still the
+newest when the row lands and the chain never forks). Creating and
+migrating a ledger happen under a lock file (ledger.lockfile).
 """
 
 from __future__ import annotations
 
 import difflib
 import os
+import random
 import sqlite3
 import stat
 import threading
@@ -23,9 +31,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from . import blobs, files
+from . import blobs, files, integrity, lockfile
+from .chain import CHAIN_COLUMNS, GENESIS, link, stored_values
 from .entries import COLUMN_FIELDS, Entry, FileChange, from_row, stamped, to_row
 from .errors import LedgerUnavailable, NotAFileChange, UnknownSeq
+from .integrity import Broken, Integrity, Intact
 from .migrations import migrate
 
 Clock = Callable[[], float]
@@ -33,6 +43,8 @@ _COLUMNS = "seq, ts, actor, kind, version, " + ", ".join(COLUMN_FIELDS) + ", bod
 PAGE_LIMIT_MAX = 10_000
 SEQ_MAX = 2**63 - 1
 _KNOWN_BLOBS_MAX = 4096
+_HEAD_SQL = "SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1"
+assert CHAIN_COLUMNS == ("seq", "ts", "actor", "kind", "version", *COLUMN_FIELDS, "body")
 
 
 class Ledger:
@@ -45,16 +57,21 @@ class Ledger:
         self._lock = threading.RLock()
         self._listeners: list[Callable[[Entry], None]] = []
         self._known_blobs: set[str] = set()  # blob names seen stored by this object (blobs are never deleted)
+        self._head: tuple[int, bytes] | None = None  # (seq, hash) of the newest row this object wrote
         if not create and not os.path.exists(self.path):
             raise LedgerUnavailable(self.path, "no ledger there yet")
         try:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
-            self._db.row_factory = sqlite3.Row
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            migrate(self._db, self.path, clock(), upto=_schema_upto)
-            self._columns, self._stored_fields, self._insert_sql = _statements(self._db)
+            with lockfile.held(self.path):  # creation and migration wait for each other
+                new = not os.path.exists(self.path) or os.path.getsize(self.path) == 0
+                self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
+                self._db.row_factory = sqlite3.Row
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                migrate(self._db, self.path, clock(), upto=_schema_upto)
+                if new:  # a head recorded for a ledger that was deleted says nothing about this one
+                    self.head_path.unlink(missing_ok=True)
+            self._columns, self._stored_fields, self._insert_sql, self._chained = _statements(self._db)
         except sqlite3.DatabaseError as exc:
             raise LedgerUnavailable(self.path, str(exc)) from exc
         except OSError as exc:
@@ -76,24 +93,61 @@ class Ledger:
         return self._db
 
     @contextmanager
-    def _tx(self, immediate: bool = False) -> Iterator[sqlite3.Connection]:
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction, holding the file's write lock from its start (see the module doc)."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+            self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
             except BaseException:
                 self._db.execute("ROLLBACK")
+                self._head = None  # it may name a row that was rolled back
                 raise
             self._db.execute("COMMIT")
 
     # ---- appending -------------------------------------------------------
 
-    def _insert(self, db: sqlite3.Connection, entry: Entry, seq: int | None = None) -> Entry:
+    def _insert(self, db: sqlite3.Connection, entry: Entry, *, in_tx: bool = True) -> Entry:
+        """Insert ``entry`` right after the newest row, chained to it.
+
+        The newest row this object wrote is remembered, so the usual append is
+        one INSERT. The ``entries_in_order`` trigger refuses any seq but the
+        next one, so if another process appended meanwhile the INSERT fails and
+        is made again after reading the real newest row, under the write lock:
+        inside the caller's transaction (``in_tx``), or in one of its own.
+        """
         ts = entry.ts or self._clock()
         columns, body = to_row(entry)
-        values = [columns.get(name) for name in self._stored_fields]
-        cur = db.execute(self._insert_sql, (seq, ts, entry.actor, entry.KIND, entry.VERSION, *values, body))
-        return stamped(entry, cur.lastrowid, ts)
+        fields = (entry.actor, entry.KIND, entry.VERSION, *[columns.get(name) for name in self._stored_fields], body)
+        head = self._head
+        if head is not None:
+            try:
+                return self._insert_after(db, head, entry, ts, fields)
+            except sqlite3.IntegrityError:  # someone else appended (or a real error, which recurs below)
+                self._head = None
+        if in_tx:
+            return self._insert_after(db, self._read_head(db), entry, ts, fields)
+        with self._tx() as tx:
+            return self._insert_after(tx, self._read_head(tx), entry, ts, fields)
+
+    def _read_head(self, db: sqlite3.Connection) -> tuple[int, bytes]:
+        row = db.execute(_HEAD_SQL if self._chained else _HEAD_SQL.replace("hash", "NULL")).fetchone()
+        if row is None:
+            return 0, GENESIS
+        return row[0], row[1] if isinstance(row[1], bytes) else GENESIS
+
+    def _insert_after(self, db: sqlite3.Connection, head: tuple[int, bytes], entry: Entry, ts: float,
+                      fields: tuple[object, ...]) -> Entry:
+        seq = head[0] + 1
+        if self._chained:
+            values = stored_values((seq, ts, *fields))
+            digest = link(head[1], values)
+            db.execute(self._insert_sql, (*values, digest))
+            self._head = (seq, digest)
+        else:  # an older schema, opened on purpose (tests)
+            db.execute(self._insert_sql, (seq, ts, *fields))
+            values = (seq, ts)
+        return stamped(entry, seq, values[1])  # type: ignore[arg-type]
 
     def listen(self, fn: Callable[[Entry], None]) -> Callable[[], None]:
         """Call ``fn`` with every entry this object appends, once committed, on the appending
@@ -109,7 +163,7 @@ class Ledger:
     def append(self, entry: Entry) -> Entry:
         """Store one entry in its own transaction; returns it with seq and ts set."""
         with self._lock:  # one INSERT in autocommit mode is its own transaction
-            stored = self._insert(self._db, entry)
+            stored = self._insert(self._db, entry, in_tx=False)
         self._announce((stored,))
         return stored
 
@@ -126,9 +180,9 @@ class Ledger:
         Used to mint ids that are unique across every process sharing the
         file (an agent's id comes from its spawn entry's seq).
         """
-        with self._tx(immediate=True) as db:
+        with self._tx() as db:
             seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM entries").fetchone()[0]
-            stored = self._insert(db, make(seq), seq=seq)
+            stored = self._insert(db, make(seq))
         self._announce((stored,))
         return stored
 
@@ -272,6 +326,47 @@ class Ledger:
         """Hashes of damaged blobs; empty when every blob checks out."""
         with self._lock:
             return blobs.verify(self._db, digests)
+
+    # ---- tamper evidence ---------------------------------------------------
+
+    @property
+    def own_files(self) -> tuple[str, ...]:
+        """Every file this ledger keeps beside it: the database, SQLite's, the lock, the head."""
+        return (self.path, *(self.path + s for s in ("-wal", "-shm", "-journal")), lockfile.lock_path(self.path),
+                str(self.head_path))
+
+    @property
+    def head_path(self) -> Path:
+        """Where the last verified head is recorded (beside the database)."""
+        return integrity.head_path(self.path)
+
+    def verify_chain(self) -> Integrity:
+        """The full check: every entry's hash, every blob, and the head a past check recorded."""
+        return self._checked(lambda db, head: integrity.full(db, head))
+
+    def check_at_start(self, *, spot_checks: int = integrity.SPOT_CHECKS, rng: random.Random | None = None) -> Integrity:
+        """The quick check: the recorded head still holds, newer entries chain from it, a few older
+        ones are spot-checked. Fast however long the history is (see ledger.integrity)."""
+        return self._checked(lambda db, head: integrity.since(db, head, spot_checks=spot_checks, rng=rng))
+
+    def _checked(self, check: Callable[[sqlite3.Connection, integrity.Head | None], Integrity]) -> Integrity:
+        """Run ``check`` on one consistent snapshot; record the new head when it is intact."""
+        recorded = integrity.read_head(self.head_path)
+        with self._lock:
+            self._db.execute("BEGIN")  # one read snapshot for every query of the check
+            try:
+                result = check(self._db, recorded)
+            except sqlite3.DatabaseError as exc:
+                result = Broken(None, "altered", f"the database is damaged: {exc}")
+            finally:
+                self._db.execute("ROLLBACK")
+        head = result.head if isinstance(result, Intact) else None
+        if head is not None and (recorded is None or head.seq > recorded.seq):
+            try:
+                integrity.write_head(self.head_path, head)
+            except OSError:
+                pass  # a read-only home: the check still holds, it is just not remembered
+        return result
 
     def diff(self, seq: int, context: int = 3) -> str:
         """A unified diff of one file change (binary and unstored contents are said, not shown)."""
@@ -429,8 +524,9 @@ def _page_sql(columns: str, before: int | None = None, after: int | None = None,
     return sql, args
 
 
-def _statements(db: sqlite3.Connection) -> tuple[str, tuple[str, ...], str]:
-    """The SELECT list, column-stored fields and INSERT for the entries table as this database has it.
+def _statements(db: sqlite3.Connection) -> tuple[str, tuple[str, ...], str, bool]:
+    """The SELECT list, column-stored fields, INSERT, and whether rows are chained, for the
+    entries table as this database has it.
 
     Normally every field has its column; a ledger opened at an older schema
     (tests build one with ``_schema_upto``) reads missing columns as NULL.
@@ -443,6 +539,7 @@ def _statements(db: sqlite3.Connection) -> tuple[str, tuple[str, ...], str]:
         stored = tuple(name for name in COLUMN_FIELDS if name in have)
         select = "seq, ts, actor, kind, version, " + ", ".join(
             name if name in have else f"NULL AS {name}" for name in COLUMN_FIELDS) + ", body"
-    insert = (f"INSERT INTO entries(seq, ts, actor, kind, version, {', '.join(stored)}, body) "
-              f"VALUES (?, ?, ?, ?, ?, {', '.join('?' * len(stored))}, ?)")
-    return select, stored, insert
+    chained = "hash" in have
+    names = ["seq", "ts", "actor", "kind", "version", *stored, "body", *(["hash"] if chained else [])]
+    insert = f"INSERT INTO entries({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
+    return select, stored, insert, chained

@@ -98,6 +98,7 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     known = known_scopes(kernel.services.tools)
     for scope in unused_scopes([scope for scope, _ in grants], known):
         print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
+    _warn_if_broken(kernel, stderr)
     try:
         info = kernel.spawn(args.name, provider=provider_name, model=args.model, budget=args.budget)
         for scope, seconds in grants:
@@ -125,6 +126,15 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         await kernel.aclose()
         await provider.aclose()
         ledger.close()
+
+
+def _warn_if_broken(kernel, stderr: TextIO) -> None:
+    """The ledger's check at start found damage: say so (the agent still runs; its entries are chained)."""
+    from .ledger_verify import warning
+
+    line = warning(kernel.ledger_integrity())
+    if line:
+        print(line, file=stderr)
 
 
 def _deny_all():

@@ -1,5 +1,7 @@
 """``agentdesk ledger``: print the newest ledger entries, filtered, as a table or JSON lines.
 
+``agentdesk ledger verify`` checks the hash chain instead (see ledger_verify).
+
 JSON lines carry DESIGN.md's fields (seq, ISO 8601 UTC ts, blob hashes, cause
 and lease seqs) plus ``undone_by``, the undo entry that currently has a file
 change undone, derived from the ledger rather than stored in it.
@@ -18,7 +20,8 @@ from ledger import KINDS, Entry, FileChange, LeaseGrant, LedgerError, ToolCall, 
 from ..leases import describe_duration
 from ..words import plural
 
-from ._home_ledger import EXIT_ERROR, absolute_prefix, ledger_path, open_existing, say_error
+from . import ledger_verify
+from ._home_ledger import EXIT_ERROR, EXIT_USAGE, absolute_prefix, ledger_path, open_existing, say_error
 
 DEFAULT_LIMIT = 50
 
@@ -31,8 +34,11 @@ def _positive(text: str) -> int:
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser("ledger", help="show the ledger, newest first",
-                              description="Show ledger entries, newest first.")
+    p = subparsers.add_parser("ledger", help="show the ledger, newest first (or verify it)",
+                              description="Show ledger entries, newest first; 'verify' checks the hash chain "
+                                          "and the blobs (exit 0 intact, 6 broken).")
+    p.add_argument("action", nargs="?", choices=("verify",),
+                   help="verify: check every entry's hash and every blob")
     p.add_argument("--actor", metavar="A", help="only entries by this actor (agent id, user, outside, kernel)")
     p.add_argument("--kind", metavar="K", choices=KINDS, help="only entries of this kind: " + ", ".join(KINDS))
     p.add_argument("--path", metavar="P", help="only entries whose path starts with P")
@@ -42,18 +48,26 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action == "verify":
+        if args.actor or args.kind or args.path or args.json or args.limit != DEFAULT_LIMIT:
+            print("agentdesk ledger verify: filters do not apply (it checks the whole ledger)", file=sys.stderr)
+            return EXIT_USAGE
+        return ledger_verify.run()
     try:
         ledger = open_existing()
         if ledger is None:
             print(f"No ledger yet at {ledger_path()}.", file=sys.stderr)
             return 0
         with ledger:
+            broken = ledger_verify.warning(ledger.check_at_start())  # never show a forged history without a word
             path = None if args.path is None else absolute_prefix(args.path)
             entries = ledger.page(actor=args.actor, kind=args.kind, path=path, limit=args.limit)
             undone = ledger.undone_by([e.seq for e in entries if isinstance(e, FileChange)])
     except (LedgerError, sqlite3.Error, OSError) as exc:
         say_error("ledger", exc)
         return EXIT_ERROR
+    if broken:
+        print(broken, file=sys.stderr)
     lines = [json.dumps(as_json(e, undone), ensure_ascii=False) for e in entries] if args.json \
         else table(entries, undone)
     if lines:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -210,3 +211,76 @@ def test_unreadable_database_is_one_line_error(home: Path, capsys: pytest.Captur
     assert main(["ledger"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("agentdesk ledger: ")
+
+
+# ---- agentdesk ledger verify ------------------------------------------------------------
+
+
+def _tamper(home: Path, *statements: str) -> None:
+    raw = sqlite3.connect(home / "ledger.db")
+    for sql in statements:
+        raw.execute(sql)
+    raw.commit()
+    raw.close()
+
+
+def test_verify_intact_exits_0_and_prints_the_head(home: Path, ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _history(home, ws)
+    assert main(["ledger", "verify"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "ledger intact: 5 entries, 3 blobs"
+    assert re.fullmatch(r"head: #5 [0-9a-f]{64}", lines[1])
+
+
+def test_verify_after_drop_trigger_and_update_exits_6_naming_the_seq(
+        home: Path, ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _history(home, ws)
+    assert main(["ledger", "--json"]) == 0  # before: the forged history would be shown without a word
+    capsys.readouterr()
+    _tamper(home, "DROP TRIGGER entries_no_update", "UPDATE entries SET actor = 'mallory' WHERE seq = 4")
+    assert main(["ledger", "verify"]) == 6
+    assert capsys.readouterr().out == (
+        "ledger broken at #4: it does not match its hash (it was changed after it was written)\n")
+    assert main(["ledger", "--json"]) == 0  # the listing still lists, and says so
+    captured = capsys.readouterr()
+    assert [r["actor"] for r in _json_lines(captured.out)][1] == "mallory"
+    assert captured.err == ("warning: the ledger is broken at #4: it does not match its hash (it was changed after "
+                            "it was written) (see 'agentdesk ledger verify')\n")
+
+
+def test_verify_catches_edited_blob_bytes(home: Path, ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seqs = _history(home, ws)
+    _tamper(home, "DROP TRIGGER blobs_no_update", "UPDATE blobs SET codec = 'raw', data = x'6576696c'")
+    assert main(["ledger", "verify"]) == 6
+    out = capsys.readouterr().out
+    assert out.startswith(f"ledger broken at #{seqs['a1']}: the contents it names (blob ") and "corrupted" in out
+
+
+def test_verify_catches_a_truncated_tail_after_an_earlier_verify(
+        home: Path, ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _history(home, ws)
+    assert main(["ledger", "verify"]) == 0
+    _tamper(home, "DROP TRIGGER entries_no_delete", "DELETE FROM entries WHERE seq >= 4")
+    assert main(["ledger", "verify"]) == 6
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "ledger broken at #4: entries #4–#5 are missing (the ledger was verified up to #5)")
+
+
+def test_verify_without_a_ledger_exits_2(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ledger", "verify"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no ledger yet" in err
+    assert not (home / "ledger.db").exists()
+
+
+def test_verify_takes_no_filters(home: Path, ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _history(home, ws)
+    assert main(["ledger", "verify", "--actor", "agent-1"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_verify_of_a_garbage_file_is_one_line_error(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (home / "ledger.db").write_bytes(b"garbage, not a database" * 200)
+    assert main(["ledger", "verify"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("agentdesk ledger verify: cannot open ledger")

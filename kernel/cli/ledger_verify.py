@@ -1,0 +1,56 @@
+"""``agentdesk ledger verify``: check the whole hash chain and every blob.
+
+Exit 0 when the ledger is intact ("ledger intact: N entries, M blobs", then
+the head to keep elsewhere as proof), 6 when it is broken, naming the first
+broken entry ("ledger broken at #N: reason"), 2 when the home has no ledger
+yet, 1 when it cannot be opened at all. An intact check records its head
+beside the database, so a later check (and the kernel's check at start)
+notices entries that went missing from the end or a history rewritten with
+fresh hashes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+
+from ledger import Broken, Integrity, LedgerError
+
+from ._home_ledger import EXIT_ERROR, EXIT_USAGE, ledger_path, open_existing, say_error
+
+EXIT_BROKEN = 6
+
+
+def run() -> int:
+    try:
+        ledger = open_existing()
+        if ledger is None:
+            print(f"agentdesk ledger verify: no ledger yet at {ledger_path()}", file=sys.stderr)
+            return EXIT_USAGE
+        with ledger:
+            result = ledger.verify_chain()
+    except (LedgerError, sqlite3.Error, OSError) as exc:
+        say_error("ledger verify", exc)
+        return EXIT_ERROR
+    if isinstance(result, Broken):
+        print(f"ledger broken{_where(result)}: {result.reason}")
+        return EXIT_BROKEN
+    print(f"ledger intact: {_count(result.entries, 'entry', 'entries')}, {_count(result.blobs, 'blob', 'blobs')}")
+    if result.head is not None:
+        print(f"head: #{result.head.seq} {result.head.hash}")
+    return 0
+
+
+def warning(found: Integrity) -> str | None:
+    """The line other commands print when the quick check found the ledger broken."""
+    if not isinstance(found, Broken):
+        return None
+    return f"warning: the ledger is broken{_where(found)}: {found.reason} (see 'agentdesk ledger verify')"
+
+
+def _where(found: Broken) -> str:
+    return "" if found.seq is None else f" at #{found.seq}"
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"

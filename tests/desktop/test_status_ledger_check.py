@@ -1,0 +1,56 @@
+"""The status line says whether the ledger checked out at start: "ledger verified", or red "ledger broken at #N"."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+from desktop.app import build_desktop
+from desktop.status import StatusCounts
+from kernel.clock import ManualClock
+from kernel.settings import Settings
+from ledger import Broken, Head, Intact, Ledger, ToolCall
+
+
+def test_footer_words_for_each_result() -> None:
+    counts = StatusCounts(ledger_entries=1_200, ledger_check=Intact(Head(1_200, "00" * 32), 1_200), now=lambda: 0.0)
+    assert counts.footer() == "tokens today 0 · ledger 1,200 entries · ledger verified · kernel attached"
+    assert "checked out up to #1,200" in counts.ledger_check_text()
+    counts.ledger_check = Broken(17, "altered", "it does not match its hash <b>")
+    assert counts.footer() == "tokens today 0 · ledger 1,200 entries · \u26a0 ledger broken at #17 · kernel attached"
+    html = counts.footer_html()
+    assert '<span style="color:' in html and "ledger broken at #17</span>" in html
+    assert counts.ledger_check_text().startswith("The ledger is broken at #17: it does not match its hash <b>.")
+    counts.ledger_check = Broken(None, "blob", "blob 0123 is corrupted")
+    assert "\u26a0 ledger broken ·" in counts.footer()
+
+
+def test_desktop_on_a_tampered_home_shows_the_broken_entry(tmp_path: Path, qloop, qtbot) -> None:
+    home = tmp_path / "home"
+    with Ledger(home / "ledger.db") as ledger:
+        for _ in range(3):
+            ledger.append(ToolCall(actor="a", tool="t", scope="s"))
+    raw = sqlite3.connect(home / "ledger.db")
+    raw.execute("DROP TRIGGER entries_no_update")
+    raw.execute("UPDATE entries SET scope = 'forged' WHERE seq = 2")
+    raw.commit()
+    raw.close()
+    desk = build_desktop(home, providers=lambda name: None, clock=ManualClock(),
+                         settings=Settings(workspace=str(tmp_path)))
+    qtbot.addWidget(desk.window)
+    try:
+        footer = desk.window.status.footer
+        assert "ledger broken at #2" in footer.text() and "color:" in footer.text()
+        assert footer.toolTip().startswith("The ledger is broken at #2:")
+    finally:
+        closing = asyncio.ensure_future(desk.kernel.aclose())
+        qtbot.waitUntil(closing.done, timeout=5000)
+        desk.window._done = True
+        desk.bridge.close()
+        desk.ledger.close()
+
+
+def test_desktop_on_an_intact_home_says_verified(main) -> None:
+    assert "ledger verified" in main.window.status.footer.text()
+    assert "color:" not in main.window.status.footer.text()
