@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from kernel.approver import LeaseRequest
+from kernel.events import Outcome
 from kernel.leases import describe_duration
 from kernel.words import plural
 
@@ -108,30 +109,27 @@ def summarize_input(tool: str, tool_input: Mapping[str, Any], limit: int = 80) -
 
 @dataclass(frozen=True)
 class CallOutcome:
-    kind: str    # ok · error · denied · expired · cancelled
-    words: str   # the reason, in words, for anything but ok
+    """How a call ended, as its card shows it: the kernel's outcome and the reason in words."""
+
+    kind: Outcome  # ok · error · denied · expired · cancelled (a card its agent left unfinished)
+    words: str     # the reason, in words, for anything but ok
 
     @property
     def failed(self) -> bool:
-        return self.kind != "ok"
+        return self.kind.failed
 
     @property
     def mark(self) -> str:
-        return "\u2713" if self.kind == "ok" else "\u2717"
+        return "\u2717" if self.failed else "\u2713"
 
 
-def describe_outcome(ok: bool, content: str) -> CallOutcome:
-    """What happened to a call, from the kernel's ``ToolCallFinished``."""
-    if ok:
-        return CallOutcome("ok", "")
+def describe_outcome(outcome: Outcome, content: str) -> CallOutcome:
+    """What happened to a call, from the kernel's ``ToolCallFinished``: its outcome, and the first
+    line of what the model was told as the reason."""
+    if not outcome.failed:
+        return CallOutcome(outcome, "")
     first = content.strip().splitlines()[0] if content.strip() else "the call failed"
-    if first.startswith("permission denied"):
-        return CallOutcome("denied", first)
-    if first.startswith("permission request expired"):
-        return CallOutcome("expired", first)
-    if first.startswith("cancelled"):
-        return CallOutcome("cancelled", first)
-    return CallOutcome("error", first)
+    return CallOutcome(outcome, first)
 
 
 # ---- lease requests --------------------------------------------------------------

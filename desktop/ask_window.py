@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 
 from kernel.errors import KernelError
 from kernel.events import (
-    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, PermissionRequested, PermissionResolved, TextDelta,
-    ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated, UserMessage,
+    AgentInfo, AgentKilled, AgentSpawned, AgentState, AgentStateChanged, PermissionRequested, PermissionResolved,
+    TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated, UserMessage,
 )
 from kernel.facade import Kernel
 from kernel.settings import SettingsStore, home
@@ -43,7 +43,6 @@ from .widgets.message_input import MessageInput
 from .widgets.state_badge import StateBadge
 from .widgets.transcript import Transcript
 
-BUSY_STATES = ("running", "waiting")
 STOPPED_PLACEHOLDER = "This agent was stopped and takes no more messages. Ctrl+N starts a new agent to continue."
 
 
@@ -62,7 +61,7 @@ class AskWindow(QWidget):
         self.transcript.load_history(kernel.conversation(agent_id))
         self._show_info(self.info)
         self.check_key()
-        if self.info.state in ("killed", "failed", "idle", "paused"):  # a reopened window: nothing is still running
+        if not self.info.state.busy:  # a reopened window: nothing is still running
             self.transcript.settle_open_cards(self.info.state)
         self._show_request(next((r for r in kernel.pending_requests() if r.agent_id == agent_id), None))
         bridge.channel(agent_id).event.connect(self._on_event)
@@ -122,7 +121,7 @@ class AskWindow(QWidget):
         self.lease_notice = QLabel(self)  # a request waits: say so, and how to answer it
         self.lease_notice.setObjectName("leaseNotice")
         self.lease_notice.setWordWrap(True)
-        _glyph, light, dark = STATES["waiting"]
+        _glyph, light, dark = STATES[AgentState.WAITING]
         loud = shade((light, dark), self.palette())
         self.lease_notice.setStyleSheet(f"QLabel#leaseNotice {{ color: {loud}; font-weight: bold;"
                                         f" border: 1px solid {loud}; border-radius: 4px; padding: 4px 8px; }}")
@@ -176,17 +175,17 @@ class AskWindow(QWidget):
 
     def toggle_pause(self) -> None:
         try:
-            if self.info.state == "paused":
+            if self.info.state is AgentState.PAUSED:
                 self.kernel.resume(self.agent_id)
             else:
                 self.kernel.pause(self.agent_id)
-                if self.info.state in BUSY_STATES:
+                if self.info.state.busy:
                     self.status_label.setText("Pausing before the next model request\u2026")
         except KernelError as exc:
             self.status_label.setText(str(exc))
 
     def stop(self) -> None:
-        if self.info.state != "killed":
+        if not self.info.state.final:
             self.kernel.kill(self.agent_id)
 
     def ask_raise_budget(self) -> QInputDialog:
@@ -221,7 +220,7 @@ class AskWindow(QWidget):
             case ToolCallStarted(agent_id=self.agent_id) as e:
                 self.transcript.start_call(e.call_id, e.tool, e.scope, e.input)
             case ToolCallFinished(agent_id=self.agent_id) as e:
-                self.transcript.finish_call(e.call_id, e.ok, e.content, e.duration_ms, e.changes)
+                self.transcript.finish_call(e.call_id, e.outcome, e.content, e.duration_ms, e.changes)
             case PermissionRequested(request=request) if request.agent_id == self.agent_id:
                 self.transcript.waiting_for(request.call_id)
                 self._show_request(request)
@@ -230,12 +229,12 @@ class AskWindow(QWidget):
                                          if r.agent_id == self.agent_id), None))
             case AgentStateChanged(agent=info) if info.id == self.agent_id:
                 self._show_info(info)
-                if info.state == "failed":
+                if info.state is AgentState.FAILED:
                     self.transcript.add_notice(f"{info.name} failed: {info.reason or 'no reason given'}")
             case AgentKilled(agent=info, by=by) if info.id == self.agent_id:
                 self._show_info(info)
                 self._show_request(None)
-                self.transcript.settle_open_cards("killed")
+                self.transcript.settle_open_cards(AgentState.KILLED)
                 self.transcript.add_notice(f"{info.name} was stopped ({info.reason or 'by ' + by}). "
                                            "Ctrl+N starts a new agent to continue.")
             case UsageUpdated(agent=info) | AgentSpawned(agent=info) if info.id == self.agent_id:
@@ -246,15 +245,15 @@ class AskWindow(QWidget):
         self.state_badge.set_state(info.state)
         self.reason_label.setText(info.reason)
         self.budget_bar.set_usage(info.used, info.budget)
-        killed = info.state == "killed"
-        self.pause_button.setText("Resume" if info.state == "paused" else "Pause")
+        killed = info.state.final
+        self.pause_button.setText("Resume" if info.state is AgentState.PAUSED else "Pause")
         self.pause_button.setEnabled(not killed)
         self.stop_button.setEnabled(not killed)
         self.raise_button.setEnabled(not killed)
-        can_send = not killed and info.state not in BUSY_STATES and self.key_notice.isHidden()
+        can_send = not killed and not info.state.busy and self.key_notice.isHidden()
         self.input.setEnabled(can_send)
         self.send_button.setEnabled(can_send)
-        if info.state not in BUSY_STATES and self.status_label.text().startswith("Pausing"):
+        if not info.state.busy and self.status_label.text().startswith("Pausing"):
             self.status_label.clear()
         if killed:
             self.input.setPlaceholderText(STOPPED_PLACEHOLDER)

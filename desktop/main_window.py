@@ -39,7 +39,6 @@ from .sizing import fit_to_screen
 from .status import StatusCounts, StatusLabels
 
 WindowFactory = Callable[[str], QWidget]
-BUSY_STATES = ("running", "waiting")
 
 
 def _section(title: str, body: QWidget) -> QWidget:
@@ -241,7 +240,7 @@ class MainWindow(QMainWindow):
     # ---- closing ------------------------------------------------------------------------
 
     def busy_agents(self) -> list[str]:
-        return [a.name for a in self.kernel.agents() if a.state in BUSY_STATES]
+        return [a.name for a in self.kernel.agents() if a.state.busy]
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self._done:

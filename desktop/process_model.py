@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from kernel.events import (
-    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, LeaseExpired, LeaseGranted, LeaseRevoked,
+    AgentInfo, AgentKilled, AgentSpawned, AgentState, AgentStateChanged, LeaseExpired, LeaseGranted, LeaseRevoked,
     UsageUpdated,
 )
 from kernel.leases import Lease, describe_left
@@ -200,11 +200,11 @@ class ProcessTableModel(RowsTableModel):
         if role == Qt.ItemDataRole.FontRole:
             if col == COL_ID:
                 return style.mono_font()
-            if col == COL_STATE and info.state == "waiting":
+            if col == COL_STATE and info.state is AgentState.WAITING:
                 font = style.QApplication.font()
                 font.setBold(True)
                 return font
-        if role == Qt.ItemDataRole.BackgroundRole and col == COL_STATE and info.state == "waiting":
+        if role == Qt.ItemDataRole.BackgroundRole and col == COL_STATE and info.state is AgentState.WAITING:
             return style.role_colour("waiting_bg")
         if role == FractionRole:
             return min(1.0, info.used / info.budget) if info.budget else 0.0
@@ -226,13 +226,13 @@ class ProcessTableModel(RowsTableModel):
             return str(n) if n else "–"
         if col == COL_STARTED:
             return time.strftime("%H:%M", time.localtime(info.started_at))
-        return "Kill" if info.state != "killed" else ""
+        return "Kill" if not info.state.final else ""
 
     def _tooltip(self, info: AgentInfo, col: int) -> str | None:
         if col == COL_LEASES:
             return self.rows.lease_tooltip(info.id)
         if col == COL_STATE:
-            if info.state == "waiting":  # a lease request waits for a person: say how to answer it
+            if info.state is AgentState.WAITING:  # a lease request waits for a person: say how to answer it
                 what = f" ({info.reason})" if info.reason else ""
                 return f"waiting \u2014 lease request{what}; " + ANSWER_HINT.format(shortcut=ANSWER_SHORTCUT)
             return f"{info.state}: {info.reason}" if info.reason else info.state

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from kernel.errors import KernelError
+from kernel.events import AgentState
 from kernel.leases import describe_left
 
 from . import style
@@ -100,7 +101,7 @@ class KillButtonDelegate(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         info = index.data(AgentRole)
-        if info is None or info.state == "killed":
+        if info is None or info.state.final:
             return
         button = QStyleOptionButton()
         button.rect = self.button_rect(option.rect)
@@ -113,7 +114,7 @@ class KillButtonDelegate(QStyledItemDelegate):
     def editorEvent(self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: Index) -> bool:
         if event.type() == QEvent.Type.MouseButtonRelease and isinstance(event, QMouseEvent):
             info = index.data(AgentRole)
-            if info is not None and info.state != "killed" and \
+            if info is not None and not info.state.final and \
                     self.button_rect(option.rect).contains(event.position().toPoint()):
                 self.clicked.emit(info.id)
                 return True
@@ -239,11 +240,11 @@ class ProcessView(QTableView):
         menu.addAction("Open window", lambda: self.open_requested.emit(agent_id))
         menu.addSeparator()
         pause = menu.addAction("Pause", lambda: self._try(self.kernel.pause, agent_id))
-        pause.setEnabled(info.state in ("running", "waiting", "idle"))
+        pause.setEnabled(info.state.can_pause)
         resume = menu.addAction("Resume", lambda: self._try(self.kernel.resume, agent_id))
-        resume.setEnabled(info.state == "paused")
+        resume.setEnabled(info.state is AgentState.PAUSED)
         budget = menu.addAction("Raise budget…", lambda: self.ask_budget(agent_id))
-        budget.setEnabled(info.state != "killed")
+        budget.setEnabled(not info.state.final)
         revoke = menu.addMenu("Revoke lease")
         leases = self.model().rows.live_leases(agent_id)
         now = self.model().rows.now()
@@ -255,7 +256,7 @@ class ProcessView(QTableView):
         revoke.setEnabled(bool(leases))
         menu.addSeparator()
         kill = menu.addAction("Kill", lambda: self.kill(agent_id))
-        kill.setEnabled(info.state != "killed")
+        kill.setEnabled(not info.state.final)
         return menu
 
     def _menu_at(self, pos: QPoint) -> None:

@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
 from kernel.events import (
-    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, LeaseExpired, LeaseGranted, LeaseRevoked,
+    AgentInfo, AgentKilled, AgentSpawned, AgentState, AgentStateChanged, LeaseExpired, LeaseGranted, LeaseRevoked,
     LedgerAppended, UsageUpdated,
 )
 from kernel.leases import Lease
@@ -59,7 +59,7 @@ class StatusCounts:
                 return False
         return True
 
-    def in_state(self, state: str) -> int:
+    def in_state(self, state: AgentState) -> int:
         return sum(1 for a in self.agents.values() if a.state == state)
 
     def live_leases(self) -> int:
@@ -72,12 +72,13 @@ class StatusCounts:
 
     def headline_html(self) -> str:
         """The toolbar's right side: "● 3 running  ◆ 1 waiting  2 leases"."""
-        parts = [style.state_html("running").replace(style.state_text("running"),
-                                                      f"{style.MARKS['running']} {self.in_state('running')} running")]
-        waiting = self.in_state("waiting")
-        if waiting:
-            parts.append(style.state_html("waiting").replace(style.state_text("waiting"),
-                                                             f"{style.MARKS['waiting']} {waiting} waiting"))
+        running, waiting = AgentState.RUNNING, AgentState.WAITING
+        parts = [style.state_html(running).replace(style.state_text(running),
+                                                   f"{style.MARKS[running]} {self.in_state(running)} running")]
+        n_waiting = self.in_state(waiting)
+        if n_waiting:
+            parts.append(style.state_html(waiting).replace(style.state_text(waiting),
+                                                           f"{style.MARKS[waiting]} {n_waiting} waiting"))
         parts.append(plural(self.live_leases(), "lease"))
         return "&nbsp;&nbsp;".join(parts)
 

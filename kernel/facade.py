@@ -33,6 +33,7 @@ from .lease_book import LeaseBook
 from .leases import Lease
 from .messages import Message, user_text
 from .settings import Settings
+from .states import AgentState
 from .tools.descriptor import ToolLimits
 from .tools.fs.stale import sweep_temp_files
 from .snapshot import SnapshotIndexes
@@ -203,18 +204,18 @@ class Kernel:
             raise InvalidState(agent.id, agent.state, "pause")
         if agent.busy:
             agent.pause_requested = True
-        elif agent.state != "paused":
-            agent.set_state("paused", "paused by the user")
+        elif agent.state is not AgentState.PAUSED:
+            agent.set_state(AgentState.PAUSED, "paused by the user")
 
     def resume(self, agent_id: str) -> asyncio.Task[None] | None:
         """Continue a paused agent; returns the running task, or None when there was nothing to continue."""
         agent = self._get(agent_id)
-        if agent.state != "paused":
+        if agent.state is not AgentState.PAUSED:
             raise InvalidState(agent.id, agent.state, "resume")
         agent.pause_requested = False
         if agent.needs_reply:
             return self._start(agent)
-        agent.set_state("idle")
+        agent.set_state(AgentState.IDLE)
         return None
 
     def raise_budget(self, agent_id: str, budget: int) -> AgentInfo:
@@ -228,7 +229,7 @@ class Kernel:
         agent = self._get(agent_id)
         if agent.killed:
             return agent.info()
-        agent.set_state("killed", reason)
+        agent.set_state(AgentState.KILLED, reason)
         if agent.task is not None and not agent.task.done():
             agent.task.cancel()
         s = self.services
@@ -246,7 +247,7 @@ class Kernel:
 
     def _start(self, agent: AgentProcess) -> asyncio.Task[None]:
         self._ensure_expiry_watch()
-        agent.set_state("running")
+        agent.set_state(AgentState.RUNNING)
         agent.task = asyncio.get_running_loop().create_task(run_loop(agent), name=f"agent {agent.id}")
         agent.task.add_done_callback(_swallow_cancel)
         return agent.task

@@ -17,6 +17,7 @@ from ledger import Denied, Expired
 from ..approver import Denial, Grant, LeaseRequest
 from ..events import PermissionRequested, PermissionResolved
 from ..leases import Lease, offered_durations
+from ..states import AgentState, Outcome
 from ..tools.descriptor import ToolDescriptor
 from .process import AgentProcess
 
@@ -24,7 +25,7 @@ from .process import AgentProcess
 @dataclass(frozen=True)
 class Refusal:
     message: str
-    outcome: str  # denied · expired
+    outcome: Outcome  # denied · expired
 
 
 async def acquire(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any],
@@ -62,18 +63,18 @@ async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
         call_id=call_id,
     )
     previous = agent.state
-    agent.set_state("waiting", f"asking for {scope} to call {tool.name}")
+    agent.set_state(AgentState.WAITING, f"asking for {scope} to call {tool.name}")
     s.bus.publish(PermissionRequested(request))
-    outcome = "cancelled"
+    outcome = Outcome.CANCELLED
     lease: Lease | None = None
     try:
         decision = await _race(s.approver.decide(request), s.clock.sleep_until(request.expires_at))
         if decision is None:
-            outcome = "expired"
+            outcome = Outcome.EXPIRED
             s.record(Expired(actor="kernel", scope=scope, subject=agent.id, tool=tool.name))
             return Refusal(f"permission request expired: nobody answered in time to grant {scope}", outcome)
         if isinstance(decision, Denial):
-            outcome = "denied"
+            outcome = Outcome.DENIED
             s.record(Denied(actor="user", tool=tool.name, scope=scope, subject=agent.id, input=dict(tool_input)))
             return Refusal(f"permission denied: the user did not grant {scope}", outcome)
         assert isinstance(decision, Grant)
@@ -81,12 +82,12 @@ async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
         if agent.killed:
             s.leases.revoke(lease.id, "granted while the agent was being killed")
             raise asyncio.CancelledError()
-        outcome = "granted"
+        outcome = Outcome.GRANTED
         return lease
     finally:
-        s.bus.publish(PermissionResolved(request.id, agent.id, outcome, lease if outcome == "granted" else None))
+        s.bus.publish(PermissionResolved(request.id, agent.id, outcome, lease if outcome is Outcome.GRANTED else None))
         if not agent.killed:
-            agent.set_state(previous if previous != "waiting" else "running")
+            agent.set_state(previous if previous is not AgentState.WAITING else AgentState.RUNNING)
 
 
 def _clamp(duration: float, offered: tuple[float, ...]) -> float:

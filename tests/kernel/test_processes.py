@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from kernel.approver import Grant
-from kernel.events import AgentKilled, LeaseRevoked, PermissionResolved, TextDelta
+from kernel.events import AgentKilled, AgentState, LeaseRevoked, PermissionResolved, TextDelta
 from kernel.providers.base import StreamEnd, TextDelta as Chunk, UsageReport
 from kernel.providers.scripted import Hold, Step, reply
 from kernel.tools.descriptor import ToolDescriptor, ToolOutput
@@ -122,7 +122,7 @@ def test_grant_recorded_for_a_killed_agent_is_revoked_at_once(make_env):
 
     class Late:
         async def decide(self, request):
-            agent.state = "killed"  # what kill() leaves behind, without cancelling this coroutine
+            agent.state = AgentState.KILLED  # what kill() leaves behind, without cancelling this coroutine
             return Grant(300.0)
 
     env.kernel.services.approver = Late()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kernel.errors import ProviderError
-from kernel.events import PermissionRequested, PermissionResolved
+from kernel.events import Outcome, PermissionRequested, PermissionResolved, ToolCallFinished
 from kernel.messages import ToolResultPart
 from kernel.providers.base import StreamEnd, ToolCallReady, UsageReport
 from kernel.providers.scripted import Step, reply
@@ -32,6 +32,7 @@ def test_unknown_tool_is_an_error_result_the_model_sees(make_env):
     [err] = env.ledger.page(kind="error")
     assert isinstance(err, ToolError) and err.tool == "fs_teleport" and err.actor == a.id
     assert env.kernel.agent(a.id).state == "idle"
+    assert [e.outcome for e in env.of(ToolCallFinished)] == [Outcome.ERROR]
     env.provider.assert_done()
 
 
@@ -96,6 +97,7 @@ def test_denied_is_recorded_and_the_model_is_told(make_env):
     [denied] = env.ledger.page(kind="denied")
     assert isinstance(denied, Denied) and denied.scope == "fs.write" and denied.subject == a.id
     assert env.ledger.page(kind="tool") == [] and not (env.workspace / "n.md").exists()
+    assert [e.outcome for e in env.of(ToolCallFinished)] == [Outcome.DENIED]
 
 
 def test_unanswered_request_expires_and_is_recorded_as_expired_not_denied(make_env):
@@ -121,6 +123,7 @@ def test_unanswered_request_expires_and_is_recorded_as_expired_not_denied(make_e
     assert isinstance(exp, Expired) and exp.scope == "fs.write" and exp.lease is None
     assert env.approver.cancelled  # the open dialog was told to go away
     assert env.of(PermissionResolved)[0].outcome == "expired"
+    assert [e.outcome for e in env.of(ToolCallFinished)] == [Outcome.EXPIRED]
 
 
 def test_a_broader_lease_covers_dotted_scopes_and_star_covers_all(make_env):
