@@ -21,7 +21,7 @@ from typing import Callable, Sequence
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFrame, QHBoxLayout, QInputDialog, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget,
+    QFrame, QHBoxLayout, QInputDialog, QLabel, QPushButton, QVBoxLayout, QWidget,
 )
 
 from kernel.errors import KernelError
@@ -33,8 +33,9 @@ from kernel.facade import Kernel
 from kernel.settings import SettingsStore, home
 
 from .ask_style import ERROR, MUTED, STATES, mono_font, shade
-from .ask_text import lease_waiting_text, relative_diff, suggest_budget
+from .ask_text import lease_waiting_text, relative_diff
 from .bridge import EventBridge
+from .budget_dialog import open_raise_budget
 from .lease_dialog import ANSWER_SHORTCUT
 from .provider_check import missing_key_message
 from .sizing import fit_to_screen
@@ -190,22 +191,9 @@ class AskWindow(QWidget):
 
     def ask_raise_budget(self) -> QInputDialog:
         """Open (not exec) a window-modal prompt for the new budget."""
-        info = self.kernel.agent(self.agent_id)
-        dialog = QInputDialog(self)
-        dialog.setWindowTitle("Raise budget")
-        dialog.setLabelText(f"New budget for {info.name} in tokens ({info.used:,} used so far):")
-        dialog.setInputMode(QInputDialog.InputMode.IntInput)
-        dialog.setIntRange(max(1, info.used + 1), 2_000_000_000)
-        dialog.setIntStep(10_000)
-        dialog.setIntValue(suggest_budget(info.used, info.budget))
-        for spin in dialog.findChildren(QSpinBox):
-            spin.setGroupSeparatorShown(True)  # "400,000", not "400000"
-        dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.intValueSelected.connect(lambda value: self.kernel.raise_budget(self.agent_id, value))
-        self.raise_dialog = dialog
-        dialog.open()
-        return dialog
+        self.raise_dialog = open_raise_budget(self, self.kernel.agent(self.agent_id),
+                                              lambda value: self.kernel.raise_budget(self.agent_id, value))
+        return self.raise_dialog
 
     # ---- events -----------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from kernel.events import AgentState
 from kernel.leases import describe_left
 
 from . import style
+from .budget_dialog import open_raise_budget
 from .process_model import (
     COL_ID, COL_KILL, COL_LEASES, COL_NAME, COL_STARTED, COL_STATE, COL_TOKENS, AgentRole, FractionRole, ModelRole,
     ProcessTableModel,
@@ -268,17 +269,7 @@ class ProcessView(QTableView):
 
     def ask_budget(self, agent_id: str) -> QInputDialog:
         """A window-modal prompt for the new budget (nothing application-modal)."""
-        info = self.kernel.agent(agent_id)
-        dialog = QInputDialog(self)
-        dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        dialog.setWindowTitle(f"Raise budget · {info.name}")
-        dialog.setLabelText(f"{info.name} ({info.id}) has used {info.used:,} of {info.budget:,} tokens.\n"
-                            "New budget in tokens:")
-        dialog.setInputMode(QInputDialog.InputMode.IntInput)
-        dialog.setIntRange(max(1, info.used + 1), 2_000_000_000)
-        dialog.setIntStep(10_000)
-        dialog.setIntValue(max(info.budget * 2, info.used + 1))
-        dialog.intValueSelected.connect(lambda value: self._try(self.kernel.raise_budget, agent_id, value))
-        dialog.open()
+        dialog = open_raise_budget(self, self.kernel.agent(agent_id),
+                                   lambda value: self._try(self.kernel.raise_budget, agent_id, value))
         self.last_dialog = dialog
         return dialog
