@@ -6,8 +6,8 @@ import asyncio
 
 from kernel.approver import Grant
 from kernel.events import AgentKilled, AgentState, LeaseRevoked, PermissionResolved, TextDelta
-from kernel.providers.base import StreamEnd, TextDelta as Chunk, UsageReport
-from kernel.providers.scripted import Hold, Step, reply
+from kernel.providers.base import StreamEnd, TextChunk as Chunk, UsageReport
+from kernel.providers.scripted import Hold, ScriptedTurn, reply
 from kernel.tools.descriptor import ToolDescriptor, ToolOutput
 from kernel.tools.registry import builtin_registry
 from ledger import AgentKill, LeaseRevoke
@@ -30,7 +30,7 @@ def gated_tool(gate: asyncio.Event, started: asyncio.Event, tool_class="write", 
 def test_kill_while_streaming_cancels_promptly_and_is_recorded(make_env):
     env = make_env()
     gate, reached = asyncio.Event(), asyncio.Event()
-    env.provider.script(Step((UsageReport(5, 0), Chunk("partial "), Hold(gate, reached), Chunk("never"),
+    env.provider.script(ScriptedTurn((UsageReport(5, 0), Chunk("partial "), Hold(gate, reached), Chunk("never"),
                               StreamEnd("end_turn"))))
     a = env.kernel.spawn("t")
     lease_holder = env.kernel.services.leases.grant(a.id, "fs.read", 300)
@@ -167,7 +167,7 @@ def test_budget_pause_then_raise_and_resume_continues_the_same_conversation(make
 def test_usage_counts_input_at_start_and_output_at_end(make_env):
     env = make_env()
     gate, reached = asyncio.Event(), asyncio.Event()
-    env.provider.script(Step((UsageReport(40, 1), Chunk("hi"), Hold(gate, reached), UsageReport(None, 9),
+    env.provider.script(ScriptedTurn((UsageReport(40, 1), Chunk("hi"), Hold(gate, reached), UsageReport(None, 9),
                               StreamEnd("end_turn"))))
     a = env.kernel.spawn("t")
 

@@ -6,7 +6,7 @@ from kernel.errors import ProviderError
 from kernel.events import Outcome, PermissionRequested, PermissionResolved, ToolCallFinished
 from kernel.messages import ToolResultPart
 from kernel.providers.base import StreamEnd, ToolCallReady, UsageReport
-from kernel.providers.scripted import Step, reply
+from kernel.providers.scripted import ScriptedTurn, reply
 from ledger import Denied, Expired, FileChange, LeaseGrant, ToolCall, ToolError, ToolResult
 
 from .conftest import DENY, GRANT_5M, HANG, run, until
@@ -49,7 +49,7 @@ def test_input_failing_its_schema_is_an_error_result(make_env):
 
 def test_malformed_tool_json_is_an_error_result(make_env):
     env = make_env()
-    bad = Step((UsageReport(5, 0), ToolCallReady("c1", "fs_read", None, raw_arguments='{"path": ', error="truncated"),
+    bad = ScriptedTurn((UsageReport(5, 0), ToolCallReady("c1", "fs_read", None, raw_arguments='{"path": ', error="truncated"),
                 UsageReport(None, 3), StreamEnd("tool_use")))
     env.provider.script(bad, reply("ok"))
     a = env.kernel.spawn("t")
@@ -183,7 +183,7 @@ def test_workspace_escape_is_refused_as_an_error_result(make_env, tmp_path):
 
 def test_provider_failure_fails_the_agent_with_a_reason(make_env):
     env = make_env()
-    env.provider.script(Step((ProviderError("scripted", "overloaded", "overloaded after 3 retries"),)))
+    env.provider.script(ScriptedTurn((ProviderError("scripted", "overloaded", "overloaded after 3 retries"),)))
     a = env.kernel.spawn("t")
     run(_send(env, a.id))
     info = env.kernel.agent(a.id)
