@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 
 from kernel.errors import ConfigError
 from kernel.settings import KEY_VARIABLES, PROVIDERS, KeySource, Settings, home
-from kernel.tools.workspace import check_workspace
+from kernel.workspace.root import check_workspace
 
 
 @dataclass(frozen=True)

@@ -36,11 +36,11 @@ from .settings import Settings
 from .states import AgentState
 from .tools.descriptor import ToolLimits
 from .tools.fs.stale import sweep_temp_files
-from .snapshot import SnapshotIndexes
+from .workspace.snapshot import SnapshotIndexes
 from .tools.registry import ToolRegistry, builtin_registry
 from .tools.shell import shell_tool
-from .tools.workspace import Workspace
-from .watch import OutsideWatcher
+from .workspace.root import Workspace
+from .workspace.watch import OutsideWatcher
 
 
 class PendingApprover:

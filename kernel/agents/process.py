@@ -14,7 +14,7 @@ from ..budget import Budget
 from ..events import AgentInfo, AgentStateChanged, UsageUpdated
 from ..messages import Message, TextPart, encodable
 from ..states import AgentState
-from ..tools.workspace import Workspace
+from ..workspace.root import Workspace
 from .services import Services
 
 

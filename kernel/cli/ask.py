@@ -22,7 +22,7 @@ from ..leases import describe_duration
 from ..settings import PROVIDERS, SettingsStore, home, with_overrides
 from ..settings_schema import found
 from ..states import AgentState
-from ..tools.workspace import check_workspace
+from ..workspace.root import check_workspace
 from . import EXIT_USAGE, one_line
 from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
 from .terminal import TerminalApprover, ToolLines

@@ -1,6 +1,6 @@
 """shell_exec: run a command with bash in the workspace, sandboxed, and record what it changed.
 
-The runner photographs the workspace (``kernel.snapshot``), runs the command
+The runner photographs the workspace (``kernel.workspace.snapshot``), runs the command
 under bubblewrap (``kernel.sandbox``) in a session of its own, and records
 every file the command created, modified or deleted as the agent's
 ``fs.write`` entries caused by this call, so undo reverses a command like any
@@ -35,8 +35,8 @@ from .output import OutputBuffer
 
 if TYPE_CHECKING:
     from ..settings import Settings
-    from ..snapshot import CommandChanges, SnapshotIndex
-    from .workspace import Workspace
+    from ..workspace.snapshot import CommandChanges, SnapshotIndex
+    from ..workspace.root import Workspace
 
 SCOPE = "shell.exec"
 NET_SCOPE = "shell.exec.net"

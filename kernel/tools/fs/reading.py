@@ -29,7 +29,7 @@ from ledger.files import is_temp_name
 
 from ...errors import ToolFailure
 from ..descriptor import ToolContext, ToolDescriptor, ToolOutput
-from ..workspace import Workspace
+from ...workspace.root import Workspace
 from .common import (
     BOOL, SKIP_DIRS, SNIFF_BYTES, existing, integer, looks_binary, obj, require_dir, require_file, string,
     thread_runner,

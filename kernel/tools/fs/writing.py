@@ -37,7 +37,7 @@ from ledger.files import is_temp_name
 
 from ...errors import ToolFailure
 from ..descriptor import CallPreview, ToolContext, ToolDescriptor, ToolLimits, ToolOutput
-from ..workspace import Workspace
+from ...workspace.root import Workspace
 from . import walk
 from .common import (
     BOOL, SEQS, check_creatable, count_lines, encode_text, existing, inline_runner, is_text, obj,
