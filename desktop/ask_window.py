@@ -2,7 +2,7 @@
 
 A thin view of the kernel: everything it shows comes from the facade (a
 snapshot when it opens) and the event stream (every change after), and every
-button is one facade call. The words it shows come from ``ask_text``; the
+button is one facade call. The words it shows come from ``wording``; the
 conversation's widgets live in ``widgets.transcript``. It never blocks: the
 budget prompt is window-modal and opened, not executed.
 
@@ -26,14 +26,14 @@ from PySide6.QtWidgets import (
 
 from kernel.errors import KernelError
 from kernel.events import (
-    AgentInfo, AgentKilled, AgentSpawned, AgentState, AgentStateChanged, PermissionRequested, PermissionResolved,
+    AgentInfo, AgentKilled, AgentSpawned, AgentState, AgentStateChanged, LeaseRequested, LeaseRequestResolved,
     TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated, UserMessage,
 )
 from kernel.facade import Kernel
 from kernel.settings import SettingsStore, home
 
-from .ask_style import ERROR, MUTED, STATES, mono_font, shade
-from .ask_text import lease_waiting_text, relative_diff
+from .theme import ERROR, MUTED, STATES, mono_font, shade
+from .wording import lease_waiting_text, relative_diff
 from .bridge import EventBridge
 from .budget_dialog import open_raise_budget
 from .lease_dialog import ANSWER_SHORTCUT
@@ -209,10 +209,10 @@ class AskWindow(QWidget):
                 self.transcript.start_call(e.call_id, e.tool, e.scope, e.input)
             case ToolCallFinished(agent_id=self.agent_id) as e:
                 self.transcript.finish_call(e.call_id, e.outcome, e.content, e.duration_ms, e.changes)
-            case PermissionRequested(request=request) if request.agent_id == self.agent_id:
+            case LeaseRequested(request=request) if request.agent_id == self.agent_id:
                 self.transcript.waiting_for(request.call_id)
                 self._show_request(request)
-            case PermissionResolved(agent_id=self.agent_id):
+            case LeaseRequestResolved(agent_id=self.agent_id):
                 self._show_request(next((r for r in self.kernel.pending_requests()
                                          if r.agent_id == self.agent_id), None))
             case AgentStateChanged(agent=info) if info.id == self.agent_id:

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QInputDialog, QSpinBox, QWidget
 
 from kernel.events import AgentInfo
 
-from .ask_text import suggest_budget
+from .wording import suggest_budget
 
 MAX_BUDGET = 2_000_000_000
 

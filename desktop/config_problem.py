@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLa
 from kernel.errors import ConfigError
 from kernel.settings_schema import looks_secret
 
-from .ask_style import ERROR, MUTED, shade
+from .theme import ERROR, MUTED, shade
 
 Restore = Callable[[ConfigError], Sequence[ConfigError]]  # fixes one problem, returns those left
 

@@ -24,7 +24,7 @@ from ledger import (
 )
 from ledger.errors import LedgerError
 
-from .ask_text import plural
+from .wording import plural
 
 JSON_LINK = "agentdesk:json"  # the detail pane's "show JSON" toggle
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from kernel.errors import ConfigError
-from kernel.events import AgentKilled, PermissionRequested, PermissionResolved
+from kernel.events import AgentKilled, LeaseRequested, LeaseRequestResolved
 from kernel.words import plural
 
 from . import style
@@ -137,7 +137,7 @@ class MainWindow(QMainWindow):
         self.rows.apply(event)
         self.ledger_view.on_event(event)
         self.status.on_event(event)
-        if isinstance(event, (PermissionRequested, PermissionResolved, AgentKilled)):
+        if isinstance(event, (LeaseRequested, LeaseRequestResolved, AgentKilled)):
             self._flag_requests()
 
     def _flag_requests(self) -> None:

@@ -18,14 +18,14 @@ from PySide6.QtWidgets import QApplication, QWidget
 from kernel.events import AgentState
 from kernel.words import short_number
 
-from .ask_style import ADDED, ERROR, MUTED, REMOVED
-from .ask_style import STATES as _ASK_STATES
+from .theme import ADDED, ERROR, MUTED, REMOVED
+from .theme import STATES as _ASK_STATES
 
 SPACING = 4  # the grid: every margin and gap is a multiple of this
 RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 
 STATES = tuple(AgentState)
-# One table of state colours for the whole desktop: the Ask window's (ask_style) is the source.
+# One table of state colours for the whole desktop: the Ask window's (theme) is the source.
 MARKS = {state: glyph for state, (glyph, _l, _d) in _ASK_STATES.items()}
 _STATE_COLOURS: dict[AgentState, tuple[str, str]] = {state: (light, dark) for state, (_g, light, dark) in _ASK_STATES.items()}
 _ROLE_COLOURS: dict[str, tuple[str, str]] = {

@@ -111,12 +111,12 @@ class ToolCallFinished:
 
 
 @dataclass(frozen=True)
-class PermissionRequested:
+class LeaseRequested:
     request: LeaseRequest
 
 
 @dataclass(frozen=True)
-class PermissionResolved:
+class LeaseRequestResolved:
     request_id: int
     agent_id: str
     outcome: Outcome           # granted · denied · expired · cancelled
@@ -151,7 +151,7 @@ class LedgerAppended:
 
 Event = Union[
     AgentSpawned, AgentStateChanged, AgentKilled, TurnStarted, TurnFinished, UserMessage, TextDelta,
-    ToolCallStarted, ToolCallFinished, PermissionRequested, PermissionResolved, UsageUpdated,
+    ToolCallStarted, ToolCallFinished, LeaseRequested, LeaseRequestResolved, UsageUpdated,
     LeaseGranted, LeaseRevoked, LeaseExpired, LedgerAppended,
 ]
 Subscriber = Callable[[Event], None]

@@ -26,8 +26,8 @@ from .budget import Budget
 from .clock import Clock, SystemClock
 from .errors import InvalidState, UnknownAgent
 from .events import (
-    AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LeaseGranted, LedgerAppended, PermissionRequested,
-    PermissionResolved, UsageUpdated, UserMessage,
+    AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LeaseGranted, LedgerAppended, LeaseRequested,
+    LeaseRequestResolved, UsageUpdated, UserMessage,
 )
 from .lease_book import LeaseBook
 from .leases import Lease
@@ -277,9 +277,9 @@ class Kernel:
         return self._pending.resolve(request_id, decision)
 
     def _track_requests(self, event: Event) -> None:
-        if isinstance(event, PermissionRequested):
+        if isinstance(event, LeaseRequested):
             self._requests[event.request.id] = event.request
-        elif isinstance(event, PermissionResolved):
+        elif isinstance(event, LeaseRequestResolved):
             self._requests.pop(event.request_id, None)
             self._pending.forget(event.request_id)
 

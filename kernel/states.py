@@ -39,7 +39,7 @@ class AgentState(StrEnum):
 
 class Outcome(StrEnum):
     """How a tool call ended (``ToolCallFinished``: ok, error, denied, expired) or a lease request
-    was resolved (``PermissionResolved``: granted, denied, expired, cancelled)."""
+    was resolved (``LeaseRequestResolved``: granted, denied, expired, cancelled)."""
 
     OK = "ok"
     GRANTED = "granted"

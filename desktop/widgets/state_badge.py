@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from kernel.events import AgentState
 
-from ..ask_style import is_dark, state_colour, state_glyph
+from ..theme import is_dark, state_colour, state_glyph
 
 
 class StateBadge(QLabel):

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 from kernel.events import AgentState, Outcome
 from kernel.messages import Message, TextPart, ToolResultPart, ToolUse
 
-from ..ask_style import ERROR, MUTED, shade
-from ..ask_text import CallOutcome, describe_outcome
+from ..theme import ERROR, MUTED, shade
+from ..wording import CallOutcome, describe_outcome
 from ..frame_clock import BACKGROUND_FRAME_MS, FRAME_MS, FrameClock
 from .flat_scroll_bar import FlatScrollBar
 from .markdown_block import MarkdownBlock

@@ -34,7 +34,7 @@ class AgentProcess:
     turns: int = 0
     task: asyncio.Task[None] | None = None
     pause_requested: bool = False
-    permission_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    request_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
     def root(self) -> Workspace:

@@ -29,7 +29,7 @@ from ..tools.descriptor import ToolContext, ToolDescriptor
 from ..tools.schema import validate_input
 from ..states import Outcome
 from ..untrusted import capped, clean_text, quoted
-from .permission import Refusal, acquire
+from .lease_request import Refusal, acquire
 from .process import AgentProcess
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from desktop.ask_style import STATES
+from desktop.theme import STATES
 from desktop.widgets.state_badge import StateBadge
 from desktop.widgets.tool_card import ToolCard
 from desktop.widgets.transcript import Transcript

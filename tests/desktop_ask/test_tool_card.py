@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop.ask_text import describe_outcome
+from desktop.wording import describe_outcome
 from kernel.events import Outcome
 from desktop.widgets.tool_card import ToolCard
 

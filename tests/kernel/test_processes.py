@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from kernel.approver import Grant
-from kernel.events import AgentKilled, AgentState, LeaseRevoked, PermissionResolved, TextDelta
+from kernel.events import AgentKilled, AgentState, LeaseRevoked, LeaseRequestResolved, TextDelta
 from kernel.providers.base import StreamEnd, TextChunk as Chunk, UsageReport
 from kernel.providers.scripted import Hold, ScriptedTurn, reply
 from kernel.tools.descriptor import ToolDescriptor, ToolOutput
@@ -89,7 +89,7 @@ def test_kill_while_a_lease_request_is_open_grants_nothing(make_env):
     run(go())
     assert env.approver.cancelled == [env.approver.requests[0].id]
     assert env.ledger.page(kind="lease.grant") == [] and env.ledger.page(kind="tool") == []
-    assert env.of(PermissionResolved)[-1].outcome == "cancelled"
+    assert env.of(LeaseRequestResolved)[-1].outcome == "cancelled"
     assert not (env.workspace / "a").exists()
 
 
@@ -113,7 +113,7 @@ def test_a_grant_that_lands_during_the_kill_is_revoked(make_env):
 
 def test_grant_recorded_for_a_killed_agent_is_revoked_at_once(make_env):
     """The kernel's own guard: if a grant is applied for an agent already killed, it is revoked."""
-    from kernel.agents.permission import _ask
+    from kernel.agents.lease_request import _ask
     from kernel.tools.registry import builtin_registry as reg
 
     env = make_env()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kernel.errors import ProviderError
-from kernel.events import Outcome, PermissionRequested, PermissionResolved, ToolCallFinished
+from kernel.events import Outcome, LeaseRequested, LeaseRequestResolved, ToolCallFinished
 from kernel.messages import ToolResultPart
 from kernel.providers.base import StreamEnd, ToolCallReady, UsageReport
 from kernel.providers.scripted import ScriptedTurn, reply
@@ -82,7 +82,7 @@ def test_no_lease_then_granted_runs_and_records_with_lease_and_cause(make_env):
     assert isinstance(result, ToolResult) and result.cause == call.seq
     states = [e.agent.state for e in env.events if type(e).__name__ == "AgentStateChanged"]
     assert "waiting" in states
-    [resolved] = env.of(PermissionResolved)
+    [resolved] = env.of(LeaseRequestResolved)
     assert resolved.outcome == "granted" and resolved.lease.id == grant.seq
 
 
@@ -122,7 +122,7 @@ def test_unanswered_request_expires_and_is_recorded_as_expired_not_denied(make_e
     [exp] = env.ledger.page(kind="expired")
     assert isinstance(exp, Expired) and exp.scope == "fs.write" and exp.lease is None
     assert env.approver.cancelled  # the open dialog was told to go away
-    assert env.of(PermissionResolved)[0].outcome == "expired"
+    assert env.of(LeaseRequestResolved)[0].outcome == "expired"
     assert [e.outcome for e in env.of(ToolCallFinished)] == [Outcome.EXPIRED]
 
 
@@ -197,7 +197,7 @@ def test_permission_request_event_carries_exact_scope(make_env):
     (env.workspace / "f").write_text("x")
     a = env.kernel.spawn("t")
     run(_send(env, a.id))
-    [req] = env.of(PermissionRequested)
+    [req] = env.of(LeaseRequested)
     assert req.request.scope == "fs.read" and req.request.agent_id == a.id
 
 
@@ -255,9 +255,9 @@ def test_request_names_the_call_and_new_settings_apply_to_later_requests(make_en
 
 
 def test_an_answer_given_the_moment_a_request_is_published_is_not_lost(tmp_path):
-    """A desktop may answer inside the PermissionRequested callback, before the kernel waits."""
+    """A desktop may answer inside the LeaseRequested callback, before the kernel waits."""
     from kernel.clock import ManualClock
-    from kernel.events import PermissionRequested
+    from kernel.events import LeaseRequested
     from kernel.facade import Kernel
     from kernel.providers.scripted import ScriptedProvider
     from kernel.settings import Settings
@@ -270,7 +270,7 @@ def test_an_answer_given_the_moment_a_request_is_published_is_not_lost(tmp_path)
                         providers=lambda _n: provider, clock=ManualClock())  # the kernel's own pending approver
         answered = []
         kernel.subscribe(lambda e: answered.append(kernel.resolve_request(e.request.id, GRANT_5M))
-                         if isinstance(e, PermissionRequested) else None)
+                         if isinstance(e, LeaseRequested) else None)
         a = kernel.spawn("t")
         assert kernel.resolve_request(999, GRANT_5M) is False  # never asked
 

@@ -1,9 +1,11 @@
-"""Words and numbers the Ask window and lease dialog show, as plain functions.
+"""Words and numbers the desktop's windows show, as plain functions.
 
-Everything a person reads on those screens (a tool card's one-line summary,
+Everything a person reads on the Ask window, the lease dialog, the ledger
+view and the dialogs (a tool card's one-line summary,
 a budget's "41,200 / 200,000 tokens", a countdown's "1:42", the reason a call
 failed) is computed here from kernel values, without Qt, so plain pytest can
-check it and every view says it the same way.
+check it and every view says it the same way. (Was ``ask_text.py``: it
+serves every window, not just Ask.)
 """
 
 from __future__ import annotations

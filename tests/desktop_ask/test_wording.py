@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop.ask_text import (
+from desktop.wording import (
     describe_outcome, diff_counts, expiry_text, format_countdown, format_counts, format_duration_ms, format_tokens,
     grant_choices, lease_action, suggest_budget, summarize_input,
 )

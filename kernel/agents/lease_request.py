@@ -1,4 +1,7 @@
-"""Getting a lease for a tool call: find a live one, or ask and wait.
+"""Getting a lease for a tool call: find a live one, or make a lease request and wait.
+
+"Lease request" is the one name for this (the value is ``approver.LeaseRequest``,
+the events ``LeaseRequested`` and ``LeaseRequestResolved``).
 
 Asking puts the agent in ``waiting``, publishes the request and races the
 approver against the request's expiry on the kernel clock. The outcome is a
@@ -15,7 +18,7 @@ from typing import Any, Mapping
 from ledger import Denied, Expired
 
 from ..approver import Denial, Grant, LeaseRequest
-from ..events import PermissionRequested, PermissionResolved
+from ..events import LeaseRequested, LeaseRequestResolved
 from ..leases import Lease, offered_durations
 from ..states import AgentState, Outcome
 from ..tools.descriptor import ToolDescriptor
@@ -34,7 +37,7 @@ async def acquire(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping
     lease = s.leases.find(agent.id, scope)
     if lease is not None:
         return lease
-    async with agent.permission_lock:  # one open request per agent; parallel calls share its answer
+    async with agent.request_lock:  # one open request per agent; parallel calls share its answer
         lease = s.leases.find(agent.id, scope)
         if lease is not None:
             return lease
@@ -64,7 +67,7 @@ async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
     )
     previous = agent.state
     agent.set_state(AgentState.WAITING, f"asking for {scope} to call {tool.name}")
-    s.bus.publish(PermissionRequested(request))
+    s.bus.publish(LeaseRequested(request))
     outcome = Outcome.CANCELLED
     lease: Lease | None = None
     try:
@@ -85,7 +88,7 @@ async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
         outcome = Outcome.GRANTED
         return lease
     finally:
-        s.bus.publish(PermissionResolved(request.id, agent.id, outcome, lease if outcome is Outcome.GRANTED else None))
+        s.bus.publish(LeaseRequestResolved(request.id, agent.id, outcome, lease if outcome is Outcome.GRANTED else None))
         if not agent.killed:
             agent.set_state(previous if previous is not AgentState.WAITING else AgentState.RUNNING)
 

@@ -1,9 +1,11 @@
-"""State colours and faces for the Ask window and lease dialog.
+"""The desktop's colour table and faces: one colour per agent state, and the colour pairs.
 
 One colour per agent state, used everywhere beside its word (never colour
 alone). Each has a light- and a dark-palette shade chosen for contrast on
-that background; waiting (a person is needed) is the one loud colour. To be
-unified with the main window's ``desktop/style.py`` at merge.
+that background; waiting (a person is needed) is the one loud colour. The
+Ask window, the lease dialog and the tool cards use it directly; ``style``
+builds the main window's helpers on the same table. (Was ``ask_style.py``:
+it serves every window, not just Ask.)
 """
 
 from __future__ import annotations
