@@ -3,8 +3,9 @@
 Queries are served by indexes on (actor, seq), (kind, seq), (path, seq),
 cause and reverts, newest first and paged by seq, so the view stays instant
 however long the history gets (``page_plan`` shows the index a page uses).
-``Queries`` only reads; ``ledger.store.Ledger`` adds appending, blobs and
-the chain checks on top of the same connection and lock.
+``Queries`` only reads (entries and blobs); ``ledger.store.Ledger`` adds
+appending, storing blobs, recording file changes and the chain checks on top
+of the same connection and lock.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sqlite3
 import threading
 from typing import Sequence
 
+from . import blobs
 from .entries import Entry, FileChange, from_row
 from .errors import UnknownSeq
 
@@ -145,6 +147,22 @@ class Queries:
                 if by is not None:
                     result[seq] = by
         return result
+
+    # ---- blobs -----------------------------------------------------------
+
+    def has_blob(self, digest: str) -> bool:
+        with self._lock:
+            return blobs.has(self._db, digest)
+
+    def blob(self, digest: str) -> bytes:
+        """The verified bytes of a blob (UnknownBlob, CorruptBlob)."""
+        with self._lock:
+            return blobs.get(self._db, digest)
+
+    def verify(self, digests: list[str] | None = None) -> list[str]:
+        """Hashes of damaged blobs; empty when every blob checks out."""
+        with self._lock:
+            return blobs.verify(self._db, digests)
 
 
 def _page_sql(columns: str, before: int | None = None, after: int | None = None, limit: int = 200, actor: str | None = None,

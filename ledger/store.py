@@ -195,20 +195,6 @@ class Ledger(Queries):
         with self._tx() as db:
             return blobs.put(db, data)
 
-    def has_blob(self, digest: str) -> bool:
-        with self._lock:
-            return blobs.has(self._db, digest)
-
-    def blob(self, digest: str) -> bytes:
-        """The verified bytes of a blob (UnknownBlob, CorruptBlob)."""
-        with self._lock:
-            return blobs.get(self._db, digest)
-
-    def verify(self, digests: list[str] | None = None) -> list[str]:
-        """Hashes of damaged blobs; empty when every blob checks out."""
-        with self._lock:
-            return blobs.verify(self._db, digests)
-
     # ---- tamper evidence ---------------------------------------------------
 
     @property
