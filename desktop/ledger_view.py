@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QStackedWidget, QTableView, QTextBrowser, QVBoxLayout, QWidget,
 )
 
-from ledger import KINDS, Entry, FileChange
+from ledger import KINDS, NOT_AGENTS, Entry, FileChange
 
 from . import style
 from .frame_clock import FrameClock
@@ -38,7 +38,6 @@ from .undo_dialogs import UndoConfirmDialog, UndoResultDialog
 EMPTY_TEXT = ("The ledger is empty.\n\nEvery tool call an agent makes, every file it changes, every lease "
               "you grant or revoke and every undo will appear here, newest first.")
 NO_MATCH_TEXT = "No entries match these filters."
-AGENT_ACTORS = ("user", "kernel", "outside")
 HIDE_FIRST = (COL_CAUSE, COL_SCOPE)  # in the detail pane too: hidden when the path would get too short
 WHAT_MIN = 160
 
@@ -78,7 +77,7 @@ class LedgerTable(QTableView):
 
 
 def _is_agent(actor: str) -> bool:
-    return actor not in AGENT_ACTORS
+    return actor not in NOT_AGENTS
 
 
 class LedgerView(QWidget):

@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ledger import AgentKill, Entry, Integrity, Ledger, UndoReport
+from ledger import KERNEL, USER, AgentKill, Entry, Integrity, Ledger, UndoReport
 
 from .agents.ids import record_spawn
 from .agents.loop import run_loop
@@ -223,7 +223,7 @@ class Kernel:
         self.services.bus.publish(UsageUpdated(agent.info()))
         return agent.info()
 
-    def kill(self, agent_id: str, by: str = "user", reason: str = "killed by the user") -> AgentInfo:
+    def kill(self, agent_id: str, by: str = USER, reason: str = "killed by the user") -> AgentInfo:
         """Cancel the agent's work, revoke its leases, record the kill. Final."""
         agent = self._get(agent_id)
         if agent.killed:
@@ -349,7 +349,7 @@ class Kernel:
         return self.services.ledger.diff(seq)
 
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport:
-        return self.services.ledger.undo(after_seq, by="user", only_actor=only_actor, dry_run=dry_run)
+        return self.services.ledger.undo(after_seq, by=USER, only_actor=only_actor, dry_run=dry_run)
 
     # ---- shutdown ----------------------------------------------------------
 
@@ -358,7 +358,7 @@ class Kernel:
         tasks = []
         for agent in self._agents.values():
             if agent.busy:
-                self.kill(agent.id, by="kernel", reason="the kernel shut down")
+                self.kill(agent.id, by=KERNEL, reason="the kernel shut down")
                 tasks.append(agent.task)
         if self._expiry_task is not None:
             self._expiry_task.cancel()

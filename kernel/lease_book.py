@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ledger import Expired, LeaseGrant, LeaseRevoke, Ledger
+from ledger import KERNEL, USER, Expired, LeaseGrant, LeaseRevoke, Ledger
 
 from .clock import Clock
 from .events import Event, LeaseExpired, LeaseGranted, LeaseRevoked
@@ -25,7 +25,7 @@ class LeaseBook:
         self._publish = publish
         self._live: dict[int, Lease] = {}
 
-    def grant(self, subject: str, scope: str, duration_s: float, by: str = "user") -> Lease:
+    def grant(self, subject: str, scope: str, duration_s: float, by: str = USER) -> Lease:
         now = self._clock.now()
         entry = self._ledger.append(LeaseGrant(actor=by, subject=subject, scope=scope, until=now + duration_s,
                                                duration_s=duration_s))
@@ -51,7 +51,7 @@ class LeaseBook:
         return sorted((l for l in self._live.values() if subject is None or l.subject == subject),
                       key=lambda l: l.until)
 
-    def revoke(self, lease_id: int, reason: str, by: str = "user") -> Lease | None:
+    def revoke(self, lease_id: int, reason: str, by: str = USER) -> Lease | None:
         lease = self._live.pop(lease_id, None)
         if lease is None:
             return None
@@ -59,7 +59,7 @@ class LeaseBook:
         self._publish(LeaseRevoked(lease, reason))
         return lease
 
-    def revoke_all(self, subject: str, reason: str, by: str = "user") -> list[Lease]:
+    def revoke_all(self, subject: str, reason: str, by: str = USER) -> list[Lease]:
         return [l for l in (self.revoke(lid, reason, by) for lid in
                             [l.id for l in self._live.values() if l.subject == subject]) if l is not None]
 
@@ -69,7 +69,7 @@ class LeaseBook:
         due = [l for l in self._live.values() if l.until <= now]
         for lease in due:
             del self._live[lease.id]
-            self._ledger.append(Expired(actor="kernel", scope=lease.scope, subject=lease.subject, lease=lease.id))
+            self._ledger.append(Expired(actor=KERNEL, scope=lease.scope, subject=lease.subject, lease=lease.id))
             self._publish(LeaseExpired(lease))
         return due
 
