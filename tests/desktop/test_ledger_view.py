@@ -178,7 +178,7 @@ def test_a_hundred_thousand_entries_open_fast_and_page_on_scroll(tmp_path, qloop
     table = desk.window.ledger_view.table
     assert model.rowCount() == PAGE and opened < 3.0
     real_page = model.pager._page
-    model.pager._page = lambda **kw: pages.append(kw["limit"]) or real_page(**kw)
+    model.pager._page = lambda filters, **kw: pages.append(kw["limit"]) or real_page(filters, **kw)
     steps = 0
     while model.canFetchMore():
         before = model.rowCount()
