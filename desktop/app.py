@@ -24,7 +24,10 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from kernel.api import KernelFacade
 
 SDK_MODULES = ("anthropic", "openai", "google.genai")
 
@@ -33,7 +36,7 @@ SDK_MODULES = ("anthropic", "openai", "google.genai")
 class Desktop:
     """Everything the desktop built, so it can be driven and closed."""
 
-    kernel: Any
+    kernel: "KernelFacade"
     ledger: Any
     bridge: Any
     window: Any

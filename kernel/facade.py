@@ -127,7 +127,7 @@ class Kernel:
             self._swept.add(str(root))
             sweep_temp_files(root)
         if self._watchers is not None:
-            self._watchers.watch(root, asyncio.get_running_loop())
+            self._watchers.watch(root, self._loop.running())
         return agent.info()
 
     def agents(self) -> list[AgentInfo]:
@@ -203,7 +203,7 @@ class Kernel:
     def _start(self, agent: AgentProcess) -> asyncio.Task[None]:
         self._ensure_expiry_watch()
         agent.set_state("running")
-        agent.task = asyncio.get_running_loop().create_task(run_loop(agent), name=f"agent {agent.id}")
+        agent.task = self._loop.running().create_task(run_loop(agent), name=f"agent {agent.id}")
         agent.task.add_done_callback(_swallow_cancel)
         return agent.task
 

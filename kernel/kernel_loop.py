@@ -30,6 +30,11 @@ class KernelLoop:
         self.loop = loop
         return loop
 
+    def running(self) -> asyncio.AbstractEventLoop:
+        """The running loop, remembered (RuntimeError outside one, as ``asyncio.get_running_loop``)."""
+        self.loop = asyncio.get_running_loop()
+        return self.loop
+
     def call_soon(self, fn: Callable[[T], None], arg: T) -> None:
         """``fn(arg)`` now on the kernel's thread (or before any loop is known), else soon on its loop."""
         if threading.get_ident() == self.thread or self.loop is None:
