@@ -194,7 +194,7 @@ async def long_conversations(tmp: Path, calls: int = 40) -> dict[str, float]:
     for name in names:
         fakes[name].script()
         agent = desk.kernel.spawn(f"{name}-agent", provider=name, model="bench-model")
-        desk.kernel.services.leases.grant(agent.id, "fs", 3600)  # granted up front: no dialogs in a benchmark
+        desk.kernel.grant_lease(agent.id, "fs", 3600)  # granted up front: no dialogs in a benchmark
         desk.window.window_for(agent.id)
         ids.append(agent.id)
     for name in names:  # SDK import and client set-up happen once a session, measured apart below

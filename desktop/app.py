@@ -24,7 +24,10 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from kernel.api import KernelFacade
 
 SDK_MODULES = ("anthropic", "openai", "google.genai")
 
@@ -33,7 +36,7 @@ SDK_MODULES = ("anthropic", "openai", "google.genai")
 class Desktop:
     """Everything the desktop built, so it can be driven and closed."""
 
-    kernel: Any
+    kernel: "KernelFacade"
     ledger: Any
     bridge: Any
     window: Any
@@ -60,6 +63,7 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
 
     from .bridge import EventBridge
     from .main_window import MainWindow
+    from .provider_check import missing_key_message
     from .providers import LazyProviders
 
     store = SettingsStore(root)
@@ -67,7 +71,8 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     factory = providers or LazyProviders(store, lambda: kernel.settings)  # read when a provider is built
     ledger = Ledger(store.ledger_path, **({"clock": clock.now} if clock is not None else {}))
     kernel = Kernel(ledger=ledger, settings=settings, providers=factory, clock=clock, attached=attached,
-                    snapshot_dir=root / "snapshots", watch_workspaces=watch_workspaces)
+                    snapshot_dir=root / "snapshots", watch_workspaces=watch_workspaces,
+                    provider_problem=lambda name: missing_key_message(name, store))
     bridge = EventBridge(kernel)
     window = MainWindow(kernel, bridge, now=kernel.now, default_root=str(Path(settings.workspace).expanduser()),
                         attached=attached)
@@ -89,7 +94,7 @@ def _lease_dialogs(kernel: Any, bridge: Any, window: Any, grant_delay_ms: int | 
 def _ask_window(desk: Desktop, agent_id: str) -> Any:
     from .ask_window import AskWindow
 
-    return AskWindow(desk.kernel, agent_id, desk.bridge, desk.window.open_settings, store=desk.store)
+    return AskWindow(desk.kernel, agent_id, desk.bridge, desk.window.open_settings)
 
 
 def open_settings(desk: Desktop) -> Any:
@@ -145,7 +150,7 @@ def apply_settings(desk: Desktop, new: Any) -> None:
     desk.kernel.update_settings(new)
     if hasattr(desk.providers, "forget"):
         desk.providers.forget()
-    desk.window.ledger_view.model.pager.default_root = str(Path(new.workspace).expanduser())
+    desk.window.set_default_root(str(Path(new.workspace).expanduser()))
     for window in list(desk.window.windows.values()):
         if hasattr(window, "check_key"):
             window.check_key()

@@ -7,8 +7,8 @@ Settings do not list (a scripted one in tests and demos) needs nothing.
 
 from __future__ import annotations
 
-from kernel.errors import ConfigError
-from kernel.settings import KEY_VARIABLES, Settings, SettingsStore
+from kernel import SettingsStore
+from kernel.api import KEY_VARIABLES, ConfigError, Settings
 
 
 def missing_key_message(provider: str, store: SettingsStore) -> str | None:

@@ -18,9 +18,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any, AsyncIterator, Callable
 
-from kernel.errors import ConfigError, ProviderError
+from kernel import SettingsStore
+from kernel.api import ConfigError, ProviderError, Settings
 from kernel.providers.base import Provider, ProviderRequest, StreamEvent
-from kernel.settings import Settings, SettingsStore
 
 
 class UnavailableProvider:

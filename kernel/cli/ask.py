@@ -95,14 +95,14 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     approver = TerminalApprover(stdin, stderr) if interactive else None
     kernel = Kernel(ledger=ledger, settings=settings, providers=lambda _name: provider,
                     approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots")
-    known = known_scopes(kernel.services.tools)
+    known = known_scopes(kernel.tools())
     for scope in unused_scopes([scope for scope, _ in grants], known):
         print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
     _warn_if_broken(kernel, stderr)
     try:
         info = kernel.spawn(args.name, provider=provider_name, model=args.model, budget=args.budget)
         for scope, seconds in grants:
-            kernel.services.leases.grant(info.id, scope, seconds)
+            kernel.grant_lease(info.id, scope, seconds)
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
         lines = ToolLines(info.id, stdout, stderr)
         kernel.subscribe(lines)

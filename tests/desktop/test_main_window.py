@@ -133,7 +133,7 @@ def test_a_refused_workspace_in_settings_is_said_not_raised(main, monkeypatch):
     opened = []
     monkeypatch.setattr(main.window, "_open_settings", lambda: opened.append(True))
     kernel = main.kernel
-    kernel.services.settings = replace(kernel.services.settings, workspace=str(Path.home()))
+    kernel.update_settings(replace(kernel.settings, workspace=str(Path.home())))
     assert main.window.new_ask() is None
     assert "No agent started" in main.window.statusBar().currentMessage()
     assert "home folder" in main.window.statusBar().currentMessage()

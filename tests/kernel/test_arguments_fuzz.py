@@ -146,10 +146,10 @@ async def _episode(root: Path, tool_calls: list[ToolCallReady], text: str) -> No
                         providers=lambda _n: provider, clock=clock, approver=DenyTheRest())
         turn = Step((UsageReport(10, 0), TextDelta(text), *tool_calls, UsageReport(None, 5), StreamEnd("tool_use")))
         provider.script(turn, reply("done"))
-        assert kernel.services.tools.names() == tuple(TOOLS)
+        assert tuple(t.name for t in kernel.tools()) == tuple(TOOLS)
         agent = kernel.spawn("fuzzed")
         for scope in ("fs", "shell.exec"):
-            kernel.services.leases.grant(agent.id, scope, 3600)
+            kernel.grant_lease(agent.id, scope, 3600)
         kernel.send(agent.id, "go")
         info = await kernel.wait(agent.id)
         await kernel.aclose()
