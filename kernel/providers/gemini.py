@@ -12,8 +12,8 @@ every stream's whole life (its ``__del__`` closes the HTTP client), is made
 with ``vertexai=False`` so Vertex environment variables cannot redirect it,
 and gets an explicit ``HttpOptions.timeout`` (the SDK has none). Raw
 ``httpx2`` errors escape this SDK mid-stream and are caught here. The SDK's
-request conversion is the most expensive of the four, so it runs off the
-caller's loop by default.
+request conversion is the most expensive of the four, so the desktop runs
+this adapter in a provider host process.
 """
 
 from __future__ import annotations
