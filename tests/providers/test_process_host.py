@@ -11,6 +11,8 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
+import sys
 
 from kernel.errors import ProviderError
 from kernel.messages import Message, TextPart, ToolResultPart, ToolUse, user_text
@@ -221,3 +223,12 @@ def test_forgotten_provider_host_stops_after_its_open_stream_ends(srv):
     events, returncode = asyncio.run(go())
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "one two three four"
     assert returncode is not None, "the retired host should have stopped once its stream ended"
+
+
+def test_the_parent_side_imports_neither_the_registry_nor_the_child_side():
+    """No registry <-> process_host cycle: the registry starts hosts, the child builds adapters."""
+    code = ("import sys, kernel.providers.process_host; "
+            "print(sorted(m for m in ('kernel.providers.registry', 'kernel.providers.host_child') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=__file__.rsplit("/tests/", 1)[0])
+    assert out.stdout.strip() == "[]"
