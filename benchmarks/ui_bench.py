@@ -185,7 +185,7 @@ async def long_conversations(tmp: Path, calls: int = 40) -> dict[str, float]:
             url = fakes[name].url
             base = url + "/v1" if name.startswith("openai") else url
             built[name] = make_provider(name, api_key="test-key", base_url=base, settings=settings,
-                                        out_of_process=True)  # as desktop.providers.LazyProviders does
+                                        out_of_process=True)  # as the desktop builds them
         return built[name]
 
     desk = build_desktop(tmp / "home2", providers=provider, settings=settings)

@@ -3,7 +3,7 @@
 ``build_desktop`` wires the parts (and is what tests, screenshots and the
 benchmark use); ``run`` adds the QApplication, the loop and the wait for the
 main window to close. No provider SDK is imported here: providers are built
-lazily by ``desktop.providers`` when an agent first needs one.
+lazily by ``kernel.providers.lazy`` when an agent first needs one.
 
 A bad settings.json or keys.json never stops the desktop: it starts with the
 default in place of each bad value, prints each problem's sentence on stderr
@@ -58,17 +58,17 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     records other programs' edits in every workspace an agent works in (on in the real app);
     ``grant_delay_ms`` is how long a lease dialog's grant buttons ignore input (tests: 0)."""
     from kernel.facade import Kernel
+    from kernel.providers.lazy import LazyProviders, missing_key_message
     from kernel.settings import SettingsStore
     from ledger import Ledger
 
     from .bridge import EventBridge
     from .main_window import MainWindow
-    from .provider_check import missing_key_message
-    from .providers import LazyProviders
 
     store = SettingsStore(root)
     settings = settings or store.check().settings  # defaults stand in for bad values: show_config_problems
-    factory = providers or LazyProviders(store, lambda: kernel.settings)  # read when a provider is built
+    # Settings are read when a provider is built; hosted SDKs keep their CPU off the Qt loop.
+    factory = providers or LazyProviders(store, lambda: kernel.settings, out_of_process=True)
     ledger = Ledger(store.ledger_path, **({"clock": clock.now} if clock is not None else {}))
     kernel = Kernel(ledger=ledger, settings=settings, providers=factory, clock=clock, attached=attached,
                     snapshot_dir=root / "snapshots", watch_workspaces=watch_workspaces,

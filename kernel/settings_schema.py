@@ -29,10 +29,10 @@ from typing import Any, Callable, Mapping
 from urllib.parse import urlparse
 
 from .errors import ConfigError
+from .providers.catalog import PROVIDER_NAMES
 
 SETTINGS_FILE = "settings.json"
 KEYS_FILE = "keys.json"
-PROVIDER_NAMES = ("anthropic", "openai", "openai-chat", "gemini")
 _SECRET_LIKE = re.compile(r"^(sk-|AIza)|^[A-Za-z0-9_\-]{32,}$")
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Mapping
 
-from ..providers.base import ToolSpec
+from ..messages import ToolSpec
 
 if TYPE_CHECKING:
     from ledger import FileChange, Ledger

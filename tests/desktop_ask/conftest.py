@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QWidget
 from desktop.ask_window import AskWindow
 from desktop.bridge import EventBridge
 from desktop.lease_dialog import LeaseDialogs
-from desktop.provider_check import missing_key_message
+from kernel.providers.lazy import missing_key_message
 from kernel.clock import ManualClock
 from kernel.events import Event
 from kernel.facade import Kernel

@@ -31,7 +31,7 @@ from kernel.messages import ToolResultPart, ToolUse
 from kernel.providers import anthropic, gemini, openai_chat, openai_responses
 from kernel.providers.base import ProviderRequest, StreamEnd, TextDelta, ToolCallReady, UsageReport
 from kernel.providers.failures import parse_arguments
-from kernel.providers.process_host import encode_message
+from kernel.providers.host_protocol import encode_message
 from kernel.providers.scripted import ScriptedProvider, Step, reply
 from kernel.settings import Settings
 from kernel.tools.fs import FS_TOOLS
