@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 
 from kernel.errors import ProviderError
 from kernel.messages import Message, TextPart, ToolResultPart, ToolUse, user_text
@@ -28,8 +29,14 @@ from tests.providers.test_contract import READ, ask
 
 
 def test_two_concurrent_streams_share_one_host(hosted, srv):
-    srv.script(Turn(parts=(Text("alpha beta gamma delta", chunks=4),), delay=0.03),
-               Turn(parts=(Text("one two three four", chunks=4),), delay=0.03))
+    # Each reply stops after its first delta until this client has the first delta of both
+    # streams: they interleave by construction, not by timing (a loaded machine may stall the
+    # host for longer than any pause between events). Were the two requests serialised, the
+    # first reply would wait out the hold and the streams would arrive one after the other.
+    both_started = threading.Event()
+    srv.hold_after_first_text(both_started, timeout=10.0)
+    srv.script(Turn(parts=(Text("alpha beta gamma delta", chunks=4),)),
+               Turn(parts=(Text("one two three four", chunks=4),)))
     provider = hosted.make(srv)
 
     async def go():
@@ -43,6 +50,8 @@ def test_two_concurrent_streams_share_one_host(hosted, srv):
                 if isinstance(event, TextDelta):
                     arrivals.append(which)
                     text += event.text
+                    if set(arrivals) == {0, 1}:
+                        both_started.set()
             return text
 
         try:
