@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QFrame, QHBoxLayout, QInputDialog, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget,
 )
 
+from kernel.approver import LeaseRequest
 from kernel.errors import KernelError
 from kernel.events import (
     AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, PermissionRequested, PermissionResolved, TextDelta,
@@ -260,7 +261,7 @@ class AskWindow(QWidget):
             self.input.setPlaceholderText(STOPPED_PLACEHOLDER)
             self.input.setToolTip(STOPPED_PLACEHOLDER)
 
-    def _show_request(self, request: object) -> None:
+    def _show_request(self, request: LeaseRequest | None) -> None:
         """Flag a waiting lease request (None: no request waits)."""
         self.lease_notice.setText(lease_waiting_text(request, ANSWER_SHORTCUT) if request is not None else "")
         self.lease_notice.setVisible(request is not None)

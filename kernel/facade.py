@@ -300,7 +300,7 @@ class Kernel:
             while True:
                 changed.clear()
                 due = leases.next_expiry()
-                waiters = [asyncio.ensure_future(changed.wait())]
+                waiters: list[asyncio.Future[object]] = [asyncio.ensure_future(changed.wait())]
                 if due is not None:
                     waiters.append(asyncio.ensure_future(clock.sleep_until(due)))
                 try:

@@ -217,7 +217,7 @@ class SettingsStore:
         if path is None:
             raise ValueError(f"not a problem in a settings file: {problem}")
         data = None if problem.field is None else _read_json_or_none(path)
-        if not isinstance(data, dict):
+        if problem.field is None or not isinstance(data, dict):
             if path.exists():
                 os.replace(path, path.with_name(path.name + ".broken"))
             return

@@ -25,13 +25,13 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Final, Mapping
 from urllib.parse import urlparse
 
 from .errors import ConfigError
 
 SETTINGS_FILE = "settings.json"
-KEYS_FILE = "keys.json"
+KEYS_FILE: Final = "keys.json"
 PROVIDER_NAMES = ("anthropic", "openai", "openai-chat", "gemini")
 _SECRET_LIKE = re.compile(r"^(sk-|AIza)|^[A-Za-z0-9_\-]{32,}$")
 

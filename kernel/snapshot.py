@@ -185,7 +185,7 @@ class SnapshotIndex:
             for change in changes:
                 before_hash = None if change.before is None else change.before.digest
                 after_hash = None if change.after is None else change.after.digest
-                before_ok = change.before is None or (change.before.stored and self.ledger.has_blob(before_hash))
+                before_ok = change.before is None or (change.before.stored and self.ledger.has_blob(change.before.digest))
                 after_ok = change.after is None or change.after.stored
                 if not (before_ok and after_ok):
                     hash_only.append(change.rel)

@@ -22,7 +22,7 @@ import sqlite3
 import tempfile
 import zlib
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, cast
 
 from .errors import CorruptBlob, UnknownBlob
 
@@ -116,7 +116,7 @@ def put_fd(db: sqlite3.Connection, fd: int) -> str:
         if cur.rowcount == 0:  # already there
             return name
         spool.seek(0)
-        with db.blobopen("blobs", "data", cur.lastrowid) as blob:
+        with db.blobopen("blobs", "data", cast(int, cur.lastrowid)) as blob:  # the row just inserted
             while piece := spool.read(CHUNK):
                 blob.write(piece)
     return name

@@ -230,7 +230,7 @@ def _layout(cls: type[Entry]) -> tuple[tuple[str, ...], tuple[str, ...], frozens
 
 def to_row(entry: Entry) -> tuple[dict[str, Any], str]:
     """Split an entry into its indexed column values and its JSON body."""
-    column_names, body_names, _ = _layout(type(entry))
+    column_names, body_names, _ = _layout(type(entry))  # type: ignore[arg-type]  # mypy: classes aren't Hashable
     columns = {name: getattr(entry, name) for name in column_names}
     body = {name: getattr(entry, name) for name in body_names}
     return columns, _encode(body)
@@ -250,7 +250,7 @@ def from_row(row: Mapping[str, Any]) -> Entry:
     cls = ENTRY_TYPES.get(row["kind"])
     if cls is None:  # a kind written by a newer Agentdesk
         raise UnknownKind(row["seq"], row["kind"])
-    column_names, _, names = _layout(cls)
+    column_names, _, names = _layout(cls)  # type: ignore[arg-type]  # mypy: classes aren't Hashable
     values: dict[str, Any] = {"seq": row["seq"], "ts": row["ts"], "actor": row["actor"]}
     for name in column_names:
         values[name] = row[name]

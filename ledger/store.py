@@ -147,7 +147,7 @@ class Ledger:
         else:  # an older schema, opened on purpose (tests)
             db.execute(self._insert_sql, (seq, ts, *fields))
             values = (seq, ts)
-        return stamped(entry, seq, values[1])  # type: ignore[arg-type]
+        return stamped(entry, seq, values[1])
 
     def listen(self, fn: Callable[[Entry], None]) -> Callable[[], None]:
         """Call ``fn`` with every entry this object appends, once committed, on the appending
@@ -242,7 +242,8 @@ class Ledger:
     def file_changes(self, after: int, path: str | None = None) -> list[FileChange]:
         """fs.write entries with seq > after, newest first (optionally one path)."""
         if path is None:
-            sql, args = f"SELECT {self._columns} FROM entries WHERE kind = 'fs.write' AND seq > ? ORDER BY seq DESC", (after,)
+            sql = f"SELECT {self._columns} FROM entries WHERE kind = 'fs.write' AND seq > ? ORDER BY seq DESC"
+            args: tuple[object, ...] = (after,)
         else:
             sql = f"SELECT {self._columns} FROM entries WHERE path = ? AND kind = 'fs.write' AND seq > ? ORDER BY seq DESC"
             args = (path, after)
@@ -511,7 +512,8 @@ def _opened(place: files.Place) -> Iterator[tuple[blobs.Opened | None, int | Non
 def _page_sql(columns: str, before: int | None = None, after: int | None = None, limit: int = 200, actor: str | None = None,
               kind: str | None = None, path: str | None = None) -> tuple[str, list[object]]:
     # Always bound seq, so even the unfiltered newest page is a primary-key search.
-    where, args = ["seq < ?"], [SEQ_MAX if before is None else before]
+    where = ["seq < ?"]
+    args: list[object] = [SEQ_MAX if before is None else before]
     for column, value in (("seq >", after), ("actor =", actor), ("kind =", kind)):
         if value is not None:
             where.append(f"{column} ?")
@@ -533,7 +535,7 @@ def _statements(db: sqlite3.Connection) -> tuple[str, tuple[str, ...], str, bool
     """
     have = {row[1] for row in db.execute("PRAGMA table_info(entries)")}
     if all(name in have for name in COLUMN_FIELDS):
-        stored = COLUMN_FIELDS
+        stored: tuple[str, ...] = COLUMN_FIELDS
         select = _COLUMNS
     else:
         stored = tuple(name for name in COLUMN_FIELDS if name in have)

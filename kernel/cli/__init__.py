@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from ..errors import ConfigError
 
@@ -24,7 +24,7 @@ EXIT_USAGE = 2
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2
+    def error(self, message: str) -> NoReturn:  # one line, exit 2
         self.exit(EXIT_USAGE, f"{self.prog}: {message}\n")
 
 

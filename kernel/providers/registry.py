@@ -30,7 +30,7 @@ Anthropic's SDK costs about 1.3 ms per request, flat, and stays in-process."""
 
 def make_provider(name: str, *, api_key: str | None, base_url: str | None = None, settings: Settings,
                   sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
-                  out_of_process: bool = False) -> Provider:
+                  out_of_process: bool = False) -> RetryingProvider:
     """The provider called ``name``, ready to stream, with retries per ``settings``.
 
     ``out_of_process``: run the SDK of openai, openai-chat and gemini in a child process

@@ -99,7 +99,7 @@ def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource
     whether unsandboxed commands are allowed, the read-only folders) apply to the next command.
     ``environ`` is the host environment the command's HOME, PATH and ``$AGENTDESK_HOME`` come from.
     """
-    current: Callable[[], Settings] = settings if callable(settings) else (lambda: settings)  # type: ignore[assignment]
+    current: Callable[[], Settings] = settings if callable(settings) else (lambda: settings)
     sandbox = Sandbox(bwrap)
     locks: dict[tuple[asyncio.AbstractEventLoop, "Path"], asyncio.Lock] = {}
 
@@ -293,7 +293,12 @@ async def _exited(pidfd: int) -> None:
     """Wait until the process behind ``pidfd`` has exited (its pidfd turns readable)."""
     loop = asyncio.get_running_loop()
     gone: asyncio.Future[None] = loop.create_future()
-    loop.add_reader(pidfd, lambda: gone.done() or gone.set_result(None))
+
+    def wake() -> None:
+        if not gone.done():
+            gone.set_result(None)
+
+    loop.add_reader(pidfd, wake)
     try:
         await gone
     finally:
