@@ -295,6 +295,6 @@ class AskWindow(QWidget):
         for seq in seqs:
             try:
                 out.append(relative_diff(self.kernel.diff(seq), self.info.workspace))
-            except Exception as exc:  # a diff is a courtesy; say why it is missing
+            except Exception as exc:  # noqa: BLE001 - a diff is a courtesy; say why it is missing
                 out.append(f"(no diff for #{seq}: {exc})")
         return out

@@ -111,7 +111,7 @@ class Settings:
 def _login_name() -> str:
     try:
         return getpass.getuser()
-    except Exception:
+    except (ImportError, KeyError, OSError):  # no pwd module, no passwd entry (3.11), or both (3.13)
         return "user"
 
 

@@ -116,7 +116,7 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
     except (TimeoutError, asyncio.TimeoutError):
         return _failed(agent, call_entry.seq, tool.name, f"{tool.name} timed out after {tool.timeout_s:g} s", started,
                        changes)
-    except Exception as exc:  # a broken tool is a result, never the agent's death
+    except Exception as exc:  # noqa: BLE001 - a broken tool is a result, never the agent's death
         return _failed(agent, call_entry.seq, tool.name, f"{tool.name} failed: {type(exc).__name__}: {exc}", started,
                        changes)
     finally:
