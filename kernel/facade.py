@@ -322,9 +322,6 @@ class Kernel:
         """Entries newest first (``before``, ``after``, ``limit``, ``actor``, ``kind``, ``path``)."""
         return self.services.ledger.page(**filters)
 
-    def ledger_entry(self, seq: int) -> Entry:
-        return self.services.ledger.get(seq)
-
     def ledger_integrity(self) -> Integrity:
         """What the check at start found: Intact (verified up to a seq) or Broken (first broken seq,
         reason). The full check is ``agentdesk ledger verify``."""

@@ -89,14 +89,6 @@ class Settings:
         return data
 
     @classmethod
-    def from_json(cls, data: Any) -> "Settings":
-        """Settings from parsed settings.json (ConfigError for the first bad value; unknown names ignored)."""
-        checked = check_settings(data)
-        if checked.errors:
-            raise checked.errors[0]
-        return cls(**checked.values)
-
-    @classmethod
     def from_checked(cls, checked: Checked) -> "Settings":
         """Settings from the values that passed; every failed field keeps its default."""
         return cls(**checked.values)

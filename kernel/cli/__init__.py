@@ -19,7 +19,6 @@ from ..errors import ConfigError
 # subcommand → module under kernel.cli with add_parser(subparsers) and run(args) -> int
 COMMANDS = {"ask": "ask", "ledger": "ledger_cmd", "undo": "undo_cmd"}
 
-EXIT_OK = 0
 EXIT_USAGE = 2
 
 

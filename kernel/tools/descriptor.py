@@ -65,7 +65,6 @@ class ToolContext:
     cause: int
     clock: "Clock"
     limits: ToolLimits = field(default_factory=ToolLimits)
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def write(self, path: Path, content: "bytes | Opened | None",
               current: "tuple[bytes | Opened | None, int | None] | None" = None,
