@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
+from ledger.blobs import MAX_BLOB_BYTES
+
 from .errors import ConfigError
 from .settings_schema import KEYS_FILE, PROVIDER_NAMES, SETTINGS_FILE, Checked, check_keys, check_settings, unreadable
 
@@ -75,7 +77,7 @@ class Settings:
     request_timeout_s: float = 120.0
     shell_timeout_s: float = 120.0
     allow_unsandboxed_shell: bool = False
-    blob_max_bytes: int = 50 * 1024 * 1024
+    blob_max_bytes: int = MAX_BLOB_BYTES
     sandbox_read_only: tuple[str, ...] = ()  # folders a shell command may read (absolute or ~); kernel/sandbox_view.py
 
     def model_for(self, provider: str) -> str:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
 from ledger import FileChange, Snapshot
+from ledger.blobs import MAX_BLOB_BYTES
 
 from .ignore import VENV_MARKER, IgnoreRules
 from .snapshot_cache import FileState, SnapshotCache
@@ -87,7 +88,7 @@ def _changes_since(old: Tree, new: Tree, fresh: list[str]) -> list[Change]:
 class SnapshotIndex:
     """The snapshot index of one workspace, bound to one ledger; thread-safe."""
 
-    def __init__(self, root: Path, ledger: "Ledger", *, max_blob: int = 50 * 1024 * 1024,
+    def __init__(self, root: Path, ledger: "Ledger", *, max_blob: int = MAX_BLOB_BYTES,
                  cache_dir: Path | None = None, racy_ns: int = RACY_NS) -> None:
         self.root = Path(os.path.realpath(root))
         self.racy_ns = racy_ns
@@ -368,7 +369,7 @@ class SnapshotIndex:
 class SnapshotIndexes:
     """One index per workspace root, all bound to one ledger (what ``shell_tool`` is given)."""
 
-    def __init__(self, ledger: "Ledger", *, max_blob: int = 50 * 1024 * 1024, cache_dir: Path | None = None) -> None:
+    def __init__(self, ledger: "Ledger", *, max_blob: int = MAX_BLOB_BYTES, cache_dir: Path | None = None) -> None:
         self.ledger = ledger
         self.max_blob = max_blob
         self.cache_dir = cache_dir

@@ -26,6 +26,8 @@ from typing import Iterator, cast
 
 from .errors import CorruptBlob, UnknownBlob
 
+MAX_BLOB_BYTES = 50 * 1024 * 1024  # default largest file content the kernel keeps as a blob
+
 _MIN_COMPRESS = 64  # smaller than this, zlib's header costs more than it saves
 _ASK_FIRST = 64 * 1024  # larger contents are looked up before being compressed
 CHUNK = 1 << 20  # bytes read, hashed and compressed at a time

@@ -20,8 +20,8 @@ from ledger import KINDS, Entry, FileChange, LeaseGrant, LedgerError, ToolCall, 
 from ..leases import describe_duration
 from ..words import plural
 
-from . import ledger_verify
-from ._home_ledger import EXIT_ERROR, EXIT_USAGE, absolute_prefix, ledger_path, open_existing, say_error
+from . import EXIT_USAGE, ledger_verify
+from ._home_ledger import EXIT_ERROR, absolute_prefix, ledger_path, open_existing, say_error
 
 DEFAULT_LIMIT = 50
 

@@ -27,11 +27,6 @@ from ..workspace import Workspace
 
 SNIFF_BYTES = 8192
 DIFF_MAX_LINES = 400
-SKIP_DIRS = frozenset({
-    ".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", "CVS",
-    ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".direnv",
-})
 
 Body = Callable[[ToolContext, Mapping[str, Any]], ToolOutput]
 ThreadBody = Callable[[ToolContext, Mapping[str, Any], threading.Event], ToolOutput]
