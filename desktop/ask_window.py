@@ -85,7 +85,7 @@ class AskWindow(QWidget):
 
         header = QHBoxLayout()
         header.setSpacing(8)
-        # Name and id in the window too, as in UI.md: a title bar may not show them (tiling, offscreen).
+        # Name and id in the window itself: a title bar may not show them (tiling, offscreen).
         self.identity_label = QLabel(f"<b>{html.escape(self.info.name)}</b> \u00b7 {self.agent_id}", self)
         header.addWidget(self.identity_label)
         self.model_label = QLabel(f"{self.info.provider} \u00b7 {self.info.model}", self)  # who it talks to

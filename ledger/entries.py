@@ -39,7 +39,7 @@ class Entry:
         return self.KIND
 
     def to_json(self) -> dict[str, Any]:
-        """The entry as DESIGN.md's JSON shape: seq, ts (ISO 8601 UTC), actor, kind, fields."""
+        """The entry as one flat JSON object: seq, ts (ISO 8601 UTC), actor, kind, then its own fields."""
         out: dict[str, Any] = {"seq": self.seq, "ts": iso_utc(self.ts), "actor": self.actor, "kind": self.KIND}
         for f in dataclasses.fields(self):
             if f.name not in ("seq", "ts", "actor"):

@@ -2,8 +2,8 @@
 
 ``agentdesk ledger verify`` checks the hash chain instead (see ledger_verify).
 
-JSON lines carry DESIGN.md's fields (seq, ISO 8601 UTC ts, blob hashes, cause
-and lease seqs) plus ``undone_by``, the undo entry that currently has a file
+JSON lines carry each entry's own fields (seq, ISO 8601 UTC ts, actor, kind,
+blob hashes, cause and lease seqs; see ``Entry.to_json``) plus ``undone_by``, the undo entry that currently has a file
 change undone, derived from the ledger rather than stored in it.
 """
 
