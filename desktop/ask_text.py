@@ -11,9 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from kernel.approver import LeaseRequest
-from kernel.leases import describe_duration
-from kernel.words import plural
+from kernel.api import LeaseRequest, describe_duration, plural
 
 __all__ = ["plural"]  # re-exported: the views import it from here
 

@@ -24,20 +24,16 @@ from PySide6.QtWidgets import (
     QFrame, QHBoxLayout, QInputDialog, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget,
 )
 
-from kernel.approver import LeaseRequest
-from kernel.errors import KernelError
-from kernel.events import (
-    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, PermissionRequested, PermissionResolved, TextDelta,
-    ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated, UserMessage,
+from kernel.api import (
+    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, KernelError, KernelFacade, LeaseRequest,
+    PermissionRequested, PermissionResolved, TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated,
+    UserMessage,
 )
-from kernel.facade import Kernel
-from kernel.settings import SettingsStore, home
 
 from .ask_style import ERROR, MUTED, STATES, mono_font, shade
 from .ask_text import lease_waiting_text, relative_diff, suggest_budget
 from .bridge import EventBridge
 from .lease_dialog import ANSWER_SHORTCUT
-from .provider_check import missing_key_message
 from .sizing import fit_to_screen
 from .widgets.budget_bar import BudgetBar
 from .widgets.message_input import MessageInput
@@ -49,12 +45,11 @@ STOPPED_PLACEHOLDER = "This agent was stopped and takes no more messages. Ctrl+N
 
 
 class AskWindow(QWidget):
-    def __init__(self, kernel: Kernel, agent_id: str, bridge: EventBridge, open_settings: Callable[[], None],
-                 parent: QWidget | None = None, *, store: SettingsStore | None = None) -> None:
+    def __init__(self, kernel: KernelFacade, agent_id: str, bridge: EventBridge, open_settings: Callable[[], None],
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.kernel, self.agent_id, self.bridge = kernel, agent_id, bridge
         self._open_settings = open_settings
-        self._store = store or SettingsStore(home())
         self.info: AgentInfo = kernel.agent(agent_id)
         self.raise_dialog: QInputDialog | None = None
         self.setWindowTitle(f"{self.info.name} \u00b7 {agent_id}")
@@ -275,7 +270,7 @@ class AskWindow(QWidget):
 
     def check_key(self) -> bool:
         """Show or hide the missing-key notice; True when the key is missing."""
-        message = missing_key_message(self.info.provider, self._store)
+        message = self.kernel.provider_problem(self.info.provider)
         self.key_label.setText(message or "")
         self.key_notice.setVisible(message is not None)
         self._show_info(self.info)

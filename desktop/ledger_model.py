@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
-from ledger import (
-    AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke, Snapshot, ToolCall,
-    ToolError, ToolResult, Undo,
+from kernel.api import (
+    AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke, LedgerAppended, LedgerFilter,
+    Snapshot, ToolCall, ToolError, ToolResult, Undo, describe_duration,
 )
 
 from . import style
@@ -36,26 +35,6 @@ MONO_COLUMNS = (COL_WHAT, COL_SCOPE)
 EntryRole = Qt.ItemDataRole.UserRole + 1
 
 
-@dataclass(frozen=True)
-class Filters:
-    actor: str | None = None
-    kind: str | None = None
-    path: str | None = None  # an absolute path prefix
-
-    def matches(self, entry: Entry) -> bool:
-        if self.actor is not None and entry.actor != self.actor:
-            return False
-        if self.kind is not None and entry.kind != self.kind:
-            return False
-        if self.path is not None:
-            path = getattr(entry, "path", None)
-            return isinstance(path, str) and path.startswith(self.path)
-        return True
-
-    def query(self) -> dict[str, str]:
-        return {k: v for k, v in (("actor", self.actor), ("kind", self.kind), ("path", self.path)) if v}
-
-
 class LedgerPager:
     """Loaded entries (newest first), filters, undone marks and workspaces for relative paths."""
 
@@ -67,7 +46,7 @@ class LedgerPager:
         self.high_seq = 0  # the newest seq known to be in the ledger (whatever the filters)
         self._undone_by = undone_by
         self.page_size = page_size
-        self.filters = Filters()
+        self.filters = LedgerFilter()
         self.entries: list[Entry] = []
         self.undone: dict[int, int] = {}
         self.exhausted = False
@@ -76,7 +55,7 @@ class LedgerPager:
 
     # ---- loading ---------------------------------------------------------------
 
-    def reset(self, filters: Filters | None = None) -> list[Entry]:
+    def reset(self, filters: LedgerFilter | None = None) -> list[Entry]:
         """Start over (new filters): drop everything and load the newest page."""
         if filters is not None:
             self.filters = filters
@@ -96,7 +75,7 @@ class LedgerPager:
         if self.exhausted:
             return []
         before = self.entries[-1].seq if self.entries else None
-        got = self._page(before=before, limit=self.page_size, **self.filters.query())
+        got = self._page(self.filters, before=before, limit=self.page_size)
         if len(got) < self.page_size:
             self.exhausted = True
         return got
@@ -118,7 +97,7 @@ class LedgerPager:
             return []
         new = [entry] if self.filters.matches(entry) else []
         if entry.seq > self.high_seq + 1:
-            new += self._page(after=self.high_seq, before=entry.seq, limit=10_000, **self.filters.query())
+            new += self._page(self.filters, after=self.high_seq, before=entry.seq, limit=10_000)
         self.high_seq = entry.seq
         self._learn(new)
         if self.entries:
@@ -170,7 +149,6 @@ class LedgerPager:
             case ToolResult(duration_ms=ms):
                 return "ok" + (f" · {ms:.0f} ms" if ms is not None else "")
             case LeaseGrant(subject=subject, duration_s=d):
-                from kernel.leases import describe_duration
                 return f"→ {subject} · {describe_duration(d)}"
             case LeaseRevoke(subject=subject, reason=reason):
                 return f"{subject}: {reason}" if reason else subject
@@ -212,7 +190,7 @@ class LedgerTableModel(RowsTableModel):
         self._incoming: list[Entry] = []  # newest first, not yet inserted
         self._frames = frames or FrameClock(self)
 
-    def set_filters(self, filters: Filters) -> None:
+    def set_filters(self, filters: LedgerFilter) -> None:
         self._frames.cancel(self)
         self.beginResetModel()
         self._incoming = []
@@ -220,8 +198,6 @@ class LedgerTableModel(RowsTableModel):
         self.endResetModel()
 
     def on_event(self, event: object) -> None:
-        from kernel.events import LedgerAppended
-
         if not isinstance(event, LedgerAppended):
             return
         new = self.pager.take_new(event.entry)

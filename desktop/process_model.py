@@ -20,11 +20,10 @@ from typing import Any, Callable, Iterable
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
-from kernel.events import (
-    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, LeaseExpired, LeaseGranted, LeaseRevoked,
-    UsageUpdated,
+from kernel.api import (
+    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Lease, LeaseExpired, LeaseGranted, LeaseRevoked,
+    UsageUpdated, describe_left,
 )
-from kernel.leases import Lease, describe_left
 
 from . import style
 from .lease_dialog import ANSWER_SHORTCUT

@@ -22,8 +22,7 @@ from PySide6.QtWidgets import (
     QStyleOptionButton, QStyleOptionProgressBar, QStyleOptionViewItem, QTableView, QWidget,
 )
 
-from kernel.errors import KernelError
-from kernel.leases import describe_left
+from kernel.api import KernelError, KernelFacade, describe_left
 
 from . import style
 from .process_model import (
@@ -130,7 +129,7 @@ class ProcessView(QTableView):
     open_requested = Signal(str)
     error = Signal(str)
 
-    def __init__(self, kernel: Any, model: ProcessTableModel, parent: QWidget | None = None) -> None:
+    def __init__(self, kernel: KernelFacade, model: ProcessTableModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.kernel = kernel
         self.setModel(model)

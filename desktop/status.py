@@ -17,13 +17,10 @@ from typing import Callable, Iterable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from kernel.events import (
-    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, LeaseExpired, LeaseGranted, LeaseRevoked,
-    LedgerAppended, UsageUpdated,
+from kernel.api import (
+    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Broken, Intact, Integrity, Lease, LeaseExpired,
+    LeaseGranted, LeaseRevoked, LedgerAppended, UsageUpdated, plural,
 )
-from kernel.leases import Lease
-from kernel.words import plural
-from ledger import Broken, Intact, Integrity
 
 from . import style
 

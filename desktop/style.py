@@ -15,7 +15,7 @@ from pathlib import Path
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
-from kernel.words import short_number
+from kernel.api import short_number
 
 from .ask_style import ADDED, ERROR, MUTED, REMOVED
 from .ask_style import STATES as _ASK_STATES

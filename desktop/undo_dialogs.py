@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QDialog, QDialogButtonBox, QLabel, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
-from ledger import UndoReport
+from kernel.api import UndoReport
 
 from . import style
 from .ask_text import plural

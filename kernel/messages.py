@@ -48,6 +48,15 @@ Role = Literal["user", "assistant"]
 
 
 @dataclass(frozen=True)
+class ToolSpec:
+    """A tool as the model sees it: what the kernel sends beside the conversation."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class Message:
     role: Role
     parts: tuple[Part, ...]

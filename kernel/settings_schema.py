@@ -30,11 +30,11 @@ from urllib.parse import urlparse
 
 from .errors import ConfigError
 from .leases import MAX_DURATION, WORKING_DAY
+from .providers.catalog import PROVIDER_NAMES
 
 SETTINGS_FILE = "settings.json"
 KEYS_FILE: Final = "keys.json"
 SHELL_TIMEOUT_MAX_S = WORKING_DAY  # the longest a shell command may run
-PROVIDER_NAMES = ("anthropic", "openai", "openai-chat", "gemini")
 _SECRET_LIKE = re.compile(r"^(sk-|AIza)|^[A-Za-z0-9_\-]{32,}$")
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
-from ledger import FileChange, Snapshot
+from ledger import OUTSIDE, FileChange, Snapshot
 from ledger.blobs import MAX_BLOB_BYTES
 
 from .ignore import VENV_MARKER, IgnoreRules
@@ -40,7 +40,6 @@ from .snapshot_cache import FileState, SnapshotCache
 if TYPE_CHECKING:
     from ledger import Ledger
 
-OUTSIDE = "outside"
 RACY_NS = 50_000_000  # wider than any filesystem timestamp granularity we expect
 _CHUNK = 1 << 20
 Tree = Mapping[str, FileState]

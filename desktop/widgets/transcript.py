@@ -20,7 +20,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from kernel.messages import Message, TextPart, ToolResultPart, ToolUse
+from kernel.api import Message, TextPart, ToolResultPart, ToolUse
 
 from ..ask_style import ERROR, MUTED, shade
 from ..ask_text import CallOutcome, describe_outcome

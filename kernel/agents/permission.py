@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ledger import Denied, Expired
+from ledger import KERNEL, USER, Denied, Expired
 
 from ..approver import Denial, Grant, LeaseRequest
 from ..errors import ToolFailure
@@ -71,11 +71,11 @@ async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
         decision = await _race(s.approver.decide(request), s.clock.sleep_until(request.expires_at))
         if decision is None:
             outcome = "expired"
-            s.record(Expired(actor="kernel", scope=scope, subject=agent.id, tool=tool.name))
+            s.record(Expired(actor=KERNEL, scope=scope, subject=agent.id, tool=tool.name))
             return Refusal(f"permission request expired: nobody answered in time to grant {scope}", outcome)
         if isinstance(decision, Denial):
             outcome = "denied"
-            s.record(Denied(actor="user", tool=tool.name, scope=scope, subject=agent.id, input=dict(tool_input)))
+            s.record(Denied(actor=USER, tool=tool.name, scope=scope, subject=agent.id, input=dict(tool_input)))
             return Refusal(f"permission denied: the user did not grant {scope}", outcome)
         assert isinstance(decision, Grant)
         lease = s.leases.grant(agent.id, scope, _clamp(decision.duration_s, request.durations))

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Mapping
 
 from ledger.blobs import MAX_BLOB_BYTES
 
-from ..providers.base import ToolSpec
+from ..messages import ToolSpec
 
 if TYPE_CHECKING:
     from ledger import FileChange, Ledger
