@@ -24,7 +24,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 if TYPE_CHECKING:
     from kernel.api import KernelFacade
@@ -180,7 +180,7 @@ def _use_installed_font(app: Any) -> None:
 def make_app(argv: list[str] | None = None) -> Any:
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
+    app = cast("QApplication | None", QApplication.instance()) or QApplication(argv if argv is not None else sys.argv)
     app.setApplicationName("Agentdesk")
     app.setDesktopFileName("agentdesk")
     _use_installed_font(app)

@@ -25,8 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from kernel.api import (
-    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, KernelError, KernelFacade, PermissionRequested,
-    PermissionResolved, TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated, UserMessage,
+    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, KernelError, KernelFacade, LeaseRequest,
+    PermissionRequested, PermissionResolved, TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated,
+    UserMessage,
 )
 
 from .ask_style import ERROR, MUTED, STATES, mono_font, shade
@@ -79,7 +80,7 @@ class AskWindow(QWidget):
 
         header = QHBoxLayout()
         header.setSpacing(8)
-        # Name and id in the window too, as in UI.md: a title bar may not show them (tiling, offscreen).
+        # Name and id in the window itself: a title bar may not show them (tiling, offscreen).
         self.identity_label = QLabel(f"<b>{html.escape(self.info.name)}</b> \u00b7 {self.agent_id}", self)
         header.addWidget(self.identity_label)
         self.model_label = QLabel(f"{self.info.provider} \u00b7 {self.info.model}", self)  # who it talks to
@@ -255,7 +256,7 @@ class AskWindow(QWidget):
             self.input.setPlaceholderText(STOPPED_PLACEHOLDER)
             self.input.setToolTip(STOPPED_PLACEHOLDER)
 
-    def _show_request(self, request: object) -> None:
+    def _show_request(self, request: LeaseRequest | None) -> None:
         """Flag a waiting lease request (None: no request waits)."""
         self.lease_notice.setText(lease_waiting_text(request, ANSWER_SHORTCUT) if request is not None else "")
         self.lease_notice.setVisible(request is not None)
@@ -289,6 +290,6 @@ class AskWindow(QWidget):
         for seq in seqs:
             try:
                 out.append(relative_diff(self.kernel.diff(seq), self.info.workspace))
-            except Exception as exc:  # a diff is a courtesy; say why it is missing
+            except Exception as exc:  # noqa: BLE001 - a diff is a courtesy; say why it is missing
                 out.append(f"(no diff for #{seq}: {exc})")
         return out

@@ -47,11 +47,11 @@ def agent_of(event: object) -> str | None:
 class AgentChannel(QObject):
     """One agent's events; receivers are disconnected by Qt when they are destroyed."""
 
-    event = Signal(object)
+    event = Signal(object)  # type: ignore[assignment]  # a signal named like QObject.event, kept for its users
 
 
 class EventBridge(QObject):
-    event = Signal(object)
+    event = Signal(object)  # type: ignore[assignment]  # a signal named like QObject.event, kept for its users
     tick = Signal()
 
     def __init__(self, kernel: KernelFacade, parent: QObject | None = None, tick_ms: int = 1000) -> None:

@@ -52,8 +52,8 @@ WindowFor = Callable[[str, bool], QWidget | None]  # (agent id, activate) -> the
 
 
 class LeaseDialog(QDialog):
-    def __init__(self, request: LeaseRequest, answer: Callable[[Decision], None], now: Callable[[], float],
-                 parent: QWidget | None = None, stop_agent: Callable[[], None] | None = None,
+    def __init__(self, request: LeaseRequest, answer: Callable[[Decision], object], now: Callable[[], float],
+                 parent: QWidget | None = None, stop_agent: Callable[[], object] | None = None,
                  grant_delay_ms: int = GRANT_DELAY_MS) -> None:
         super().__init__(parent)
         self.request = request

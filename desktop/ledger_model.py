@@ -50,7 +50,6 @@ class LedgerPager:
         self.entries: list[Entry] = []
         self.undone: dict[int, int] = {}
         self.exhausted = False
-        self.pages_loaded = 0
         self.default_root = default_root
         self.workspaces: dict[str, str] = {}
 
@@ -60,7 +59,7 @@ class LedgerPager:
         """Start over (new filters): drop everything and load the newest page."""
         if filters is not None:
             self.filters = filters
-        self.entries, self.undone, self.exhausted, self.pages_loaded = [], {}, False, 0
+        self.entries, self.undone, self.exhausted = [], {}, False
         got = self.fetch_more()
         self.high_seq = max(self._last_seq() if self._last_seq else 0, got[0].seq if got else 0)
         return got
@@ -77,7 +76,6 @@ class LedgerPager:
             return []
         before = self.entries[-1].seq if self.entries else None
         got = self._page(self.filters, before=before, limit=self.page_size)
-        self.pages_loaded += 1
         if len(got) < self.page_size:
             self.exhausted = True
         return got
@@ -105,12 +103,6 @@ class LedgerPager:
         if self.entries:
             new = [e for e in new if e.seq > self.entries[0].seq]
         self.undone.update(self._undone_by([e.seq for e in new if isinstance(e, FileChange)]))
-        return new
-
-    def on_appended(self, entry: Entry) -> list[Entry]:
-        """Put what is new on top; returns it (newest first)."""
-        new = self.take_new(entry)
-        self.entries[:0] = new
         return new
 
     def refresh_undone(self) -> None:
@@ -255,9 +247,6 @@ class LedgerTableModel(RowsTableModel):
 
     def row_items(self) -> list:
         return self.pager.entries
-
-    def entry_at(self, row: int) -> Entry:
-        return self.pager.entries[row]
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

@@ -193,7 +193,7 @@ class LedgerView(QWidget):
     def on_event(self, event: object) -> None:
         self.model.on_event(event)
         current = self.current_entry()
-        if current is not None and getattr(event, "entry", None) is not None and isinstance(event.entry, Undo):
+        if current is not None and isinstance(getattr(event, "entry", None), Undo):
             self.show_detail(self.table.currentIndex())
 
     def apply_filters(self) -> None:
@@ -262,7 +262,13 @@ class LedgerView(QWidget):
         mine = menu.addAction(f"…made by {entry.actor} only", lambda: self.confirm_undo(entry, only_agent=True))
         mine.setEnabled(_is_agent(entry.actor))
         if isinstance(entry, FileChange):
-            menu.addAction("Show only this file", lambda: (self.path.setText(entry.path), self.apply_filters()))
+            path = entry.path
+
+            def only_this_file() -> None:
+                self.path.setText(path)
+                self.apply_filters()
+
+            menu.addAction("Show only this file", only_this_file)
         menu.popup(self.table.viewport().mapToGlobal(pos))
 
     # ---- undo ------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import time
 from typing import Callable
 
 import shiboken6
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication, QLabel, QMainWindow, QMessageBox, QSizePolicy, QSplitter, QToolBar, QVBoxLayout, QWidget,
@@ -156,13 +156,7 @@ class MainWindow(QMainWindow):
         self.processes.on_tick()
         self.status.refresh()
 
-    def event(self, e: QEvent) -> bool:
-        if e.type() == QEvent.Type.Expose and not self._exposed and self.isExposed():
-            self._exposed = True
-            self.shown.emit()
-        return super().event(e)
-
-    def showEvent(self, e) -> None:  # type: ignore[override]
+    def showEvent(self, e) -> None:
         super().showEvent(e)
         if not self._exposed:
             self._exposed = True

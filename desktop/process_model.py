@@ -15,7 +15,7 @@ contents) measures and repaints once per frame, not once per event.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
@@ -121,12 +121,6 @@ class ProcessRows:
         now = self.now()
         return "\n".join(f"{l.scope} · {describe_left(l.seconds_left(now))}" for l in leases)
 
-    def total_leases(self) -> int:
-        return sum(len(self.live_leases(a)) for a in self.leases)
-
-    def count_in(self, *states: str) -> int:
-        return sum(1 for a in self.agents if a.state in states)
-
 
 class ProcessTableModel(RowsTableModel):
     """Qt's view of ``ProcessRows``."""
@@ -177,9 +171,6 @@ class ProcessTableModel(RowsTableModel):
 
     def row_items(self) -> list:
         return self.rows.agents
-
-    def agent_at(self, row: int) -> AgentInfo:
-        return self.rows.agents[row]
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -245,10 +236,3 @@ class ProcessTableModel(RowsTableModel):
         if col == COL_KILL:
             return "Kill this agent: stop its work and revoke its leases"
         return None
-
-    def refresh_agent(self, info: AgentInfo) -> None:
-        """Replace one row's snapshot (used after a facade call returned fresher data)."""
-        row = self.rows.row_of(info.id)
-        if row is not None:
-            self.rows.agents[row] = replace(info)
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))

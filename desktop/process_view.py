@@ -13,7 +13,7 @@ column fits.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, Signal
 from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeyEvent, QMouseEvent, QPainter, QPalette
@@ -212,8 +212,8 @@ class ProcessView(QTableView):
                              int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap), EMPTY_TEXT)
             painter.end()
 
-    def model(self) -> ProcessTableModel:  # type: ignore[override]
-        return super().model()  # type: ignore[return-value]
+    def model(self) -> ProcessTableModel:
+        return cast(ProcessTableModel, super().model())
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentIndex().isValid():

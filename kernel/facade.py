@@ -246,9 +246,6 @@ class Kernel:
         return self._services.ledger.page(before=before, after=after, limit=limit, actor=filters.actor,
                                           kind=filters.kind, path=filters.path)
 
-    def ledger_entry(self, seq: int) -> Entry:
-        return self._services.ledger.get(seq)
-
     def ledger_integrity(self) -> Integrity:
         """What the check at start found: Intact (verified up to a seq) or Broken (first broken seq,
         reason). The full check is ``agentdesk ledger verify``."""

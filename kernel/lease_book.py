@@ -12,7 +12,7 @@ not only when someone next looks.
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from typing import Any, Callable
 
 from ledger import KERNEL, USER, Expired, LeaseGrant, LeaseRevoke, Ledger
 
@@ -101,7 +101,7 @@ class LeaseBook:
             while True:
                 changed.clear()
                 due = self.next_expiry()
-                waiters = [asyncio.ensure_future(changed.wait())]
+                waiters: list[asyncio.Future[Any]] = [asyncio.ensure_future(changed.wait())]
                 if due is not None:
                     waiters.append(asyncio.ensure_future(self._clock.sleep_until(due)))
                 try:

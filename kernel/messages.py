@@ -74,9 +74,6 @@ def user_text(text: str) -> Message:
     return Message("user", (TextPart(text),))
 
 
-Conversation = tuple[Message, ...]
-
-
 def _encodable_part(part: Part) -> Part:
     match part:
         case TextPart(text=text):

@@ -23,6 +23,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, Mapping
 
+from ledger.blobs import MAX_BLOB_BYTES
+
 from .errors import ConfigError
 from .providers.catalog import CATALOG
 from .settings_schema import KEYS_FILE, PROVIDER_NAMES, SETTINGS_FILE, Checked, check_keys, check_settings, unreadable
@@ -63,7 +65,7 @@ class Settings:
     request_timeout_s: float = 120.0
     shell_timeout_s: float = 120.0
     allow_unsandboxed_shell: bool = False
-    blob_max_bytes: int = 50 * 1024 * 1024
+    blob_max_bytes: int = MAX_BLOB_BYTES
     sandbox_read_only: tuple[str, ...] = ()  # folders a shell command may read (absolute or ~); kernel/sandbox_view.py
 
     def model_for(self, provider: str) -> str:
@@ -75,14 +77,6 @@ class Settings:
         data["base_urls"] = dict(self.base_urls)
         data["sandbox_read_only"] = list(self.sandbox_read_only)
         return data
-
-    @classmethod
-    def from_json(cls, data: Any) -> "Settings":
-        """Settings from parsed settings.json (ConfigError for the first bad value; unknown names ignored)."""
-        checked = check_settings(data)
-        if checked.errors:
-            raise checked.errors[0]
-        return cls(**checked.values)
 
     @classmethod
     def from_checked(cls, checked: Checked) -> "Settings":
@@ -99,7 +93,7 @@ class Settings:
 def _login_name() -> str:
     try:
         return getpass.getuser()
-    except Exception:
+    except (ImportError, KeyError, OSError):  # no pwd module, no passwd entry (3.11), or both (3.13)
         return "user"
 
 
@@ -203,7 +197,7 @@ class SettingsStore:
         if path is None:
             raise ValueError(f"not a problem in a settings file: {problem}")
         data = None if problem.field is None else _read_json_or_none(path)
-        if not isinstance(data, dict):
+        if problem.field is None or not isinstance(data, dict):
             if path.exists():
                 os.replace(path, path.with_name(path.name + ".broken"))
             return

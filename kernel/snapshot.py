@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
 from ledger import OUTSIDE, FileChange, Snapshot
+from ledger.blobs import MAX_BLOB_BYTES
 
 from .ignore import VENV_MARKER, IgnoreRules
 from .snapshot_cache import FileState, SnapshotCache
@@ -86,7 +87,7 @@ def _changes_since(old: Tree, new: Tree, fresh: list[str]) -> list[Change]:
 class SnapshotIndex:
     """The snapshot index of one workspace, bound to one ledger; thread-safe."""
 
-    def __init__(self, root: Path, ledger: "Ledger", *, max_blob: int = 50 * 1024 * 1024,
+    def __init__(self, root: Path, ledger: "Ledger", *, max_blob: int = MAX_BLOB_BYTES,
                  cache_dir: Path | None = None, racy_ns: int = RACY_NS) -> None:
         self.root = Path(os.path.realpath(root))
         self.racy_ns = racy_ns
@@ -184,7 +185,7 @@ class SnapshotIndex:
             for change in changes:
                 before_hash = None if change.before is None else change.before.digest
                 after_hash = None if change.after is None else change.after.digest
-                before_ok = change.before is None or (change.before.stored and self.ledger.has_blob(before_hash))
+                before_ok = change.before is None or (change.before.stored and self.ledger.has_blob(change.before.digest))
                 after_ok = change.after is None or change.after.stored
                 if not (before_ok and after_ok):
                     hash_only.append(change.rel)
@@ -367,7 +368,7 @@ class SnapshotIndex:
 class SnapshotIndexes:
     """One index per workspace root, all bound to one ledger (what ``shell_tool`` is given)."""
 
-    def __init__(self, ledger: "Ledger", *, max_blob: int = 50 * 1024 * 1024, cache_dir: Path | None = None) -> None:
+    def __init__(self, ledger: "Ledger", *, max_blob: int = MAX_BLOB_BYTES, cache_dir: Path | None = None) -> None:
         self.ledger = ledger
         self.max_blob = max_blob
         self.cache_dir = cache_dir

@@ -40,7 +40,7 @@ class Entry:
         return self.KIND
 
     def to_json(self) -> dict[str, Any]:
-        """The entry as DESIGN.md's JSON shape: seq, ts (ISO 8601 UTC), actor, kind, fields."""
+        """The entry as one flat JSON object: seq, ts (ISO 8601 UTC), actor, kind, then its own fields."""
         out: dict[str, Any] = {"seq": self.seq, "ts": iso_utc(self.ts), "actor": self.actor, "kind": self.KIND}
         for f in dataclasses.fields(self):
             if f.name not in ("seq", "ts", "actor"):
@@ -231,7 +231,7 @@ def _layout(cls: type[Entry]) -> tuple[tuple[str, ...], tuple[str, ...], frozens
 
 def to_row(entry: Entry) -> tuple[dict[str, Any], str]:
     """Split an entry into its indexed column values and its JSON body."""
-    column_names, body_names, _ = _layout(type(entry))
+    column_names, body_names, _ = _layout(type(entry))  # type: ignore[arg-type]  # mypy: classes aren't Hashable
     columns = {name: getattr(entry, name) for name in column_names}
     body = {name: getattr(entry, name) for name in body_names}
     return columns, _encode(body)
@@ -256,7 +256,7 @@ def from_row(row: Mapping[str, Any]) -> Entry:
     cls = ENTRY_TYPES.get(row["kind"])
     if cls is None:  # a kind written by a newer Agentdesk
         raise UnknownKind(row["seq"], row["kind"])
-    column_names, _, names = _layout(cls)
+    column_names, _, names = _layout(cls)  # type: ignore[arg-type]  # mypy: classes aren't Hashable
     values: dict[str, Any] = {"seq": row["seq"], "ts": row["ts"], "actor": row["actor"]}
     body = json.loads(row["body"]) if row["body"] else {}
     version = row["version"]

@@ -83,7 +83,8 @@ class Queries:
     def file_changes(self, after: int, path: str | None = None) -> list[FileChange]:
         """fs.write entries with seq > after, newest first (optionally one path)."""
         if path is None:
-            sql, args = f"SELECT {self._columns} FROM entries WHERE kind = 'fs.write' AND seq > ? ORDER BY seq DESC", (after,)
+            sql = f"SELECT {self._columns} FROM entries WHERE kind = 'fs.write' AND seq > ? ORDER BY seq DESC"
+            args: tuple[object, ...] = (after,)
         else:
             sql = f"SELECT {self._columns} FROM entries WHERE path = ? AND kind = 'fs.write' AND seq > ? ORDER BY seq DESC"
             args = (path, after)
@@ -168,7 +169,8 @@ class Queries:
 def _page_sql(columns: str, before: int | None = None, after: int | None = None, limit: int = 200, actor: str | None = None,
               kind: str | None = None, path: str | None = None) -> tuple[str, list[object]]:
     # Always bound seq, so even the unfiltered newest page is a primary-key search.
-    where, args = ["seq < ?"], [SEQ_MAX if before is None else before]
+    where = ["seq < ?"]
+    args: list[object] = [SEQ_MAX if before is None else before]
     for column, value in (("seq >", after), ("actor =", actor), ("kind =", kind)):
         if value is not None:
             where.append(f"{column} ?")

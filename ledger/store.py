@@ -150,7 +150,7 @@ class Ledger(Queries):
         else:  # an older schema, opened on purpose (tests)
             db.execute(self._insert_sql, (seq, ts, *fields))
             values = (seq, ts)
-        return stamped(entry, seq, values[1])  # type: ignore[arg-type]
+        return stamped(entry, seq, values[1])
 
     def listen(self, fn: Callable[[Entry], None]) -> Callable[[], None]:
         """Call ``fn`` with every entry this object appends, once committed, on the appending
@@ -354,7 +354,7 @@ def _statements(db: sqlite3.Connection) -> tuple[str, tuple[str, ...], str, bool
     """
     have = {row[1] for row in db.execute("PRAGMA table_info(entries)")}
     if all(name in have for name in COLUMN_FIELDS):
-        stored = COLUMN_FIELDS
+        stored: tuple[str, ...] = COLUMN_FIELDS
         select = _COLUMNS
     else:
         stored = tuple(name for name in COLUMN_FIELDS if name in have)

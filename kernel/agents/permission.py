@@ -15,6 +15,7 @@ from typing import Any, Mapping
 from ledger import KERNEL, USER, Denied, Expired
 
 from ..approver import Denial, Grant, LeaseRequest
+from ..errors import ToolFailure
 from ..events import PermissionRequested, PermissionResolved
 from ..leases import Lease, offered_durations
 from ..tools.descriptor import ToolDescriptor
@@ -45,7 +46,7 @@ def _preview(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str,
         return None
     try:
         return tool.preview(agent.root, tool_input)
-    except Exception:  # a preview is a courtesy; the request goes out without it
+    except (ToolFailure, OSError, KeyError, TypeError, ValueError):  # a preview is a courtesy; ask without it
         return None
 
 

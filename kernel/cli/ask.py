@@ -87,7 +87,8 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     provider_name = settings.provider
     providers = LazyProviders(store, lambda: settings, out_of_process=False)  # no UI to keep responsive
     provider = providers.require(provider_name)  # no key or an unknown provider: bad usage, before anything starts
-    warming = asyncio.ensure_future(provider.warm())  # the SDK loads while the ledger and kernel start
+    warm = getattr(provider, "warm", None)  # the SDK loads while the ledger and kernel start
+    warming = asyncio.ensure_future(warm()) if warm is not None else None
     try:
         ledger = Ledger(store.ledger_path)
     except LedgerError as exc:
@@ -123,7 +124,8 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
             return EXIT_FAILED
         return EXIT_IDLE
     finally:
-        warming.cancel()
+        if warming is not None:
+            warming.cancel()
         await kernel.aclose()
         await providers.aclose()
         ledger.close()

@@ -15,7 +15,8 @@ from ledger import USER, LedgerError, Step, UndoReport, UnknownSeq
 
 from ..words import plural
 
-from ._home_ledger import EXIT_ERROR, EXIT_USAGE, ledger_path, open_existing, say_error
+from . import EXIT_USAGE
+from ._home_ledger import EXIT_ERROR, ledger_path, open_existing, say_error
 
 EXIT_CONFLICTS = 5
 

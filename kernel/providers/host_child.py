@@ -65,7 +65,7 @@ async def serve(inp: BinaryIO, out: BinaryIO) -> None:
                 name, "stream", f"the provider host failed: {type(exc).__name__}: {exc}", started=started))})
         finally:
             try:
-                await events.aclose()  # type: ignore[attr-defined]
+                await events.aclose()
             finally:
                 tasks.pop(rid, None)
                 send({"id": rid, "closed": True})

@@ -116,7 +116,7 @@ class _Reply:
         return out
 
     def _flush_calls(self) -> list[StreamEvent]:
-        ready = [_ready(self.calls[i], i) for i in sorted(self.calls)]
+        ready: list[StreamEvent] = [_ready(self.calls[i], i) for i in sorted(self.calls)]
         self.calls.clear()
         return ready
 

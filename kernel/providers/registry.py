@@ -27,7 +27,7 @@ LOCAL_SERVER_KEY = "not-needed"
 
 def make_provider(name: str, *, api_key: str | None, base_url: str | None = None, settings: Settings,
                   sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
-                  out_of_process: bool = False) -> Provider:
+                  out_of_process: bool = False) -> RetryingProvider:
     """The provider called ``name``, ready to stream, with retries per ``settings``.
 
     ``out_of_process``: run the SDK of a provider the catalog marks ``out_of_process`` in a child

@@ -30,6 +30,7 @@ from ..sandbox import Sandbox, host_paths, scrubbed_env
 from ..sandbox_limits import SandboxLimits, pids_cgroup
 from ..sandbox_view import Skipped, View, plan
 from ..settings import home as agentdesk_home
+from ..settings_schema import SHELL_TIMEOUT_MAX_S
 from .descriptor import CallPreview, ToolContext, ToolDescriptor, ToolOutput
 from .output import OutputBuffer
 
@@ -99,7 +100,7 @@ def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource
     whether unsandboxed commands are allowed, the read-only folders) apply to the next command.
     ``environ`` is the host environment the command's HOME, PATH and ``$AGENTDESK_HOME`` come from.
     """
-    current: Callable[[], Settings] = settings if callable(settings) else (lambda: settings)  # type: ignore[assignment]
+    current: Callable[[], Settings] = settings if callable(settings) else (lambda: settings)
     sandbox = Sandbox(bwrap)
     locks: dict[tuple[asyncio.AbstractEventLoop, "Path"], asyncio.Lock] = {}
 
@@ -187,7 +188,7 @@ def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource
     return ToolDescriptor(
         name="shell_exec", description=DESCRIPTION, input_schema=INPUT_SCHEMA, output_schema=OUTPUT_SCHEMA,
         # The executor's outer limit only: the command's own timeout (Settings, read per call) ends it first.
-        tool_class="execute", scope=SCOPE, run=run, timeout_s=8 * 3600.0 + 60.0,
+        tool_class="execute", scope=SCOPE, run=run, timeout_s=SHELL_TIMEOUT_MAX_S + 60.0,
         preview=preview, scope_of=lambda i: NET_SCOPE if i.get("network") else SCOPE, notes_of=notes)
 
 
@@ -293,7 +294,12 @@ async def _exited(pidfd: int) -> None:
     """Wait until the process behind ``pidfd`` has exited (its pidfd turns readable)."""
     loop = asyncio.get_running_loop()
     gone: asyncio.Future[None] = loop.create_future()
-    loop.add_reader(pidfd, lambda: gone.done() or gone.set_result(None))
+
+    def wake() -> None:
+        if not gone.done():
+            gone.set_result(None)
+
+    loop.add_reader(pidfd, wake)
     try:
         await gone
     finally:
