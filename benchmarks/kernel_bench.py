@@ -67,7 +67,7 @@ async def measure(calls: int, root: Path) -> list[float]:
         kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(ws), default_budget=10**9),
                         providers=lambda _n: provider)
         agent = kernel.spawn("bench")
-        kernel.services.leases.grant(agent.id, "fs.write", 8 * 3600)
+        kernel.grant_lease(agent.id, "fs.write", 8 * 3600)
         await kernel.send(agent.id, "write files")
         await kernel.aclose()
     # gap i: reply i complete → request i+1 issued

@@ -1,10 +1,13 @@
-"""How long each adapter blocks the caller's event loop per request, on-loop vs off-loop.
+"""How long each adapter blocks the caller's event loop per request, on the loop vs in a host process.
 
 Drives a 40-turn tool loop (about 2 KB of tool output per turn) through each
 adapter against the loopback fake, with a watchdog task that records the
 longest gap between its wake-ups while a request is being built and sent (from
 calling ``stream()`` to the first event). Prints turn 1, turn 40 and the
-median of those worst gaps, for each SDK run on the caller's loop and off it.
+median of those worst gaps, for each SDK run on the caller's loop and, for the
+providers the desktop hosts (``catalog.ProviderInfo.out_of_process``), in a
+provider host process (``process_host``). The worker-thread mode this once
+compared (``offloop``) is gone: the desktop, the CLI and the host never used it.
 
     python benchmarks/provider_loop_block.py
 """
@@ -20,8 +23,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from kernel.messages import Message, TextPart, ToolResultPart, ToolUse, user_text  # noqa: E402
-from kernel.providers.base import ProviderRequest, ToolSpec  # noqa: E402
+from kernel.messages import Message, TextPart, ToolResultPart, ToolSpec, ToolUse, user_text  # noqa: E402
+from kernel.providers.base import ProviderRequest  # noqa: E402
+from kernel.providers.catalog import CATALOG  # noqa: E402
 
 TURNS = 40
 TOOLS = tuple(ToolSpec(f"tool_{i}", f"Tool number {i}.", {"type": "object", "properties": {
@@ -56,18 +60,15 @@ def _serve_fake(conn, turns: int) -> None:
         conn.recv()
 
 
-def build(name: str, srv: RemoteFake, offload: bool):
-    if name == "anthropic":
-        from kernel.providers.anthropic import AnthropicProvider
-        return AnthropicProvider(api_key="test-key", base_url=srv.anthropic_base_url, offload=offload)
-    if name == "openai":
-        from kernel.providers.openai_responses import OpenAIResponsesProvider
-        return OpenAIResponsesProvider(api_key="test-key", base_url=srv.openai_base_url, offload=offload)
-    if name == "openai-chat":
-        from kernel.providers.openai_chat import OpenAIChatProvider
-        return OpenAIChatProvider(api_key="test-key", base_url=srv.openai_base_url, offload=offload)
-    from kernel.providers.gemini import GeminiProvider
-    return GeminiProvider(api_key="test-key", base_url=srv.gemini_base_url, offload=offload)
+def build(name: str, srv: RemoteFake, hosted: bool):
+    """The adapter on this loop, or (``hosted``) in a provider host process as the desktop runs it."""
+    base_url = srv.anthropic_base_url if name == "anthropic" else (
+        srv.gemini_base_url if name == "gemini" else srv.openai_base_url)
+    if hosted:
+        from kernel.providers.process_host import ProcessProvider
+        return ProcessProvider(name, api_key="test-key", base_url=base_url)
+    from kernel.providers.registry import build_adapter
+    return build_adapter(name, "test-key", base_url, 120.0)
 
 
 class Watchdog:
@@ -95,11 +96,11 @@ class Watchdog:
         self._task.cancel()
 
 
-async def tool_loop(name: str, offload: bool) -> list[float]:
+async def tool_loop(name: str, hosted: bool) -> list[float]:
     blocks: list[float] = []
     srv = RemoteFake(TURNS)
     try:
-        provider = build(name, srv, offload)
+        provider = build(name, srv, hosted)
         history: list[Message] = [user_text("Summarise the files.")]
         watchdog = Watchdog()
         watchdog.start()
@@ -125,10 +126,10 @@ async def tool_loop(name: str, offload: bool) -> list[float]:
 def main() -> None:
     print(f"{'adapter':<12} {'mode':<9} {'turn 1':>8} {'turn 40':>8} {'median':>8}   (worst loop stall, ms)")
     for name in ("anthropic", "openai", "openai-chat", "gemini"):
-        for offload in (False, True):
-            blocks = asyncio.run(tool_loop(name, offload))
+        for hosted in (False, True) if CATALOG[name].out_of_process else (False,):
+            blocks = asyncio.run(tool_loop(name, hosted))
             ms = [b * 1000 for b in blocks]
-            print(f"{name:<12} {'off-loop' if offload else 'on-loop':<9} {ms[0]:8.2f} {ms[-1]:8.2f} "
+            print(f"{name:<12} {'host' if hosted else 'on-loop':<9} {ms[0]:8.2f} {ms[-1]:8.2f} "
                   f"{statistics.median(ms):8.2f}")
 
 

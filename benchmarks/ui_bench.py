@@ -185,7 +185,7 @@ async def long_conversations(tmp: Path, calls: int = 40) -> dict[str, float]:
             url = fakes[name].url
             base = url + "/v1" if name.startswith("openai") else url
             built[name] = make_provider(name, api_key="test-key", base_url=base, settings=settings,
-                                        out_of_process=True)  # as desktop.providers.LazyProviders does
+                                        out_of_process=True)  # as the desktop builds them
         return built[name]
 
     desk = build_desktop(tmp / "home2", providers=provider, settings=settings)
@@ -194,7 +194,7 @@ async def long_conversations(tmp: Path, calls: int = 40) -> dict[str, float]:
     for name in names:
         fakes[name].script()
         agent = desk.kernel.spawn(f"{name}-agent", provider=name, model="bench-model")
-        desk.kernel.services.leases.grant(agent.id, "fs", 3600)  # granted up front: no dialogs in a benchmark
+        desk.kernel.grant_lease(agent.id, "fs", 3600)  # granted up front: no dialogs in a benchmark
         desk.window.window_for(agent.id)
         ids.append(agent.id)
     for name in names:  # SDK import and client set-up happen once a session, measured apart below

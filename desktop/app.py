@@ -3,7 +3,7 @@
 ``build_desktop`` wires the parts (and is what tests, screenshots and the
 benchmark use); ``run`` adds the QApplication, the loop and the wait for the
 main window to close. No provider SDK is imported here: providers are built
-lazily by ``desktop.providers`` when an agent first needs one.
+lazily by ``kernel.providers.lazy`` when an agent first needs one.
 
 A bad settings.json or keys.json never stops the desktop: it starts with the
 default in place of each bad value, prints each problem's sentence on stderr
@@ -24,7 +24,10 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
+
+if TYPE_CHECKING:
+    from kernel.api import KernelFacade
 
 SDK_MODULES = ("anthropic", "openai", "google.genai")
 
@@ -33,7 +36,7 @@ SDK_MODULES = ("anthropic", "openai", "google.genai")
 class Desktop:
     """Everything the desktop built, so it can be driven and closed."""
 
-    kernel: Any
+    kernel: "KernelFacade"
     ledger: Any
     bridge: Any
     window: Any
@@ -55,19 +58,21 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     records other programs' edits in every workspace an agent works in (on in the real app);
     ``grant_delay_ms`` is how long a lease dialog's grant buttons ignore input (tests: 0)."""
     from kernel.facade import Kernel
+    from kernel.providers.lazy import LazyProviders, missing_key_message
     from kernel.settings import SettingsStore
     from ledger import Ledger
 
     from .bridge import EventBridge
     from .main_window import MainWindow
-    from .providers import LazyProviders
 
     store = SettingsStore(root)
     settings = settings or store.check().settings  # defaults stand in for bad values: show_config_problems
-    factory = providers or LazyProviders(store, lambda: kernel.settings)  # read when a provider is built
+    # Settings are read when a provider is built; hosted SDKs keep their CPU off the Qt loop.
+    factory = providers or LazyProviders(store, lambda: kernel.settings, out_of_process=True)
     ledger = Ledger(store.ledger_path, **({"clock": clock.now} if clock is not None else {}))
     kernel = Kernel(ledger=ledger, settings=settings, providers=factory, clock=clock, attached=attached,
-                    snapshot_dir=root / "snapshots", watch_workspaces=watch_workspaces)
+                    snapshot_dir=root / "snapshots", watch_workspaces=watch_workspaces,
+                    provider_problem=lambda name: missing_key_message(name, store))
     bridge = EventBridge(kernel)
     window = MainWindow(kernel, bridge, now=kernel.now, default_root=str(Path(settings.workspace).expanduser()),
                         attached=attached)
@@ -89,7 +94,7 @@ def _lease_dialogs(kernel: Any, bridge: Any, window: Any, grant_delay_ms: int | 
 def _ask_window(desk: Desktop, agent_id: str) -> Any:
     from .ask_window import AskWindow
 
-    return AskWindow(desk.kernel, agent_id, desk.bridge, desk.window.open_settings, store=desk.store)
+    return AskWindow(desk.kernel, agent_id, desk.bridge, desk.window.open_settings)
 
 
 def open_settings(desk: Desktop) -> Any:
@@ -145,7 +150,7 @@ def apply_settings(desk: Desktop, new: Any) -> None:
     desk.kernel.update_settings(new)
     if hasattr(desk.providers, "forget"):
         desk.providers.forget()
-    desk.window.ledger_view.model.pager.default_root = str(Path(new.workspace).expanduser())
+    desk.window.set_default_root(str(Path(new.workspace).expanduser()))
     for window in list(desk.window.windows.values()):
         if hasattr(window, "check_key"):
             window.check_key()
@@ -175,7 +180,7 @@ def _use_installed_font(app: Any) -> None:
 def make_app(argv: list[str] | None = None) -> Any:
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
+    app = cast("QApplication | None", QApplication.instance()) or QApplication(argv if argv is not None else sys.argv)
     app.setApplicationName("Agentdesk")
     app.setDesktopFileName("agentdesk")
     _use_installed_font(app)

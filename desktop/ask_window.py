@@ -24,20 +24,18 @@ from PySide6.QtWidgets import (
     QFrame, QHBoxLayout, QInputDialog, QLabel, QPushButton, QVBoxLayout, QWidget,
 )
 
-from kernel.errors import KernelError
-from kernel.events import (
-    AgentInfo, AgentKilled, AgentSpawned, AgentState, AgentStateChanged, LeaseRequested, LeaseRequestResolved,
-    TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated, UserMessage,
+from kernel.api import (
+    AgentState,
+    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, KernelError, KernelFacade, LeaseRequest,
+    LeaseRequested, LeaseRequestResolved, TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated,
+    UserMessage,
 )
-from kernel.facade import Kernel
-from kernel.settings import SettingsStore, home
 
 from .theme import ERROR, MUTED, STATES, mono_font, shade
 from .wording import lease_waiting_text, relative_diff
 from .bridge import EventBridge
 from .budget_dialog import open_raise_budget
 from .lease_dialog import ANSWER_SHORTCUT
-from .provider_check import missing_key_message
 from .sizing import fit_to_screen
 from .widgets.budget_bar import BudgetBar
 from .widgets.message_input import MessageInput
@@ -48,12 +46,11 @@ STOPPED_PLACEHOLDER = "This agent was stopped and takes no more messages. Ctrl+N
 
 
 class AskWindow(QWidget):
-    def __init__(self, kernel: Kernel, agent_id: str, bridge: EventBridge, open_settings: Callable[[], None],
-                 parent: QWidget | None = None, *, store: SettingsStore | None = None) -> None:
+    def __init__(self, kernel: KernelFacade, agent_id: str, bridge: EventBridge, open_settings: Callable[[], None],
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.kernel, self.agent_id, self.bridge = kernel, agent_id, bridge
         self._open_settings = open_settings
-        self._store = store or SettingsStore(home())
         self.info: AgentInfo = kernel.agent(agent_id)
         self.raise_dialog: QInputDialog | None = None
         self.setWindowTitle(f"{self.info.name} \u00b7 {agent_id}")
@@ -84,7 +81,7 @@ class AskWindow(QWidget):
 
         header = QHBoxLayout()
         header.setSpacing(8)
-        # Name and id in the window too, as in UI.md: a title bar may not show them (tiling, offscreen).
+        # Name and id in the window itself: a title bar may not show them (tiling, offscreen).
         self.identity_label = QLabel(f"<b>{html.escape(self.info.name)}</b> \u00b7 {self.agent_id}", self)
         header.addWidget(self.identity_label)
         self.model_label = QLabel(f"{self.info.provider} \u00b7 {self.info.model}", self)  # who it talks to
@@ -247,7 +244,7 @@ class AskWindow(QWidget):
             self.input.setPlaceholderText(STOPPED_PLACEHOLDER)
             self.input.setToolTip(STOPPED_PLACEHOLDER)
 
-    def _show_request(self, request: object) -> None:
+    def _show_request(self, request: LeaseRequest | None) -> None:
         """Flag a waiting lease request (None: no request waits)."""
         self.lease_notice.setText(lease_waiting_text(request, ANSWER_SHORTCUT) if request is not None else "")
         self.lease_notice.setVisible(request is not None)
@@ -261,7 +258,7 @@ class AskWindow(QWidget):
 
     def check_key(self) -> bool:
         """Show or hide the missing-key notice; True when the key is missing."""
-        message = missing_key_message(self.info.provider, self._store)
+        message = self.kernel.provider_problem(self.info.provider)
         self.key_label.setText(message or "")
         self.key_notice.setVisible(message is not None)
         self._show_info(self.info)
@@ -281,6 +278,6 @@ class AskWindow(QWidget):
         for seq in seqs:
             try:
                 out.append(relative_diff(self.kernel.diff(seq), self.info.workspace))
-            except Exception as exc:  # a diff is a courtesy; say why it is missing
+            except Exception as exc:  # noqa: BLE001 - a diff is a courtesy; say why it is missing
                 out.append(f"(no diff for #{seq}: {exc})")
         return out

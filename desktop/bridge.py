@@ -18,12 +18,11 @@ batch their redraws on.
 
 from __future__ import annotations
 
-from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from kernel.events import (
-    AgentKilled, AgentSpawned, AgentStateChanged, LeaseRequested, LeaseRequestResolved, TextDelta,
+from kernel.api import (
+    AgentKilled, AgentSpawned, AgentStateChanged, KernelFacade, LeaseRequested, LeaseRequestResolved, TextDelta,
     ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, UsageUpdated, UserMessage,
 )
 
@@ -48,14 +47,14 @@ def agent_of(event: object) -> str | None:
 class AgentChannel(QObject):
     """One agent's events; receivers are disconnected by Qt when they are destroyed."""
 
-    event = Signal(object)
+    event = Signal(object)  # type: ignore[assignment]  # a signal named like QObject.event, kept for its users
 
 
 class EventBridge(QObject):
-    event = Signal(object)
+    event = Signal(object)  # type: ignore[assignment]  # a signal named like QObject.event, kept for its users
     tick = Signal()
 
-    def __init__(self, kernel: Any, parent: QObject | None = None, tick_ms: int = 1000) -> None:
+    def __init__(self, kernel: KernelFacade, parent: QObject | None = None, tick_ms: int = 1000) -> None:
         super().__init__(parent)
         self._channels: dict[str, AgentChannel] = {}
         self.frames = FrameClock(self)

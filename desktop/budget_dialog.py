@@ -12,14 +12,14 @@ from typing import Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QSpinBox, QWidget
 
-from kernel.events import AgentInfo
+from kernel.api import AgentInfo
 
 from .wording import suggest_budget
 
 MAX_BUDGET = 2_000_000_000
 
 
-def open_raise_budget(parent: QWidget, info: AgentInfo, on_value: Callable[[int], None]) -> QInputDialog:
+def open_raise_budget(parent: QWidget, info: AgentInfo, on_value: Callable[[int], object]) -> QInputDialog:
     """Open (not exec) the prompt for ``info``'s new budget; ``on_value`` gets the accepted number."""
     dialog = QInputDialog(parent)
     dialog.setWindowModality(Qt.WindowModality.WindowModal)

@@ -17,8 +17,7 @@ from typing import Callable, Sequence
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from kernel.errors import ConfigError
-from kernel.settings_schema import looks_secret
+from kernel.api import ConfigError, looks_secret
 
 from .theme import ERROR, MUTED, shade
 

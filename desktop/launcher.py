@@ -24,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if problem:
             print(f"agentdesk: {problem}", file=sys.stderr)
             return 2
-        from kernel.errors import ConfigError
+        from kernel.api import ConfigError
 
         from .app import run
 

@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (
     QApplication, QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget,
 )
 
-from kernel.approver import Decision, Denial, Grant, LeaseRequest
-from kernel.events import AgentKilled, LeaseRequested, LeaseRequestResolved
-from kernel.facade import Kernel
+from kernel.api import (
+    AgentKilled, Decision, Denial, Grant, KernelFacade, LeaseRequest, LeaseRequested, LeaseRequestResolved,
+)
 
 from .theme import ERROR, mono_font, shade
 from .wording import expiry_text, grant_choices, lease_action, lease_title
@@ -52,8 +52,8 @@ WindowFor = Callable[[str, bool], QWidget | None]  # (agent id, activate) -> the
 
 
 class LeaseDialog(QDialog):
-    def __init__(self, request: LeaseRequest, answer: Callable[[Decision], None], now: Callable[[], float],
-                 parent: QWidget | None = None, stop_agent: Callable[[], None] | None = None,
+    def __init__(self, request: LeaseRequest, answer: Callable[[Decision], object], now: Callable[[], float],
+                 parent: QWidget | None = None, stop_agent: Callable[[], object] | None = None,
                  grant_delay_ms: int = GRANT_DELAY_MS) -> None:
         super().__init__(parent)
         self.request = request
@@ -229,7 +229,7 @@ class FocusKeeper:
 class LeaseDialogs(QObject):
     """Opens and closes lease dialogs from the event stream, and brings them up when asked."""
 
-    def __init__(self, kernel: Kernel, bridge: EventBridge, window_for: WindowFor,
+    def __init__(self, kernel: KernelFacade, bridge: EventBridge, window_for: WindowFor,
                  parent: QObject | None = None, grant_delay_ms: int = GRANT_DELAY_MS) -> None:
         super().__init__(parent)
         self.kernel = kernel

@@ -17,12 +17,10 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
-from kernel.leases import describe_duration
-from ledger import (
-    AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke, Snapshot, ToolCall, ToolError,
-    ToolResult, Undo,
+from kernel.api import (
+    AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke, LedgerError, Snapshot,
+    ToolCall, ToolError, ToolResult, Undo, describe_duration,
 )
-from ledger.errors import LedgerError
 
 from .wording import plural
 

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
-from ledger import (
-    AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke, Snapshot, ToolCall,
-    ToolError, ToolResult, Undo,
+from kernel.api import (
+    AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke, LedgerAppended, LedgerFilter,
+    Snapshot, ToolCall, ToolError, ToolResult, Undo, describe_duration,
 )
 
 from . import style
@@ -36,26 +35,6 @@ MONO_COLUMNS = (COL_WHAT, COL_SCOPE)
 EntryRole = Qt.ItemDataRole.UserRole + 1
 
 
-@dataclass(frozen=True)
-class Filters:
-    actor: str | None = None
-    kind: str | None = None
-    path: str | None = None  # an absolute path prefix
-
-    def matches(self, entry: Entry) -> bool:
-        if self.actor is not None and entry.actor != self.actor:
-            return False
-        if self.kind is not None and entry.kind != self.kind:
-            return False
-        if self.path is not None:
-            path = getattr(entry, "path", None)
-            return isinstance(path, str) and path.startswith(self.path)
-        return True
-
-    def query(self) -> dict[str, str]:
-        return {k: v for k, v in (("actor", self.actor), ("kind", self.kind), ("path", self.path)) if v}
-
-
 class LedgerPager:
     """Loaded entries (newest first), filters, undone marks and workspaces for relative paths."""
 
@@ -67,21 +46,20 @@ class LedgerPager:
         self.high_seq = 0  # the newest seq known to be in the ledger (whatever the filters)
         self._undone_by = undone_by
         self.page_size = page_size
-        self.filters = Filters()
+        self.filters = LedgerFilter()
         self.entries: list[Entry] = []
         self.undone: dict[int, int] = {}
         self.exhausted = False
-        self.pages_loaded = 0
         self.default_root = default_root
         self.workspaces: dict[str, str] = {}
 
     # ---- loading ---------------------------------------------------------------
 
-    def reset(self, filters: Filters | None = None) -> list[Entry]:
+    def reset(self, filters: LedgerFilter | None = None) -> list[Entry]:
         """Start over (new filters): drop everything and load the newest page."""
         if filters is not None:
             self.filters = filters
-        self.entries, self.undone, self.exhausted, self.pages_loaded = [], {}, False, 0
+        self.entries, self.undone, self.exhausted = [], {}, False
         got = self.fetch_more()
         self.high_seq = max(self._last_seq() if self._last_seq else 0, got[0].seq if got else 0)
         return got
@@ -97,8 +75,7 @@ class LedgerPager:
         if self.exhausted:
             return []
         before = self.entries[-1].seq if self.entries else None
-        got = self._page(before=before, limit=self.page_size, **self.filters.query())
-        self.pages_loaded += 1
+        got = self._page(self.filters, before=before, limit=self.page_size)
         if len(got) < self.page_size:
             self.exhausted = True
         return got
@@ -120,18 +97,12 @@ class LedgerPager:
             return []
         new = [entry] if self.filters.matches(entry) else []
         if entry.seq > self.high_seq + 1:
-            new += self._page(after=self.high_seq, before=entry.seq, limit=10_000, **self.filters.query())
+            new += self._page(self.filters, after=self.high_seq, before=entry.seq, limit=10_000)
         self.high_seq = entry.seq
         self._learn(new)
         if self.entries:
             new = [e for e in new if e.seq > self.entries[0].seq]
         self.undone.update(self._undone_by([e.seq for e in new if isinstance(e, FileChange)]))
-        return new
-
-    def on_appended(self, entry: Entry) -> list[Entry]:
-        """Put what is new on top; returns it (newest first)."""
-        new = self.take_new(entry)
-        self.entries[:0] = new
         return new
 
     def refresh_undone(self) -> None:
@@ -178,7 +149,6 @@ class LedgerPager:
             case ToolResult(duration_ms=ms):
                 return "ok" + (f" · {ms:.0f} ms" if ms is not None else "")
             case LeaseGrant(subject=subject, duration_s=d):
-                from kernel.leases import describe_duration
                 return f"→ {subject} · {describe_duration(d)}"
             case LeaseRevoke(subject=subject, reason=reason):
                 return f"{subject}: {reason}" if reason else subject
@@ -220,7 +190,7 @@ class LedgerTableModel(RowsTableModel):
         self._incoming: list[Entry] = []  # newest first, not yet inserted
         self._frames = frames or FrameClock(self)
 
-    def set_filters(self, filters: Filters) -> None:
+    def set_filters(self, filters: LedgerFilter) -> None:
         self._frames.cancel(self)
         self.beginResetModel()
         self._incoming = []
@@ -228,8 +198,6 @@ class LedgerTableModel(RowsTableModel):
         self.endResetModel()
 
     def on_event(self, event: object) -> None:
-        from kernel.events import LedgerAppended
-
         if not isinstance(event, LedgerAppended):
             return
         new = self.pager.take_new(event.entry)
@@ -279,9 +247,6 @@ class LedgerTableModel(RowsTableModel):
 
     def row_items(self) -> list:
         return self.pager.entries
-
-    def entry_at(self, row: int) -> Entry:
-        return self.pager.entries[row]
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

@@ -15,7 +15,6 @@ before the path gets too short to read, so no horizontal scroll bar appears.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QUrl, Signal
 from PySide6.QtGui import QFontMetrics
@@ -24,13 +23,13 @@ from PySide6.QtWidgets import (
     QStackedWidget, QTableView, QTextBrowser, QVBoxLayout, QWidget,
 )
 
-from ledger import KINDS, Entry, FileChange
+from kernel.api import KINDS, NOT_AGENTS, Entry, FileChange, KernelFacade, LedgerFilter, Undo
 
 from . import style
 from .frame_clock import FrameClock
 from .ledger_detail import JSON_LINK, Palette, entry_html
 from .ledger_model import (
-    COL_ACTOR, COL_CAUSE, COL_KIND, COL_SCOPE, COL_SEQ, COL_TIME, COL_WHAT, EntryRole, Filters, LedgerPager,
+    COL_ACTOR, COL_CAUSE, COL_KIND, COL_SCOPE, COL_SEQ, COL_TIME, COL_WHAT, EntryRole, LedgerPager,
     LedgerTableModel,
 )
 from .undo_dialogs import UndoConfirmDialog, UndoResultDialog
@@ -38,7 +37,6 @@ from .undo_dialogs import UndoConfirmDialog, UndoResultDialog
 EMPTY_TEXT = ("The ledger is empty.\n\nEvery tool call an agent makes, every file it changes, every lease "
               "you grant or revoke and every undo will appear here, newest first.")
 NO_MATCH_TEXT = "No entries match these filters."
-AGENT_ACTORS = ("user", "kernel", "outside")
 HIDE_FIRST = (COL_CAUSE, COL_SCOPE)  # in the detail pane too: hidden when the path would get too short
 WHAT_MIN = 160
 
@@ -78,13 +76,13 @@ class LedgerTable(QTableView):
 
 
 def _is_agent(actor: str) -> bool:
-    return actor not in AGENT_ACTORS
+    return actor not in NOT_AGENTS
 
 
 class LedgerView(QWidget):
     undone = Signal(object)  # UndoReport, after an undo was applied
 
-    def __init__(self, kernel: Any, default_root: str | None = None, parent: QWidget | None = None,
+    def __init__(self, kernel: KernelFacade, default_root: str | None = None, parent: QWidget | None = None,
                  frames: FrameClock | None = None) -> None:
         super().__init__(parent)
         self.kernel = kernel
@@ -183,24 +181,26 @@ class LedgerView(QWidget):
 
     def _update_empty(self, *args: object) -> None:
         empty = self.model.rowCount() == 0
-        self.empty.setText(NO_MATCH_TEXT if self.model.pager.filters != Filters() else EMPTY_TEXT)
+        self.empty.setText(NO_MATCH_TEXT if self.model.pager.filters != LedgerFilter() else EMPTY_TEXT)
         self.stack.setCurrentWidget(self.empty if empty else self.table)
 
     # ---- feeding -------------------------------------------------------------------
 
+    def set_default_root(self, root: str) -> None:
+        """The workspace relative paths in the filter are read against (Settings may change it)."""
+        self.model.pager.default_root = root
+
     def on_event(self, event: object) -> None:
         self.model.on_event(event)
         current = self.current_entry()
-        from ledger import Undo
-
-        if current is not None and getattr(event, "entry", None) is not None and isinstance(event.entry, Undo):
+        if current is not None and isinstance(getattr(event, "entry", None), Undo):
             self.show_detail(self.table.currentIndex())
 
     def apply_filters(self) -> None:
         path = self.path.text().strip() or None
         if path and not os.path.isabs(path) and self.model.pager.default_root:
             path = os.path.join(self.model.pager.default_root, path)
-        filters = Filters(actor=self.actor.text().strip() or None, kind=self.kind.currentData(), path=path)
+        filters = LedgerFilter(actor=self.actor.text().strip() or None, kind=self.kind.currentData(), path=path)
         if filters != self.model.pager.filters:
             self.model.set_filters(filters)
             self.show_detail(QModelIndex())
@@ -262,7 +262,13 @@ class LedgerView(QWidget):
         mine = menu.addAction(f"…made by {entry.actor} only", lambda: self.confirm_undo(entry, only_agent=True))
         mine.setEnabled(_is_agent(entry.actor))
         if isinstance(entry, FileChange):
-            menu.addAction("Show only this file", lambda: (self.path.setText(entry.path), self.apply_filters()))
+            path = entry.path
+
+            def only_this_file() -> None:
+                self.path.setText(path)
+                self.apply_filters()
+
+            menu.addAction("Show only this file", only_this_file)
         menu.popup(self.table.viewport().mapToGlobal(pos))
 
     # ---- undo ------------------------------------------------------------------------

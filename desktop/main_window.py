@@ -16,18 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Callable
+from typing import Callable
 
 import shiboken6
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication, QLabel, QMainWindow, QMessageBox, QSizePolicy, QSplitter, QToolBar, QVBoxLayout, QWidget,
 )
 
-from kernel.errors import ConfigError
-from kernel.events import AgentKilled, LeaseRequested, LeaseRequestResolved
-from kernel.words import plural
+from kernel.api import AgentKilled, ConfigError, KernelFacade, LeaseRequested, LeaseRequestResolved, plural
 
 from . import style
 from .bridge import EventBridge
@@ -59,7 +57,7 @@ class MainWindow(QMainWindow):
     shown = Signal()   # first exposed (start-up measurement)
     closed = Signal()  # after the kernel has shut down
 
-    def __init__(self, kernel: Any, bridge: EventBridge, *, make_ask_window: WindowFactory | None = None,
+    def __init__(self, kernel: KernelFacade, bridge: EventBridge, *, make_ask_window: WindowFactory | None = None,
                  open_settings: Callable[[], None] | None = None, now: Callable[[], float] = time.time,
                  default_root: str | None = None, attached: bool = True) -> None:
         super().__init__()
@@ -156,13 +154,7 @@ class MainWindow(QMainWindow):
         self.processes.on_tick()
         self.status.refresh()
 
-    def event(self, e: QEvent) -> bool:
-        if e.type() == QEvent.Type.Expose and not self._exposed and self.isExposed():
-            self._exposed = True
-            self.shown.emit()
-        return super().event(e)
-
-    def showEvent(self, e) -> None:  # type: ignore[override]
+    def showEvent(self, e) -> None:
         super().showEvent(e)
         if not self._exposed:
             self._exposed = True
@@ -231,6 +223,10 @@ class MainWindow(QMainWindow):
         from .ask_window import AskWindow
 
         return AskWindow(self.kernel, agent_id, self.bridge, self.open_settings)
+
+    def set_default_root(self, root: str) -> None:
+        """The default workspace changed (Settings): relative paths in the ledger filter follow it."""
+        self.ledger_view.set_default_root(root)
 
     def open_settings(self) -> None:
         if self._open_settings is not None:

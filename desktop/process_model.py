@@ -18,16 +18,16 @@ contents) measures and repaints once per frame, not once per event.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
-from kernel.events import (
-    AgentInfo, AgentKilled, AgentSpawned, AgentState, AgentStateChanged, LeaseExpired, LeaseGranted, LeaseRevoked,
-    UsageUpdated,
+from kernel.api import (
+    AgentState,
+    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Lease, LeaseExpired, LeaseGranted, LeaseRevoked,
+    UsageUpdated, describe_left,
 )
-from kernel.leases import Lease, describe_left
 
 from . import style
 from .lease_dialog import ANSWER_SHORTCUT
@@ -200,9 +200,6 @@ class ProcessTableModel(RowsTableModel):
     def row_items(self) -> list:
         return self.rows.agents
 
-    def agent_at(self, row: int) -> AgentInfo:
-        return self.rows.agents[row]
-
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
@@ -267,10 +264,3 @@ class ProcessTableModel(RowsTableModel):
         if col == COL_KILL:
             return "Kill this agent: stop its work and revoke its leases"
         return None
-
-    def refresh_agent(self, info: AgentInfo) -> None:
-        """Replace one row's snapshot (used after a facade call returned fresher data)."""
-        row = self.rows.row_of(info.id)
-        if row is not None:
-            self.rows.agents[row] = replace(info)
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))

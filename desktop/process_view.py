@@ -13,7 +13,7 @@ column fits.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, Signal
 from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeyEvent, QMouseEvent, QPainter, QPalette
@@ -22,9 +22,7 @@ from PySide6.QtWidgets import (
     QStyleOptionButton, QStyleOptionProgressBar, QStyleOptionViewItem, QTableView, QWidget,
 )
 
-from kernel.errors import KernelError
-from kernel.events import AgentState
-from kernel.leases import describe_left
+from kernel.api import AgentState, KernelError, KernelFacade, describe_left
 
 from . import style
 from .budget_dialog import open_raise_budget
@@ -132,7 +130,7 @@ class ProcessView(QTableView):
     open_requested = Signal(str)
     error = Signal(str)
 
-    def __init__(self, kernel: Any, model: ProcessTableModel, parent: QWidget | None = None) -> None:
+    def __init__(self, kernel: KernelFacade, model: ProcessTableModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.kernel = kernel
         self.setModel(model)
@@ -215,8 +213,8 @@ class ProcessView(QTableView):
                              int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap), EMPTY_TEXT)
             painter.end()
 
-    def model(self) -> ProcessTableModel:  # type: ignore[override]
-        return super().model()  # type: ignore[return-value]
+    def model(self) -> ProcessTableModel:
+        return cast(ProcessTableModel, super().model())
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentIndex().isValid():

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
     QPlainTextEdit, QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget,
 )
 
-from kernel.errors import ConfigError
-from kernel.settings import BASE_URL_VARIABLES, PROVIDERS, KeySource, Settings, SettingsStore
+from kernel import SettingsStore
+from kernel.api import BASE_URL_VARIABLES, PROVIDERS, ConfigError, KeySource, Settings
 
 from .theme import ERROR, MUTED, shade
 from .settings_form import (

@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Mapping
 from urllib.parse import urlparse
 
-from kernel.errors import ConfigError
-from kernel.settings import KEY_VARIABLES, PROVIDERS, KeySource, Settings, home
-from kernel.workspace.root import check_workspace
+from kernel import home
+from kernel.api import KEY_VARIABLES, PROVIDERS, ConfigError, KeySource, Settings, check_workspace
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,10 @@ from typing import Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from kernel.events import AgentState, LedgerAppended
-from kernel.words import plural
-from ledger import Broken, Intact, Integrity
+from kernel.api import (
+    AgentState,
+    Broken, Intact, Integrity, LedgerAppended, plural,
+)
 
 from . import style
 from .process_model import ProcessRows

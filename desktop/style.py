@@ -15,8 +15,7 @@ from pathlib import Path
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
-from kernel.events import AgentState
-from kernel.words import short_number
+from kernel.api import AgentState, short_number
 
 from .theme import ADDED, ERROR, MUTED, REMOVED
 from .theme import STATES as _ASK_STATES

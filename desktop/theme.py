@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
 
-from kernel.events import AgentState
+from kernel.api import AgentState
 
 # state: (glyph, light-palette colour, dark-palette colour)
 STATES: dict[AgentState, tuple[str, str, str]] = {

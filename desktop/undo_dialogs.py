@@ -13,10 +13,10 @@ from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
+    QDialog, QDialogButtonBox, QLabel, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
-from ledger import UndoReport
+from kernel.api import UndoReport
 
 from . import style
 from .wording import plural
@@ -115,12 +115,12 @@ class UndoConfirmDialog(_FilesDialog):
         if who:
             head = head.replace("made after", f"made by {who} after")
         super().__init__(parent, "Undo changes", head, rows)
+        self.undo_button: QPushButton | None = None
         if report.steps:
             self.undo_button = self.buttons.addButton("Undo", QDialogButtonBox.ButtonRole.AcceptRole)
             self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
             self.undo_button.setDefault(True)
         else:
-            self.undo_button = None
             self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)

@@ -13,10 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from kernel.approver import LeaseRequest
-from kernel.events import Outcome
-from kernel.leases import describe_duration
-from kernel.words import plural
+from kernel.api import LeaseRequest, Outcome, describe_duration, plural
+
 
 __all__ = ["plural"]  # re-exported: the views import it from here
 
@@ -98,11 +96,11 @@ def summarize_input(tool: str, tool_input: Mapping[str, Any], limit: int = 80) -
     if isinstance(get("src"), str) and isinstance(get("dst"), str):
         text = f"{get('src')} \u2192 {get('dst')}"
     elif isinstance(get("command"), str):
-        text = get("command")
+        text = tool_input["command"]
     elif isinstance(get("pattern"), str):
         text = f"{get('pattern')!r}" + (f" in {get('path')}" if isinstance(get("path"), str) else "")
     elif isinstance(get("path"), str):
-        text = get("path")
+        text = tool_input["path"]
     else:
         text = next((v for v in tool_input.values() if isinstance(v, str)), "")
     text = " ".join(str(text).split())

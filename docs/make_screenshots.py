@@ -39,7 +39,8 @@ def small_screen_platform(width: int = SCREEN[0], height: int = SCREEN[1]) -> st
     return f"offscreen:configfile={config}"
 
 
-os.environ.setdefault("QT_QPA_PLATFORM", small_screen_platform())
+if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":  # plain offscreen (as the tests set it) too
+    os.environ["QT_QPA_PLATFORM"] = small_screen_platform()
 BIG_TEST = "from app import main\n\n\n" + "".join(
     f"def test_main_{i}(capsys):\n    main()\n    assert 'hello' in capsys.readouterr().out\n\n\n"
     for i in range(60))  # 300 lines

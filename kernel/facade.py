@@ -11,25 +11,24 @@ over a local socket to a desktop in another process.
 from __future__ import annotations
 
 import asyncio
-import threading
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ledger import AgentKill, Entry, Integrity, Ledger, UndoReport
+from ledger import KERNEL, USER, AgentKill, Entry, Integrity, Ledger, UndoReport
 
 from .agents.ids import record_spawn
 from .agents.loop import run_loop
 from .agents.process import AgentProcess
 from .agents.services import ProviderFactory, Services
+from .api import LedgerFilter, ToolInfo
 from .approver import Approver, Decision, LeaseRequest
 from .budget import Budget
 from .clock import Clock, SystemClock
 from .errors import InvalidState, UnknownAgent
-from .events import (
-    AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LeaseGranted, LedgerAppended, LeaseRequested,
-    LeaseRequestResolved, UsageUpdated, UserMessage,
-)
+from .events import AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LedgerAppended, UsageUpdated, UserMessage
+from .kernel_loop import KernelLoop
 from .lease_book import LeaseBook
+from .lease_requests import LeaseRequests, PendingApprover
 from .leases import Lease
 from .messages import Message, user_text
 from .settings import Settings
@@ -40,113 +39,78 @@ from .workspace.snapshot import SnapshotIndexes
 from .tools.registry import ToolRegistry, builtin_registry
 from .tools.shell import shell_tool
 from .workspace.root import Workspace
-from .workspace.watch import OutsideWatcher
-
-
-class PendingApprover:
-    """Holds each lease request open until someone calls ``Kernel.resolve_request``.
-
-    An answer may arrive before ``decide`` has started waiting (the request was
-    published, a dialog answered at once): it is kept and used when it starts.
-    """
-
-    def __init__(self) -> None:
-        self.open: dict[int, asyncio.Future[Decision]] = {}
-        self.early: dict[int, Decision] = {}
-
-    async def decide(self, request: LeaseRequest) -> Decision:
-        if request.id in self.early:
-            return self.early.pop(request.id)
-        fut: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
-        self.open[request.id] = fut
-        try:
-            return await fut
-        finally:
-            self.open.pop(request.id, None)
-
-    def resolve(self, request_id: int, decision: Decision) -> bool:
-        fut = self.open.get(request_id)
-        if fut is None:
-            self.early[request_id] = decision
-            return True
-        if fut.done():
-            return False
-        fut.set_result(decision)
-        return True
-
-    def forget(self, request_id: int) -> None:
-        self.early.pop(request_id, None)
+from .workspace.watch import OutsideWatchers
 
 
 class Kernel:
+    """The facade (``kernel.api.KernelFacade``): what it gives out is plain data from ``kernel.api``."""
+
     def __init__(self, *, ledger: Ledger, settings: Settings, providers: ProviderFactory,
                  clock: Clock | None = None, approver: Approver | None = None,
                  tools: ToolRegistry | None = None, attached: bool = False, bus: EventBus | None = None,
-                 snapshot_dir: Path | None = None, watch_workspaces: bool = False) -> None:
+                 snapshot_dir: Path | None = None, watch_workspaces: bool = False,
+                 provider_problem: Callable[[str], str | None] | None = None) -> None:
         """``snapshot_dir`` keeps the shell tool's snapshot cache between runs; ``watch_workspaces``
-        records edits by other programs in every workspace an agent works in (the desktop does)."""
+        records edits by other programs in every workspace an agent works in (the desktop does);
+        ``provider_problem`` says why a provider cannot be used yet (a missing key), or None."""
         clock = clock or SystemClock()
         bus = bus or EventBus()
-        self._pending = PendingApprover()
-        self.snapshots = SnapshotIndexes(ledger, max_blob=settings.blob_max_bytes, cache_dir=snapshot_dir)
+        self._requests = LeaseRequests(bus)
+        self._snapshots = SnapshotIndexes(ledger, max_blob=settings.blob_max_bytes, cache_dir=snapshot_dir)
         if tools is None:
-            tools = builtin_registry(extra=(shell_tool(lambda: self.services.settings, self.snapshots),))
-        self.services = Services(
+            tools = builtin_registry(extra=(shell_tool(lambda: self._services.settings, self._snapshots),))
+        self._services = Services(
             ledger=ledger, clock=clock, bus=bus, leases=LeaseBook(ledger, clock, bus.publish),
-            approver=approver or self._pending, tools=tools, providers=providers,
+            approver=approver or self._requests.approver, tools=tools, providers=providers,
             settings=settings, attached=attached, limits=ToolLimits(blob_max_bytes=settings.blob_max_bytes),
         )
         self._agents: dict[str, AgentProcess] = {}
-        self._expiry_task: asyncio.Task[None] | None = None
-        self._watch = watch_workspaces
-        self._thread = threading.get_ident()
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop = KernelLoop()
         self._unlisten = ledger.listen(self._announce)
-        self._requests: dict[int, LeaseRequest] = {}
-        bus.subscribe(self._track_requests)
-        self._watchers: dict[str, OutsideWatcher] = {}
+        self._watchers = OutsideWatchers(ledger, self._snapshots) if watch_workspaces else None
         self._swept: set[str] = set()
+        self._provider_problem = provider_problem
         self._integrity = ledger.check_at_start()
 
     # ---- time and settings -----------------------------------------------------
 
     def now(self) -> float:
         """The kernel clock (lease ``until`` and request ``expires_at`` are on it)."""
-        return self.services.clock.now()
+        return self._services.clock.now()
 
     @property
     def settings(self) -> Settings:
-        return self.services.settings
+        return self._services.settings
 
     def update_settings(self, settings: Settings) -> None:
         """Use new settings from now on: new agents, lease requests and prompts see them
         (agents already running keep their provider, model and budget)."""
         settings.validate()
-        self.services.settings = settings
+        self._services.settings = settings
+
+    def provider_problem(self, provider: str) -> str | None:
+        """Why ``provider`` cannot be used yet (no API key, say), in words; None when it can."""
+        return None if self._provider_problem is None else self._provider_problem(provider)
+
+    def tools(self) -> list[ToolInfo]:
+        """The tools agents may call, with the scope each asks a lease for."""
+        return [ToolInfo(d.name, d.scope) for d in self._services.tools.descriptors()]
 
     # ---- events ------------------------------------------------------------
 
-    @property
-    def bus(self) -> EventBus:
-        return self.services.bus
-
     def subscribe(self, fn: Callable[[Event], None]) -> Callable[[], None]:
-        return self.services.bus.subscribe(fn)
+        return self._services.bus.subscribe(fn)
 
     def _announce(self, entry: Entry) -> None:
         """Every entry appended through this kernel's ledger becomes a LedgerAppended event,
         published on the kernel's own thread even when a worker thread appended it."""
-        event = LedgerAppended(entry)
-        if threading.get_ident() == self._thread or self._loop is None:
-            self.services.bus.publish(event)
-        else:
-            self._loop.call_soon_threadsafe(self.services.bus.publish, event)
+        self._loop.call_soon(self._services.bus.publish, LedgerAppended(entry))
 
     # ---- processes ---------------------------------------------------------
 
     def spawn(self, name: str | None = None, *, provider: str | None = None, model: str | None = None,
               budget: int | None = None, workspace: str | None = None) -> AgentInfo:
-        s = self.services
+        s = self._services
         provider = provider or s.settings.provider
         model = model or s.settings.model_for(provider)
         budget = budget or s.settings.default_budget
@@ -163,17 +127,9 @@ class Kernel:
         if str(root) not in self._swept:  # temporary files a killed write left
             self._swept.add(str(root))
             sweep_temp_files(root)
-        if self._watch:
-            self._watch_workspace(root)
+        if self._watchers is not None:
+            self._watchers.watch(root, self._loop.running())
         return agent.info()
-
-    def _watch_workspace(self, root: Path) -> None:
-        """Start recording outside edits in ``root`` (its first snapshot is taken off the loop)."""
-        if str(root) in self._watchers:
-            return
-        watcher = OutsideWatcher(root, self.services.ledger, self.snapshots.for_root(root))
-        self._watchers[str(root)] = watcher
-        asyncio.get_running_loop().run_in_executor(None, watcher.start)
 
     def agents(self) -> list[AgentInfo]:
         return [a.info() for a in self._agents.values()]
@@ -194,7 +150,7 @@ class Kernel:
         if not text.strip():
             raise ValueError("the message is empty")
         agent.append(user_text(text))
-        self.services.bus.publish(UserMessage(agent.id, text))
+        self._services.bus.publish(UserMessage(agent.id, text))
         return self._start(agent)
 
     def pause(self, agent_id: str) -> None:
@@ -221,10 +177,10 @@ class Kernel:
     def raise_budget(self, agent_id: str, budget: int) -> AgentInfo:
         agent = self._get(agent_id)
         agent.budget = agent.budget.raised_to(budget)
-        self.services.bus.publish(UsageUpdated(agent.info()))
+        self._services.bus.publish(UsageUpdated(agent.info()))
         return agent.info()
 
-    def kill(self, agent_id: str, by: str = "user", reason: str = "killed by the user") -> AgentInfo:
+    def kill(self, agent_id: str, by: str = USER, reason: str = "killed by the user") -> AgentInfo:
         """Cancel the agent's work, revoke its leases, record the kill. Final."""
         agent = self._get(agent_id)
         if agent.killed:
@@ -232,7 +188,7 @@ class Kernel:
         agent.set_state(AgentState.KILLED, reason)
         if agent.task is not None and not agent.task.done():
             agent.task.cancel()
-        s = self.services
+        s = self._services
         s.leases.revoke_all(agent.id, "the agent was killed", by=by)
         s.record(AgentKill(actor=by, subject=agent.id, reason=reason))
         s.bus.publish(AgentKilled(agent.info(), by))
@@ -248,7 +204,7 @@ class Kernel:
     def _start(self, agent: AgentProcess) -> asyncio.Task[None]:
         self._ensure_expiry_watch()
         agent.set_state(AgentState.RUNNING)
-        agent.task = asyncio.get_running_loop().create_task(run_loop(agent), name=f"agent {agent.id}")
+        agent.task = self._loop.running().create_task(run_loop(agent), name=f"agent {agent.id}")
         agent.task.add_done_callback(_swallow_cancel)
         return agent.task
 
@@ -261,70 +217,35 @@ class Kernel:
     # ---- leases ------------------------------------------------------------
 
     def leases(self, agent_id: str | None = None) -> list[Lease]:
-        return self.services.leases.live(agent_id)
+        return self._services.leases.live(agent_id)
+
+    def grant_lease(self, agent_id: str, scope: str, duration_s: float) -> Lease:
+        """Grant a lease as the user without being asked (``ask --grant``, benchmarks, tests)."""
+        return self._services.leases.grant(agent_id, scope, duration_s)
 
     def revoke_lease(self, lease_id: int) -> Lease | None:
-        return self.services.leases.revoke(lease_id, "revoked by the user")
+        return self._services.leases.revoke(lease_id, "revoked by the user")
 
     def pending_requests(self) -> list[LeaseRequest]:
         """Lease requests asked and not yet resolved, oldest first."""
-        return list(self._requests.values())
+        return self._requests.pending()
 
     def resolve_request(self, request_id: int, decision: Decision) -> bool:
         """Answer an open lease request (desktop dialogs); False when it is no longer open."""
-        if request_id not in self._requests:
-            return False
-        return self._pending.resolve(request_id, decision)
-
-    def _track_requests(self, event: Event) -> None:
-        if isinstance(event, LeaseRequested):
-            self._requests[event.request.id] = event.request
-        elif isinstance(event, LeaseRequestResolved):
-            self._requests.pop(event.request_id, None)
-            self._pending.forget(event.request_id)
+        return self._requests.resolve(request_id, decision)
 
     def _ensure_expiry_watch(self) -> None:
-        if self._expiry_task is None or self._expiry_task.done():
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                return
-            self._loop = loop
-            self._expiry_task = loop.create_task(self._watch_expiry(), name="lease expiry")
-
-    async def _watch_expiry(self) -> None:
-        """Record each lease's expiry when its time comes (checks never wait for this)."""
-        leases, clock = self.services.leases, self.services.clock
-        changed = asyncio.Event()
-        unsubscribe = self.subscribe(lambda e: changed.set() if isinstance(e, LeaseGranted) else None)
-        try:
-            while True:
-                changed.clear()
-                due = leases.next_expiry()
-                waiters = [asyncio.ensure_future(changed.wait())]
-                if due is not None:
-                    waiters.append(asyncio.ensure_future(clock.sleep_until(due)))
-                try:
-                    await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    for w in waiters:
-                        w.cancel()
-                leases.sweep()
-        finally:
-            unsubscribe()
+        loop = self._loop.capture()
+        if loop is not None:
+            self._services.leases.start_expiry_watch(loop)
 
     # ---- ledger ------------------------------------------------------------
 
-    @property
-    def ledger(self) -> Ledger:
-        return self.services.ledger
-
-    def ledger_page(self, **filters) -> list[Entry]:
-        """Entries newest first (``before``, ``after``, ``limit``, ``actor``, ``kind``, ``path``)."""
-        return self.services.ledger.page(**filters)
-
-    def ledger_entry(self, seq: int) -> Entry:
-        return self.services.ledger.get(seq)
+    def ledger_page(self, filters: LedgerFilter = LedgerFilter(), *, before: int | None = None,
+                    after: int | None = None, limit: int = 200) -> list[Entry]:
+        """Entries newest first, with seq < ``before`` and > ``after``, matching ``filters``."""
+        return self._services.ledger.page(before=before, after=after, limit=limit, actor=filters.actor,
+                                          kind=filters.kind, path=filters.path)
 
     def ledger_integrity(self) -> Integrity:
         """What the check at start found: Intact (verified up to a seq) or Broken (first broken seq,
@@ -332,25 +253,25 @@ class Kernel:
         return self._integrity
 
     def ledger_count(self) -> int:
-        return self.services.ledger.count()
+        return self._services.ledger.count()
 
     def last_seq(self) -> int:
-        return self.services.ledger.last_seq()
+        return self._services.ledger.last_seq()
 
     def caused_by(self, seq: int) -> list[Entry]:
         """What a tool call (its result, its file changes) or an undo (its reversals) caused."""
-        return self.services.ledger.caused_by(seq)
+        return self._services.ledger.caused_by(seq)
 
     def undone_by(self, seqs: Sequence[int]) -> dict[int, int]:
         """Which of these file changes are undone now, and by which undo entry."""
-        return self.services.ledger.undone_by(seqs)
+        return self._services.ledger.undone_by(seqs)
 
     def diff(self, seq: int) -> str:
         """A unified diff of one file change."""
-        return self.services.ledger.diff(seq)
+        return self._services.ledger.diff(seq)
 
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport:
-        return self.services.ledger.undo(after_seq, by="user", only_actor=only_actor, dry_run=dry_run)
+        return self._services.ledger.undo(after_seq, by=USER, only_actor=only_actor, dry_run=dry_run)
 
     # ---- shutdown ----------------------------------------------------------
 
@@ -359,18 +280,15 @@ class Kernel:
         tasks = []
         for agent in self._agents.values():
             if agent.busy:
-                self.kill(agent.id, by="kernel", reason="the kernel shut down")
+                self.kill(agent.id, by=KERNEL, reason="the kernel shut down")
                 tasks.append(agent.task)
-        if self._expiry_task is not None:
-            self._expiry_task.cancel()
-            tasks.append(self._expiry_task)
-        if tasks:
+        tasks.append(self._services.leases.stop_expiry_watch())
+        if any(t is not None for t in tasks):
             await asyncio.wait([t for t in tasks if t is not None])
         self._unlisten()
-        watchers, self._watchers = list(self._watchers.values()), {}
-        for watcher in watchers:
-            await asyncio.to_thread(watcher.stop)
-        self.snapshots.close()
+        if self._watchers is not None:
+            await self._watchers.close()
+        self._snapshots.close()
 
 
 def _swallow_cancel(task: asyncio.Task[None]) -> None:

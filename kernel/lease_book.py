@@ -4,14 +4,17 @@ Granting appends a ``lease.grant`` entry (the lease's id is its seq);
 revoking appends ``lease.revoke``; a lease whose time is up is recorded once
 as ``expired`` and announced, but ``find`` never depends on that: it checks
 ``until`` against the clock on every call, so an expired lease is simply not
-there even before the sweep notices it.
+there even before the sweep notices it. The book also watches the clock
+(``start_expiry_watch``) so each expiry is recorded when its time comes,
+not only when someone next looks.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+import asyncio
+from typing import Any, Callable
 
-from ledger import Expired, LeaseGrant, LeaseRevoke, Ledger
+from ledger import KERNEL, USER, Expired, LeaseGrant, LeaseRevoke, Ledger
 
 from .clock import Clock
 from .events import Event, LeaseExpired, LeaseGranted, LeaseRevoked
@@ -24,14 +27,18 @@ class LeaseBook:
         self._clock = clock
         self._publish = publish
         self._live: dict[int, Lease] = {}
+        self._expiry_task: asyncio.Task[None] | None = None
+        self._granted: asyncio.Event | None = None  # set by each grant while the watch runs
 
-    def grant(self, subject: str, scope: str, duration_s: float, by: str = "user") -> Lease:
+    def grant(self, subject: str, scope: str, duration_s: float, by: str = USER) -> Lease:
         now = self._clock.now()
         entry = self._ledger.append(LeaseGrant(actor=by, subject=subject, scope=scope, until=now + duration_s,
                                                duration_s=duration_s))
         lease = Lease(entry.seq, subject, scope, now + duration_s)
         self._live[lease.id] = lease
         self._publish(LeaseGranted(lease))
+        if self._granted is not None:
+            self._granted.set()
         return lease
 
     def find(self, subject: str, scope: str) -> Lease | None:
@@ -51,7 +58,7 @@ class LeaseBook:
         return sorted((l for l in self._live.values() if subject is None or l.subject == subject),
                       key=lambda l: l.until)
 
-    def revoke(self, lease_id: int, reason: str, by: str = "user") -> Lease | None:
+    def revoke(self, lease_id: int, reason: str, by: str = USER) -> Lease | None:
         lease = self._live.pop(lease_id, None)
         if lease is None:
             return None
@@ -59,7 +66,7 @@ class LeaseBook:
         self._publish(LeaseRevoked(lease, reason))
         return lease
 
-    def revoke_all(self, subject: str, reason: str, by: str = "user") -> list[Lease]:
+    def revoke_all(self, subject: str, reason: str, by: str = USER) -> list[Lease]:
         return [l for l in (self.revoke(lid, reason, by) for lid in
                             [l.id for l in self._live.values() if l.subject == subject]) if l is not None]
 
@@ -69,12 +76,42 @@ class LeaseBook:
         due = [l for l in self._live.values() if l.until <= now]
         for lease in due:
             del self._live[lease.id]
-            self._ledger.append(Expired(actor="kernel", scope=lease.scope, subject=lease.subject, lease=lease.id))
+            self._ledger.append(Expired(actor=KERNEL, scope=lease.scope, subject=lease.subject, lease=lease.id))
             self._publish(LeaseExpired(lease))
         return due
 
     def next_expiry(self) -> float | None:
         return min((l.until for l in self._live.values()), default=None)
+
+    def start_expiry_watch(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Watch the clock on ``loop`` (again, if an earlier watch ended)."""
+        if self._expiry_task is None or self._expiry_task.done():
+            self._expiry_task = loop.create_task(self._watch_expiry(), name="lease expiry")
+
+    def stop_expiry_watch(self) -> asyncio.Task[None] | None:
+        """Cancel the watch; returns its task (to wait for) when there was one."""
+        if self._expiry_task is not None:
+            self._expiry_task.cancel()
+        return self._expiry_task
+
+    async def _watch_expiry(self) -> None:
+        """Record each lease's expiry when its time comes (checks never wait for this)."""
+        self._granted = changed = asyncio.Event()
+        try:
+            while True:
+                changed.clear()
+                due = self.next_expiry()
+                waiters: list[asyncio.Future[Any]] = [asyncio.ensure_future(changed.wait())]
+                if due is not None:
+                    waiters.append(asyncio.ensure_future(self._clock.sleep_until(due)))
+                try:
+                    await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for w in waiters:
+                        w.cancel()
+                self.sweep()
+        finally:
+            self._granted = None
 
     def covered(self, subject: str, scope: str) -> bool:
         return self.find(subject, scope) is not None

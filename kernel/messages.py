@@ -48,6 +48,15 @@ Role = Literal["user", "assistant"]
 
 
 @dataclass(frozen=True)
+class ToolSpec:
+    """A tool as the model sees it: what the kernel sends beside the conversation."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class Message:
     role: Role
     parts: tuple[Part, ...]
@@ -63,9 +72,6 @@ class Message:
 
 def user_text(text: str) -> Message:
     return Message("user", (TextPart(text),))
-
-
-Conversation = tuple[Message, ...]
 
 
 def _encodable_part(part: Part) -> Part:

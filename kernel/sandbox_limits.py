@@ -109,7 +109,7 @@ def detect(bwrap_help: str, *, euid: int | None = None, release: str | None = No
 
 def _kernel_at_least(release: str, wanted: tuple[int, int]) -> bool:
     match = re.match(r"(\d+)\.(\d+)", release)
-    return bool(match) and (int(match.group(1)), int(match.group(2))) >= wanted
+    return match is not None and (int(match.group(1)), int(match.group(2))) >= wanted
 
 
 def pids_cgroup_base(proc_self: Path = Path("/proc/self")) -> Path | None:

@@ -134,7 +134,7 @@ class _Planner:
     def __init__(self, host: HostPaths) -> None:
         self.home = _real(host.home) if host.home.is_absolute() else None
         literal = [host.home / rel for rel in HOME_SECRETS] if host.home.is_absolute() else []
-        literal += [Path(p) for p in (*host.secrets, *HOST_SOCKET_DIRS) if Path(p).is_absolute()]
+        literal += [p for p in (*host.secrets, *map(Path, HOST_SOCKET_DIRS)) if p.is_absolute()]
         # A secret reached through a symlink is hidden at both ends.
         self.secrets = sorted({*map(_norm, literal), *map(_real, literal)})
         self.system = _system_dirs()

@@ -20,31 +20,21 @@ import os
 import stat
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal, Mapping
 
+from ledger.blobs import MAX_BLOB_BYTES
+
 from .errors import ConfigError
+from .providers.catalog import CATALOG
 from .settings_schema import KEYS_FILE, PROVIDER_NAMES, SETTINGS_FILE, Checked, check_keys, check_settings, unreadable
 
 PROVIDERS = PROVIDER_NAMES
 MAX_FILE_BYTES = 1 << 20  # a settings or keys file larger than this is not read
-DEFAULT_MODELS = {
-    "anthropic": "claude-sonnet-4-5",
-    "openai": "gpt-5",
-    "openai-chat": "gpt-5",
-    "gemini": "gemini-2.5-flash",
-}
-KEY_VARIABLES = {
-    "anthropic": "ANTHROPIC_API_KEY",
-    "openai": "OPENAI_API_KEY",
-    "openai-chat": "OPENAI_API_KEY",
-    "gemini": "GEMINI_API_KEY",
-}
-BASE_URL_VARIABLES = {
-    "anthropic": "ANTHROPIC_BASE_URL",
-    "openai": "OPENAI_BASE_URL",
-    "openai-chat": "OPENAI_BASE_URL",
-    "gemini": "GOOGLE_GEMINI_BASE_URL",
-}
+# Views of the provider catalog (kernel/providers/catalog.py), by provider name.
+DEFAULT_MODELS: Mapping[str, str] = MappingProxyType({n: p.default_model for n, p in CATALOG.items()})
+KEY_VARIABLES: Mapping[str, str] = MappingProxyType({n: p.key_variable for n, p in CATALOG.items()})
+BASE_URL_VARIABLES: Mapping[str, str] = MappingProxyType({n: p.base_url_variable for n, p in CATALOG.items()})
 
 
 def home(env: Mapping[str, str] | None = None) -> Path:
@@ -75,7 +65,7 @@ class Settings:
     request_timeout_s: float = 120.0
     shell_timeout_s: float = 120.0
     allow_unsandboxed_shell: bool = False
-    blob_max_bytes: int = 50 * 1024 * 1024
+    blob_max_bytes: int = MAX_BLOB_BYTES
     sandbox_read_only: tuple[str, ...] = ()  # folders a shell command may read (absolute or ~); kernel/sandbox_view.py
 
     def model_for(self, provider: str) -> str:
@@ -87,14 +77,6 @@ class Settings:
         data["base_urls"] = dict(self.base_urls)
         data["sandbox_read_only"] = list(self.sandbox_read_only)
         return data
-
-    @classmethod
-    def from_json(cls, data: Any) -> "Settings":
-        """Settings from parsed settings.json (ConfigError for the first bad value; unknown names ignored)."""
-        checked = check_settings(data)
-        if checked.errors:
-            raise checked.errors[0]
-        return cls(**checked.values)
 
     @classmethod
     def from_checked(cls, checked: Checked) -> "Settings":
@@ -111,7 +93,7 @@ class Settings:
 def _login_name() -> str:
     try:
         return getpass.getuser()
-    except Exception:
+    except (ImportError, KeyError, OSError):  # no pwd module, no passwd entry (3.11), or both (3.13)
         return "user"
 
 
@@ -193,21 +175,19 @@ class SettingsStore:
 
     def _find_key(self, provider: str, env: Mapping[str, str] | None) -> tuple["KeySource", str | None]:
         env = os.environ if env is None else env
-        names = [KEY_VARIABLES[provider]]
-        if provider == "gemini":
-            names.insert(0, "GOOGLE_API_KEY")
-        for name in names:
+        info = CATALOG[provider]
+        for name in info.key_variables:
             if env.get(name):
                 return KeySource("environment", name), env[name]
         keys = self.keys()
-        for name in ("openai", provider) if provider == "openai-chat" else (provider,):
+        for name in info.saved_key_names:
             if keys.get(name):
                 return KeySource(KEYS_FILE, name), keys[name]
-        return KeySource(None, KEY_VARIABLES[provider]), None
+        return KeySource(None, info.key_variable), None
 
     def base_url(self, provider: str, settings: Settings, env: Mapping[str, str] | None = None) -> str | None:
         env = os.environ if env is None else env
-        return env.get(BASE_URL_VARIABLES[provider]) or settings.base_urls.get(provider) or None
+        return env.get(CATALOG[provider].base_url_variable) or settings.base_urls.get(provider) or None
 
 
     def restore_default(self, problem: ConfigError) -> None:
@@ -217,7 +197,7 @@ class SettingsStore:
         if path is None:
             raise ValueError(f"not a problem in a settings file: {problem}")
         data = None if problem.field is None else _read_json_or_none(path)
-        if not isinstance(data, dict):
+        if problem.field is None or not isinstance(data, dict):
             if path.exists():
                 os.replace(path, path.with_name(path.name + ".broken"))
             return

@@ -25,14 +25,16 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Final, Mapping
 from urllib.parse import urlparse
 
 from .errors import ConfigError
+from .leases import MAX_DURATION, WORKING_DAY
+from .providers.catalog import PROVIDER_NAMES
 
 SETTINGS_FILE = "settings.json"
-KEYS_FILE = "keys.json"
-PROVIDER_NAMES = ("anthropic", "openai", "openai-chat", "gemini")
+KEYS_FILE: Final = "keys.json"
+SHELL_TIMEOUT_MAX_S = WORKING_DAY  # the longest a shell command may run
 _SECRET_LIKE = re.compile(r"^(sk-|AIza)|^[A-Za-z0-9_\-]{32,}$")
 
 
@@ -108,7 +110,7 @@ FOLDER_LIST = Rule("a list of folder paths, each absolute or starting with ~",
 SETTINGS_RULES: dict[str, Rule] = {
     "user_name": text("a name of 1 to 200 characters on one line"),
     "workspace": FOLDER,
-    "default_lease_s": number(1, 8 * 3600, "seconds"),
+    "default_lease_s": number(1, MAX_DURATION, "seconds"),
     "request_expiry_s": number(1, 24 * 3600, "seconds"),
     "default_budget": number(1, 2_000_000_000, "tokens", whole=True),
     "provider": choice(PROVIDER_NAMES),
@@ -118,7 +120,7 @@ SETTINGS_RULES: dict[str, Rule] = {
     "max_retries": number(0, 10, "retries", whole=True),
     "retry_cap_s": number(0, 3600, "seconds"),
     "request_timeout_s": number(1, 3600, "seconds"),
-    "shell_timeout_s": number(1, 8 * 3600, "seconds"),
+    "shell_timeout_s": number(1, SHELL_TIMEOUT_MAX_S, "seconds"),
     "allow_unsandboxed_shell": FLAG,
     "blob_max_bytes": number(1, 10**12, "bytes", whole=True),
     "sandbox_read_only": FOLDER_LIST,

@@ -3,12 +3,13 @@
 Standard library only; imports neither the kernel nor the desktop.
 """
 
+from .actors import KERNEL, NOT_AGENTS, OUTSIDE, USER
 from .entries import (
     KINDS, AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke,
     Snapshot, ToolCall, ToolError, ToolResult, Undo, iso_utc,
 )
 from .errors import (
-    CorruptBlob, LedgerError, LedgerUnavailable, NotAFileChange, UnknownBlob, UnknownKind,
+    CorruptBlob, LedgerError, LedgerUnavailable, NewerVersion, NotAFileChange, UnknownBlob, UnknownKind,
     UnknownSeq,
 )
 from .integrity import Broken, Head, Integrity, Intact
@@ -16,8 +17,9 @@ from .store import Ledger
 from .undo import Conflict, Step, UndoReport
 
 __all__ = [
-    "KINDS", "AgentKill", "AgentSpawn", "Broken", "Conflict", "CorruptBlob", "Denied", "Entry", "Expired",
+    "KERNEL", "KINDS", "NOT_AGENTS", "OUTSIDE", "USER",
+    "AgentKill", "AgentSpawn", "Broken", "Conflict", "CorruptBlob", "Denied", "Entry", "Expired",
     "FileChange", "Head", "Integrity", "Intact", "LeaseGrant", "LeaseRevoke", "Ledger", "LedgerError", "LedgerUnavailable",
-    "NotAFileChange", "Snapshot", "Step", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
+    "NewerVersion", "NotAFileChange", "Snapshot", "Step", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
     "UnknownBlob", "UnknownKind", "UnknownSeq", "iso_utc",
 ]

@@ -22,9 +22,11 @@ import sqlite3
 import tempfile
 import zlib
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, cast
 
 from .errors import CorruptBlob, UnknownBlob
+
+MAX_BLOB_BYTES = 50 * 1024 * 1024  # default largest file content the kernel keeps as a blob
 
 _MIN_COMPRESS = 64  # smaller than this, zlib's header costs more than it saves
 _ASK_FIRST = 64 * 1024  # larger contents are looked up before being compressed
@@ -116,7 +118,7 @@ def put_fd(db: sqlite3.Connection, fd: int) -> str:
         if cur.rowcount == 0:  # already there
             return name
         spool.seek(0)
-        with db.blobopen("blobs", "data", cur.lastrowid) as blob:
+        with db.blobopen("blobs", "data", cast(int, cur.lastrowid)) as blob:  # the row just inserted
             while piece := spool.read(CHUNK):
                 blob.write(piece)
     return name

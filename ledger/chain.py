@@ -36,7 +36,7 @@ _AFFINITY = tuple(int if name in _INTEGER else float if name == "ts" else str fo
 # ('"name":', position) in name order: what json.dumps(sort_keys=True) would write, built by hand
 # because JSONEncoder.encode sets up a new C encoder per call (20 µs of an append's ~60).
 _SORTED = [(json.dumps(name) + ":", i) for name, i in sorted((n, i) for i, n in enumerate(CHAIN_COLUMNS))]
-_string = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_string = json.encoder.encode_basestring_ascii
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode
 
 

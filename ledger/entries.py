@@ -1,7 +1,8 @@
 """Typed, frozen ledger entries.
 
 Each kind of entry is one frozen dataclass with a ``KIND`` (its topic in the
-store) and a ``VERSION`` (the shape of its stored body). Fields that queries
+store) and a ``VERSION`` (the shape of its stored fields; ``from_row`` upcasts
+older rows and refuses newer ones, see ``upcast``). Fields that queries
 filter or join on live in their own indexed columns; the rest of an entry is
 a JSON body. ``seq`` and ``ts`` are assigned by the ledger when the entry is
 appended; an entry built by a caller leaves them at their defaults.
@@ -16,7 +17,7 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any, ClassVar, Mapping
 
-from .errors import UnknownKind
+from .errors import NewerVersion, UnknownKind
 
 # Columns of the entries table that hold entry fields directly; every other
 # field of an entry travels in the JSON ``body`` column.
@@ -39,7 +40,7 @@ class Entry:
         return self.KIND
 
     def to_json(self) -> dict[str, Any]:
-        """The entry as DESIGN.md's JSON shape: seq, ts (ISO 8601 UTC), actor, kind, fields."""
+        """The entry as one flat JSON object: seq, ts (ISO 8601 UTC), actor, kind, then its own fields."""
         out: dict[str, Any] = {"seq": self.seq, "ts": iso_utc(self.ts), "actor": self.actor, "kind": self.KIND}
         for f in dataclasses.fields(self):
             if f.name not in ("seq", "ts", "actor"):
@@ -230,7 +231,7 @@ def _layout(cls: type[Entry]) -> tuple[tuple[str, ...], tuple[str, ...], frozens
 
 def to_row(entry: Entry) -> tuple[dict[str, Any], str]:
     """Split an entry into its indexed column values and its JSON body."""
-    column_names, body_names, _ = _layout(type(entry))
+    column_names, body_names, _ = _layout(type(entry))  # type: ignore[arg-type]  # mypy: classes aren't Hashable
     columns = {name: getattr(entry, name) for name in column_names}
     body = {name: getattr(entry, name) for name in body_names}
     return columns, _encode(body)
@@ -246,16 +247,41 @@ def stamped(entry: Entry, seq: int, ts: float) -> Entry:
 
 
 def from_row(row: Mapping[str, Any]) -> Entry:
-    """Rebuild a typed entry from a stored row (columns plus JSON body)."""
+    """Rebuild a typed entry from a stored row (columns plus JSON body), upcast to its class's version.
+
+    A row of a newer version than its class is refused (NewerVersion), as an
+    unknown kind is (UnknownKind): reading it as this version could drop or
+    misread fields.
+    """
     cls = ENTRY_TYPES.get(row["kind"])
     if cls is None:  # a kind written by a newer Agentdesk
         raise UnknownKind(row["seq"], row["kind"])
-    column_names, _, names = _layout(cls)
+    column_names, _, names = _layout(cls)  # type: ignore[arg-type]  # mypy: classes aren't Hashable
     values: dict[str, Any] = {"seq": row["seq"], "ts": row["ts"], "actor": row["actor"]}
-    for name in column_names:
-        values[name] = row[name]
     body = json.loads(row["body"]) if row["body"] else {}
+    version = row["version"]
+    if version != cls.VERSION:
+        body = upcast(cls, row["seq"], version, {**{name: row[name] for name in column_names}, **body})
+    else:
+        for name in column_names:
+            values[name] = row[name]
     for name, value in body.items():
         if name in names:
             values[name] = tuple(value) if isinstance(value, list) else value
     return cls(**values)
+
+
+def upcast(cls: type[Entry], seq: int, version: int, state: dict[str, Any]) -> dict[str, Any]:
+    """``state`` (an entry's stored fields, columns and body, as version ``version`` wrote them)
+    brought to ``cls.VERSION`` by the class's upcasters, one version at a time.
+
+    As in eventsourcing, a class whose stored shape changes raises its
+    ``VERSION`` and gains a static method ``upcast_v<n>_v<n+1>(state)`` that
+    rewrites the fields of version n in place (rename, add a default, drop).
+    Old rows are never rewritten: the ledger is append-only and hash-chained.
+    """
+    if version > cls.VERSION:
+        raise NewerVersion(seq, cls.KIND, version, cls.VERSION)
+    for n in range(version, cls.VERSION):
+        getattr(cls, f"upcast_v{n}_v{n + 1}")(state)
+    return state

@@ -60,3 +60,15 @@ class UnknownKind(LedgerError):
         super().__init__(f"entry #{seq} is of unknown kind {kind!r} (written by a newer Agentdesk?)")
         self.seq = seq
         self.kind = kind
+
+
+class NewerVersion(LedgerError):
+    """A stored entry whose shape is newer than this Agentdesk's class for its kind knows how to read."""
+
+    def __init__(self, seq: int, kind: str, version: int, known: int) -> None:
+        super().__init__(f"entry #{seq} is a {kind} entry of version {version}; this Agentdesk reads up to "
+                         f"version {known} (written by a newer Agentdesk?)")
+        self.seq = seq
+        self.kind = kind
+        self.version = version
+        self.known = known

@@ -98,7 +98,7 @@ def _m005_chain(db: sqlite3.Connection) -> None:
         rows = db.execute(select, (after,)).fetchall()
         if not rows:
             break
-        hashes = []
+        hashes: list[tuple[bytes | None, int]] = []
         for row in rows:
             try:
                 prev = link(prev, tuple(row))

@@ -5,10 +5,11 @@ an existing seq, so history can only grow. Each entry also carries a hash
 chained over its predecessor's (see ledger.chain), computed in the same
 write transaction as the insert, so a history changed behind the triggers'
 back is caught by ``verify_chain`` and ``check_at_start`` (ledger.integrity).
-Queries are served by indexes on (actor, seq), (kind, seq),
-(path, seq), cause and reverts, newest first and paged by seq, so the view
-stays instant however long the history gets. File changes are recorded before
-they land (see ``write_file``), which keeps undo correct across a crash.
+File changes are recorded before they land (see ``write_file``), which keeps
+undo correct across a crash. This module is the writing side; the queries
+(ledger.queries), the diff renderer (ledger.diff) and undo's planning and
+landing (ledger.undo) live apart and only read, or append through
+``append_caused``; nothing they hold imports this module back.
 
 The ledger is safe to share between threads of one process (one lock) and
 between processes (SQLite WAL with a busy timeout; every write transaction
@@ -19,7 +20,6 @@ migrating a ledger happen under a lock file (ledger.lockfile).
 
 from __future__ import annotations
 
-import difflib
 import os
 import random
 import sqlite3
@@ -32,23 +32,26 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from . import blobs, files, integrity, lockfile
+from .actors import USER
 from .chain import CHAIN_COLUMNS, GENESIS, link, stored_values
-from .entries import COLUMN_FIELDS, Entry, FileChange, from_row, stamped, to_row
-from .errors import LedgerUnavailable, NotAFileChange, UnknownSeq
+from .diff import render as render_diff
+from .entries import COLUMN_FIELDS, Entry, FileChange, stamped, to_row
+from .errors import LedgerUnavailable
 from .integrity import Broken, Integrity, Intact
 from .migrations import migrate
+from .queries import Queries
+from .undo import UndoReport, undo as undo_after
 
 Clock = Callable[[], float]
 _COLUMNS = "seq, ts, actor, kind, version, " + ", ".join(COLUMN_FIELDS) + ", body"
-PAGE_LIMIT_MAX = 10_000
-SEQ_MAX = 2**63 - 1
 _KNOWN_BLOBS_MAX = 4096
 _HEAD_SQL = "SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1"
 assert CHAIN_COLUMNS == ("seq", "ts", "actor", "kind", "version", *COLUMN_FIELDS, "body")
 
 
-class Ledger:
-    """An open ledger file; close it when done (it is also a context manager)."""
+class Ledger(Queries):
+    """An open ledger file: appending, blobs, file changes and chain checks, with the queries of
+    ``Queries`` on the same connection. Close it when done (it is also a context manager)."""
 
     def __init__(self, path: str | os.PathLike[str], *, clock: Clock = time.time, create: bool = True,
                  _schema_upto: int | None = None) -> None:
@@ -147,7 +150,7 @@ class Ledger:
         else:  # an older schema, opened on purpose (tests)
             db.execute(self._insert_sql, (seq, ts, *fields))
             values = (seq, ts)
-        return stamped(entry, seq, values[1])  # type: ignore[arg-type]
+        return stamped(entry, seq, values[1])
 
     def listen(self, fn: Callable[[Entry], None]) -> Callable[[], None]:
         """Call ``fn`` with every entry this object appends, once committed, on the appending
@@ -186,146 +189,11 @@ class Ledger:
         self._announce((stored,))
         return stored
 
-    # ---- reading ---------------------------------------------------------
-
-    def last_seq(self) -> int:
-        with self._lock:
-            return self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM entries").fetchone()[0]
-
-    def count(self) -> int:
-        with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
-
-    def highest_number(self, kind: str, prefix: str) -> int:
-        """The highest n among the actors ``<prefix><n>`` of ``kind`` entries (0 when there is none).
-
-        Called by ``append_numbered``'s ``make``, it runs inside that write transaction, so
-        ``highest_number(...) + 1`` is a dense number no other process can take too (agent ids)."""
-        start = len(prefix) + 1
-        with self._lock:
-            row = self._db.execute(
-                "SELECT MAX(CAST(SUBSTR(actor, ?) AS INTEGER)) FROM entries WHERE kind = ? "
-                "AND SUBSTR(actor, 1, ?) = ? AND LENGTH(actor) > ? AND SUBSTR(actor, ?) NOT GLOB '*[^0-9]*'",
-                (start, kind, len(prefix), prefix, len(prefix), start)).fetchone()
-        return int(row[0] or 0)
-
-    def get(self, seq: int) -> Entry:
-        with self._lock:
-            row = self._db.execute(f"SELECT {self._columns} FROM entries WHERE seq = ?", (seq,)).fetchone()
-        if row is None:
-            raise UnknownSeq(seq)
-        return from_row(row)
-
-    def page(self, *, before: int | None = None, after: int | None = None, limit: int = 200,
-             actor: str | None = None, kind: str | None = None, path: str | None = None) -> list[Entry]:
-        """Entries newest first, with seq < before and > after, filtered; at most ``limit``.
-
-        ``path`` is a prefix of the absolute path (a plain string prefix).
-        """
-        sql, args = _page_sql(self._columns, before, after, limit, actor, kind, path)
-        with self._lock:
-            rows = self._db.execute(sql, args).fetchall()
-        return [from_row(r) for r in rows]
-
-    def page_plan(self, **filters: object) -> list[str]:
-        """SQLite's query plan for ``page(**filters)``: proof that an index serves it."""
-        sql, args = _page_sql(self._columns, **filters)  # type: ignore[arg-type]
-        with self._lock:
-            return [row[3] for row in self._db.execute("EXPLAIN QUERY PLAN " + sql, args)]
-
-    def caused_by(self, seq: int) -> list[Entry]:
-        """Entries whose cause is ``seq`` (a call's result and file changes; an undo's reversals), oldest first."""
-        with self._lock:
-            rows = self._db.execute(f"SELECT {self._columns} FROM entries WHERE cause = ? ORDER BY seq", (seq,)).fetchall()
-        return [from_row(r) for r in rows]
-
-    def file_changes(self, after: int, path: str | None = None) -> list[FileChange]:
-        """fs.write entries with seq > after, newest first (optionally one path)."""
-        if path is None:
-            sql, args = f"SELECT {self._columns} FROM entries WHERE kind = 'fs.write' AND seq > ? ORDER BY seq DESC", (after,)
-        else:
-            sql = f"SELECT {self._columns} FROM entries WHERE path = ? AND kind = 'fs.write' AND seq > ? ORDER BY seq DESC"
-            args = (path, after)
-        with self._lock:
-            rows = self._db.execute(sql, args).fetchall()
-        return [from_row(r) for r in rows]  # type: ignore[misc]
-
-    def last_write(self, path: str) -> FileChange | None:
-        """The newest file change to exactly ``path`` (one probe of the path index)."""
-        with self._lock:
-            row = self._db.execute(
-                f"SELECT {self._columns} FROM entries WHERE path = ? AND kind = 'fs.write' ORDER BY seq DESC LIMIT 1",
-                (path,)).fetchone()
-        return None if row is None else from_row(row)  # type: ignore[return-value]
-
-    def last_change_to(self, path: str, content_hash: str | None) -> FileChange | None:
-        """The newest file change that left ``path`` holding ``content_hash``."""
-        with self._lock:
-            row = self._db.execute(
-                f"SELECT {self._columns} FROM entries WHERE path = ? AND kind = 'fs.write' AND after IS ? "
-                "ORDER BY seq DESC LIMIT 1", (path, content_hash)).fetchone()
-        return None if row is None else from_row(row)  # type: ignore[return-value]
-
-    def reversals(self, seqs: Sequence[int]) -> dict[int, list[FileChange]]:
-        """For each seq, the reversals that undo entries made of it, oldest first."""
-        out: dict[int, list[FileChange]] = {}
-        if not seqs:
-            return out
-        marks = ",".join("?" * len(seqs))
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {self._columns} FROM entries WHERE reverts IN ({marks}) ORDER BY seq", list(seqs)).fetchall()
-        for row in rows:
-            out.setdefault(row["reverts"], []).append(from_row(row))  # type: ignore[arg-type]
-        return out
-
-    def undone_by(self, seqs: Sequence[int]) -> dict[int, int]:
-        """Which of ``seqs`` are undone now, mapped to the undo entry that undid them.
-
-        A change is undone when a reversal of it exists that is not itself
-        undone (undoing an undo is redo, which makes the change live again).
-        """
-        result: dict[int, int] = {}
-        pending = list(seqs)
-        memo: dict[int, int | None] = {}
-
-        def undone(seq: int, depth: int = 0) -> int | None:
-            if seq in memo:
-                return memo[seq]
-            memo[seq] = None
-            for rev in reversed(self.reversals([seq]).get(seq, [])):
-                if depth > 64 or undone(rev.seq, depth + 1) is None:
-                    memo[seq] = rev.cause
-                    break
-            return memo[seq]
-
-        direct = self.reversals(pending)
-        for seq in pending:
-            if seq in direct:
-                by = undone(seq)
-                if by is not None:
-                    result[seq] = by
-        return result
-
     # ---- blobs -----------------------------------------------------------
 
     def put_blob(self, data: bytes) -> str:
         with self._tx() as db:
             return blobs.put(db, data)
-
-    def has_blob(self, digest: str) -> bool:
-        with self._lock:
-            return blobs.has(self._db, digest)
-
-    def blob(self, digest: str) -> bytes:
-        """The verified bytes of a blob (UnknownBlob, CorruptBlob)."""
-        with self._lock:
-            return blobs.get(self._db, digest)
-
-    def verify(self, digests: list[str] | None = None) -> list[str]:
-        """Hashes of damaged blobs; empty when every blob checks out."""
-        with self._lock:
-            return blobs.verify(self._db, digests)
 
     # ---- tamper evidence ---------------------------------------------------
 
@@ -369,25 +237,8 @@ class Ledger:
         return result
 
     def diff(self, seq: int, context: int = 3) -> str:
-        """A unified diff of one file change (binary and unstored contents are said, not shown)."""
-        entry = self.get(seq)
-        if not isinstance(entry, FileChange):
-            raise NotAFileChange(seq, entry.KIND)
-        sides = []
-        for digest in (entry.before, entry.after):
-            if digest is None:
-                sides.append(b"")
-            elif not self.has_blob(digest):
-                return f"(contents of {entry.path} were too large to keep; hash {digest[:12]})\n"
-            else:
-                sides.append(self.blob(digest))
-        try:
-            a, b = (s.decode("utf-8").splitlines(keepends=True) for s in sides)
-        except UnicodeDecodeError:
-            return f"Binary file {entry.path} changed ({len(sides[0])} -> {len(sides[1])} bytes)\n"
-        old = "/dev/null" if entry.before is None else f"a{entry.path}"
-        new = "/dev/null" if entry.after is None else f"b{entry.path}"
-        return "".join(difflib.unified_diff(a, b, old, new, n=context))
+        """A unified diff of one file change (see ledger.diff)."""
+        return render_diff(self, seq, context)
 
     # ---- file changes ------------------------------------------------------
 
@@ -427,12 +278,6 @@ class Ledger:
         files.rename(staged, target, place)
         return entry
 
-    def record_change(self, *, actor: str, path: str | os.PathLike[str], before: bytes | None,
-                      after: bytes | None, cause: int | None, mode: int | None = None,
-                      reverts: int | None = None, max_blob: int | None = None) -> FileChange:
-        """Record a change without touching the disk (for changes others made or are about to make)."""
-        return self._record(actor, str(files.absolute(path)), before, after, cause, mode, reverts, max_blob)
-
     def _record(self, actor: str, path: str, before: bytes | blobs.Opened | None, after: bytes | blobs.Opened | None,
                 cause: int | None,
                 mode: int | None, reverts: int | None, max_blob: int | None) -> FileChange:
@@ -470,28 +315,20 @@ class Ledger:
             self._known_blobs.clear()
         self._known_blobs.update(names)
 
-    def record_hashed_change(self, *, actor: str, path: str, before: str | None, after: str | None,
-                             cause: int | None, mode: int | None = None, stored: bool = True) -> FileChange:
-        """Record a change whose blobs are already stored (or deliberately not)."""
-        return self.append(FileChange(actor=actor, path=path, before=before, after=after, cause=cause,
-                                      mode=mode, stored=stored))  # type: ignore[return-value]
-
     # ---- undo --------------------------------------------------------------
 
-    def undo(self, after_seq: int, *, by: str = "user", only_actor: str | None = None,
-             dry_run: bool = False):  # -> UndoReport (import cycle kept out of the signature)
-        """Reverse the file changes after ``after_seq``, newest first. See ledger.undo."""
-        from .undo import undo
+    def undo(self, after_seq: int, *, by: str = USER, only_actor: str | None = None,
+             dry_run: bool = False) -> UndoReport:
+        """Reverse the file changes after ``after_seq``, newest first (see ledger.undo)."""
+        return undo_after(self, after_seq, by=by, only_actor=only_actor, dry_run=dry_run)
 
-        return undo(self, after_seq, by=by, only_actor=only_actor, dry_run=dry_run)
-
-    def _append_reversals(self, undo_entry: Entry, reversals: Sequence[FileChange]) -> tuple[Entry, list[FileChange]]:
-        """One transaction: the undo entry, then its reversals with their cause set."""
+    def append_caused(self, first: Entry, caused: Sequence[Entry]) -> list[Entry]:
+        """One transaction: ``first``, then ``caused`` with their cause set to its seq (an undo and its reversals)."""
         with self._tx() as db:
-            head = self._insert(db, undo_entry)
-            out = [self._insert(db, replace(r, cause=head.seq)) for r in reversals]
-        self._announce([head, *out])
-        return head, out  # type: ignore[return-value]
+            head = self._insert(db, first)
+            stored = [head, *(self._insert(db, replace(e, cause=head.seq)) for e in caused)]  # type: ignore[call-arg]
+        self._announce(stored)
+        return stored
 
 
 @contextmanager
@@ -508,22 +345,6 @@ def _opened(place: files.Place) -> Iterator[tuple[blobs.Opened | None, int | Non
         os.close(fd)
 
 
-def _page_sql(columns: str, before: int | None = None, after: int | None = None, limit: int = 200, actor: str | None = None,
-              kind: str | None = None, path: str | None = None) -> tuple[str, list[object]]:
-    # Always bound seq, so even the unfiltered newest page is a primary-key search.
-    where, args = ["seq < ?"], [SEQ_MAX if before is None else before]
-    for column, value in (("seq >", after), ("actor =", actor), ("kind =", kind)):
-        if value is not None:
-            where.append(f"{column} ?")
-            args.append(value)
-    if path is not None:  # a prefix as a range, so the (path, seq) index serves it
-        where.append("path >= ? AND path < ?")
-        args += [path, path + "\U0010ffff"]
-    sql = f"SELECT {columns} FROM entries WHERE " + " AND ".join(where) + " ORDER BY seq DESC LIMIT ?"
-    args.append(max(0, min(limit, PAGE_LIMIT_MAX)))
-    return sql, args
-
-
 def _statements(db: sqlite3.Connection) -> tuple[str, tuple[str, ...], str, bool]:
     """The SELECT list, column-stored fields, INSERT, and whether rows are chained, for the
     entries table as this database has it.
@@ -533,7 +354,7 @@ def _statements(db: sqlite3.Connection) -> tuple[str, tuple[str, ...], str, bool
     """
     have = {row[1] for row in db.execute("PRAGMA table_info(entries)")}
     if all(name in have for name in COLUMN_FIELDS):
-        stored = COLUMN_FIELDS
+        stored: tuple[str, ...] = COLUMN_FIELDS
         select = _COLUMNS
     else:
         stored = tuple(name for name in COLUMN_FIELDS if name in have)

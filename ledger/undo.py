@@ -17,16 +17,24 @@ reverts = the change), and only then lands the files.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol, Sequence
 
 from . import files
-from .entries import FileChange, Undo
+from .actors import OUTSIDE, USER
+from .entries import Entry, FileChange, Undo
 from .errors import UnknownSeq
 
-if TYPE_CHECKING:
-    from .store import Ledger
 
-OUTSIDE = "outside"
+class UndoLedger(Protocol):
+    """What undo needs of a ledger (``ledger.store.Ledger`` is one; this module never imports it)."""
+
+    def last_seq(self) -> int: ...
+    def get(self, seq: int) -> Entry: ...
+    def file_changes(self, after: int, path: str | None = None) -> list[FileChange]: ...
+    def last_change_to(self, path: str, content_hash: str | None) -> FileChange | None: ...
+    def has_blob(self, digest: str) -> bool: ...
+    def blob(self, digest: str) -> bytes: ...
+    def append_caused(self, first: Entry, caused: Sequence[Entry]) -> list[Entry]: ...
 
 
 @dataclass(frozen=True)
@@ -75,7 +83,7 @@ class UndoReport:
         return sorted({s.path for s in self.steps})
 
 
-def _origin_actor(ledger: "Ledger", change: FileChange, cache: dict[int, str]) -> str:
+def _origin_actor(ledger: UndoLedger, change: FileChange, cache: dict[int, str]) -> str:
     """Who the change ultimately belongs to: a reversal belongs to the author of what it reverses."""
     seen = 0
     while change.reverts is not None and seen < 256:
@@ -89,7 +97,7 @@ def _origin_actor(ledger: "Ledger", change: FileChange, cache: dict[int, str]) -
     return change.actor
 
 
-def plan(ledger: "Ledger", after_seq: int, only_actor: str | None = None) -> tuple[list[Step], list[Conflict]]:
+def plan(ledger: UndoLedger, after_seq: int, only_actor: str | None = None) -> tuple[list[Step], list[Conflict]]:
     """What an undo after ``after_seq`` would do, without doing it."""
     if after_seq < 0 or after_seq > ledger.last_seq():
         raise UnknownSeq(after_seq)
@@ -129,14 +137,14 @@ def plan(ledger: "Ledger", after_seq: int, only_actor: str | None = None) -> tup
     return ordered, sorted(conflicts.values(), key=lambda c: c.path)
 
 
-def _conflict(ledger: "Ledger", path: str, current: str | None) -> Conflict:
+def _conflict(ledger: UndoLedger, path: str, current: str | None) -> Conflict:
     last = ledger.last_change_to(path, current)
     if last is None:
         return Conflict(path, "changed since, by a program the ledger did not see", None)
     return Conflict(path, f"changed since by {last.actor} (#{last.seq})", last.actor)
 
 
-def undo(ledger: "Ledger", after_seq: int, *, by: str = "user", only_actor: str | None = None,
+def undo(ledger: UndoLedger, after_seq: int, *, by: str = USER, only_actor: str | None = None,
          dry_run: bool = False) -> UndoReport:
     steps, conflicts = plan(ledger, after_seq, only_actor)
     reversed_seqs = tuple(s.change.seq for s in steps)
@@ -149,7 +157,7 @@ def undo(ledger: "Ledger", after_seq: int, *, by: str = "user", only_actor: str 
                    after=s.restore, cause=None, reverts=s.change.seq, mode=s.change.mode)
         for s in steps
     ]
-    undo_entry, _ = ledger._append_reversals(head, reversals)
+    undo_entry = ledger.append_caused(head, reversals)[0]
     late: list[Conflict] = []
     for step in steps:
         late_conflict = _land(ledger, step)
@@ -158,7 +166,7 @@ def undo(ledger: "Ledger", after_seq: int, *, by: str = "user", only_actor: str 
     return UndoReport(after_seq, tuple(steps), tuple(conflicts) + tuple(late), undo_entry.seq, False, reversed_seqs)
 
 
-def _land(ledger: "Ledger", step: Step) -> Conflict | None:
+def _land(ledger: UndoLedger, step: Step) -> Conflict | None:
     """Land one reversal; a file changed since planning is left alone and reported."""
     target = files.absolute(step.path)
     current = files.hash_of(target)  # in chunks: whatever sits there now may be huge

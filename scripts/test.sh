@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Install Agentdesk with its test extra, check the layer contracts and pyflakes, run the whole suite.
+# Install Agentdesk with its test extra, check the layer contracts, pyflakes and types, run the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh test
 export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 .venv/bin/lint-imports
 .venv/bin/ruff check --quiet desktop kernel ledger tests benchmarks docs
+.venv/bin/mypy
 exec .venv/bin/python -m pytest "$@"

@@ -30,7 +30,7 @@ class FlatScrollBar(QScrollBar):
         return QRectF(self.style().subControlRect(
             QStyle.ComplexControl.CC_ScrollBar, option, QStyle.SubControl.SC_ScrollBarSlider, self))
 
-    def paintEvent(self, event) -> None:  # type: ignore[override]
+    def paintEvent(self, event) -> None:
         palette = self.palette()
         painter = QPainter(self)
         painter.fillRect(self.rect(), palette.color(QPalette.ColorRole.Base))

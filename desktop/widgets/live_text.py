@@ -75,17 +75,17 @@ class LiveText(QWidget):
     def minimumSizeHint(self) -> QSize:
         return QSize(self.fontMetrics().averageCharWidth() * 8, self.fontMetrics().lineSpacing())
 
-    def resizeEvent(self, event) -> None:  # type: ignore[override]
+    def resizeEvent(self, event) -> None:
         self.doc.setTextWidth(max(1, self.width()))
         super().resizeEvent(event)
 
-    def changeEvent(self, event) -> None:  # type: ignore[override]
+    def changeEvent(self, event) -> None:
         self.doc.setDefaultFont(self.font())
         super().changeEvent(event)
 
     # ---- painting -----------------------------------------------------------------
 
-    def paintEvent(self, event) -> None:  # type: ignore[override]
+    def paintEvent(self, event) -> None:
         painter = QPainter(self)
         context = QAbstractTextDocumentLayout.PaintContext()
         palette = QPalette(self.palette())

@@ -24,7 +24,7 @@ class RichLabel(QLabel):
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
 
-    def setText(self, text: str) -> None:  # type: ignore[override]
+    def setText(self, text: str) -> None:
         if text != self.text():
             self._heights.clear()
             super().setText(text)

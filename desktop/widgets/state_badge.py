@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QWidget
 
-from kernel.events import AgentState
+from kernel.api import AgentState
 
 from ..theme import is_dark, state_colour, state_glyph
 

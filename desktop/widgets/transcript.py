@@ -20,8 +20,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from kernel.events import AgentState, Outcome
-from kernel.messages import Message, TextPart, ToolResultPart, ToolUse
+from kernel.api import AgentState, Outcome, Message, TextPart, ToolResultPart, ToolUse
 
 from ..theme import ERROR, MUTED, shade
 from ..wording import CallOutcome, describe_outcome

@@ -15,10 +15,12 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ledger import Denied, Expired
+from ledger import KERNEL, USER, Denied, Expired
 
 from ..approver import Denial, Grant, LeaseRequest
+from ..errors import ToolFailure
 from ..events import LeaseRequested, LeaseRequestResolved
+
 from ..leases import Lease, offered_durations
 from ..states import AgentState, Outcome
 from ..tools.descriptor import ToolDescriptor
@@ -49,7 +51,7 @@ def _preview(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str,
         return None
     try:
         return tool.preview(agent.root, tool_input)
-    except Exception:  # a preview is a courtesy; the request goes out without it
+    except (ToolFailure, OSError, KeyError, TypeError, ValueError):  # a preview is a courtesy; ask without it
         return None
 
 
@@ -74,11 +76,11 @@ async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
         decision = await _race(s.approver.decide(request), s.clock.sleep_until(request.expires_at))
         if decision is None:
             outcome = Outcome.EXPIRED
-            s.record(Expired(actor="kernel", scope=scope, subject=agent.id, tool=tool.name))
+            s.record(Expired(actor=KERNEL, scope=scope, subject=agent.id, tool=tool.name))
             return Refusal(f"permission request expired: nobody answered in time to grant {scope}", outcome)
         if isinstance(decision, Denial):
             outcome = Outcome.DENIED
-            s.record(Denied(actor="user", tool=tool.name, scope=scope, subject=agent.id, input=dict(tool_input)))
+            s.record(Denied(actor=USER, tool=tool.name, scope=scope, subject=agent.id, input=dict(tool_input)))
             return Refusal(f"permission denied: the user did not grant {scope}", outcome)
         assert isinstance(decision, Grant)
         lease = s.leases.grant(agent.id, scope, _clamp(decision.duration_s, request.durations))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..budget import Budget
 from ..events import AgentInfo, AgentStateChanged, UsageUpdated
-from ..messages import Message, TextPart, encodable
+from ..messages import Message, encodable
 from ..states import AgentState
 from ..workspace.root import Workspace
 from .services import Services
@@ -83,7 +83,3 @@ class AgentProcess:
     def needs_reply(self) -> bool:
         """The conversation ends with something the model has not answered yet."""
         return bool(self.conversation) and self.conversation[-1].role == "user"
-
-
-def text_message(role: str, text: str) -> Message:
-    return Message(role, (TextPart(text),))  # type: ignore[arg-type]

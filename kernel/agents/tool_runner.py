@@ -123,14 +123,15 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
     except (TimeoutError, asyncio.TimeoutError):
         return _failed(agent, call_entry.seq, tool.name, f"{tool.name} timed out after {tool.timeout_s:g} s", started,
                        changes)
-    except Exception as exc:  # a broken tool is a result, never the agent's death
+    except Exception as exc:  # noqa: BLE001 - a broken tool is a result, never the agent's death
         return _failed(agent, call_entry.seq, tool.name, f"{tool.name} failed: {type(exc).__name__}: {exc}", started,
                        changes)
     finally:
         if unlisten is not None:
             unlisten()
-    result = s.record(ToolResult(actor=agent.id, cause=call_entry.seq, output=output.data, duration_ms=_ms(started)))
-    return CallReport(Outcome.OK, clean_text(output.content), result.seq, call_entry.seq, result.duration_ms,
+    duration_ms = _ms(started)
+    result = s.record(ToolResult(actor=agent.id, cause=call_entry.seq, output=output.data, duration_ms=duration_ms))
+    return CallReport(Outcome.OK, clean_text(output.content), result.seq, call_entry.seq, duration_ms,
                    tuple(sorted(changes)))
 
 
@@ -176,9 +177,10 @@ def _shown(message: str) -> str:
 def _failed(agent: AgentProcess, cause: int, tool: str, message: str, started: float,
             changes: Sequence[int] = ()) -> CallReport:
     message = _shown(message)
+    duration_ms = _ms(started)
     entry = agent.services.record(ToolError(actor=agent.id, cause=cause, tool=tool, message=message,
-                                            duration_ms=_ms(started)))
-    return CallReport(Outcome.ERROR, message, entry.seq, cause, entry.duration_ms or 0.0, tuple(sorted(changes)))
+                                            duration_ms=duration_ms))
+    return CallReport(Outcome.ERROR, message, entry.seq, cause, duration_ms, tuple(sorted(changes)))
 
 
 def _ms(started: float) -> float:

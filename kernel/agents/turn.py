@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
+from typing import assert_never
 
 from ..errors import ProviderError
 from ..events import TextDelta, TurnFinished, TurnStarted
@@ -64,6 +65,8 @@ async def request_turn(agent: AgentProcess) -> AssistantTurn:
                         agent.report_usage(i, o)
                     case StreamEnd(stop_reason=reason):
                         stop = reason
+                    case _:
+                        assert_never(event)
     finally:
         agent.settle_usage()
     if stop is None:

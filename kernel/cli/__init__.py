@@ -12,19 +12,18 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from ..errors import ConfigError
 
 # subcommand → module under kernel.cli with add_parser(subparsers) and run(args) -> int
 COMMANDS = {"ask": "ask", "ledger": "ledger_cmd", "undo": "undo_cmd"}
 
-EXIT_OK = 0
 EXIT_USAGE = 2
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2
+    def error(self, message: str) -> NoReturn:  # one line, exit 2
         self.exit(EXIT_USAGE, f"{self.prog}: {message}\n")
 
 

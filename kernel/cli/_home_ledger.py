@@ -14,7 +14,6 @@ from ledger import Ledger
 from ..settings import SettingsStore, home
 
 EXIT_ERROR = 1
-EXIT_USAGE = 2
 
 
 def ledger_path() -> Path:

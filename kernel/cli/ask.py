@@ -19,7 +19,8 @@ from typing import TextIO
 
 from ..errors import ConfigError, KernelError
 from ..leases import describe_duration
-from ..settings import PROVIDERS, SettingsStore, home, with_overrides
+from ..providers.catalog import PROVIDER_NAMES
+from ..settings import SettingsStore, home, with_overrides
 from ..settings_schema import found
 from ..states import AgentState
 from ..workspace.root import check_workspace
@@ -34,7 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ask", help="run one agent on a prompt, headless",
                        description="Run one agent until it is idle, paused or failed.")
     p.add_argument("prompt", help="what to ask")
-    p.add_argument("--provider", choices=PROVIDERS, help="model provider (default: Settings)")
+    p.add_argument("--provider", choices=PROVIDER_NAMES, help="model provider (default: Settings)")
     p.add_argument("--model", help="model name (default: Settings for the provider)")
     p.add_argument("--name", help="the agent's name")
     p.add_argument("--workspace", help="workspace root (default: the current folder)")
@@ -67,7 +68,7 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     from ledger import Ledger, LedgerError
 
     from ..facade import Kernel
-    from ..providers.registry import make_provider
+    from ..providers.lazy import LazyProviders
 
     store = SettingsStore(home())
     checked = store.check()
@@ -85,25 +86,26 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     settings = with_overrides(settings, provider=args.provider, workspace=str(workspace))
     grants = parse_grants(args.grant, settings.default_lease_s)
     provider_name = settings.provider
-    provider = make_provider(provider_name, api_key=store.api_key(provider_name),
-                             base_url=store.base_url(provider_name, settings), settings=settings)
-    warming = asyncio.ensure_future(provider.warm())  # the SDK loads while the ledger and kernel start
+    providers = LazyProviders(store, lambda: settings, out_of_process=False)  # no UI to keep responsive
+    provider = providers.require(provider_name)  # no key or an unknown provider: bad usage, before anything starts
+    warm = getattr(provider, "warm", None)  # the SDK loads while the ledger and kernel start
+    warming = asyncio.ensure_future(warm()) if warm is not None else None
     try:
         ledger = Ledger(store.ledger_path)
     except LedgerError as exc:
         raise ConfigError(str(exc), "AGENTDESK_HOME") from exc
     interactive = stdin.isatty()
     approver = TerminalApprover(stdin, stderr) if interactive else None
-    kernel = Kernel(ledger=ledger, settings=settings, providers=lambda _name: provider,
+    kernel = Kernel(ledger=ledger, settings=settings, providers=providers,
                     approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots")
-    known = known_scopes(kernel.services.tools)
+    known = known_scopes(kernel.tools())
     for scope in unused_scopes([scope for scope, _ in grants], known):
         print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
     _warn_if_broken(kernel, stderr)
     try:
         info = kernel.spawn(args.name, provider=provider_name, model=args.model, budget=args.budget)
         for scope, seconds in grants:
-            kernel.services.leases.grant(info.id, scope, seconds)
+            kernel.grant_lease(info.id, scope, seconds)
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
         lines = ToolLines(info.id, stdout, stderr)
         kernel.subscribe(lines)
@@ -123,9 +125,10 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
             return EXIT_FAILED
         return EXIT_IDLE
     finally:
-        warming.cancel()
+        if warming is not None:
+            warming.cancel()
         await kernel.aclose()
-        await provider.aclose()
+        await providers.aclose()
         ledger.close()
 
 

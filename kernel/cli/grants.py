@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ..api import ToolInfo
 from ..errors import ConfigError
 from ..leases import EXPLICIT_SCOPES, parse_duration
-from ..tools.descriptor import ToolDescriptor
 from ..tools.registry import SCOPE_RE
 
 ALLOWED = "a scope such as fs.write or fs.write=5m (durations 30s, 5m, 1h, 8h), without spaces"
@@ -42,8 +42,8 @@ def _bad(item: str, why: str) -> ConfigError:
     return ConfigError(f"bad --grant {item!r}: {why}", "--grant", field="--grant", allowed=ALLOWED)
 
 
-def known_scopes(tools: Iterable[ToolDescriptor]) -> tuple[str, ...]:
-    """Every scope a tool asks for: each descriptor's scope, and the explicit scopes below one
+def known_scopes(tools: Iterable[ToolInfo]) -> tuple[str, ...]:
+    """Every scope a tool asks for: each tool's scope, and the explicit scopes below one
     (``shell.exec.net`` under ``shell.exec``), sorted."""
     scopes = {d.scope for d in tools}
     scopes |= {s for s in EXPLICIT_SCOPES if any(s.startswith(k + ".") for k in scopes)}

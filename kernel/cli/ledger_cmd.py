@@ -2,8 +2,8 @@
 
 ``agentdesk ledger verify`` checks the hash chain instead (see ledger_verify).
 
-JSON lines carry DESIGN.md's fields (seq, ISO 8601 UTC ts, blob hashes, cause
-and lease seqs) plus ``undone_by``, the undo entry that currently has a file
+JSON lines carry each entry's own fields (seq, ISO 8601 UTC ts, actor, kind,
+blob hashes, cause and lease seqs; see ``Entry.to_json``) plus ``undone_by``, the undo entry that currently has a file
 change undone, derived from the ledger rather than stored in it.
 """
 
@@ -20,8 +20,8 @@ from ledger import KINDS, Entry, FileChange, LeaseGrant, LedgerError, ToolCall, 
 from ..leases import describe_duration
 from ..words import plural
 
-from . import ledger_verify
-from ._home_ledger import EXIT_ERROR, EXIT_USAGE, absolute_prefix, ledger_path, open_existing, say_error
+from . import EXIT_USAGE, ledger_verify
+from ._home_ledger import EXIT_ERROR, absolute_prefix, ledger_path, open_existing, say_error
 
 DEFAULT_LIMIT = 50
 

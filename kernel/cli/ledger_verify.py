@@ -16,7 +16,8 @@ import sys
 
 from ledger import Broken, Integrity, LedgerError
 
-from ._home_ledger import EXIT_ERROR, EXIT_USAGE, ledger_path, open_existing, say_error
+from . import EXIT_USAGE
+from ._home_ledger import EXIT_ERROR, ledger_path, open_existing, say_error
 
 EXIT_BROKEN = 6
 

@@ -11,11 +11,12 @@ import argparse
 import sqlite3
 from typing import Any
 
-from ledger import LedgerError, Step, UndoReport, UnknownSeq
+from ledger import USER, LedgerError, Step, UndoReport, UnknownSeq
 
 from ..words import plural
 
-from ._home_ledger import EXIT_ERROR, EXIT_USAGE, ledger_path, open_existing, say_error
+from . import EXIT_USAGE
+from ._home_ledger import EXIT_ERROR, ledger_path, open_existing, say_error
 
 EXIT_CONFLICTS = 5
 
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
             say_error("undo", f"no ledger yet at {ledger_path()}: nothing to undo")
             return EXIT_USAGE
         with ledger:
-            report = ledger.undo(args.after, by="user", only_actor=args.actor, dry_run=args.dry_run)
+            report = ledger.undo(args.after, by=USER, only_actor=args.actor, dry_run=args.dry_run)
     except UnknownSeq as exc:
         say_error("undo", exc)
         return EXIT_USAGE

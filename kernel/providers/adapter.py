@@ -1,11 +1,11 @@
-"""What the four SDK adapters share: lazy client, optional off-loop running, closing.
+"""What the four SDK adapters share: lazy client, warming, closing.
 
 An adapter implements ``_make_client()`` (import the SDK there, never at
 module level) and ``_events(request, client)``, an async generator that does
-the whole request: translate, call, assemble, map failures. Whether that
-generator runs on the caller's loop or on a private worker loop
-(``offloop``) is a constructor choice, so the same code is measured both
-ways and each adapter picks the cheaper default for the caller's loop.
+the whole request: translate, call, assemble, map failures. It runs on the
+caller's loop; the SDKs whose request building costs milliseconds (see
+``catalog.ProviderInfo.out_of_process``) are kept off the desktop's loop by
+running the whole adapter in a provider host process (``process_host``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Sequence
 
 from .base import ProviderRequest, StreamEnd, StreamEvent
 from .failures import broken_stream, incomplete
-from .offloop import LoopThread, relay
 
 
 class SdkAdapter:
@@ -24,42 +23,15 @@ class SdkAdapter:
 
     name: str = ""
     sdk_modules: tuple[str, ...] = ()
-    offload_by_default: bool = True  # build requests on a worker loop unless the SDK is cheap
 
-    def __init__(self, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0,
-                 offload: bool | None = None) -> None:
+    def __init__(self, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0) -> None:
         self._api_key = api_key
         self._base_url = base_url
         self._timeout_s = timeout_s
-        offload = self.offload_by_default if offload is None else offload
         self._client_obj: Any = None
         self._warming = asyncio.Lock()
-        self._worker: LoopThread | None = LoopThread(f"provider-{self.name}") if offload else None
 
-    @property
-    def offloaded(self) -> bool:
-        return self._worker is not None
-
-    def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
-        if self._worker is None:
-            return self._on_loop(request)
-        return relay(self._worker, lambda: self._events(request, self._client()))
-
-    async def warm(self) -> None:
-        """Import the SDK and build the client now, in a worker thread: importing an SDK takes
-        0.1-1.5 s and building a client (TLS context, CA bundle) a few hundred ms more, none of
-        which may stall the caller's loop. Safe to call more than once, and concurrently."""
-        if self._worker is not None:
-            return  # the worker's own loop builds its client
-        async with self._warming:
-            if self._client_obj is None:
-                await asyncio.to_thread(self._warm_up)
-
-    def _warm_up(self) -> None:
-        _import_all(self.sdk_modules)
-        self._client()
-
-    async def _on_loop(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
         if self._client_obj is None:
             await self.warm()
         events = self._events(request, self._client())
@@ -69,15 +41,22 @@ class SdkAdapter:
         finally:
             await events.aclose()  # type: ignore[attr-defined]
 
+    async def warm(self) -> None:
+        """Import the SDK and build the client now, in a worker thread: importing an SDK takes
+        0.1-1.5 s and building a client (TLS context, CA bundle) a few hundred ms more, none of
+        which may stall the caller's loop. Safe to call more than once, and concurrently."""
+        async with self._warming:
+            if self._client_obj is None:
+                await asyncio.to_thread(self._warm_up)
+
+    def _warm_up(self) -> None:
+        _import_all(self.sdk_modules)
+        self._client()
+
     async def aclose(self) -> None:
         client, self._client_obj = self._client_obj, None
         if client is not None:
-            if self._worker is None:
-                await self._close_client(client)
-            else:
-                await self._worker.run(self._close_client(client))
-        if self._worker is not None:
-            self._worker.stop()
+            await self._close_client(client)
 
     def _client(self) -> Any:
         """The SDK client, made on first use on the loop that will use it."""

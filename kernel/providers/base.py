@@ -14,16 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Mapping, Protocol, Union
 
-from ..messages import Message
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """A tool as the model sees it."""
-
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
+from ..messages import Message, ToolSpec
 
 
 @dataclass(frozen=True)

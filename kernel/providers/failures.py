@@ -16,8 +16,8 @@ import time
 from typing import Any, Mapping
 
 from ..errors import ProviderError, ProviderErrorKind
-from ..settings import KEY_VARIABLES
 from ..untrusted import MAX_DEPTH, object_problem
+from .catalog import CATALOG
 
 
 def kind_for_status(status: int) -> ProviderErrorKind:
@@ -76,7 +76,8 @@ def status_error(provider: str, status: int, detail: str, *, model: str,
 
 
 def auth_message(provider: str, status: int) -> str:
-    variable = KEY_VARIABLES.get(provider, "the API key variable")
+    info = CATALOG.get(provider)
+    variable = info.key_variable if info is not None else "the API key variable"
     return f"{provider} rejected the API key ({status}): set {variable} or the key in Settings"
 
 

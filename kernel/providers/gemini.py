@@ -12,12 +12,13 @@ every stream's whole life (its ``__del__`` closes the HTTP client), is made
 with ``vertexai=False`` so Vertex environment variables cannot redirect it,
 and gets an explicit ``HttpOptions.timeout`` (the SDK has none). Raw
 ``httpx2`` errors escape this SDK mid-stream and are caught here. The SDK's
-request conversion is the most expensive of the four, so it runs off the
-caller's loop by default.
+request conversion is the most expensive of the four, so the desktop runs
+this adapter in a provider host process.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import uuid
@@ -62,10 +63,52 @@ class GeminiProvider(SdkAdapter):
         def fail(exc: BaseException, started: bool) -> Exception:
             return _failure(exc, request.model, self._base_url, reply.received, started)
 
-        return pump(NAME, lambda: client.aio.models.generate_content_stream(model=request.model, contents=contents,
-                                                                             config=config),
-                    reply, (errors.APIError, httpx2.TransportError, ValueError), fail,
+        async def open_stream() -> _ReadAhead:
+            return _ReadAhead(await client.aio.models.generate_content_stream(model=request.model,
+                                                                              contents=contents, config=config))
+
+        return pump(NAME, open_stream, reply, (errors.APIError, httpx2.TransportError, ValueError), fail,
                     tail=lambda: [reply.usage] if reply.usage is not None else [])  # running totals: the last
+
+
+class _ReadAhead:
+    """The SDK's stream, read by a task of its own and closed by cancelling that task.
+
+    google-genai's stream is generators nested in generators: ``aclose`` on the outer one stops it
+    at its ``yield`` and leaves the inner ones, and their HTTP response, open until the garbage
+    collector finalizes them (about a second later, measured by the contract suite's kill test).
+    Cancelling a task that waits on the next chunk unwinds every generator from the socket read
+    up, so the server sees the disconnect at once."""
+
+    def __init__(self, source: AsyncIterator[Any]) -> None:
+        self._queue: asyncio.Queue[tuple[bool, Any]] = asyncio.Queue()
+        self._task = asyncio.get_running_loop().create_task(self._read(source), name="gemini-stream")
+
+    async def _read(self, source: AsyncIterator[Any]) -> None:
+        try:
+            async for item in source:
+                self._queue.put_nowait((True, item))
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - handed to the reader, who maps or raises it
+            self._queue.put_nowait((False, exc))
+        else:
+            self._queue.put_nowait((False, None))
+
+    def __aiter__(self) -> "_ReadAhead":
+        return self
+
+    async def __anext__(self) -> Any:
+        ok, value = await self._queue.get()
+        if ok:
+            return value
+        if value is None:
+            raise StopAsyncIteration
+        raise value
+
+    async def aclose(self) -> None:
+        self._task.cancel()
+        await asyncio.gather(self._task, return_exceptions=True)
 
 
 def request_params(request: ProviderRequest) -> tuple[list[Any], Any]:

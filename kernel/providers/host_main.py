@@ -1,9 +1,9 @@
 """The provider host process: ``python -m kernel.providers.host_main``.
 
 Started by ``process_host.ProcessProvider``; speaks newline-delimited JSON on
-stdin/stdout (see that module for the protocol). The first line on stdin is
-``{"init": {name, api_key, base_url, timeout_s}}`` — the key arrives here, never
-in argv. Anything the SDKs print goes to stderr, never into the protocol.
+stdin/stdout (``host_protocol``) and does its work in ``host_child``. The first
+line on stdin is ``{"init": {name, api_key, base_url, timeout_s}}`` — the key
+arrives here, never in argv. Anything the SDKs print goes to stderr, never into the protocol.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def main() -> int:
     _yield_cpu()
     import asyncio
 
-    from .process_host import serve
+    from .host_child import serve
 
     asyncio.run(serve(sys.stdin.buffer, protocol_out))
     return 0

@@ -7,7 +7,7 @@ fragment); they are yielded when the choice's ``finish_reason`` arrives.
 Some local servers omit the call id, so one is made up from the index.
 ``stream_options.include_usage`` asks for the final usage chunk. Tool results go back as ``role: "tool"`` messages right after the
 assistant message carrying the ``tool_calls``. Like the Responses adapter,
-the SDK's per-request transform runs off the caller's loop by default.
+the desktop runs it in a provider host process for its per-request transform.
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ class _Reply:
         return out
 
     def _flush_calls(self) -> list[StreamEvent]:
-        ready = [_ready(self.calls[i], i) for i in sorted(self.calls)]
+        ready: list[StreamEvent] = [_ready(self.calls[i], i) for i in sorted(self.calls)]
         self.calls.clear()
         return ready
 

@@ -8,8 +8,8 @@ stream as fragments keyed by item id; the call is yielded at
 exists only in ``response.completed`` (or ``response.incomplete``). The SDK
 *yields* an ``error`` event instead of raising, so it is turned into a
 ``stream`` error here. The SDK's request building costs milliseconds per
-request and grows with the conversation, so by default it runs off the
-caller's loop (see ``offloop``).
+request and grows with the conversation, so the desktop runs this adapter in
+a provider host process (see ``process_host``).
 """
 
 from __future__ import annotations

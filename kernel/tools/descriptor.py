@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Mapping
 
-from ..providers.base import ToolSpec
+from ledger.blobs import MAX_BLOB_BYTES
+
+from ..messages import ToolSpec
 
 if TYPE_CHECKING:
     from ledger import FileChange, Ledger
@@ -51,7 +53,7 @@ class ToolLimits:
     list_max_entries: int = 1000
     search_max_matches: int = 200
     search_max_file_bytes: int = 2 * 1024 * 1024
-    blob_max_bytes: int = 50 * 1024 * 1024  # larger old contents cannot be kept, so are not replaced
+    blob_max_bytes: int = MAX_BLOB_BYTES  # larger old contents cannot be kept, so are not replaced
     edit_max_bytes: int = 16 * 1024 * 1024  # fs_edit holds a file in memory about five times over
 
 
@@ -65,7 +67,6 @@ class ToolContext:
     cause: int
     clock: "Clock"
     limits: ToolLimits = field(default_factory=ToolLimits)
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def write(self, path: Path, content: "bytes | Opened | None",
               current: "tuple[bytes | Opened | None, int | None] | None" = None,

@@ -15,7 +15,7 @@ import re
 from typing import Iterable, Iterator
 
 from ..errors import RegistryError
-from ..providers.base import ToolSpec
+from ..messages import ToolSpec
 from .descriptor import ToolDescriptor
 from .fs import FS_TOOLS
 from .schema import check_schemas

@@ -21,7 +21,7 @@ from .descriptor import ToolDescriptor
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import ValidationError
+    from jsonschema.exceptions import SchemaError, ValidationError
 
 # ``jsonschema`` (pure Python, ~50 ms to import) is only loaded when something is wrong:
 # valid input and valid schemas are judged by jsonschema-rs; the readable messages come
@@ -130,7 +130,7 @@ def validate_output(descriptor: ToolDescriptor, data: Any) -> None:
     check(descriptor.output_schema, data, what="output")
 
 
-def _check_schema(schema: Mapping[str, Any]) -> None:
+def _check_schema(schema: dict[str, Any]) -> None:
     """Raise jsonschema's SchemaError when ``schema`` is not a valid 2020-12 schema (fast when it is)."""
     import jsonschema_rs
 
@@ -141,7 +141,7 @@ def _check_schema(schema: Mapping[str, Any]) -> None:
     Draft202012Validator.check_schema(schema)
 
 
-def _schema_error() -> type[Exception]:
+def _schema_error() -> type[SchemaError]:
     from jsonschema.exceptions import SchemaError
 
     return SchemaError

@@ -30,6 +30,7 @@ from ..sandbox import Sandbox, host_paths, scrubbed_env
 from ..sandbox_limits import SandboxLimits, pids_cgroup
 from ..sandbox_view import Skipped, View, plan
 from ..settings import home as agentdesk_home
+from ..settings_schema import SHELL_TIMEOUT_MAX_S
 from .descriptor import CallPreview, ToolContext, ToolDescriptor, ToolOutput
 from .output import OutputBuffer
 
@@ -111,7 +112,7 @@ class ShellTool:
                  environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES,
                  limits: SandboxLimits = SandboxLimits()) -> None:
         self._settings: Callable[[], Settings] = (
-            settings if callable(settings) else (lambda: settings))  # type: ignore[assignment]
+            settings if callable(settings) else (lambda: settings))
         self._index = index
         self._environ = environ
         self._output_max_bytes = output_max_bytes
@@ -124,7 +125,7 @@ class ShellTool:
         return ToolDescriptor(
             name="shell_exec", description=DESCRIPTION, input_schema=INPUT_SCHEMA, output_schema=OUTPUT_SCHEMA,
             # The executor's outer limit only: the command's own timeout (Settings, read per call) ends it first.
-            tool_class="execute", scope=SCOPE, run=self.run, timeout_s=8 * 3600.0 + 60.0,
+            tool_class="execute", scope=SCOPE, run=self.run, timeout_s=SHELL_TIMEOUT_MAX_S + 60.0,
             preview=self.preview, scope_of=lambda i: NET_SCOPE if i.get("network") else SCOPE, notes_of=self.notes)
 
     def unsandboxed(self) -> bool:
@@ -313,7 +314,12 @@ async def _exited(pidfd: int) -> None:
     """Wait until the process behind ``pidfd`` has exited (its pidfd turns readable)."""
     loop = asyncio.get_running_loop()
     gone: asyncio.Future[None] = loop.create_future()
-    loop.add_reader(pidfd, lambda: gone.done() or gone.set_result(None))
+
+    def wake() -> None:
+        if not gone.done():
+            gone.set_result(None)
+
+    loop.add_reader(pidfd, wake)
     try:
         await gone
     finally:

@@ -25,8 +25,14 @@ import pathspec
 
 IGNORE_FILE = ".agentdeskignore"
 VENV_MARKER = "pyvenv.cfg"
-DEFAULT_PATTERNS = (".git/", ".venv/", "venv/", "node_modules/", "__pycache__/", ".mypy_cache/",
-                    ".pytest_cache/", ".cache/", ".*.agentdesk")  # the last: files staged by a write
+# Folders nobody means as their work: the snapshot never records them, the file tools' walks skip them.
+BUILD_DIRS = (".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache")
+DEFAULT_PATTERNS = (*(f"{d}/" for d in BUILD_DIRS), ".cache/", ".*.agentdesk")  # the last: files staged by a write
+# The walks of fs_list and fs_search (and the stale-file sweep) also skip other version-control and tool
+# folders. The snapshot still records those (and skips ``.cache/``): kept as they were, not yet one list.
+SKIP_DIRS = frozenset({
+    *BUILD_DIRS, ".hg", ".svn", ".bzr", "_darcs", ".jj", "CVS", ".tox", ".nox", ".ruff_cache", ".direnv",
+})
 
 
 def always_tracked(rel: str, is_dir: bool) -> bool:

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
-from ledger import FileChange, Snapshot
+from ledger import OUTSIDE, FileChange, Snapshot
+from ledger.blobs import MAX_BLOB_BYTES
 
 from .ignore import VENV_MARKER, IgnoreRules
 from .snapshot_cache import FileState, SnapshotCache
@@ -39,7 +40,6 @@ from .snapshot_cache import FileState, SnapshotCache
 if TYPE_CHECKING:
     from ledger import Ledger
 
-OUTSIDE = "outside"
 RACY_NS = 50_000_000  # wider than any filesystem timestamp granularity we expect
 _CHUNK = 1 << 20
 Tree = Mapping[str, FileState]
@@ -87,7 +87,7 @@ def _changes_since(old: Tree, new: Tree, fresh: list[str]) -> list[TreeChange]:
 class SnapshotIndex:
     """The snapshot index of one workspace, bound to one ledger; thread-safe."""
 
-    def __init__(self, root: Path, ledger: "Ledger", *, max_blob: int = 50 * 1024 * 1024,
+    def __init__(self, root: Path, ledger: "Ledger", *, max_blob: int = MAX_BLOB_BYTES,
                  cache_dir: Path | None = None, racy_ns: int = RACY_NS) -> None:
         self.root = Path(os.path.realpath(root))
         self.racy_ns = racy_ns
@@ -185,7 +185,7 @@ class SnapshotIndex:
             for change in changes:
                 before_hash = None if change.before is None else change.before.digest
                 after_hash = None if change.after is None else change.after.digest
-                before_ok = change.before is None or (change.before.stored and self.ledger.has_blob(before_hash))
+                before_ok = change.before is None or (change.before.stored and self.ledger.has_blob(change.before.digest))
                 after_ok = change.after is None or change.after.stored
                 if not (before_ok and after_ok):
                     hash_only.append(change.rel)
@@ -368,7 +368,7 @@ class SnapshotIndex:
 class SnapshotIndexes:
     """One index per workspace root, all bound to one ledger (what ``shell_tool`` is given)."""
 
-    def __init__(self, ledger: "Ledger", *, max_blob: int = 50 * 1024 * 1024, cache_dir: Path | None = None) -> None:
+    def __init__(self, ledger: "Ledger", *, max_blob: int = MAX_BLOB_BYTES, cache_dir: Path | None = None) -> None:
         self.ledger = ledger
         self.max_blob = max_blob
         self.cache_dir = cache_dir

@@ -20,6 +20,7 @@ have noticed a path without sleeping.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 import time
@@ -32,7 +33,7 @@ from watchdog.observers import Observer
 if TYPE_CHECKING:
     from ledger import FileChange, Ledger
 
-    from .snapshot import SnapshotIndex
+    from .snapshot import SnapshotIndex, SnapshotIndexes
 
 _IGNORED_EVENTS = frozenset({"opened", "closed_no_write"})  # reads, including our own
 
@@ -162,3 +163,30 @@ class _Handler(FileSystemEventHandler):
         dest = getattr(event, "dest_path", "")
         if dest:
             self.watcher._noticed(dest, event.is_directory)
+
+
+class OutsideWatchers:
+    """One watcher per workspace root, all bound to one ledger and its snapshot indexes (the
+    kernel watches each workspace an agent works in, and stops them all when it closes)."""
+
+    def __init__(self, ledger: "Ledger", snapshots: "SnapshotIndexes") -> None:
+        self.ledger = ledger
+        self.snapshots = snapshots
+        self._watchers: dict[str, OutsideWatcher] = {}
+
+    def watch(self, root: Path, loop: asyncio.AbstractEventLoop) -> None:
+        """Start recording outside edits in ``root``, once (its first snapshot is taken off the loop)."""
+        if str(root) in self._watchers:
+            return
+        watcher = OutsideWatcher(root, self.ledger, self.snapshots.for_root(root))
+        self._watchers[str(root)] = watcher
+        loop.run_in_executor(None, watcher.start)
+
+    def running(self) -> list[OutsideWatcher]:
+        return list(self._watchers.values())
+
+    async def close(self) -> None:
+        """Stop every watcher (each stop joins the observer's thread, so off the loop)."""
+        watchers, self._watchers = list(self._watchers.values()), {}
+        for watcher in watchers:
+            await asyncio.to_thread(watcher.stop)

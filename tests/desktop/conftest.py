@@ -38,6 +38,10 @@ class Main:
         return self.desk.kernel
 
     @property
+    def ledger(self):
+        return self.desk.ledger
+
+    @property
     def window(self):
         return self.desk.window
 

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop.ask_window import AskWindow
 from desktop.process_model import COL_KILL, COL_LEASES, COL_NAME
-from desktop.providers import LazyProviders, UnavailableProvider
 from kernel.providers.base import StreamEnd, TextChunk
+from kernel.providers.lazy import LazyProviders, UnavailableProvider
 from kernel.providers.scripted import Hold, ScriptedTurn, reply
 from kernel.settings import Settings, SettingsStore
 
@@ -77,7 +77,7 @@ def test_missing_key_is_a_reason_not_a_crash(tmp_path):
 
 
 def test_startup_imports_no_provider_sdk():
-    code = ("import sys, desktop.app, desktop.main_window, desktop.ledger_view, desktop.providers; "
+    code = ("import sys, desktop.app, desktop.main_window, desktop.ledger_view, kernel.providers.lazy; "
             "print([m for m in ('anthropic', 'openai', 'google.genai') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin"}, cwd=".")
@@ -133,7 +133,7 @@ def test_a_refused_workspace_in_settings_is_said_not_raised(main, monkeypatch):
     opened = []
     monkeypatch.setattr(main.window, "_open_settings", lambda: opened.append(True))
     kernel = main.kernel
-    kernel.services.settings = replace(kernel.services.settings, workspace=str(Path.home()))
+    kernel.update_settings(replace(kernel.settings, workspace=str(Path.home())))
     assert main.window.new_ask() is None
     assert "No agent started" in main.window.statusBar().currentMessage()
     assert "home folder" in main.window.statusBar().currentMessage()

@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.app import build_desktop
-from desktop.providers import LazyProviders
 from kernel.clock import ManualClock
+from kernel.providers.lazy import LazyProviders
 from kernel.settings import BASE_URL_VARIABLES, KEY_VARIABLES, Settings
 
 

@@ -20,11 +20,12 @@ from PySide6.QtWidgets import QWidget
 from desktop.ask_window import AskWindow
 from desktop.bridge import EventBridge
 from desktop.lease_dialog import LeaseDialogs
+from kernel.providers.lazy import missing_key_message
 from kernel.clock import ManualClock
 from kernel.events import Event
 from kernel.facade import Kernel
 from kernel.providers.scripted import ScriptedProvider
-from kernel.settings import Settings
+from kernel.settings import Settings, SettingsStore, home
 from ledger import Ledger
 
 
@@ -71,8 +72,9 @@ def desk(tmp_path: Path, qloop: qasync.QEventLoop, qtbot) -> Iterator[Desk]:
     ledger = Ledger(tmp_path / "ledger.db", clock=clock.now)
     providers: dict[str, ScriptedProvider] = {}
     settings = Settings(user_name="Ada", workspace=str(ws))
+    store = SettingsStore(home())  # what build_desktop checks keys with
     kernel = Kernel(ledger=ledger, settings=settings, providers=lambda name: providers[name], clock=clock,
-                    attached=True)
+                    attached=True, provider_problem=lambda name: missing_key_message(name, store))
     bridge = EventBridge(kernel)
     windows: dict[str, AskWindow] = {}
 

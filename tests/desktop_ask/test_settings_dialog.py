@@ -130,7 +130,7 @@ def test_a_broken_keys_file_is_explained_in_the_dialog_not_a_crash(qtbot, tmp_pa
 
 
 def test_an_ask_window_key_check_over_a_broken_keys_file_is_a_sentence(agentdesk_home):
-    from desktop.provider_check import missing_key_message
+    from kernel.providers.lazy import missing_key_message
 
     store = SettingsStore(agentdesk_home)
     store.keys_path.write_text('{"anthropic": ["sk-ant-hidden"]}')

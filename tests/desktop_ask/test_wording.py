@@ -7,7 +7,7 @@ from desktop.wording import (
     grant_choices, lease_action, suggest_budget, summarize_input,
 )
 from desktop.markdown_render import close_open_fence, render_markdown
-from desktop.provider_check import missing_key_message
+from kernel.providers.lazy import missing_key_message
 from kernel.approver import LeaseRequest
 from kernel.events import Outcome
 from kernel.leases import offered_durations

@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from . import enc_anthropic, enc_chat, enc_gemini, enc_responses
 from .sse import dumps
-from .turns import Cut, ErrorEvent, HttpError, Turn
+from .turns import Cut, ErrorEvent, HttpError, Text, Turn, split_text
 
 __all__ = ["FakeProviderServer", "Request", "PROTOCOLS"]
 
@@ -101,6 +101,7 @@ class FakeProviderServer:
         self._streaming = 0
         self._idle = threading.Condition(self._lock)
         self._conns: set[socket.socket] = set()
+        self._hold: tuple[threading.Event, float] | None = None
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -172,6 +173,17 @@ class FakeProviderServer:
                 raise TypeError(f"script() takes Turn objects, not {type(t).__name__}")
         with self._lock:
             self._turns.extend(turns)
+        return self
+
+    def hold_after_first_text(self, release: threading.Event, timeout: float = 10.0) -> "FakeProviderServer":
+        """Hold every streamed reply just after its first text delta until `release` is set.
+
+        For tests that must see two replies in flight at once without relying on timing: a
+        test sets `release` once its client has the first delta of every stream. The wait is
+        bounded by `timeout`; running out of it is recorded as a failure (see `assert_done`)
+        and the reply then goes on, so a client that never gets there fails instead of hanging."""
+        with self._lock:
+            self._hold = (release, timeout)
         return self
 
     @property
@@ -336,9 +348,12 @@ class FakeProviderServer:
                 + ("Connection: close\r\n" if hard_cut else "") + "\r\n").encode()
         tail = b"" if hard_cut else b"0\r\n\r\n"
         sock: socket.socket = h.connection
+        with self._lock:
+            hold = self._hold
+        hold_at = _first_text_event(events, turn) if hold is not None else None
         # The finish time is noted just before the last bytes go out: once they are out the
         # client may already be sending its next request, and the order must hold.
-        if turn.delay <= 0:
+        if turn.delay <= 0 and hold_at is None:
             self._note_finished()
             sock.sendall(head + b"".join(_chunk(e) for e in events) + tail)
         else:
@@ -349,6 +364,9 @@ class FakeProviderServer:
                 if i == len(events) - 1 and not tail:
                     self._note_finished()
                 sock.sendall(_chunk(e))
+                if i == hold_at:
+                    assert hold is not None
+                    self._wait_release(sock, *hold)
             if tail:
                 self._pause(sock, turn.delay)
                 self._note_finished()
@@ -364,6 +382,16 @@ class FakeProviderServer:
     def _note_finished(self) -> None:
         with self._lock:
             self._finished.append(time.perf_counter())
+
+    def _wait_release(self, sock: socket.socket, release: threading.Event, timeout: float) -> None:
+        """Wait (see `hold_after_first_text`) until `release` is set, at most `timeout`."""
+        deadline = time.monotonic() + timeout
+        while not release.is_set():
+            if time.monotonic() >= deadline:
+                with self._lock:
+                    self._failures.append(f"a reply held after its first text delta was not released in {timeout} s")
+                return
+            self._pause(sock, 0.01)
 
     def _pause(self, sock: socket.socket, delay: float) -> None:
         """Sleep `delay`, but give up at once if the server closes or the client hangs up."""
@@ -388,6 +416,15 @@ class FakeProviderServer:
             # Data (a pipelined request) rather than EOF: just sleep.
             if self._stop.wait(min(max(deadline - time.monotonic(), 0), 0.05)):
                 raise _Gone()
+
+
+def _first_text_event(events: list[bytes], turn: Turn) -> int | None:
+    """The index of the event carrying the turn's first text delta (whatever the protocol), if any."""
+    text = next((p for p in turn.parts if isinstance(p, Text) and p.text), None)
+    if text is None:
+        return None
+    needle = dumps(split_text(text.text, text.chunks)[0]).encode()
+    return next((i for i, e in enumerate(events) if needle in e), None)
 
 
 def _chunk(data: bytes) -> bytes:

@@ -10,7 +10,7 @@ from typing import Callable
 
 import pytest
 
-from kernel.approver import Decision, Denial, Grant, LeaseRequest
+from kernel.approver import Approver, Decision, Denial, Grant, LeaseRequest
 from kernel.clock import ManualClock
 from kernel.events import Event
 from kernel.facade import Kernel
@@ -66,17 +66,18 @@ class Env:
 def make_env(tmp_path: Path) -> Callable[..., Env]:
     made: list[Env] = []
 
-    def make(tools=None, **settings_changes) -> Env:
+    def make(tools=None, approver: Approver | None = None, **settings_changes) -> Env:
+        """A kernel over a fresh ledger; it asks ``approver`` (default: a ``ScriptedApprover``)."""
         ws = tmp_path / "ws"
         ws.mkdir(exist_ok=True)
         clock = ManualClock()
         ledger = Ledger(tmp_path / "ledger.db", clock=clock.now)
         provider = ScriptedProvider()
-        approver = ScriptedApprover()
+        scripted = ScriptedApprover()
         settings = Settings(user_name="Ada", workspace=str(ws), **settings_changes)
         kernel = Kernel(ledger=ledger, settings=settings, providers=lambda _name: provider, clock=clock,
-                        approver=approver, tools=tools)
-        env = Env(kernel, provider, approver, clock, ledger, ws.resolve())
+                        approver=approver or scripted, tools=tools)
+        env = Env(kernel, provider, scripted, clock, ledger, ws.resolve())
         kernel.subscribe(env.events.append)
         made.append(env)
         return env

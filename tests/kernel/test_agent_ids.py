@@ -19,8 +19,8 @@ PER_PROCESS = 30
 def test_ids_are_dense_whatever_else_the_ledger_records(make_env):
     env = make_env()
     first = env.kernel.spawn()
-    env.kernel.services.leases.grant(first.id, "fs.read", 60)  # entries between spawns no longer show in ids
-    env.kernel.services.leases.grant(first.id, "fs.write", 60)
+    env.kernel.grant_lease(first.id, "fs.read", 60)  # entries between spawns no longer show in ids
+    env.kernel.grant_lease(first.id, "fs.write", 60)
     second = env.kernel.spawn("scribe")
     env.kernel.kill(second.id)
     third = env.kernel.spawn()
@@ -61,7 +61,7 @@ def _spawn_many(path: str, workspace: str, start, out) -> None:  # runs in a chi
     for i in range(PER_PROCESS):
         ids.append(kernel.spawn().id)
         if i % 3 == 0:  # other entries land between spawns, as they do in a real home
-            kernel.services.leases.grant(ids[-1], "fs.read", 60)
+            kernel.grant_lease(ids[-1], "fs.read", 60)
     ledger.close()
     out.put(ids)
 

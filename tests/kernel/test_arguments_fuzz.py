@@ -31,7 +31,7 @@ from kernel.messages import ToolResultPart, ToolUse
 from kernel.providers import anthropic, gemini, openai_chat, openai_responses
 from kernel.providers.base import ProviderRequest, StreamEnd, TextChunk, ToolCallReady, UsageReport
 from kernel.providers.failures import parse_arguments
-from kernel.providers.process_host import encode_message
+from kernel.providers.host_protocol import encode_message
 from kernel.providers.scripted import ScriptedProvider, ScriptedTurn, reply
 from kernel.settings import Settings
 from kernel.tools.fs import FS_TOOLS
@@ -146,10 +146,10 @@ async def _episode(root: Path, tool_calls: list[ToolCallReady], text: str) -> No
                         providers=lambda _n: provider, clock=clock, approver=DenyTheRest())
         turn = ScriptedTurn((UsageReport(10, 0), TextChunk(text), *tool_calls, UsageReport(None, 5), StreamEnd("tool_use")))
         provider.script(turn, reply("done"))
-        assert kernel.services.tools.names() == tuple(TOOLS)
+        assert tuple(t.name for t in kernel.tools()) == tuple(TOOLS)
         agent = kernel.spawn("fuzzed")
         for scope in ("fs", "shell.exec"):
-            kernel.services.leases.grant(agent.id, scope, 3600)
+            kernel.grant_lease(agent.id, scope, 3600)
         kernel.send(agent.id, "go")
         info = await kernel.wait(agent.id)
         await kernel.aclose()

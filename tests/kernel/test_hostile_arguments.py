@@ -43,15 +43,15 @@ def _adapter(name: str, srv: FakeProviderServer) -> Any:
         return ProcessProvider(base, api_key="test-key", base_url=url, timeout_s=10.0)
     if name == "anthropic":
         from kernel.providers.anthropic import AnthropicProvider
-        return AnthropicProvider(api_key="test-key", base_url=srv.anthropic_base_url, timeout_s=10.0, offload=False)
+        return AnthropicProvider(api_key="test-key", base_url=srv.anthropic_base_url, timeout_s=10.0)
     if name == "openai":
         from kernel.providers.openai_responses import OpenAIResponsesProvider
-        return OpenAIResponsesProvider(api_key="test-key", base_url=srv.openai_base_url, timeout_s=10.0, offload=False)
+        return OpenAIResponsesProvider(api_key="test-key", base_url=srv.openai_base_url, timeout_s=10.0)
     if name == "openai-chat":
         from kernel.providers.openai_chat import OpenAIChatProvider
-        return OpenAIChatProvider(api_key="test-key", base_url=srv.openai_base_url, timeout_s=10.0, offload=False)
+        return OpenAIChatProvider(api_key="test-key", base_url=srv.openai_base_url, timeout_s=10.0)
     from kernel.providers.gemini import GeminiProvider
-    return GeminiProvider(api_key="test-key", base_url=srv.gemini_base_url, timeout_s=10.0, offload=False)
+    return GeminiProvider(api_key="test-key", base_url=srv.gemini_base_url, timeout_s=10.0)
 
 
 @dataclass

@@ -11,16 +11,16 @@ from kernel.settings import Settings
 from ledger import Broken, Intact, Ledger, ToolCall
 
 
-def _kernel(path: Path, ws: Path) -> Kernel:
+def _kernel(ledger: Ledger, ws: Path) -> Kernel:
     provider = ScriptedProvider()
-    return Kernel(ledger=Ledger(path), settings=Settings(user_name="Ada", workspace=str(ws)),
+    return Kernel(ledger=ledger, settings=Settings(user_name="Ada", workspace=str(ws)),
                   providers=lambda _name: provider)
 
 
 def test_a_fresh_ledger_is_verified_at_start(tmp_path: Path) -> None:
-    kernel = _kernel(tmp_path / "ledger.db", tmp_path)
-    assert kernel.ledger_integrity() == Intact(None, entries=0)
-    kernel.ledger.close()
+    with Ledger(tmp_path / "ledger.db") as ledger:
+        kernel = _kernel(ledger, tmp_path)
+        assert kernel.ledger_integrity() == Intact(None, entries=0)
 
 
 def test_start_verifies_what_was_added_since_the_last_start(tmp_path: Path) -> None:
@@ -28,14 +28,13 @@ def test_start_verifies_what_was_added_since_the_last_start(tmp_path: Path) -> N
     with Ledger(path) as ledger:
         for _ in range(5):
             ledger.append(ToolCall(actor="a", tool="t", scope="s"))
-    first = _kernel(path, tmp_path)
-    assert isinstance(first.ledger_integrity(), Intact) and first.ledger_integrity().checked == 5  # type: ignore[union-attr]
-    first.ledger.append(ToolCall(actor="a", tool="t", scope="s"))
-    first.ledger.close()
-    second = _kernel(path, tmp_path)
-    result = second.ledger_integrity()
+    with Ledger(path) as ledger:
+        first = _kernel(ledger, tmp_path)
+        assert isinstance(first.ledger_integrity(), Intact) and first.ledger_integrity().checked == 5  # type: ignore[union-attr]
+        ledger.append(ToolCall(actor="a", tool="t", scope="s"))
+    with Ledger(path) as ledger:
+        result = _kernel(ledger, tmp_path).ledger_integrity()
     assert isinstance(result, Intact) and (result.upto, result.checked) == (6, 1)
-    second.ledger.close()
 
 
 def test_a_tampered_ledger_is_reported_broken_at_start(tmp_path: Path) -> None:
@@ -48,7 +47,6 @@ def test_a_tampered_ledger_is_reported_broken_at_start(tmp_path: Path) -> None:
     raw.execute("UPDATE entries SET actor = 'mallory' WHERE seq = 5")
     raw.commit()
     raw.close()
-    kernel = _kernel(path, tmp_path)
-    result = kernel.ledger_integrity()
+    with Ledger(path) as ledger:
+        result = _kernel(ledger, tmp_path).ledger_integrity()
     assert isinstance(result, Broken) and (result.seq, result.problem) == (5, "altered")
-    kernel.ledger.close()

@@ -33,7 +33,7 @@ def test_kill_while_streaming_cancels_promptly_and_is_recorded(make_env):
     env.provider.script(ScriptedTurn((UsageReport(5, 0), Chunk("partial "), Hold(gate, reached), Chunk("never"),
                               StreamEnd("end_turn"))))
     a = env.kernel.spawn("t")
-    lease_holder = env.kernel.services.leases.grant(a.id, "fs.read", 300)
+    lease_holder = env.kernel.grant_lease(a.id, "fs.read", 300)
 
     async def go():
         task = env.kernel.send(a.id, "go")
@@ -59,7 +59,7 @@ def test_kill_while_a_tool_runs_cancels_it_and_records_the_cancel(make_env):
     env = make_env(tools=builtin_registry(extra=(gated_tool(gate, started),)))
     env.provider.script(reply(tools=(("wait_gate", {}),)))
     a = env.kernel.spawn("t")
-    env.kernel.services.leases.grant(a.id, "test", 300)
+    env.kernel.grant_lease(a.id, "test", 300)
 
     async def go():
         task = env.kernel.send(a.id, "go")
@@ -94,16 +94,14 @@ def test_kill_while_a_lease_request_is_open_grants_nothing(make_env):
 
 
 def test_a_grant_that_lands_during_the_kill_is_revoked(make_env):
-    env = make_env()
-    env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "x"}),)))
-    a = env.kernel.spawn("t")
-
     class GrantAfterKill:
         async def decide(self, request):
             env.kernel.kill(a.id)          # the kill is in flight when the answer arrives
             return Grant(300.0)
 
-    env.kernel.services.approver = GrantAfterKill()
+    env = make_env(approver=GrantAfterKill())
+    env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "x"}),)))
+    a = env.kernel.spawn("t")
     run(_send_and_wait(env, a.id))
     grants = {g.seq for g in env.ledger.page(kind="lease.grant")}
     revoked = {r.lease for r in env.ledger.page(kind="lease.revoke")}
@@ -116,16 +114,14 @@ def test_grant_recorded_for_a_killed_agent_is_revoked_at_once(make_env):
     from kernel.agents.lease_request import _ask
     from kernel.tools.registry import builtin_registry as reg
 
-    env = make_env()
-    a = env.kernel.spawn("t")
-    agent = env.kernel._get(a.id)
-
     class Late:
         async def decide(self, request):
             agent.state = AgentState.KILLED  # what kill() leaves behind, without cancelling this coroutine
             return Grant(300.0)
 
-    env.kernel.services.approver = Late()
+    env = make_env(approver=Late())
+    a = env.kernel.spawn("t")
+    agent = env.kernel._get(a.id)
 
     async def go():
         try:
@@ -144,7 +140,7 @@ def test_budget_pause_then_raise_and_resume_continues_the_same_conversation(make
     env = make_env()
     env.provider.script(reply(tools=(("fs_list", {}),), usage=(600, 500)), reply("finished", usage=(50, 10)))
     a = env.kernel.spawn("t", budget=1000)
-    env.kernel.services.leases.grant(a.id, "fs.read", 300)
+    env.kernel.grant_lease(a.id, "fs.read", 300)
     run(_send_and_wait(env, a.id))
     info = env.kernel.agent(a.id)
     assert info.state == "paused" and "budget reached" in info.reason and info.used == 1100
@@ -188,7 +184,7 @@ def test_user_pause_stops_before_the_next_request(make_env):
     env = make_env()
     env.provider.script(reply(tools=(("fs_list", {}),)))
     a = env.kernel.spawn("t")
-    env.kernel.services.leases.grant(a.id, "fs.read", 300)
+    env.kernel.grant_lease(a.id, "fs.read", 300)
 
     from kernel.events import ToolCallStarted
 
@@ -214,7 +210,7 @@ def test_three_agents_in_parallel_share_the_workspace_with_their_own_leases(make
     for i in range(3):
         env.provider.script(reply("done"))
     for ag in agents:
-        env.kernel.services.leases.grant(ag.id, "fs.write", 300)
+        env.kernel.grant_lease(ag.id, "fs.write", 300)
 
     async def go():
         tasks = [env.kernel.send(ag.id, "write your file") for ag in agents]
@@ -242,7 +238,7 @@ def test_independent_read_calls_run_concurrently_and_results_keep_order(make_env
     env = make_env(tools=tools)
     env.provider.script(reply(tools=(("read_a", {}), ("read_b", {}))), reply("ok"))
     a = env.kernel.spawn("t")
-    env.kernel.services.leases.grant(a.id, "test", 300)
+    env.kernel.grant_lease(a.id, "test", 300)
 
     async def go():
         task = env.kernel.send(a.id, "go")

@@ -131,7 +131,7 @@ def test_a_broader_lease_covers_dotted_scopes_and_star_covers_all(make_env):
     env.provider.script(
         reply(tools=(("fs_write", {"path": "a", "content": "1"}), ("fs_read", {"path": "a"}))), reply("ok"))
     a = env.kernel.spawn("t")
-    env.kernel.services.leases.grant(a.id, "fs", 300)
+    env.kernel.grant_lease(a.id, "fs", 300)
     run(_send(env, a.id))
     assert env.approver.requests == []
     assert [c.lease for c in env.ledger.page(kind="tool")] == [env.ledger.page(kind="lease.grant")[0].seq] * 2
@@ -139,7 +139,7 @@ def test_a_broader_lease_covers_dotted_scopes_and_star_covers_all(make_env):
     env2 = make_env()
     env2.provider.script(reply(tools=(("fs_list", {}),)), reply("ok"))
     b = env2.kernel.spawn("u")
-    env2.kernel.services.leases.grant(b.id, "*", 300)
+    env2.kernel.grant_lease(b.id, "*", 300)
     run(_send(env2, b.id))
     assert env2.approver.requests == []
 
@@ -149,7 +149,7 @@ def test_fs_read_lease_does_not_cover_fs_write(make_env):
     env.approver.will(DENY)
     env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "1"}),)), reply("ok"))
     a = env.kernel.spawn("t")
-    env.kernel.services.leases.grant(a.id, "fs.read", 300)
+    env.kernel.grant_lease(a.id, "fs.read", 300)
     run(_send(env, a.id))
     assert [r.scope for r in env.approver.requests] == ["fs.write"]
 
@@ -173,7 +173,7 @@ def test_workspace_escape_is_refused_as_an_error_result(make_env, tmp_path):
     env = make_env()
     env.provider.script(reply(tools=(("fs_write", {"path": "../outside.txt", "content": "x"}),)), reply("ok"))
     a = env.kernel.spawn("t")
-    env.kernel.services.leases.grant(a.id, "fs", 300)
+    env.kernel.grant_lease(a.id, "fs", 300)
     run(_send(env, a.id))
     [res] = results_seen(env.provider, 1)
     assert res.is_error and "outside the workspace" in res.content
@@ -215,7 +215,7 @@ def test_a_shell_lease_does_not_grant_the_network(make_env):
     env.approver.will(DENY)
     env.provider.script(reply(tools=(("shell_exec", {"command": "true", "network": True}),)), reply("ok"))
     a = env.kernel.spawn("t")
-    env.kernel.services.leases.grant(a.id, "shell.exec", 300)
+    env.kernel.grant_lease(a.id, "shell.exec", 300)
     run(_send(env, a.id))
     assert [r.scope for r in env.approver.requests] == ["shell.exec.net"]
 

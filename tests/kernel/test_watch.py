@@ -26,7 +26,7 @@ def test_outside_edits_are_recorded_and_announced(tmp_path):
 
         async def go():
             kernel.spawn("t")
-            [watcher] = kernel._watchers.values()
+            [watcher] = kernel._watchers.running()
             while watcher._observer is None:  # the baseline snapshot runs in a worker thread
                 await asyncio.sleep(0)
             (ws / "notes.txt").write_text("an editor saved this\n")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger import Broken, Head, Intact, Ledger, ToolCall
+from ledger import Broken, FileChange, Head, Intact, Ledger, ToolCall
 from ledger.chain import CHAIN_COLUMNS, GENESIS, canonical, stored_values
 from ledger.integrity import head_path, read_head
 from ledger.migrations import MIGRATIONS
@@ -229,17 +229,22 @@ def test_the_writer_keeps_the_chain_across_objects(tmp_path: Path) -> None:
 # ---- migration ----------------------------------------------------------------------
 
 
+def _record_outside_change(ledger: Ledger, path: Path, after: bytes) -> None:
+    """A change recorded without landing, the way the kernel records what other programs did."""
+    ledger.append(FileChange(actor="a", path=str(path.resolve()), before=None, after=ledger.put_blob(after), cause=1))
+
+
 def test_an_existing_ledger_is_chained_once_by_a_named_migration(tmp_path: Path) -> None:
     old, fresh = tmp_path / "old.db", tmp_path / "fresh.db"
     with Ledger(old, clock=lambda: 1000.5, _schema_upto=3) as ledger:
         for i in range(25):
             ledger.append(ToolCall(actor="a", tool="t", scope="s", input={"i": i}))
-        ledger.record_change(actor="a", path=tmp_path / "f", before=None, after=b"x" * 100, cause=1)
+        _record_outside_change(ledger, tmp_path / "f", b"x" * 100)
     assert "hash" not in {r[1] for r in sqlite3.connect(old).execute("PRAGMA table_info(entries)")}
     with Ledger(fresh, clock=lambda: 1000.5) as ledger:  # the same history written by this version
         for i in range(25):
             ledger.append(ToolCall(actor="a", tool="t", scope="s", input={"i": i}))
-        ledger.record_change(actor="a", path=tmp_path / "f", before=None, after=b"x" * 100, cause=1)
+        _record_outside_change(ledger, tmp_path / "f", b"x" * 100)
     with Ledger(old) as ledger:
         assert isinstance(ledger.verify_chain(), Intact)
     names = [r[0] for r in sqlite3.connect(old).execute("SELECT name FROM migrations ORDER BY rowid")]

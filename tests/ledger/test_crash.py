@@ -14,7 +14,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from ledger import FileChange, Ledger, ToolCall
+import pytest
+
+from ledger import FileChange, Ledger, ToolCall, files
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,15 +72,27 @@ def test_sigkill_mid_stream_leaves_a_ledger_undo_can_use(tmp_path: Path) -> None
         assert ledger.undo(keep.seq).steps == ()
 
 
-def test_change_recorded_but_never_landed(tmp_path: Path) -> None:
+class _Crash(BaseException):
+    """The process dying between committing the entry and renaming the staged file into place."""
+
+
+def test_change_recorded_but_never_landed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The crash window itself: the entry is committed, the disk never changed."""
     f = (tmp_path / "f.txt").resolve()
     ledger = Ledger(tmp_path / "ledger.db")
     ledger.write_file(actor="a", path=f, content=b"one", cause=None)
     point = ledger.append(ToolCall(actor="a", tool="fs.write", scope="fs.write")).seq
     ledger.write_file(actor="a", path=f, content=b"two", cause=point)
-    ledger.record_change(actor="a", path=f, before=b"two", after=b"three", cause=point)  # then "crash"
-    ledger.record_change(actor="a", path=tmp_path / "new.txt", before=None, after=b"new", cause=point)
+
+    def crash(*_args: object) -> None:
+        raise _Crash
+
+    with monkeypatch.context() as patched:
+        patched.setattr(files, "rename", crash)
+        for path, content in ((f, b"three"), (tmp_path / "new.txt", b"new")):
+            with pytest.raises(_Crash):
+                ledger.write_file(actor="a", path=path, content=content, cause=point)
+    assert len(ledger.file_changes(point)) == 3  # both committed before the "crash"
     assert f.read_bytes() == b"two" and not (tmp_path / "new.txt").exists()
     report = ledger.undo(point)
     assert report.conflicts == ()

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from kernel.messages import Message, TextPart, ToolResultPart, ToolUse, user_text
-from kernel.providers.base import ProviderRequest, TextChunk, ToolSpec
+from kernel.messages import Message, TextPart, ToolResultPart, ToolSpec, ToolUse, user_text
+from kernel.providers.base import ProviderRequest, TextChunk
 from kernel.providers.retry import RetryingProvider
 from tests.fakes import Cut, ErrorEvent, FakeProviderServer, HttpError, Text, ToolCall, Turn, Usage
 from tests.providers.support import RecordingSleep, run, wire_conversation, wire_tools

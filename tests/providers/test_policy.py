@@ -16,11 +16,14 @@ import pytest
 
 from kernel.errors import ConfigError, ProviderError
 from kernel.messages import user_text
+from kernel.providers.adapter import SdkAdapter
 from kernel.providers.base import ProviderRequest, StreamEnd, StreamEvent, TextChunk
+from kernel.providers.catalog import CATALOG, PROVIDER_NAMES
 from kernel.providers.failures import parse_arguments, parse_retry_after, status_error
+from kernel.providers.lazy import missing_key_message
 from kernel.providers.registry import make_provider
 from kernel.providers.retry import RetryingProvider
-from kernel.settings import Settings
+from kernel.settings import DEFAULT_MODELS, PROVIDERS, Settings, SettingsStore
 from tests.providers.support import RecordingSleep, collect
 
 REQUEST = ProviderRequest("s", (user_text("hi"),), model="m")
@@ -137,7 +140,34 @@ def test_retry_settings_reach_the_wrapper():
 
 def test_in_process_providers_run_on_the_callers_loop():
     """The CLI has no UI to protect: a worker thread would only add hand-offs (the desktop asks for
-    out_of_process, tested in test_process_host)."""
-    offloaded = {name: make_provider(name, api_key="k", settings=Settings()).inner.offloaded  # type: ignore[attr-defined]
-                 for name in ("anthropic", "openai", "openai-chat", "gemini")}
-    assert offloaded == {"anthropic": False, "openai": False, "openai-chat": False, "gemini": False}
+    out_of_process, tested in test_process_host). An in-process adapter has no other loop to run on."""
+    inner = {name: make_provider(name, api_key="k", settings=Settings()).inner  # type: ignore[attr-defined]
+             for name in ("anthropic", "openai", "openai-chat", "gemini")}
+    assert all(isinstance(adapter, SdkAdapter) for adapter in inner.values())
+    assert not any(getattr(adapter, "out_of_process", False) for adapter in inner.values())
+
+
+def test_the_catalog_lists_every_provider_the_settings_and_cli_offer():
+    assert PROVIDERS == PROVIDER_NAMES == tuple(CATALOG) == ("anthropic", "openai", "openai-chat", "gemini")
+    assert {name for name, info in CATALOG.items() if info.out_of_process} == {"openai", "openai-chat", "gemini"}
+    assert all(DEFAULT_MODELS[name] == info.default_model for name, info in CATALOG.items())
+
+
+@pytest.mark.parametrize("name", list(CATALOG))
+@pytest.mark.parametrize("base_url", [None, "http://127.0.0.1:11434/v1"])
+def test_the_check_before_sending_and_the_registry_agree_on_a_missing_key(name, base_url, tmp_path, monkeypatch):
+    """One rule: the Ask window's notice appears exactly when the registry would refuse for want of a key."""
+    for info in CATALOG.values():
+        for variable in (*info.key_variables, info.base_url_variable):
+            monkeypatch.delenv(variable, raising=False)
+    store = SettingsStore(tmp_path)
+    settings = Settings(base_urls={name: base_url} if base_url else {})
+    store.save(settings)
+    try:
+        make_provider(name, api_key=store.api_key(name), base_url=store.base_url(name, settings), settings=settings)
+        refused = False
+    except ConfigError:
+        refused = True
+    message = missing_key_message(name, store)
+    assert (message is not None) == refused
+    assert refused == (not (name == "openai-chat" and base_url))

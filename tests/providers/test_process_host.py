@@ -11,11 +11,15 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
+import sys
+import threading
 
 from kernel.errors import ProviderError
 from kernel.messages import Message, TextPart, ToolResultPart, ToolUse, user_text
 from kernel.providers.base import ProviderRequest, TextChunk
-from kernel.providers.process_host import ProcessProvider, _JsonCache, decode_request, request_line
+from kernel.providers.host_protocol import JsonCache, decode_request, request_line
+from kernel.providers.process_host import ProcessProvider
 from kernel.providers.registry import make_provider
 from kernel.providers.retry import RetryingProvider
 from kernel.settings import Settings
@@ -25,8 +29,14 @@ from tests.providers.test_contract import READ, ask
 
 
 def test_two_concurrent_streams_share_one_host(hosted, srv):
-    srv.script(Turn(parts=(Text("alpha beta gamma delta", chunks=4),), delay=0.03),
-               Turn(parts=(Text("one two three four", chunks=4),), delay=0.03))
+    # Each reply stops after its first delta until this client has the first delta of both
+    # streams: they interleave by construction, not by timing (a loaded machine may stall the
+    # host for longer than any pause between events). Were the two requests serialised, the
+    # first reply would wait out the hold and the streams would arrive one after the other.
+    both_started = threading.Event()
+    srv.hold_after_first_text(both_started, timeout=10.0)
+    srv.script(Turn(parts=(Text("alpha beta gamma delta", chunks=4),)),
+               Turn(parts=(Text("one two three four", chunks=4),)))
     provider = hosted.make(srv)
 
     async def go():
@@ -40,6 +50,8 @@ def test_two_concurrent_streams_share_one_host(hosted, srv):
                 if isinstance(event, TextChunk):
                     arrivals.append(which)
                     text += event.text
+                    if set(arrivals) == {0, 1}:
+                        both_started.set()
             return text
 
         try:
@@ -140,7 +152,7 @@ def test_request_line_round_trips_and_reuses_each_messages_json():
         Message("assistant", (TextPart("Reading."), ToolUse("c1", "fs_read", {"path": "a"}, meta={"sig": "x"}))),
         Message("user", (ToolResultPart("c1", "fs_read", "nope", is_error=True),)),
     )
-    cache = _JsonCache()
+    cache = JsonCache()
     first = ProviderRequest("sys", conversation, (READ,), model="m", max_tokens=77)
     line = request_line(7, first, cache)
     msg = json.loads(line)
@@ -156,7 +168,7 @@ def test_request_line_round_trips_and_reuses_each_messages_json():
 
 
 def test_json_cache_is_bounded_and_keyed_by_the_object_itself():
-    cache = _JsonCache(size=2)
+    cache = JsonCache(size=2)
     a, b, c = user_text("a"), user_text("b"), user_text("c")
     for m in (a, b, c):
         cache.get(m, lambda m: m.text)
@@ -191,7 +203,7 @@ class _Store:
 
 
 def test_the_desktop_asks_for_hosted_providers():
-    from desktop.providers import LazyProviders
+    from kernel.providers.lazy import LazyProviders
 
     providers = LazyProviders(_Store(), Settings)  # type: ignore[arg-type]
     assert isinstance(providers("openai").inner, ProcessProvider)  # type: ignore[attr-defined]
@@ -199,7 +211,7 @@ def test_the_desktop_asks_for_hosted_providers():
 
 
 def test_forgotten_provider_host_stops_after_its_open_stream_ends(srv):
-    from desktop.providers import LazyProviders
+    from kernel.providers.lazy import LazyProviders
 
     srv.script(Turn(parts=(Text("one two three four", chunks=4),), delay=0.05))
     providers = LazyProviders(_Store(srv.openai_base_url), Settings)  # type: ignore[arg-type]
@@ -220,3 +232,12 @@ def test_forgotten_provider_host_stops_after_its_open_stream_ends(srv):
     events, returncode = asyncio.run(go())
     assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "one two three four"
     assert returncode is not None, "the retired host should have stopped once its stream ended"
+
+
+def test_the_parent_side_imports_neither_the_registry_nor_the_child_side():
+    """No registry <-> process_host cycle: the registry starts hosts, the child builds adapters."""
+    code = ("import sys, kernel.providers.process_host; "
+            "print(sorted(m for m in ('kernel.providers.registry', 'kernel.providers.host_child') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=__file__.rsplit("/tests/", 1)[0])
+    assert out.stdout.strip() == "[]"

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from kernel.errors import RegistryError
-from kernel.providers.base import ToolSpec
+from kernel.messages import ToolSpec
 from kernel.tools.fs import FS_READ, FS_TOOLS, FS_WRITE
 from kernel.tools.registry import ToolRegistry, builtin_registry
 

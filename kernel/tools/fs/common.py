@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import codecs
 import difflib
-import hashlib
 import os
 import stat
 import threading
@@ -28,11 +27,6 @@ from ...workspace.root import Workspace
 
 SNIFF_BYTES = 8192
 DIFF_MAX_LINES = 400
-SKIP_DIRS = frozenset({
-    ".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", "CVS",
-    ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".direnv",
-})
 
 Body = Callable[[ToolContext, Mapping[str, Any]], ToolOutput]
 ThreadBody = Callable[[ToolContext, Mapping[str, Any], threading.Event], ToolOutput]
@@ -67,15 +61,6 @@ def _utf8(data: bytes) -> bool:
 def count_lines(text: str) -> int:
     """Lines as an editor counts them: a last line without a newline still counts."""
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
-
-
-def sha256_of(path: Path) -> str:
-    """sha256 hex of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def encode_text(text: str, what: str) -> bytes:

@@ -28,10 +28,11 @@ from ledger.blobs import digest_fd
 from ledger.files import is_temp_name
 
 from ...errors import ToolFailure
+from ...workspace.ignore import SKIP_DIRS
 from ..descriptor import ToolContext, ToolDescriptor, ToolOutput
 from ...workspace.root import Workspace
 from .common import (
-    BOOL, SKIP_DIRS, SNIFF_BYTES, existing, integer, looks_binary, obj, require_dir, require_file, string,
+    BOOL, SNIFF_BYTES, existing, integer, looks_binary, obj, require_dir, require_file, string,
     thread_runner,
 )
 from . import walk

@@ -1,4 +1,4 @@
-"""Providers built lazily, the first time an agent needs one.
+"""Providers built lazily, the first time an agent needs one: the kernel's ``providers`` factory.
 
 Start-up imports no vendor SDK: ``kernel.providers.registry`` (and through
 it anthropic, openai or google-genai) is imported only when an agent makes
@@ -7,10 +7,12 @@ unknown provider, a missing SDK) is not a crash: the factory returns a
 provider whose stream fails with a ``ProviderError`` carrying the reason, so
 the agent ends ``failed`` and its window shows what to set.
 
-The openai, openai-chat and gemini SDKs run in a provider host process
-(``out_of_process=True``): their per-request CPU would otherwise hold the
+The desktop and the CLI build providers this same way. The desktop asks for
+``out_of_process=True``: the openai, openai-chat and gemini SDKs then run in a
+provider host process, since their per-request CPU would otherwise hold the
 GIL the Qt loop needs, stalling the desktop for tens of milliseconds on long
-conversations.
+conversations. The CLI has no UI to keep responsive and builds its one
+provider up front (``require``), so a missing key is bad usage, not a failed agent.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any, AsyncIterator, Callable
 
-from kernel.errors import ConfigError, ProviderError
-from kernel.providers.base import Provider, ProviderRequest, StreamEvent
-from kernel.settings import Settings, SettingsStore
+from ..errors import ConfigError, ProviderError
+from ..settings import Settings, SettingsStore
+from .base import Provider, ProviderRequest, StreamEvent
+from .catalog import CATALOG
 
 
 class UnavailableProvider:
@@ -41,9 +44,11 @@ class UnavailableProvider:
 class LazyProviders:
     """The kernel's ``providers`` factory: one provider per name, built on first use."""
 
-    def __init__(self, store: SettingsStore, settings: Callable[[], Settings]) -> None:
+    def __init__(self, store: SettingsStore, settings: Callable[[], Settings], *,
+                 out_of_process: bool = True) -> None:
         self._store = store
         self._settings = settings
+        self._out_of_process = out_of_process
         self._built: dict[str, Provider] = {}
         self._retiring: set[asyncio.Task[None]] = set()
 
@@ -55,20 +60,32 @@ class LazyProviders:
                 self._built[name] = provider  # a missing key may be set later: retry next time
         return provider
 
+    def require(self, name: str) -> Provider:
+        """The provider called ``name``, built now; a ConfigError (unknown provider, no key) is raised."""
+        from .registry import make_provider
+
+        provider = self._built.get(name)
+        if provider is None:
+            provider = self._built[name] = self._make(make_provider, name)
+        return provider
+
     def _build(self, name: str) -> Provider:
-        settings = self._settings()
         try:
-            from kernel.providers.registry import make_provider
+            from .registry import make_provider
         except ImportError as exc:
             return UnavailableProvider(name, f"provider support is not installed ({exc})")
         try:
-            return make_provider(name, api_key=self._store.api_key(name),
-                                 base_url=self._store.base_url(name, settings), settings=settings,
-                                 out_of_process=True)
+            return self._make(make_provider, name)
         except ConfigError as exc:
             return UnavailableProvider(name, str(exc))
         except ImportError as exc:
             return UnavailableProvider(name, f"the SDK for {name} is not installed ({exc.name})")
+
+    def _make(self, make_provider: Callable[..., Provider], name: str) -> Provider:
+        settings = self._settings()
+        return make_provider(name, api_key=self._store.api_key(name),
+                             base_url=self._store.base_url(name, settings), settings=settings,
+                             out_of_process=self._out_of_process)
 
     def forget(self) -> None:
         """Drop built providers (after Settings change keys or base URLs). A provider host process
@@ -103,3 +120,27 @@ class LazyProviders:
     @property
     def built(self) -> dict[str, Any]:
         return dict(self._built)
+
+
+def missing_key_message(provider: str, store: SettingsStore) -> str | None:
+    """Why ``provider`` cannot be built yet for want of a key, in words, or None when it can.
+
+    Asked before sending, so a missing key is a sentence, not a failed agent. The rule is the
+    registry's (``ProviderInfo.needs_key``); a provider the catalog does not list (a scripted one
+    in tests and demos) needs nothing."""
+    info = CATALOG.get(provider)
+    if info is None:
+        return None
+    try:
+        if store.api_key(provider) is not None:
+            return None
+    except ConfigError as exc:  # keys.json holds something else than keys: say so, never crash
+        return f"{exc.message}. Fix it in Settings, or set {info.key_variable} in the environment."
+    try:
+        settings = store.load()
+    except ConfigError:
+        settings = Settings()
+    if not info.needs_key(store.base_url(provider, settings)):
+        return None
+    return (f"No API key is set for {provider}. Add one in Settings, or set {info.key_variable} "
+            "in the environment; until then this agent cannot answer.")

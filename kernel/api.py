@@ -1,0 +1,138 @@
+"""The kernel's public vocabulary: the facade as a Protocol, and the plain data it speaks.
+
+The desktop and the CLI import the kernel from here (or from ``kernel``,
+which re-exports it), never from its rooms: an import-linter contract holds
+the desktop to that. Everything a facade method takes or returns, and every
+event, is a frozen dataclass of strings, numbers, tuples, mappings and other
+values from this module (ledger entries included), so the same facade can
+be served over a local socket to a desktop in another process. The helpers
+re-exported at the end are pure functions the views use to put those values
+into words.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Callable, Protocol, Sequence
+
+from ledger import (
+    KINDS, KERNEL, NOT_AGENTS, OUTSIDE, USER, AgentKill, AgentSpawn, Broken, Conflict, Denied, Entry, Expired, FileChange, Integrity, Intact,
+    LeaseGrant, LeaseRevoke, LedgerError, Snapshot, ToolCall, ToolError, ToolResult, Undo, UndoReport,
+)
+
+from .approver import Decision, Denial, Grant, LeaseRequest
+from .errors import ConfigError, InvalidState, KernelError, ProviderError, UnknownAgent
+from .states import AgentState, Outcome
+from .events import (
+    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Event, LeaseExpired, LeaseGranted, LeaseRevoked,
+    LedgerAppended, LeaseRequested, LeaseRequestResolved, TextDelta, ToolCallFinished, ToolCallStarted,
+    TurnFinished, TurnStarted, UsageUpdated, UserMessage,
+)
+from .leases import Lease, describe_duration, describe_left
+from .messages import Message, TextPart, ToolResultPart, ToolUse
+from .settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, KeySource, Settings
+from .settings_schema import looks_secret
+from .tools.descriptor import CallPreview
+from .workspace.root import check_workspace
+from .words import plural, short_number
+
+
+@dataclass(frozen=True)
+class LedgerFilter:
+    """Which entries a ledger page holds: one actor, one kind, a path prefix (None: any)."""
+
+    actor: str | None = None
+    kind: str | None = None
+    path: str | None = None  # an absolute path prefix
+
+    def matches(self, entry: Entry) -> bool:
+        if self.actor is not None and entry.actor != self.actor:
+            return False
+        if self.kind is not None and entry.kind != self.kind:
+            return False
+        if self.path is not None:
+            path = getattr(entry, "path", None)
+            return isinstance(path, str) and path.startswith(self.path)
+        return True
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """A tool agents may call, and the scope a lease for it must cover."""
+
+    name: str
+    scope: str
+
+
+class KernelFacade(Protocol):
+    """Everything the desktop and the CLI may ask of a kernel (``kernel.facade.Kernel`` is one)."""
+
+    # time, settings, tools
+    def now(self) -> float: ...
+    @property
+    def settings(self) -> Settings: ...
+    def update_settings(self, settings: Settings) -> None: ...
+    def provider_problem(self, provider: str) -> str | None: ...
+    def tools(self) -> list[ToolInfo]: ...
+
+    # events
+    def subscribe(self, fn: Callable[[Event], None]) -> Callable[[], None]: ...
+
+    # processes
+    def spawn(self, name: str | None = None, *, provider: str | None = None, model: str | None = None,
+              budget: int | None = None, workspace: str | None = None) -> AgentInfo: ...
+    def agents(self) -> list[AgentInfo]: ...
+    def agent(self, agent_id: str) -> AgentInfo: ...
+    def conversation(self, agent_id: str) -> tuple[Message, ...]: ...
+    def send(self, agent_id: str, text: str) -> asyncio.Task[None]: ...
+    def pause(self, agent_id: str) -> None: ...
+    def resume(self, agent_id: str) -> asyncio.Task[None] | None: ...
+    def raise_budget(self, agent_id: str, budget: int) -> AgentInfo: ...
+    def kill(self, agent_id: str, by: str = "user", reason: str = "killed by the user") -> AgentInfo: ...
+    async def wait(self, agent_id: str) -> AgentInfo: ...
+
+    # leases
+    def leases(self, agent_id: str | None = None) -> list[Lease]: ...
+    def grant_lease(self, agent_id: str, scope: str, duration_s: float) -> Lease: ...
+    def revoke_lease(self, lease_id: int) -> Lease | None: ...
+    def pending_requests(self) -> list[LeaseRequest]: ...
+    def resolve_request(self, request_id: int, decision: Decision) -> bool: ...
+
+    # ledger
+    def ledger_page(self, filters: LedgerFilter = LedgerFilter(), *, before: int | None = None,
+                    after: int | None = None, limit: int = 200) -> list[Entry]: ...
+    def ledger_integrity(self) -> Integrity: ...
+    def ledger_count(self) -> int: ...
+    def last_seq(self) -> int: ...
+    def caused_by(self, seq: int) -> list[Entry]: ...
+    def undone_by(self, seqs: Sequence[int]) -> dict[int, int]: ...
+    def diff(self, seq: int) -> str: ...
+    def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport: ...
+
+    # shutdown
+    async def aclose(self) -> None: ...
+
+
+__all__ = [
+    # the facade and its own values
+    "KernelFacade", "LedgerFilter", "ToolInfo",
+    # agents and events
+    "AgentState", "Outcome",
+    "AgentInfo", "AgentKilled", "AgentSpawned", "AgentStateChanged", "Event", "LeaseExpired", "LeaseGranted",
+    "LeaseRevoked", "LedgerAppended", "LeaseRequested", "LeaseRequestResolved", "TextDelta", "ToolCallFinished",
+    "ToolCallStarted", "TurnFinished", "TurnStarted", "UsageUpdated", "UserMessage",
+    # leases and lease requests
+    "CallPreview", "Decision", "Denial", "Grant", "Lease", "LeaseRequest",
+    # the conversation
+    "Message", "TextPart", "ToolResultPart", "ToolUse",
+    # ledger entries and reports
+    "KINDS", "KERNEL", "NOT_AGENTS", "OUTSIDE", "USER", "AgentKill", "AgentSpawn", "Broken", "Conflict", "Denied", "Entry", "Expired", "FileChange", "Integrity",
+    "Intact", "LeaseGrant", "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
+    # settings (what settings.json holds) and the provider names, key and base-URL variables
+    "BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings",
+    # errors (they carry fields)
+    "ConfigError", "InvalidState", "KernelError", "LedgerError", "ProviderError", "UnknownAgent",
+    # words for those values
+    "check_workspace", "describe_duration", "describe_left", "looks_secret", "plural", "short_number",
+]

@@ -1,0 +1,183 @@
+"""The read side of the ledger: every query, apart from how entries are written.
+
+Queries are served by indexes on (actor, seq), (kind, seq), (path, seq),
+cause and reverts, newest first and paged by seq, so the view stays instant
+however long the history gets (``page_plan`` shows the index a page uses).
+``Queries`` only reads (entries and blobs); ``ledger.store.Ledger`` adds
+appending, storing blobs, recording file changes and the chain checks on top
+of the same connection and lock.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from typing import Sequence
+
+from . import blobs
+from .entries import Entry, FileChange, from_row
+from .errors import UnknownSeq
+
+PAGE_LIMIT_MAX = 10_000
+SEQ_MAX = 2**63 - 1
+
+
+class Queries:
+    """Read-only queries over an open ledger file (the connection, its lock and its SELECT list)."""
+
+    _db: sqlite3.Connection
+    _lock: threading.RLock
+    _columns: str
+
+    def last_seq(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM entries").fetchone()[0]
+
+    def count(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+
+    def highest_number(self, kind: str, prefix: str) -> int:
+        """The highest n among the actors ``<prefix><n>`` of ``kind`` entries (0 when there is none).
+
+        Called by ``append_numbered``'s ``make``, it runs inside that write transaction, so
+        ``highest_number(...) + 1`` is a dense number no other process can take too (agent ids)."""
+        start = len(prefix) + 1
+        with self._lock:
+            row = self._db.execute(
+                "SELECT MAX(CAST(SUBSTR(actor, ?) AS INTEGER)) FROM entries WHERE kind = ? "
+                "AND SUBSTR(actor, 1, ?) = ? AND LENGTH(actor) > ? AND SUBSTR(actor, ?) NOT GLOB '*[^0-9]*'",
+                (start, kind, len(prefix), prefix, len(prefix), start)).fetchone()
+        return int(row[0] or 0)
+
+    def get(self, seq: int) -> Entry:
+        with self._lock:
+            row = self._db.execute(f"SELECT {self._columns} FROM entries WHERE seq = ?", (seq,)).fetchone()
+        if row is None:
+            raise UnknownSeq(seq)
+        return from_row(row)
+
+    def page(self, *, before: int | None = None, after: int | None = None, limit: int = 200,
+             actor: str | None = None, kind: str | None = None, path: str | None = None) -> list[Entry]:
+        """Entries newest first, with seq < before and > after, filtered; at most ``limit``.
+
+        ``path`` is a prefix of the absolute path (a plain string prefix).
+        """
+        sql, args = _page_sql(self._columns, before, after, limit, actor, kind, path)
+        with self._lock:
+            rows = self._db.execute(sql, args).fetchall()
+        return [from_row(r) for r in rows]
+
+    def page_plan(self, **filters: object) -> list[str]:
+        """SQLite's query plan for ``page(**filters)``: proof that an index serves it."""
+        sql, args = _page_sql(self._columns, **filters)  # type: ignore[arg-type]
+        with self._lock:
+            return [row[3] for row in self._db.execute("EXPLAIN QUERY PLAN " + sql, args)]
+
+    def caused_by(self, seq: int) -> list[Entry]:
+        """Entries whose cause is ``seq`` (a call's result and file changes; an undo's reversals), oldest first."""
+        with self._lock:
+            rows = self._db.execute(f"SELECT {self._columns} FROM entries WHERE cause = ? ORDER BY seq", (seq,)).fetchall()
+        return [from_row(r) for r in rows]
+
+    def file_changes(self, after: int, path: str | None = None) -> list[FileChange]:
+        """fs.write entries with seq > after, newest first (optionally one path)."""
+        if path is None:
+            sql = f"SELECT {self._columns} FROM entries WHERE kind = 'fs.write' AND seq > ? ORDER BY seq DESC"
+            args: tuple[object, ...] = (after,)
+        else:
+            sql = f"SELECT {self._columns} FROM entries WHERE path = ? AND kind = 'fs.write' AND seq > ? ORDER BY seq DESC"
+            args = (path, after)
+        with self._lock:
+            rows = self._db.execute(sql, args).fetchall()
+        return [from_row(r) for r in rows]  # type: ignore[misc]
+
+    def last_write(self, path: str) -> FileChange | None:
+        """The newest file change to exactly ``path`` (one probe of the path index)."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {self._columns} FROM entries WHERE path = ? AND kind = 'fs.write' ORDER BY seq DESC LIMIT 1",
+                (path,)).fetchone()
+        return None if row is None else from_row(row)  # type: ignore[return-value]
+
+    def last_change_to(self, path: str, content_hash: str | None) -> FileChange | None:
+        """The newest file change that left ``path`` holding ``content_hash``."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {self._columns} FROM entries WHERE path = ? AND kind = 'fs.write' AND after IS ? "
+                "ORDER BY seq DESC LIMIT 1", (path, content_hash)).fetchone()
+        return None if row is None else from_row(row)  # type: ignore[return-value]
+
+    def reversals(self, seqs: Sequence[int]) -> dict[int, list[FileChange]]:
+        """For each seq, the reversals that undo entries made of it, oldest first."""
+        out: dict[int, list[FileChange]] = {}
+        if not seqs:
+            return out
+        marks = ",".join("?" * len(seqs))
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {self._columns} FROM entries WHERE reverts IN ({marks}) ORDER BY seq", list(seqs)).fetchall()
+        for row in rows:
+            out.setdefault(row["reverts"], []).append(from_row(row))  # type: ignore[arg-type]
+        return out
+
+    def undone_by(self, seqs: Sequence[int]) -> dict[int, int]:
+        """Which of ``seqs`` are undone now, mapped to the undo entry that undid them.
+
+        A change is undone when a reversal of it exists that is not itself
+        undone (undoing an undo is redo, which makes the change live again).
+        """
+        result: dict[int, int] = {}
+        pending = list(seqs)
+        memo: dict[int, int | None] = {}
+
+        def undone(seq: int, depth: int = 0) -> int | None:
+            if seq in memo:
+                return memo[seq]
+            memo[seq] = None
+            for rev in reversed(self.reversals([seq]).get(seq, [])):
+                if depth > 64 or undone(rev.seq, depth + 1) is None:
+                    memo[seq] = rev.cause
+                    break
+            return memo[seq]
+
+        direct = self.reversals(pending)
+        for seq in pending:
+            if seq in direct:
+                by = undone(seq)
+                if by is not None:
+                    result[seq] = by
+        return result
+
+    # ---- blobs -----------------------------------------------------------
+
+    def has_blob(self, digest: str) -> bool:
+        with self._lock:
+            return blobs.has(self._db, digest)
+
+    def blob(self, digest: str) -> bytes:
+        """The verified bytes of a blob (UnknownBlob, CorruptBlob)."""
+        with self._lock:
+            return blobs.get(self._db, digest)
+
+    def verify(self, digests: list[str] | None = None) -> list[str]:
+        """Hashes of damaged blobs; empty when every blob checks out."""
+        with self._lock:
+            return blobs.verify(self._db, digests)
+
+
+def _page_sql(columns: str, before: int | None = None, after: int | None = None, limit: int = 200, actor: str | None = None,
+              kind: str | None = None, path: str | None = None) -> tuple[str, list[object]]:
+    # Always bound seq, so even the unfiltered newest page is a primary-key search.
+    where = ["seq < ?"]
+    args: list[object] = [SEQ_MAX if before is None else before]
+    for column, value in (("seq >", after), ("actor =", actor), ("kind =", kind)):
+        if value is not None:
+            where.append(f"{column} ?")
+            args.append(value)
+    if path is not None:  # a prefix as a range, so the (path, seq) index serves it
+        where.append("path >= ? AND path < ?")
+        args += [path, path + "\U0010ffff"]
+    sql = f"SELECT {columns} FROM entries WHERE " + " AND ".join(where) + " ORDER BY seq DESC LIMIT ?"
+    args.append(max(0, min(limit, PAGE_LIMIT_MAX)))
+    return sql, args
