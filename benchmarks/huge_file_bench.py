@@ -39,7 +39,7 @@ from kernel.clock import SystemClock
 from kernel.errors import ToolFailure
 from kernel.tools.descriptor import ToolContext
 from kernel.tools.fs import FS_DELETE, FS_EDIT, FS_MOVE, FS_WRITE
-from kernel.tools.workspace import Workspace
+from kernel.workspace.root import Workspace
 from ledger import Ledger, ToolCall
 
 def status(field):

@@ -31,10 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kernel.clock import SystemClock  # noqa: E402
 from kernel.settings import Settings  # noqa: E402
-from kernel.snapshot import SnapshotIndex  # noqa: E402
+from kernel.workspace.snapshot import SnapshotIndex  # noqa: E402
 from kernel.tools.descriptor import ToolContext  # noqa: E402
 from kernel.tools.shell import shell_tool  # noqa: E402
-from kernel.tools.workspace import Workspace  # noqa: E402
+from kernel.workspace.root import Workspace  # noqa: E402
 from ledger import Ledger, ToolCall  # noqa: E402
 
 GOAL_INCREMENTAL_MS = 100.0

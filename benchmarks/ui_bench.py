@@ -33,7 +33,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kernel.providers.base import ProviderRequest, StreamEnd, StreamEvent, TextDelta, UsageReport  # noqa: E402
+from kernel.providers.base import ProviderRequest, StreamEnd, StreamEvent, TextChunk, UsageReport  # noqa: E402
 
 
 class PacedProvider:
@@ -55,7 +55,7 @@ class PacedProvider:
         loop = asyncio.get_running_loop()
         start = loop.time()
         for i in range(self.count):
-            yield TextDelta(f"word{i} ")
+            yield TextChunk(f"word{i} ")
             await asyncio.sleep(max(0.0, start + (i + 1) / self.rate - loop.time()))
         yield UsageReport(output_tokens=self.count)
         yield StreamEnd("end_turn")

@@ -2,7 +2,7 @@
 
 A thin view of the kernel: everything it shows comes from the facade (a
 snapshot when it opens) and the event stream (every change after), and every
-button is one facade call. The words it shows come from ``ask_text``; the
+button is one facade call. The words it shows come from ``wording``; the
 conversation's widgets live in ``widgets.transcript``. It never blocks: the
 budget prompt is window-modal and opened, not executed.
 
@@ -21,18 +21,20 @@ from typing import Callable, Sequence
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFrame, QHBoxLayout, QInputDialog, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget,
+    QFrame, QHBoxLayout, QInputDialog, QLabel, QPushButton, QVBoxLayout, QWidget,
 )
 
 from kernel.api import (
+    AgentState,
     AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, KernelError, KernelFacade, LeaseRequest,
-    PermissionRequested, PermissionResolved, TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated,
+    LeaseRequested, LeaseRequestResolved, TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated,
     UserMessage,
 )
 
-from .ask_style import ERROR, MUTED, STATES, mono_font, shade
-from .ask_text import lease_waiting_text, relative_diff, suggest_budget
+from .theme import ERROR, MUTED, STATES, mono_font, shade
+from .wording import lease_waiting_text, relative_diff
 from .bridge import EventBridge
+from .budget_dialog import open_raise_budget
 from .lease_dialog import ANSWER_SHORTCUT
 from .sizing import fit_to_screen
 from .widgets.budget_bar import BudgetBar
@@ -40,7 +42,6 @@ from .widgets.message_input import MessageInput
 from .widgets.state_badge import StateBadge
 from .widgets.transcript import Transcript
 
-BUSY_STATES = ("running", "waiting")
 STOPPED_PLACEHOLDER = "This agent was stopped and takes no more messages. Ctrl+N starts a new agent to continue."
 
 
@@ -58,7 +59,7 @@ class AskWindow(QWidget):
         self.transcript.load_history(kernel.conversation(agent_id))
         self._show_info(self.info)
         self.check_key()
-        if self.info.state in ("killed", "failed", "idle", "paused"):  # a reopened window: nothing is still running
+        if not self.info.state.busy:  # a reopened window: nothing is still running
             self.transcript.settle_open_cards(self.info.state)
         self._show_request(next((r for r in kernel.pending_requests() if r.agent_id == agent_id), None))
         bridge.channel(agent_id).event.connect(self._on_event)
@@ -118,7 +119,7 @@ class AskWindow(QWidget):
         self.lease_notice = QLabel(self)  # a request waits: say so, and how to answer it
         self.lease_notice.setObjectName("leaseNotice")
         self.lease_notice.setWordWrap(True)
-        _glyph, light, dark = STATES["waiting"]
+        _glyph, light, dark = STATES[AgentState.WAITING]
         loud = shade((light, dark), self.palette())
         self.lease_notice.setStyleSheet(f"QLabel#leaseNotice {{ color: {loud}; font-weight: bold;"
                                         f" border: 1px solid {loud}; border-radius: 4px; padding: 4px 8px; }}")
@@ -172,37 +173,24 @@ class AskWindow(QWidget):
 
     def toggle_pause(self) -> None:
         try:
-            if self.info.state == "paused":
+            if self.info.state is AgentState.PAUSED:
                 self.kernel.resume(self.agent_id)
             else:
                 self.kernel.pause(self.agent_id)
-                if self.info.state in BUSY_STATES:
+                if self.info.state.busy:
                     self.status_label.setText("Pausing before the next model request\u2026")
         except KernelError as exc:
             self.status_label.setText(str(exc))
 
     def stop(self) -> None:
-        if self.info.state != "killed":
+        if not self.info.state.final:
             self.kernel.kill(self.agent_id)
 
     def ask_raise_budget(self) -> QInputDialog:
         """Open (not exec) a window-modal prompt for the new budget."""
-        info = self.kernel.agent(self.agent_id)
-        dialog = QInputDialog(self)
-        dialog.setWindowTitle("Raise budget")
-        dialog.setLabelText(f"New budget for {info.name} in tokens ({info.used:,} used so far):")
-        dialog.setInputMode(QInputDialog.InputMode.IntInput)
-        dialog.setIntRange(max(1, info.used + 1), 2_000_000_000)
-        dialog.setIntStep(10_000)
-        dialog.setIntValue(suggest_budget(info.used, info.budget))
-        for spin in dialog.findChildren(QSpinBox):
-            spin.setGroupSeparatorShown(True)  # "400,000", not "400000"
-        dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.intValueSelected.connect(lambda value: self.kernel.raise_budget(self.agent_id, value))
-        self.raise_dialog = dialog
-        dialog.open()
-        return dialog
+        self.raise_dialog = open_raise_budget(self, self.kernel.agent(self.agent_id),
+                                              lambda value: self.kernel.raise_budget(self.agent_id, value))
+        return self.raise_dialog
 
     # ---- events -----------------------------------------------------------------
 
@@ -217,21 +205,21 @@ class AskWindow(QWidget):
             case ToolCallStarted(agent_id=self.agent_id) as e:
                 self.transcript.start_call(e.call_id, e.tool, e.scope, e.input)
             case ToolCallFinished(agent_id=self.agent_id) as e:
-                self.transcript.finish_call(e.call_id, e.ok, e.content, e.duration_ms, e.changes)
-            case PermissionRequested(request=request) if request.agent_id == self.agent_id:
+                self.transcript.finish_call(e.call_id, e.outcome, e.content, e.duration_ms, e.changes)
+            case LeaseRequested(request=request) if request.agent_id == self.agent_id:
                 self.transcript.waiting_for(request.call_id)
                 self._show_request(request)
-            case PermissionResolved(agent_id=self.agent_id):
+            case LeaseRequestResolved(agent_id=self.agent_id):
                 self._show_request(next((r for r in self.kernel.pending_requests()
                                          if r.agent_id == self.agent_id), None))
             case AgentStateChanged(agent=info) if info.id == self.agent_id:
                 self._show_info(info)
-                if info.state == "failed":
+                if info.state is AgentState.FAILED:
                     self.transcript.add_notice(f"{info.name} failed: {info.reason or 'no reason given'}")
             case AgentKilled(agent=info, by=by) if info.id == self.agent_id:
                 self._show_info(info)
                 self._show_request(None)
-                self.transcript.settle_open_cards("killed")
+                self.transcript.settle_open_cards(AgentState.KILLED)
                 self.transcript.add_notice(f"{info.name} was stopped ({info.reason or 'by ' + by}). "
                                            "Ctrl+N starts a new agent to continue.")
             case UsageUpdated(agent=info) | AgentSpawned(agent=info) if info.id == self.agent_id:
@@ -242,15 +230,15 @@ class AskWindow(QWidget):
         self.state_badge.set_state(info.state)
         self.reason_label.setText(info.reason)
         self.budget_bar.set_usage(info.used, info.budget)
-        killed = info.state == "killed"
-        self.pause_button.setText("Resume" if info.state == "paused" else "Pause")
+        killed = info.state.final
+        self.pause_button.setText("Resume" if info.state is AgentState.PAUSED else "Pause")
         self.pause_button.setEnabled(not killed)
         self.stop_button.setEnabled(not killed)
         self.raise_button.setEnabled(not killed)
-        can_send = not killed and info.state not in BUSY_STATES and self.key_notice.isHidden()
+        can_send = not killed and not info.state.busy and self.key_notice.isHidden()
         self.input.setEnabled(can_send)
         self.send_button.setEnabled(can_send)
-        if info.state not in BUSY_STATES and self.status_label.text().startswith("Pausing"):
+        if not info.state.busy and self.status_label.text().startswith("Pausing"):
             self.status_label.clear()
         if killed:
             self.input.setPlaceholderText(STOPPED_PLACEHOLDER)

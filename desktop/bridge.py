@@ -22,7 +22,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from kernel.api import (
-    AgentKilled, AgentSpawned, AgentStateChanged, KernelFacade, PermissionRequested, PermissionResolved, TextDelta,
+    AgentKilled, AgentSpawned, AgentStateChanged, KernelFacade, LeaseRequested, LeaseRequestResolved, TextDelta,
     ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, UsageUpdated, UserMessage,
 )
 
@@ -34,12 +34,12 @@ def agent_of(event: object) -> str | None:
     match event:
         case TextDelta(agent_id=a) | TurnStarted(agent_id=a) | TurnFinished(agent_id=a) | UserMessage(agent_id=a):
             return a
-        case ToolCallStarted(agent_id=a) | ToolCallFinished(agent_id=a) | PermissionResolved(agent_id=a):
+        case ToolCallStarted(agent_id=a) | ToolCallFinished(agent_id=a) | LeaseRequestResolved(agent_id=a):
             return a
         case AgentSpawned(agent=info) | AgentStateChanged(agent=info) | AgentKilled(agent=info) | \
                 UsageUpdated(agent=info):
             return info.id
-        case PermissionRequested(request=request):
+        case LeaseRequested(request=request):
             return request.agent_id
     return None
 

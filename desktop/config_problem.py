@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLa
 
 from kernel.api import ConfigError, looks_secret
 
-from .ask_style import ERROR, MUTED, shade
+from .theme import ERROR, MUTED, shade
 
 Restore = Callable[[ConfigError], Sequence[ConfigError]]  # fixes one problem, returns those left
 

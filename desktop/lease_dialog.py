@@ -1,8 +1,8 @@
 """Lease dialogs: one window-modal dialog per open lease request, on the asking agent's window.
 
-``LeaseDialogs`` watches the event stream: a ``PermissionRequested`` opens a
+``LeaseDialogs`` watches the event stream: a ``LeaseRequested`` opens a
 ``LeaseDialog`` modal to that agent's window only (every other window keeps
-working); a ``PermissionResolved`` that the dialog did not cause (expired,
+working); a ``LeaseRequestResolved`` that the dialog did not cause (expired,
 cancelled) or the agent's kill closes it without granting anything. The
 dialog offers exactly the kernel's durations for exactly the scope asked; the
 answer goes back through ``Kernel.resolve_request``. Its countdown reads the
@@ -36,11 +36,11 @@ from PySide6.QtWidgets import (
 )
 
 from kernel.api import (
-    AgentKilled, Decision, Denial, Grant, KernelFacade, LeaseRequest, PermissionRequested, PermissionResolved,
+    AgentKilled, Decision, Denial, Grant, KernelFacade, LeaseRequest, LeaseRequested, LeaseRequestResolved,
 )
 
-from .ask_style import ERROR, mono_font, shade
-from .ask_text import expiry_text, grant_choices, lease_action, lease_title
+from .theme import ERROR, mono_font, shade
+from .wording import expiry_text, grant_choices, lease_action, lease_title
 from .bridge import EventBridge
 from .sizing import available_geometry, fit
 from .widgets.diff_view import DiffView
@@ -245,9 +245,9 @@ class LeaseDialogs(QObject):
 
     def _on_event(self, event: object) -> None:
         match event:
-            case PermissionRequested(request=request):
+            case LeaseRequested(request=request):
                 self.show(request)
-            case PermissionResolved(request_id=request_id):
+            case LeaseRequestResolved(request_id=request_id):
                 self._withdraw(request_id)
             case AgentKilled(agent=info):
                 for request_id, dialog in list(self.open.items()):

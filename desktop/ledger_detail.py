@@ -22,7 +22,7 @@ from kernel.api import (
     ToolCall, ToolError, ToolResult, Undo, describe_duration,
 )
 
-from .ask_text import plural
+from .wording import plural
 
 JSON_LINK = "agentdesk:json"  # the detail pane's "show JSON" toggle
 

@@ -26,7 +26,7 @@ from kernel.api import (
 from . import style
 from .table_model import RowsTableModel
 from .frame_clock import FrameClock
-from .ask_text import plural
+from .wording import plural
 
 PAGE = 200
 COLUMNS = ("seq", "time", "actor", "kind", "tool / path", "scope", "cause")

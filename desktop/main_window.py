@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QApplication, QLabel, QMainWindow, QMessageBox, QSizePolicy, QSplitter, QToolBar, QVBoxLayout, QWidget,
 )
 
-from kernel.api import AgentKilled, ConfigError, KernelFacade, PermissionRequested, PermissionResolved, plural
+from kernel.api import AgentKilled, ConfigError, KernelFacade, LeaseRequested, LeaseRequestResolved, plural
 
 from . import style
 from .bridge import EventBridge
@@ -37,7 +37,6 @@ from .sizing import fit_to_screen
 from .status import StatusCounts, StatusLabels
 
 WindowFactory = Callable[[str], QWidget]
-BUSY_STATES = ("running", "waiting")
 
 
 def _section(title: str, body: QWidget) -> QWidget:
@@ -75,15 +74,14 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Agentdesk")
         self.setWindowIcon(style.app_icon())
 
-        rows = ProcessRows(now)
-        rows.load(kernel.agents(), kernel.leases())
-        self.processes = ProcessTableModel(rows, self, frames=bridge.frames)
+        self.rows = ProcessRows(now)  # agents and leases: the process table and the status line view them
+        self.rows.load(kernel.agents(), kernel.leases())
+        self.processes = ProcessTableModel(self.rows, self, frames=bridge.frames)
         self.process_view = ProcessView(kernel, self.processes)
         self.process_view.open_requested.connect(self.window_for)
         self.ledger_view = LedgerView(kernel, default_root=default_root, frames=bridge.frames)
         counts = StatusCounts(ledger_entries=kernel.ledger_count(), last_seq=kernel.last_seq(), attached=attached,
-                              ledger_check=kernel.ledger_integrity(), now=now)
-        counts.load(kernel.agents(), kernel.leases())
+                              ledger_check=kernel.ledger_integrity(), now=now, rows=self.rows)
         self.status = StatusLabels(counts, self)
         self.process_view.error.connect(lambda text: self.statusBar().showMessage(text, 5000))
 
@@ -134,10 +132,10 @@ class MainWindow(QMainWindow):
     # ---- events ------------------------------------------------------------------
 
     def _on_event(self, event: object) -> None:
-        self.processes.on_event(event)
+        self.rows.apply(event)
         self.ledger_view.on_event(event)
         self.status.on_event(event)
-        if isinstance(event, (PermissionRequested, PermissionResolved, AgentKilled)):
+        if isinstance(event, (LeaseRequested, LeaseRequestResolved, AgentKilled)):
             self._flag_requests()
 
     def _flag_requests(self) -> None:
@@ -237,7 +235,7 @@ class MainWindow(QMainWindow):
     # ---- closing ------------------------------------------------------------------------
 
     def busy_agents(self) -> list[str]:
-        return [a.name for a in self.kernel.agents() if a.state in BUSY_STATES]
+        return [a.name for a in self.kernel.agents() if a.state.busy]
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self._done:

@@ -1,10 +1,13 @@
-"""The process table: a plain-Python list of agents fed by kernel events, and its Qt model.
+"""The desktop's one model of agents and leases, fed by kernel events, and the process table's Qt model.
 
 ``ProcessRows`` knows nothing of Qt: it applies one kernel event at a time
-and says what changed (a row inserted, cells of a row updated). The Qt
-adapter ``ProcessTableModel`` turns those answers into ``beginInsertRows``
-and ``dataChanged``; it never asks the kernel anything after start-up, so
-the table is exactly the event stream's view of the processes.
+and announces what changed to its listeners (a row inserting, inserted,
+cells of a row changed), as napari's models do for their Qt adapters. The
+process table (``ProcessTableModel``) turns those announcements into
+``beginInsertRows``/``endInsertRows`` and ``dataChanged``, and the status
+line (``status.StatusCounts``) counts from the same rows; neither asks the
+kernel anything after start-up, so both are exactly the event stream's view
+of the processes.
 
 Updates are coalesced: twenty agents reporting usage and changing state
 mark rows dirty, and the ``FrameClock`` has a single ``dataChanged``
@@ -21,6 +24,7 @@ from typing import Any, Callable, Iterable
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from kernel.api import (
+    AgentState,
     AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Lease, LeaseExpired, LeaseGranted, LeaseRevoked,
     UsageUpdated, describe_left,
 )
@@ -39,22 +43,38 @@ FractionRole = Qt.ItemDataRole.UserRole + 2  # tokens used / budget, 0..1
 
 
 @dataclass(frozen=True)
-class Change:
-    """What one event did to the rows: ``kind`` is "insert" or "update"."""
+class RowChange:
+    """What the rows announce: ``kind`` is "inserting" (``row`` is about to appear), "inserted", or
+    "changed" (those ``columns`` of ``row``; ``row`` None: a lease of an agent not listed)."""
 
     kind: str
-    row: int
+    row: int | None
     columns: tuple[int, ...] = ()
 
 
+RowListener = Callable[[RowChange], None]
+
+
 class ProcessRows:
-    """Agents in spawn order with their live leases; updated only by ``apply``."""
+    """Agents in spawn order with their live leases; updated only by ``apply``, which announces
+    each change to every listener."""
 
     def __init__(self, now: Callable[[], float] = time.time) -> None:
         self.now = now
         self.agents: list[AgentInfo] = []
         self.leases: dict[str, list[Lease]] = {}
         self._index: dict[str, int] = {}
+        self._listeners: list[RowListener] = []
+
+    def listen(self, fn: RowListener) -> Callable[[], None]:
+        """Hear every change from now on; returns the function that stops it."""
+        self._listeners.append(fn)
+        return lambda: self._listeners.remove(fn) if fn in self._listeners else None
+
+    def _announce(self, change: RowChange | None) -> None:
+        if change is not None:
+            for fn in tuple(self._listeners):
+                fn(change)
 
     def load(self, agents: Iterable[AgentInfo], leases: Iterable[Lease]) -> None:
         for info in agents:
@@ -66,37 +86,38 @@ class ProcessRows:
     def row_of(self, agent_id: str) -> int | None:
         return self._index.get(agent_id)
 
-    def apply(self, event: object) -> Change | None:
+    def apply(self, event: object) -> None:
         match event:
             case AgentSpawned(agent=info):
                 if info.id in self._index:
-                    return self._update(info, (COL_STATE, COL_TOKENS))
-                self._index[info.id] = len(self.agents)
+                    self._announce(self._update(info, (COL_STATE, COL_TOKENS)))
+                    return
+                row = len(self.agents)
+                self._announce(RowChange("inserting", row))
+                self._index[info.id] = row
                 self.agents.append(info)
-                return Change("insert", len(self.agents) - 1)
+                self._announce(RowChange("inserted", row))
             case AgentStateChanged(agent=info) | AgentKilled(agent=info):
-                return self._update(info, (COL_STATE, COL_KILL))
+                self._announce(self._update(info, (COL_STATE, COL_KILL)))
             case UsageUpdated(agent=info):
-                return self._update(info, (COL_TOKENS,))
+                self._announce(self._update(info, (COL_TOKENS,)))
             case LeaseGranted(lease=lease):
                 self.leases.setdefault(lease.subject, []).append(lease)
-                return self._lease_change(lease.subject)
+                self._announce(self._lease_change(lease.subject))
             case LeaseRevoked(lease=lease) | LeaseExpired(lease=lease):
                 held = self.leases.get(lease.subject, [])
                 self.leases[lease.subject] = [l for l in held if l.id != lease.id]
-                return self._lease_change(lease.subject)
-        return None
+                self._announce(self._lease_change(lease.subject))
 
-    def _update(self, info: AgentInfo, columns: tuple[int, ...]) -> Change | None:
+    def _update(self, info: AgentInfo, columns: tuple[int, ...]) -> RowChange | None:
         row = self._index.get(info.id)
         if row is None:
             return None
         self.agents[row] = info
-        return Change("update", row, columns)
+        return RowChange("changed", row, columns)
 
-    def _lease_change(self, agent_id: str) -> Change | None:
-        row = self._index.get(agent_id)
-        return None if row is None else Change("update", row, (COL_LEASES,))
+    def _lease_change(self, agent_id: str) -> RowChange:
+        return RowChange("changed", self._index.get(agent_id), (COL_LEASES,))
 
     def live_leases(self, agent_id: str) -> list[Lease]:
         """The agent's leases that have time left now (an expired lease is simply not there)."""
@@ -121,6 +142,13 @@ class ProcessRows:
         now = self.now()
         return "\n".join(f"{l.scope} · {describe_left(l.seconds_left(now))}" for l in leases)
 
+    def total_leases(self) -> int:
+        """Live leases of every agent, listed or not."""
+        return sum(len(self.live_leases(a)) for a in self.leases)
+
+    def count_in(self, state: AgentState) -> int:
+        return sum(1 for a in self.agents if a.state is state)
+
 
 class ProcessTableModel(RowsTableModel):
     """Qt's view of ``ProcessRows``."""
@@ -132,18 +160,18 @@ class ProcessTableModel(RowsTableModel):
         self.rows = rows
         self._dirty: dict[int, set[int]] = {}  # row -> columns changed since the last frame
         self._frames = frames or FrameClock(self)
+        rows.listen(self._follow)
 
-    # ---- feeding -------------------------------------------------------------
+    # ---- following the rows ----------------------------------------------------
 
-    def on_event(self, event: object) -> None:
-        if isinstance(event, AgentSpawned) and self.rows.row_of(event.agent.id) is None:
-            row = len(self.rows.agents)
-            self.beginInsertRows(QModelIndex(), row, row)
-            self.rows.apply(event)
-            self.endInsertRows()
+    def _follow(self, change: RowChange) -> None:
+        if change.row is None:
             return
-        change = self.rows.apply(event)
-        if change is not None and change.kind == "update":
+        if change.kind == "inserting":
+            self.beginInsertRows(QModelIndex(), change.row, change.row)
+        elif change.kind == "inserted":
+            self.endInsertRows()
+        else:
             self._dirty.setdefault(change.row, set()).update(change.columns)
             self._frames.request(self, self.flush)
 
@@ -190,11 +218,11 @@ class ProcessTableModel(RowsTableModel):
         if role == Qt.ItemDataRole.FontRole:
             if col == COL_ID:
                 return style.mono_font()
-            if col == COL_STATE and info.state == "waiting":
+            if col == COL_STATE and info.state is AgentState.WAITING:
                 font = style.QApplication.font()
                 font.setBold(True)
                 return font
-        if role == Qt.ItemDataRole.BackgroundRole and col == COL_STATE and info.state == "waiting":
+        if role == Qt.ItemDataRole.BackgroundRole and col == COL_STATE and info.state is AgentState.WAITING:
             return style.role_colour("waiting_bg")
         if role == FractionRole:
             return min(1.0, info.used / info.budget) if info.budget else 0.0
@@ -216,13 +244,13 @@ class ProcessTableModel(RowsTableModel):
             return str(n) if n else "–"
         if col == COL_STARTED:
             return time.strftime("%H:%M", time.localtime(info.started_at))
-        return "Kill" if info.state != "killed" else ""
+        return "Kill" if not info.state.final else ""
 
     def _tooltip(self, info: AgentInfo, col: int) -> str | None:
         if col == COL_LEASES:
             return self.rows.lease_tooltip(info.id)
         if col == COL_STATE:
-            if info.state == "waiting":  # a lease request waits for a person: say how to answer it
+            if info.state is AgentState.WAITING:  # a lease request waits for a person: say how to answer it
                 what = f" ({info.reason})" if info.reason else ""
                 return f"waiting \u2014 lease request{what}; " + ANSWER_HINT.format(shortcut=ANSWER_SHORTCUT)
             return f"{info.state}: {info.reason}" if info.reason else info.state

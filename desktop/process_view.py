@@ -22,9 +22,10 @@ from PySide6.QtWidgets import (
     QStyleOptionButton, QStyleOptionProgressBar, QStyleOptionViewItem, QTableView, QWidget,
 )
 
-from kernel.api import KernelError, KernelFacade, describe_left
+from kernel.api import AgentState, KernelError, KernelFacade, describe_left
 
 from . import style
+from .budget_dialog import open_raise_budget
 from .process_model import (
     COL_ID, COL_KILL, COL_LEASES, COL_NAME, COL_STARTED, COL_STATE, COL_TOKENS, AgentRole, FractionRole, ModelRole,
     ProcessTableModel,
@@ -99,7 +100,7 @@ class KillButtonDelegate(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         info = index.data(AgentRole)
-        if info is None or info.state == "killed":
+        if info is None or info.state.final:
             return
         button = QStyleOptionButton()
         button.rect = self.button_rect(option.rect)
@@ -112,7 +113,7 @@ class KillButtonDelegate(QStyledItemDelegate):
     def editorEvent(self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: Index) -> bool:
         if event.type() == QEvent.Type.MouseButtonRelease and isinstance(event, QMouseEvent):
             info = index.data(AgentRole)
-            if info is not None and info.state != "killed" and \
+            if info is not None and not info.state.final and \
                     self.button_rect(option.rect).contains(event.position().toPoint()):
                 self.clicked.emit(info.id)
                 return True
@@ -238,11 +239,11 @@ class ProcessView(QTableView):
         menu.addAction("Open window", lambda: self.open_requested.emit(agent_id))
         menu.addSeparator()
         pause = menu.addAction("Pause", lambda: self._try(self.kernel.pause, agent_id))
-        pause.setEnabled(info.state in ("running", "waiting", "idle"))
+        pause.setEnabled(info.state.can_pause)
         resume = menu.addAction("Resume", lambda: self._try(self.kernel.resume, agent_id))
-        resume.setEnabled(info.state == "paused")
+        resume.setEnabled(info.state is AgentState.PAUSED)
         budget = menu.addAction("Raise budget…", lambda: self.ask_budget(agent_id))
-        budget.setEnabled(info.state != "killed")
+        budget.setEnabled(not info.state.final)
         revoke = menu.addMenu("Revoke lease")
         leases = self.model().rows.live_leases(agent_id)
         now = self.model().rows.now()
@@ -254,7 +255,7 @@ class ProcessView(QTableView):
         revoke.setEnabled(bool(leases))
         menu.addSeparator()
         kill = menu.addAction("Kill", lambda: self.kill(agent_id))
-        kill.setEnabled(info.state != "killed")
+        kill.setEnabled(not info.state.final)
         return menu
 
     def _menu_at(self, pos: QPoint) -> None:
@@ -266,17 +267,7 @@ class ProcessView(QTableView):
 
     def ask_budget(self, agent_id: str) -> QInputDialog:
         """A window-modal prompt for the new budget (nothing application-modal)."""
-        info = self.kernel.agent(agent_id)
-        dialog = QInputDialog(self)
-        dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        dialog.setWindowTitle(f"Raise budget · {info.name}")
-        dialog.setLabelText(f"{info.name} ({info.id}) has used {info.used:,} of {info.budget:,} tokens.\n"
-                            "New budget in tokens:")
-        dialog.setInputMode(QInputDialog.InputMode.IntInput)
-        dialog.setIntRange(max(1, info.used + 1), 2_000_000_000)
-        dialog.setIntStep(10_000)
-        dialog.setIntValue(max(info.budget * 2, info.used + 1))
-        dialog.intValueSelected.connect(lambda value: self._try(self.kernel.raise_budget, agent_id, value))
-        dialog.open()
+        dialog = open_raise_budget(self, self.kernel.agent(agent_id),
+                                   lambda value: self._try(self.kernel.raise_budget, agent_id, value))
         self.last_dialog = dialog
         return dialog

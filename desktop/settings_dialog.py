@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from kernel import SettingsStore
 from kernel.api import BASE_URL_VARIABLES, PROVIDERS, ConfigError, KeySource, Settings
 
-from .ask_style import ERROR, MUTED, shade
+from .theme import ERROR, MUTED, shade
 from .settings_form import (
     FormValues, ProviderValues, apply_form, check_form, key_changes, key_source_text, values_from,
 )

@@ -2,27 +2,30 @@
 whether the ledger checked out when the kernel started ("ledger verified", or in the error
 colour "ledger broken at #N" with the reason in the tooltip).
 
-``StatusCounts`` is plain Python fed by kernel events (no polling); the
-widgets only render its ``summary``. The state words carry their colours,
+``StatusCounts`` is plain Python (no polling): agents and leases it reads
+from the desktop's one model of them (``process_model.ProcessRows``, shared
+with the process table), ledger figures it takes from ledger events; the
+widgets only render its summary and refresh when either changes. The state words carry their colours,
 and "waiting" is shown only when someone is waiting, in the loud colour.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from html import escape
-from typing import Callable, Iterable
+from typing import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
 from kernel.api import (
-    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Broken, Intact, Integrity, Lease, LeaseExpired,
-    LeaseGranted, LeaseRevoked, LedgerAppended, UsageUpdated, plural,
+    AgentState,
+    Broken, Intact, Integrity, LedgerAppended, plural,
 )
 
 from . import style
+from .process_model import ProcessRows
 
 
 @dataclass
@@ -32,49 +35,51 @@ class StatusCounts:
     attached: bool = True
     ledger_check: Integrity | None = None  # what the kernel's check at start found
     now: Callable[[], float] = time.time
-    agents: dict[str, AgentInfo] = field(default_factory=dict)
-    leases: dict[int, Lease] = field(default_factory=dict)
+    rows: ProcessRows | None = None  # agents and leases; its own empty rows when not given
 
-    def load(self, agents: Iterable[AgentInfo], leases: Iterable[Lease]) -> None:
-        self.agents.update((a.id, a) for a in agents)
-        self.leases.update((l.id, l) for l in leases)
+    def __post_init__(self) -> None:
+        if self.rows is None:
+            self.rows = ProcessRows(self.now)
+
+    @property
+    def _rows(self) -> ProcessRows:
+        assert self.rows is not None
+        return self.rows
 
     def apply(self, event: object) -> bool:
-        """Take one event; True when the summary may have changed."""
+        """Take one ledger event; True when the summary may have changed (agents and leases come
+        from the rows, which announce their own changes)."""
         match event:
-            case AgentSpawned(agent=a) | AgentStateChanged(agent=a) | AgentKilled(agent=a) | UsageUpdated(agent=a):
-                self.agents[a.id] = a
-            case LeaseGranted(lease=l):
-                self.leases[l.id] = l
-            case LeaseRevoked(lease=l) | LeaseExpired(lease=l):
-                self.leases.pop(l.id, None)
             case LedgerAppended(entry=e):
                 if e.seq > self.last_seq:
                     self.ledger_entries += e.seq - self.last_seq if self.last_seq else 1
                     self.last_seq = e.seq
-            case _:
-                return False
-        return True
+                return True
+        return False
 
-    def in_state(self, state: str) -> int:
-        return sum(1 for a in self.agents.values() if a.state == state)
+    def listen(self, fn: Callable[[], None]) -> Callable[[], None]:
+        """Call ``fn`` whenever the agents or leases change; returns the function that stops it."""
+        return self._rows.listen(lambda _change: fn())
+
+    def in_state(self, state: AgentState) -> int:
+        return self._rows.count_in(state)
 
     def live_leases(self) -> int:
-        now = self.now()
-        return sum(1 for l in self.leases.values() if l.until > now)
+        return self._rows.total_leases()
 
     def tokens_today(self) -> int:
         start = time.mktime(time.localtime(self.now())[:3] + (0, 0, 0, 0, 0, -1))
-        return sum(a.used for a in self.agents.values() if a.started_at >= start)
+        return sum(a.used for a in self._rows.agents if a.started_at >= start)
 
     def headline_html(self) -> str:
         """The toolbar's right side: "● 3 running  ◆ 1 waiting  2 leases"."""
-        parts = [style.state_html("running").replace(style.state_text("running"),
-                                                      f"{style.MARKS['running']} {self.in_state('running')} running")]
-        waiting = self.in_state("waiting")
-        if waiting:
-            parts.append(style.state_html("waiting").replace(style.state_text("waiting"),
-                                                             f"{style.MARKS['waiting']} {waiting} waiting"))
+        running, waiting = AgentState.RUNNING, AgentState.WAITING
+        parts = [style.state_html(running).replace(style.state_text(running),
+                                                   f"{style.MARKS[running]} {self.in_state(running)} running")]
+        n_waiting = self.in_state(waiting)
+        if n_waiting:
+            parts.append(style.state_html(waiting).replace(style.state_text(waiting),
+                                                           f"{style.MARKS[waiting]} {n_waiting} waiting"))
         parts.append(plural(self.live_leases(), "lease"))
         return "&nbsp;&nbsp;".join(parts)
 
@@ -127,6 +132,7 @@ class StatusLabels:
         self.footer = QLabel(parent)
         self.footer.setTextFormat(Qt.TextFormat.RichText)
         self.footer.setObjectName("status-footer")
+        self._stop_following = counts.listen(lambda: self.refresh())
         self.refresh()
 
     def on_event(self, event: object) -> None:

@@ -15,18 +15,18 @@ from pathlib import Path
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
-from kernel.api import short_number
+from kernel.api import AgentState, short_number
 
-from .ask_style import ADDED, ERROR, MUTED, REMOVED
-from .ask_style import STATES as _ASK_STATES
+from .theme import ADDED, ERROR, MUTED, REMOVED
+from .theme import STATES as _ASK_STATES
 
 SPACING = 4  # the grid: every margin and gap is a multiple of this
 RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 
-STATES = ("running", "waiting", "paused", "idle", "killed", "failed")
-# One table of state colours for the whole desktop: the Ask window's (ask_style) is the source.
+STATES = tuple(AgentState)
+# One table of state colours for the whole desktop: the Ask window's (theme) is the source.
 MARKS = {state: glyph for state, (glyph, _l, _d) in _ASK_STATES.items()}
-_STATE_COLOURS: dict[str, tuple[str, str]] = {state: (light, dark) for state, (_g, light, dark) in _ASK_STATES.items()}
+_STATE_COLOURS: dict[AgentState, tuple[str, str]] = {state: (light, dark) for state, (_g, light, dark) in _ASK_STATES.items()}
 _ROLE_COLOURS: dict[str, tuple[str, str]] = {
     "added": ADDED,
     "removed": REMOVED,
@@ -42,8 +42,8 @@ def is_dark(palette: QPalette | None = None) -> bool:
     return palette.color(QPalette.ColorRole.Window).lightness() < 128
 
 
-def state_colour(state: str, palette: QPalette | None = None) -> QColor:
-    light, dark = _STATE_COLOURS.get(state, _STATE_COLOURS["idle"])
+def state_colour(state: AgentState, palette: QPalette | None = None) -> QColor:
+    light, dark = _STATE_COLOURS.get(state, _STATE_COLOURS[AgentState.IDLE])
     return QColor(dark if is_dark(palette) else light)
 
 
@@ -52,14 +52,14 @@ def role_colour(role: str, palette: QPalette | None = None) -> QColor:
     return QColor(dark if is_dark(palette) else light)
 
 
-def state_text(state: str) -> str:
+def state_text(state: AgentState) -> str:
     """The mark and the word, e.g. "◆ waiting" (never the colour alone)."""
     return f"{MARKS.get(state, '·')} {state}"
 
 
-def state_html(state: str, palette: QPalette | None = None) -> str:
+def state_html(state: AgentState, palette: QPalette | None = None) -> str:
     colour = state_colour(state, palette).name()
-    weight = "font-weight:600;" if state == "waiting" else ""
+    weight = "font-weight:600;" if state is AgentState.WAITING else ""
     return f'<span style="color:{colour};{weight}">{state_text(state)}</span>'
 
 

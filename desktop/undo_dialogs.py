@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from kernel.api import UndoReport
 
 from . import style
-from .ask_text import plural
+from .wording import plural
 
 Relative = Callable[[str], str]
 VERBS = {"restore": "restore", "delete": "delete", "create": "create again"}

@@ -23,9 +23,10 @@ from ledger import (
 
 from .approver import Decision, Denial, Grant, LeaseRequest
 from .errors import ConfigError, InvalidState, KernelError, ProviderError, UnknownAgent
+from .states import AgentState, Outcome
 from .events import (
     AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Event, LeaseExpired, LeaseGranted, LeaseRevoked,
-    LedgerAppended, PermissionRequested, PermissionResolved, TextDelta, ToolCallFinished, ToolCallStarted,
+    LedgerAppended, LeaseRequested, LeaseRequestResolved, TextDelta, ToolCallFinished, ToolCallStarted,
     TurnFinished, TurnStarted, UsageUpdated, UserMessage,
 )
 from .leases import Lease, describe_duration, describe_left
@@ -33,7 +34,7 @@ from .messages import Message, TextPart, ToolResultPart, ToolUse
 from .settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, KeySource, Settings
 from .settings_schema import looks_secret
 from .tools.descriptor import CallPreview
-from .tools.workspace import check_workspace
+from .workspace.root import check_workspace
 from .words import plural, short_number
 
 
@@ -117,8 +118,9 @@ __all__ = [
     # the facade and its own values
     "KernelFacade", "LedgerFilter", "ToolInfo",
     # agents and events
+    "AgentState", "Outcome",
     "AgentInfo", "AgentKilled", "AgentSpawned", "AgentStateChanged", "Event", "LeaseExpired", "LeaseGranted",
-    "LeaseRevoked", "LedgerAppended", "PermissionRequested", "PermissionResolved", "TextDelta", "ToolCallFinished",
+    "LeaseRevoked", "LedgerAppended", "LeaseRequested", "LeaseRequestResolved", "TextDelta", "ToolCallFinished",
     "ToolCallStarted", "TurnFinished", "TurnStarted", "UsageUpdated", "UserMessage",
     # leases and lease requests
     "CallPreview", "Decision", "Denial", "Grant", "Lease", "LeaseRequest",

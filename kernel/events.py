@@ -16,10 +16,9 @@ from ledger import Entry
 
 from .approver import LeaseRequest
 from .leases import Lease
+from .states import AgentState, Outcome
 
 log = logging.getLogger(__name__)
-
-AGENT_STATES = ("idle", "running", "waiting", "paused", "killed", "failed")
 
 
 @dataclass(frozen=True)
@@ -28,7 +27,7 @@ class AgentInfo:
 
     id: str
     name: str
-    state: str                 # one of AGENT_STATES
+    state: AgentState
     reason: str                # why it is in that state, in words ("" when obvious)
     provider: str
     model: str
@@ -51,7 +50,7 @@ class AgentSpawned:
 @dataclass(frozen=True)
 class AgentStateChanged:
     agent: AgentInfo           # state and reason are in here
-    previous: str
+    previous: AgentState
 
 
 @dataclass(frozen=True)
@@ -100,23 +99,27 @@ class ToolCallFinished:
     agent_id: str
     call_id: str
     tool: str
-    ok: bool
+    outcome: Outcome           # ok · error · denied · expired
     content: str               # what the model was told
     duration_ms: float
     seq: int | None            # the result/error entry
     changes: tuple[int, ...] = ()   # fs.write entries the call caused
 
+    @property
+    def ok(self) -> bool:
+        return self.outcome is Outcome.OK
+
 
 @dataclass(frozen=True)
-class PermissionRequested:
+class LeaseRequested:
     request: LeaseRequest
 
 
 @dataclass(frozen=True)
-class PermissionResolved:
+class LeaseRequestResolved:
     request_id: int
     agent_id: str
-    outcome: str               # granted · denied · expired · cancelled
+    outcome: Outcome           # granted · denied · expired · cancelled
     lease: Lease | None = None
 
 
@@ -148,7 +151,7 @@ class LedgerAppended:
 
 Event = Union[
     AgentSpawned, AgentStateChanged, AgentKilled, TurnStarted, TurnFinished, UserMessage, TextDelta,
-    ToolCallStarted, ToolCallFinished, PermissionRequested, PermissionResolved, UsageUpdated,
+    ToolCallStarted, ToolCallFinished, LeaseRequested, LeaseRequestResolved, UsageUpdated,
     LeaseGranted, LeaseRevoked, LeaseExpired, LedgerAppended,
 ]
 Subscriber = Callable[[Event], None]

@@ -32,13 +32,14 @@ from .lease_requests import LeaseRequests, PendingApprover
 from .leases import Lease
 from .messages import Message, user_text
 from .settings import Settings
+from .states import AgentState
 from .tools.descriptor import ToolLimits
 from .tools.fs.stale import sweep_temp_files
-from .snapshot import SnapshotIndexes
+from .workspace.snapshot import SnapshotIndexes
 from .tools.registry import ToolRegistry, builtin_registry
 from .tools.shell import shell_tool
-from .tools.workspace import Workspace
-from .watch import OutsideWatchers
+from .workspace.root import Workspace
+from .workspace.watch import OutsideWatchers
 
 
 class Kernel:
@@ -159,18 +160,18 @@ class Kernel:
             raise InvalidState(agent.id, agent.state, "pause")
         if agent.busy:
             agent.pause_requested = True
-        elif agent.state != "paused":
-            agent.set_state("paused", "paused by the user")
+        elif agent.state is not AgentState.PAUSED:
+            agent.set_state(AgentState.PAUSED, "paused by the user")
 
     def resume(self, agent_id: str) -> asyncio.Task[None] | None:
         """Continue a paused agent; returns the running task, or None when there was nothing to continue."""
         agent = self._get(agent_id)
-        if agent.state != "paused":
+        if agent.state is not AgentState.PAUSED:
             raise InvalidState(agent.id, agent.state, "resume")
         agent.pause_requested = False
         if agent.needs_reply:
             return self._start(agent)
-        agent.set_state("idle")
+        agent.set_state(AgentState.IDLE)
         return None
 
     def raise_budget(self, agent_id: str, budget: int) -> AgentInfo:
@@ -184,7 +185,7 @@ class Kernel:
         agent = self._get(agent_id)
         if agent.killed:
             return agent.info()
-        agent.set_state("killed", reason)
+        agent.set_state(AgentState.KILLED, reason)
         if agent.task is not None and not agent.task.done():
             agent.task.cancel()
         s = self._services
@@ -202,7 +203,7 @@ class Kernel:
 
     def _start(self, agent: AgentProcess) -> asyncio.Task[None]:
         self._ensure_expiry_watch()
-        agent.set_state("running")
+        agent.set_state(AgentState.RUNNING)
         agent.task = self._loop.running().create_task(run_loop(agent), name=f"agent {agent.id}")
         agent.task.add_done_callback(_swallow_cancel)
         return agent.task

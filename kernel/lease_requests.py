@@ -4,7 +4,7 @@ The agent loop asks its ``Approver`` and waits; when no approver is passed
 in, the kernel's own ``PendingApprover`` holds each request open until
 ``resolve`` answers it (the desktop's dialogs do, through the facade).
 ``LeaseRequests`` follows the event stream to know which requests are open:
-``PermissionRequested`` opens one, ``PermissionResolved`` closes it, so the
+``LeaseRequested`` opens one, ``LeaseRequestResolved`` closes it, so the
 list is right whoever answered (the approver, the expiry race, a kill).
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 
 from .approver import Decision, LeaseRequest
-from .events import Event, EventBus, PermissionRequested, PermissionResolved
+from .events import Event, EventBus, LeaseRequested, LeaseRequestResolved
 
 
 class PendingApprover:
@@ -70,9 +70,9 @@ class LeaseRequests:
         return self.approver.resolve(request_id, decision)
 
     def _track(self, event: Event) -> None:
-        if isinstance(event, PermissionRequested):
+        if isinstance(event, LeaseRequested):
             self._open[event.request.id] = event.request
-        elif isinstance(event, PermissionResolved):
+        elif isinstance(event, LeaseRequestResolved):
             self._open.pop(event.request_id, None)
             self.approver.forget(event.request_id)
 

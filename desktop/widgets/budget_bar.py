@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
-from ..ask_text import format_tokens
+from ..wording import format_tokens
 
 
 class BudgetBar(QWidget):

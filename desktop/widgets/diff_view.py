@@ -8,8 +8,8 @@ from PySide6.QtCore import QSize
 from PySide6.QtGui import QPalette, QTextOption
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
 
-from ..ask_style import ADDED, ADDED_BG, MUTED, REMOVED, REMOVED_BG, mono_family, shade
-from ..ask_text import diff_line_kind
+from ..theme import ADDED, ADDED_BG, MUTED, REMOVED, REMOVED_BG, mono_family, shade
+from ..wording import diff_line_kind
 
 
 def diff_html(diff: str, palette: QPalette | None = None) -> str:

@@ -19,7 +19,7 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from ..ask_style import SPACING, is_dark
+from ..theme import SPACING, is_dark
 from ..markdown_render import is_plain_line, render_markdown, settled_length
 from .live_text import LiveText
 from .rich_label import RichLabel

@@ -4,20 +4,22 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QWidget
 
-from ..ask_style import is_dark, state_colour, state_glyph
+from kernel.api import AgentState
+
+from ..theme import is_dark, state_colour, state_glyph
 
 
 class StateBadge(QLabel):
-    def __init__(self, state: str = "idle", parent: QWidget | None = None) -> None:
+    def __init__(self, state: AgentState = AgentState.IDLE, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.state = ""
+        self.state = AgentState.IDLE
         self.set_state(state)
 
-    def set_state(self, state: str) -> None:
+    def set_state(self, state: AgentState) -> None:
         self.state = state
         colour = state_colour(state, self.palette()).name()
         text = f"{state_glyph(state)} {state}"
-        if state == "waiting":
+        if state is AgentState.WAITING:
             ink = "#000000" if is_dark(self.palette()) else "#ffffff"
             self.setStyleSheet(f"QLabel {{ background-color: {colour}; color: {ink}; font-weight: bold;"
                                " border-radius: 8px; padding: 2px 8px; }")

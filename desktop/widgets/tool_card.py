@@ -14,8 +14,8 @@ from typing import Any, Mapping, Sequence
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from ..ask_style import ERROR, MUTED, mono_font, shade
-from ..ask_text import CallOutcome, diff_counts, format_counts, format_duration_ms, format_input, summarize_input
+from ..theme import ERROR, MUTED, mono_font, shade
+from ..wording import CallOutcome, diff_counts, format_counts, format_duration_ms, format_input, summarize_input
 from .diff_view import DiffView
 
 

@@ -20,10 +20,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from kernel.api import Message, TextPart, ToolResultPart, ToolUse
+from kernel.api import AgentState, Outcome, Message, TextPart, ToolResultPart, ToolUse
 
-from ..ask_style import ERROR, MUTED, shade
-from ..ask_text import CallOutcome, describe_outcome
+from ..theme import ERROR, MUTED, shade
+from ..wording import CallOutcome, describe_outcome
 from ..frame_clock import BACKGROUND_FRAME_MS, FRAME_MS, FrameClock
 from .flat_scroll_bar import FlatScrollBar
 from .markdown_block import MarkdownBlock
@@ -131,11 +131,11 @@ class Transcript(QScrollArea):
         self._add(card)
         return card
 
-    def finish_call(self, call_id: str, ok: bool, content: str, duration_ms: float,
+    def finish_call(self, call_id: str, outcome: Outcome, content: str, duration_ms: float,
                     changes: Sequence[int] = ()) -> None:
         card = self.cards.get(call_id)
         if card is not None:
-            card.finish(describe_outcome(ok, content), content, duration_ms, self._load_diffs(changes))
+            card.finish(describe_outcome(outcome, content), content, duration_ms, self._load_diffs(changes))
 
     def waiting_for(self, call_id: str) -> bool:
         """Mark the card of call ``call_id`` as waiting for a lease; False when there is no such card."""
@@ -145,15 +145,15 @@ class Transcript(QScrollArea):
         card.status_label.setText("\u25c6 waiting for a lease")
         return True
 
-    def settle_open_cards(self, state: str) -> int:
+    def settle_open_cards(self, state: AgentState) -> int:
         """End every card still running or waiting (its agent was killed, or it never got a result):
         a card always ends in a final state. Returns how many were settled."""
-        words = ("not finished: the agent was stopped" if state == "killed"
+        words = ("not finished: the agent was stopped" if state is AgentState.KILLED
                  else f"no result: the agent is {state}")
         settled = 0
         for card in self.cards.values():
             if card.outcome is None:
-                card.finish(CallOutcome("cancelled", words), "", 0.0)
+                card.finish(CallOutcome(Outcome.CANCELLED, words), "", 0.0)
                 settled += 1
         return settled
 
@@ -181,7 +181,9 @@ class Transcript(QScrollArea):
                 elif isinstance(part, ToolUse):
                     self.start_call(part.id, part.name, "", part.input)
                 elif isinstance(part, ToolResultPart):
-                    self.finish_call(part.tool_use_id, not part.is_error, part.content, 0.0)
+                    # history keeps only "an error or a refusal": shown alike, as the card's reason
+                    self.finish_call(part.tool_use_id, Outcome.ERROR if part.is_error else Outcome.OK,
+                                     part.content, 0.0)
 
     # ---- scrolling --------------------------------------------------------------
 

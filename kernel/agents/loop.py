@@ -17,6 +17,7 @@ import asyncio
 
 from ..errors import ProviderError
 from ..messages import Message
+from ..states import AgentState
 from .process import AgentProcess
 from .tool_runner import run_tool_calls
 from .turn import request_turn
@@ -27,33 +28,33 @@ async def run_loop(agent: AgentProcess) -> None:
         while True:
             if _should_pause(agent):
                 return
-            agent.set_state("running")
+            agent.set_state(AgentState.RUNNING)
             try:
                 turn = await request_turn(agent)
             except ProviderError as exc:
-                agent.set_state("failed", _failure_reason(exc))
+                agent.set_state(AgentState.FAILED, _failure_reason(exc))
                 return
             agent.append(turn.message)
             if turn.calls:
                 results = await run_tool_calls(agent, turn.calls)
                 agent.append(Message("user", results))
                 continue
-            agent.set_state("idle", _idle_reason(turn.stop_reason))
+            agent.set_state(AgentState.IDLE, _idle_reason(turn.stop_reason))
             return
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # a kernel bug must show as a failed agent, not vanish in a task
-        agent.set_state("failed", f"internal error: {type(exc).__name__}: {exc}")
+        agent.set_state(AgentState.FAILED, f"internal error: {type(exc).__name__}: {exc}")
         raise
 
 
 def _should_pause(agent: AgentProcess) -> bool:
     if agent.budget.reached:
-        agent.set_state("paused", agent.budget.describe())
+        agent.set_state(AgentState.PAUSED, agent.budget.describe())
         return True
     if agent.pause_requested:
         agent.pause_requested = False
-        agent.set_state("paused", "paused by the user")
+        agent.set_state(AgentState.PAUSED, "paused by the user")
         return True
     return False
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from ..budget import Budget
 from ..events import AgentInfo, AgentStateChanged, UsageUpdated
 from ..messages import Message, encodable
-from ..tools.workspace import Workspace
+from ..states import AgentState
+from ..workspace.root import Workspace
 from .services import Services
 
 
@@ -27,13 +28,13 @@ class AgentProcess:
     started_at: float
     services: Services
     budget: Budget
-    state: str = "idle"
+    state: AgentState = AgentState.IDLE
     reason: str = ""
     conversation: tuple[Message, ...] = ()
     turns: int = 0
     task: asyncio.Task[None] | None = None
     pause_requested: bool = False
-    permission_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    request_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
     def root(self) -> Workspace:
@@ -46,15 +47,15 @@ class AgentProcess:
 
     @property
     def killed(self) -> bool:
-        return self.state == "killed"
+        return self.state.final
 
     @property
     def busy(self) -> bool:
         return self.task is not None and not self.task.done()
 
-    def set_state(self, state: str, reason: str = "") -> None:
-        if self.killed:
-            return  # killed is final
+    def set_state(self, state: AgentState, reason: str = "") -> None:
+        if self.state.final:
+            return
         if (state, reason) == (self.state, self.reason):
             return
         previous, self.state, self.reason = self.state, state, reason

@@ -14,7 +14,7 @@ from ledger import Entry, Ledger
 
 from ..approver import Approver
 from ..clock import Clock
-from ..digest import RecentChanges
+from ..recent_changes import RecentChanges
 from ..events import EventBus
 from ..lease_book import LeaseBook
 from ..providers.base import Provider

@@ -27,19 +27,26 @@ from ..messages import ToolResultPart
 from ..providers.base import ToolCallReady
 from ..tools.descriptor import ToolContext, ToolDescriptor
 from ..tools.schema import validate_input
+from ..states import Outcome
 from ..untrusted import capped, clean_text, quoted
-from .permission import Refusal, acquire
+from .lease_request import Refusal, acquire
 from .process import AgentProcess
 
 
 @dataclass(frozen=True)
-class Outcome:
-    ok: bool
+class CallReport:
+    """How one call ended, as the finished event and the model's result tell it."""
+
+    outcome: Outcome
     content: str
     seq: int | None = None        # the result or error entry
     call_seq: int | None = None   # the tool entry, once the call was recorded
     duration_ms: float = 0.0      # how long the tool ran (0 when it never ran)
     changes: tuple[int, ...] = ()  # the fs.write entries the call caused
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome is Outcome.OK
 
 
 async def run_tool_calls(agent: AgentProcess, calls: Sequence[ToolCallReady]) -> tuple[ToolResultPart, ...]:
@@ -75,30 +82,30 @@ async def run_tool(agent: AgentProcess, call: ToolCallReady) -> ToolResultPart:
         scope, refusal = _scope(tool, tool_input)
     s.bus.publish(ToolCallStarted(agent.id, call.id, call.name, scope, tool_input, None))
     if refusal is not None:
-        outcome = _refused(agent, call, tool_input, refusal)
+        report = _refused(agent, call, tool_input, refusal)
     else:
         assert tool is not None
-        outcome = await _execute(agent, call, tool, tool_input, scope)
-    s.bus.publish(ToolCallFinished(agent.id, call.id, call.name, outcome.ok, outcome.content,
-                                   outcome.duration_ms, outcome.seq, outcome.changes))
-    return ToolResultPart(call.id, call.name, outcome.content, is_error=not outcome.ok)
+        report = await _execute(agent, call, tool, tool_input, scope)
+    s.bus.publish(ToolCallFinished(agent.id, call.id, call.name, report.outcome, report.content,
+                                   report.duration_ms, report.seq, report.changes))
+    return ToolResultPart(call.id, call.name, report.content, is_error=not report.ok)
 
 
-def _refused(agent: AgentProcess, call: ToolCallReady, tool_input: Mapping[str, Any], refusal: str) -> Outcome:
+def _refused(agent: AgentProcess, call: ToolCallReady, tool_input: Mapping[str, Any], refusal: str) -> CallReport:
     """A call that cannot run at all: recorded with what arrived, answered with why."""
     message = _shown(refusal)
     entry = agent.services.record(ToolError(
         actor=agent.id, cause=None, tool=call.name, message=message,
         input=dict(tool_input) if call.input is not None else {"raw": call.raw_arguments}))
-    return Outcome(False, message, entry.seq)
+    return CallReport(Outcome.ERROR, message, entry.seq)
 
 
 async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescriptor,
-                   tool_input: Mapping[str, Any], scope: str) -> Outcome:
+                   tool_input: Mapping[str, Any], scope: str) -> CallReport:
     s = agent.services
     lease = await acquire(agent, tool, tool_input, scope, call.id)
     if isinstance(lease, Refusal):
-        return Outcome(False, _shown(lease.message))
+        return CallReport(lease.outcome, _shown(lease.message))
     started = time.perf_counter()  # the run, not the wait for a lease
     call_entry = s.record(ToolCall(actor=agent.id, tool=tool.name, scope=scope, input=dict(tool_input), lease=lease.id))
     ctx = ToolContext(agent.id, agent.root, s.ledger, call_entry.seq, s.clock, s.limits)
@@ -124,7 +131,7 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
             unlisten()
     duration_ms = _ms(started)
     result = s.record(ToolResult(actor=agent.id, cause=call_entry.seq, output=output.data, duration_ms=duration_ms))
-    return Outcome(True, clean_text(output.content), result.seq, call_entry.seq, duration_ms,
+    return CallReport(Outcome.OK, clean_text(output.content), result.seq, call_entry.seq, duration_ms,
                    tuple(sorted(changes)))
 
 
@@ -168,12 +175,12 @@ def _shown(message: str) -> str:
 
 
 def _failed(agent: AgentProcess, cause: int, tool: str, message: str, started: float,
-            changes: Sequence[int] = ()) -> Outcome:
+            changes: Sequence[int] = ()) -> CallReport:
     message = _shown(message)
     duration_ms = _ms(started)
     entry = agent.services.record(ToolError(actor=agent.id, cause=cause, tool=tool, message=message,
                                             duration_ms=duration_ms))
-    return Outcome(False, message, entry.seq, cause, duration_ms, tuple(sorted(changes)))
+    return CallReport(Outcome.ERROR, message, entry.seq, cause, duration_ms, tuple(sorted(changes)))
 
 
 def _ms(started: float) -> float:

@@ -18,7 +18,7 @@ from ..events import TextDelta, TurnFinished, TurnStarted
 from ..messages import Message, Part, TextPart, ToolUse
 from ..prompt import build_system_prompt
 from ..providers.base import ProviderRequest, StreamEnd, ToolCallReady, UsageReport
-from ..providers.base import TextDelta as TextChunk
+from ..providers.base import TextChunk
 from ..untrusted import clean_text
 from .admit import admit
 from .process import AgentProcess

@@ -22,7 +22,8 @@ from ..leases import describe_duration
 from ..providers.catalog import PROVIDER_NAMES
 from ..settings import SettingsStore, home, with_overrides
 from ..settings_schema import found
-from ..tools.workspace import check_workspace
+from ..states import AgentState
+from ..workspace.root import check_workspace
 from . import EXIT_USAGE, one_line
 from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
 from .terminal import TerminalApprover, ToolLines
@@ -113,13 +114,13 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         await asyncio.wait({task})
         final = kernel.agent(info.id)
         lines.finish()
-        if interrupted.is_set() or final.state == "killed":
+        if interrupted.is_set() or final.state.final:
             print("interrupted: the agent was killed", file=stderr)
             return EXIT_INTERRUPTED
-        if final.state == "paused":
+        if final.state is AgentState.PAUSED:
             print(f"paused: {final.reason}", file=stderr)
             return EXIT_PAUSED
-        if final.state == "failed":
+        if final.state is AgentState.FAILED:
             print(f"failed: {final.reason}", file=stderr)
             return EXIT_FAILED
         return EXIT_IDLE

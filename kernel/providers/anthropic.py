@@ -18,7 +18,7 @@ from typing import Any, AsyncIterator
 
 from ..messages import Message, TextPart, ToolResultPart, ToolUse
 from .adapter import SdkAdapter, pump
-from .base import ProviderRequest, StreamEvent, TextDelta, ToolCallReady, UsageReport
+from .base import ProviderRequest, StreamEvent, TextChunk, ToolCallReady, UsageReport
 from .failures import broken_stream, describe, error_detail, parse_arguments, status_error, unsupported
 from ..errors import ProviderError, ProviderErrorKind
 
@@ -118,7 +118,7 @@ class _Reply:
             case "content_block_delta":
                 delta = event.delta
                 if delta.type == "text_delta" and delta.text:
-                    return [TextDelta(delta.text)]
+                    return [TextChunk(delta.text)]
                 if delta.type == "input_json_delta" and event.index in self.tools:
                     self.tools[event.index].fragments.append(delta.partial_json)
             case "content_block_stop":

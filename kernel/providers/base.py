@@ -2,7 +2,7 @@
 
 An adapter turns a ``ProviderRequest`` (system prompt, provider-neutral
 conversation, tool specs, model) into its SDK's streaming call and yields
-``TextDelta``, ``ToolCallReady``, ``UsageReport`` and finally ``StreamEnd``.
+``TextChunk``, ``ToolCallReady``, ``UsageReport`` and finally ``StreamEnd``.
 A tool call is yielded only once it is complete. Failures raise
 ``kernel.errors.ProviderError`` with a ``kind`` and ``started`` set, never a
 raw SDK or transport exception; a stream that ends without a stop reason is a
@@ -27,7 +27,7 @@ class ProviderRequest:
 
 
 @dataclass(frozen=True)
-class TextDelta:
+class TextChunk:
     text: str
 
 
@@ -60,7 +60,7 @@ class StreamEnd:
     stop_reason: str
 
 
-StreamEvent = Union[TextDelta, ToolCallReady, UsageReport, StreamEnd]
+StreamEvent = Union[TextChunk, ToolCallReady, UsageReport, StreamEnd]
 
 
 class Provider(Protocol):

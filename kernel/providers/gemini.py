@@ -29,7 +29,7 @@ from ..errors import ProviderError
 from ..messages import Message, TextPart, ToolResultPart, ToolUse
 from ..untrusted import object_problem, sanitised
 from .adapter import SdkAdapter, pump
-from .base import ProviderRequest, StreamEvent, TextDelta, ToolCallReady, UsageReport
+from .base import ProviderRequest, StreamEvent, TextChunk, ToolCallReady, UsageReport
 from .failures import auth_message, broken_stream, describe, status_error, unsupported
 
 NAME = "gemini"
@@ -189,7 +189,7 @@ class _Reply:
                     self.had_calls = True
                     out.append(_ready(part))
                 elif part.text and not part.thought:
-                    out.append(TextDelta(part.text))
+                    out.append(TextChunk(part.text))
             if candidate.finish_reason is not None:
                 self.finish = _enum_value(candidate.finish_reason)
         return out

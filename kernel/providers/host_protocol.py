@@ -7,7 +7,7 @@ talk over the child's stdin/stdout in newline-delimited JSON:
                     {"id": n, "request": {"system", "messages", "tools", "model", "max_tokens"}}
                     {"cancel": n}
     child → parent  {"ready": true} | {"ready": false, "error": "..."}         (after the SDK is imported)
-                    {"id": n, "event": {"t": "x"|"c"|"u"|"e", ...}}             (TextDelta, ToolCallReady, UsageReport, StreamEnd)
+                    {"id": n, "event": {"t": "x"|"c"|"u"|"e", ...}}             (TextChunk, ToolCallReady, UsageReport, StreamEnd)
                     {"id": n, "end": true}
                     {"id": n, "error": {"provider", "kind", "message", "status", "retry_after", "started"}}
                     {"id": n, "closed": true}                                  (after a cancel: the response is closed)
@@ -28,7 +28,7 @@ from typing import Any, Mapping
 
 from ..errors import ProviderError
 from ..messages import Message, TextPart, ToolResultPart, ToolSpec, ToolUse
-from .base import ProviderRequest, StreamEnd, StreamEvent, TextDelta, ToolCallReady, UsageReport
+from .base import ProviderRequest, StreamEnd, StreamEvent, TextChunk, ToolCallReady, UsageReport
 
 LINE_LIMIT = 1 << 28  # a request line holds the whole conversation
 
@@ -119,7 +119,7 @@ def request_line(rid: int, request: ProviderRequest, cache: JsonCache = _CACHE) 
 
 
 def encode_event(event: StreamEvent) -> dict[str, Any]:
-    if isinstance(event, TextDelta):
+    if isinstance(event, TextChunk):
         return {"t": "x", "text": event.text}
     if isinstance(event, ToolCallReady):
         return {"t": "c", "id": event.id, "name": event.name, "input": event.input, "raw": event.raw_arguments,
@@ -134,7 +134,7 @@ def encode_event(event: StreamEvent) -> dict[str, Any]:
 def decode_event(data: dict[str, Any]) -> StreamEvent:
     kind = data["t"]
     if kind == "x":
-        return TextDelta(data["text"])
+        return TextChunk(data["text"])
     if kind == "c":
         return ToolCallReady(data["id"], data["name"], data["input"], data["raw"], data["error"], data["meta"] or {})
     if kind == "u":

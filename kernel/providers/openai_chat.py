@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
 from ..messages import Message, TextPart, ToolResultPart, ToolUse
-from .base import ProviderRequest, StreamEvent, TextDelta, ToolCallReady, UsageReport
+from .base import ProviderRequest, StreamEvent, TextChunk, ToolCallReady, UsageReport
 from .failures import parse_arguments, unsupported
 from .openai_common import OpenAIAdapter, result_text
 
@@ -99,7 +99,7 @@ class _Reply:
                 continue
             delta = choice.delta
             if delta is not None and delta.content:
-                out.append(TextDelta(delta.content))
+                out.append(TextChunk(delta.content))
             for tc in (delta.tool_calls if delta is not None else None) or ():
                 call = self.calls.setdefault(tc.index, _Call())
                 call.id = call.id or (tc.id or "")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
 from ..messages import Message, TextPart, ToolResultPart, ToolUse
-from .base import ProviderRequest, StreamEvent, TextDelta, ToolCallReady, UsageReport
+from .base import ProviderRequest, StreamEvent, TextChunk, ToolCallReady, UsageReport
 from .failures import broken_stream, parse_arguments, unsupported
 from .openai_common import OpenAIAdapter, result_text
 
@@ -94,7 +94,7 @@ class _Reply:
         self.received = True
         match event.type:
             case "response.output_text.delta":
-                return [TextDelta(event.delta)] if event.delta else []
+                return [TextChunk(event.delta)] if event.delta else []
             case "response.output_item.added" if event.item.type == "function_call":
                 self.calls[event.item.id] = _Call(event.item.call_id, event.item.name)
             case "response.function_call_arguments.delta":

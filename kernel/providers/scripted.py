@@ -1,6 +1,6 @@
 """A strict scripted provider, for tests, benchmarks and demos.
 
-Each ``stream`` call takes the next scripted ``Step`` and yields its events.
+Each ``stream`` call takes the next ``ScriptedTurn`` and yields its events.
 It fails loudly on a call nobody scripted, and ``assert_done`` fails when a
 step was never used, so a test cannot pass by accident. A ``Hold`` in a step
 pauses the stream until its event is set (to kill an agent mid-stream), and
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable, Mapping, Union
 
 from ..errors import ProviderError
-from .base import ProviderRequest, StreamEnd, StreamEvent, TextDelta, ToolCallReady, UsageReport
+from .base import ProviderRequest, StreamEnd, StreamEvent, TextChunk, ToolCallReady, UsageReport
 
 
 @dataclass(frozen=True)
@@ -31,24 +31,24 @@ _ids = itertools.count(1)
 
 
 @dataclass(frozen=True)
-class Step:
+class ScriptedTurn:
     events: tuple[Item, ...]
     check: Callable[[ProviderRequest], None] | None = None
 
 
 def reply(text: str | None = None, *, tools: tuple[tuple[str, Mapping[str, Any]], ...] = (),
           usage: tuple[int, int] = (10, 5), stop: str | None = None, chunks: int = 1,
-          check: Callable[[ProviderRequest], None] | None = None) -> Step:
+          check: Callable[[ProviderRequest], None] | None = None) -> ScriptedTurn:
     """A turn: optional text (in ``chunks`` deltas), tool calls ``(name, input)``, usage, stop reason."""
     events: list[Item] = [UsageReport(input_tokens=usage[0], output_tokens=0)]
     if text:
         size = max(1, -(-len(text) // max(1, chunks)))
-        events += [TextDelta(text[i:i + size]) for i in range(0, len(text), size)]
+        events += [TextChunk(text[i:i + size]) for i in range(0, len(text), size)]
     for name, tool_input in tools:
         events.append(ToolCallReady(f"call_{next(_ids)}", name, dict(tool_input)))
     events.append(UsageReport(output_tokens=usage[1]))
     events.append(StreamEnd(stop or ("tool_use" if tools else "end_turn")))
-    return Step(tuple(events), check)
+    return ScriptedTurn(tuple(events), check)
 
 
 class UnexpectedRequest(AssertionError):
@@ -57,12 +57,12 @@ class UnexpectedRequest(AssertionError):
 
 @dataclass
 class ScriptedProvider:
-    steps: list[Step] = field(default_factory=list)
+    steps: list[ScriptedTurn] = field(default_factory=list)
     name: str = "scripted"
     requests: list[ProviderRequest] = field(default_factory=list)
     unexpected: int = 0
 
-    def script(self, *steps: Step) -> "ScriptedProvider":
+    def script(self, *steps: ScriptedTurn) -> "ScriptedProvider":
         self.steps.extend(steps)
         return self
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ledger.files import Place
 
     from ..clock import Clock
-    from .workspace import Workspace
+    from ..workspace.root import Workspace
 
 ToolClass = Literal["read", "write", "execute"]
 

@@ -1,6 +1,6 @@
 """shell_exec: run a command with bash in the workspace, sandboxed, and record what it changed.
 
-The runner photographs the workspace (``kernel.snapshot``), runs the command
+The runner photographs the workspace (``kernel.workspace.snapshot``), runs the command
 under bubblewrap (``kernel.sandbox``) in a session of its own, and records
 every file the command created, modified or deleted as the agent's
 ``fs.write`` entries caused by this call, so undo reverses a command like any
@@ -36,8 +36,8 @@ from .output import OutputBuffer
 
 if TYPE_CHECKING:
     from ..settings import Settings
-    from ..snapshot import CommandChanges, SnapshotIndex
-    from .workspace import Workspace
+    from ..workspace.snapshot import CommandChanges, SnapshotIndex
+    from ..workspace.root import Workspace
 
 SCOPE = "shell.exec"
 NET_SCOPE = "shell.exec.net"
@@ -83,7 +83,7 @@ class IndexSource(Protocol):
 
 
 @dataclass(frozen=True)
-class Outcome:
+class CommandResult:
     exit_code: int | None  # None when it was stopped (timeout)
     output: str
     total_bytes: int
@@ -94,21 +94,46 @@ class Outcome:
 def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource, *, bwrap: str = "bwrap",
                environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES,
                limits: SandboxLimits = SandboxLimits()) -> ToolDescriptor:
-    """The shell_exec descriptor. ``index`` gives the snapshot index of a workspace root.
+    """The shell_exec descriptor (see ``ShellTool``)."""
+    return ShellTool(settings, index, bwrap=bwrap, environ=environ, output_max_bytes=output_max_bytes,
+                     limits=limits).descriptor()
+
+
+class ShellTool:
+    """shell_exec's executor, preview and lease-dialog notes. ``index`` gives the snapshot index of a
+    workspace root.
 
     ``settings`` may be a callable, read at every call, so changed settings (the timeout,
     whether unsandboxed commands are allowed, the read-only folders) apply to the next command.
     ``environ`` is the host environment the command's HOME, PATH and ``$AGENTDESK_HOME`` come from.
     """
-    current: Callable[[], Settings] = settings if callable(settings) else (lambda: settings)
-    sandbox = Sandbox(bwrap)
-    locks: dict[tuple[asyncio.AbstractEventLoop, "Path"], asyncio.Lock] = {}
 
-    def unsandboxed() -> bool:
-        return current().allow_unsandboxed_shell and not sandbox.check().ok
+    def __init__(self, settings: "Settings | Callable[[], Settings]", index: IndexSource, *, bwrap: str = "bwrap",
+                 environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES,
+                 limits: SandboxLimits = SandboxLimits()) -> None:
+        self._settings: Callable[[], Settings] = (
+            settings if callable(settings) else (lambda: settings))
+        self._index = index
+        self._environ = environ
+        self._output_max_bytes = output_max_bytes
+        self._limits = limits
+        self._sandbox = Sandbox(bwrap)
+        # One command at a time per workspace: overlapping commands' changes could not be told apart.
+        self._locks: dict[tuple[asyncio.AbstractEventLoop, "Path"], asyncio.Lock] = {}
 
-    async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
-        settings = current()
+    def descriptor(self) -> ToolDescriptor:
+        return ToolDescriptor(
+            name="shell_exec", description=DESCRIPTION, input_schema=INPUT_SCHEMA, output_schema=OUTPUT_SCHEMA,
+            # The executor's outer limit only: the command's own timeout (Settings, read per call) ends it first.
+            tool_class="execute", scope=SCOPE, run=self.run, timeout_s=SHELL_TIMEOUT_MAX_S + 60.0,
+            preview=self.preview, scope_of=lambda i: NET_SCOPE if i.get("network") else SCOPE, notes_of=self.notes)
+
+    def unsandboxed(self) -> bool:
+        return self._settings().allow_unsandboxed_shell and not self._sandbox.check().ok
+
+    async def run(self, ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
+        settings = self._settings()
+        sandbox, limits = self._sandbox, self._limits
         command = str(tool_input["command"])
         network = bool(tool_input.get("network", False))
         timeout = _timeout(settings, tool_input)
@@ -117,7 +142,7 @@ def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource
             raise ToolFailure(f"shell_exec refused: {check.reason}. Commands only run inside the bubblewrap "
                               "sandbox (or set allow_unsandboxed_shell in the settings to run them without one).")
         root = ctx.workspace.root
-        host_env = os.environ if environ is None else environ
+        host_env = os.environ if self._environ is None else self._environ
         view: View | None = None
         if check.ok:
             secrets = (agentdesk_home(host_env), *_ledger_files(ctx.ledger))
@@ -135,38 +160,13 @@ def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource
             return nullcontext() if cgroup is None else pids_cgroup(cgroup, limits.max_processes)
 
         env = scrubbed_env(host_env, sandboxed=check.ok)
-        idx = index.for_root(root)
+        idx = self._index.for_root(root)
         skipped = () if view is None else view.skipped
-        # One command at a time per workspace: overlapping commands' changes could not be told apart.
-        async with locks.setdefault((asyncio.get_running_loop(), idx.root), asyncio.Lock()):
+        async with self._locks.setdefault((asyncio.get_running_loop(), idx.root), asyncio.Lock()):
             return await _run_recorded(idx, ctx, argv, limit_group, env, timeout, check.ok, network,
-                                       output_max_bytes, skipped)
+                                       self._output_max_bytes, skipped)
 
-    async def _run_recorded(idx: "SnapshotIndex", ctx: ToolContext,
-                            argv: Callable[[int | None, Path | None], list[str]],
-                            limit_group: Callable[[], ContextManager[Path | None]], env: Mapping[str, str],
-                            timeout: float, sandboxed: bool, network: bool, cap: int,
-                            skipped: tuple[Skipped, ...]) -> ToolOutput:
-        root = idx.root
-        with idx.command():
-            before, _ = await idx.snapshot()
-            try:
-                with ExitStack() as stack:
-                    try:
-                        procs = stack.enter_context(limit_group())
-                    except OSError as exc:
-                        raise ToolFailure(f"could not set up the process limit for the command: {exc}") from exc
-                    outcome = await _run(lambda fd: argv(fd, procs), sandboxed, root, env, timeout, ctx, cap)
-            except asyncio.CancelledError:
-                await _capture_shielded(idx, before, ctx)
-                raise
-            changes = await asyncio.to_thread(idx.capture, before, actor=ctx.agent_id, cause=ctx.cause)
-        report = _report(ctx.workspace, outcome, changes, sandboxed=sandboxed, network=network, skipped=skipped)
-        if outcome.timed_out:
-            raise ToolFailure(f"the command timed out after {timeout:g}s and was stopped.\n{report.content}")
-        return report
-
-    def preview(workspace: "Workspace", tool_input: Mapping[str, Any]) -> CallPreview:
+    def preview(self, workspace: "Workspace", tool_input: Mapping[str, Any]) -> CallPreview:
         command = str(tool_input.get("command", ""))
         network = bool(tool_input.get("network", False))
         one_line = command if len(command) <= 200 and "\n" not in command else command.splitlines()[0][:200] + " …"
@@ -174,9 +174,10 @@ def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource
         return CallPreview(summary=f"$ {one_line}  ({where})", path=str(workspace.root),
                            diff=command if one_line != command else None)
 
-    def notes(tool_input: Mapping[str, Any]) -> tuple[str, ...]:
+    def notes(self, tool_input: Mapping[str, Any]) -> tuple[str, ...]:
+        sandbox = self._sandbox
         out = []
-        if unsandboxed():
+        if self.unsandboxed():
             out.append(f"Runs WITHOUT a sandbox ({sandbox.check().reason}): the command can change any file "
                        "your user can and use the network. Its changes inside the workspace are still recorded.")
         elif sandbox.check().ok:
@@ -185,11 +186,30 @@ def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource
             out.append("The command may use the network.")
         return tuple(out)
 
-    return ToolDescriptor(
-        name="shell_exec", description=DESCRIPTION, input_schema=INPUT_SCHEMA, output_schema=OUTPUT_SCHEMA,
-        # The executor's outer limit only: the command's own timeout (Settings, read per call) ends it first.
-        tool_class="execute", scope=SCOPE, run=run, timeout_s=SHELL_TIMEOUT_MAX_S + 60.0,
-        preview=preview, scope_of=lambda i: NET_SCOPE if i.get("network") else SCOPE, notes_of=notes)
+
+async def _run_recorded(idx: "SnapshotIndex", ctx: ToolContext, argv: Callable[[int | None, Path | None], list[str]],
+                        limit_group: Callable[[], ContextManager[Path | None]], env: Mapping[str, str],
+                        timeout: float, sandboxed: bool, network: bool, cap: int,
+                        skipped: tuple[Skipped, ...]) -> ToolOutput:
+    """Snapshot, run, and record what changed, however the command ends."""
+    root = idx.root
+    with idx.command():
+        before, _ = await idx.snapshot()
+        try:
+            with ExitStack() as stack:
+                try:
+                    procs = stack.enter_context(limit_group())
+                except OSError as exc:
+                    raise ToolFailure(f"could not set up the process limit for the command: {exc}") from exc
+                result = await _run(lambda fd: argv(fd, procs), sandboxed, root, env, timeout, ctx, cap)
+        except asyncio.CancelledError:
+            await _capture_shielded(idx, before, ctx)
+            raise
+        changes = await asyncio.to_thread(idx.capture, before, actor=ctx.agent_id, cause=ctx.cause)
+    report = _report(ctx.workspace, result, changes, sandboxed=sandboxed, network=network, skipped=skipped)
+    if result.timed_out:
+        raise ToolFailure(f"the command timed out after {timeout:g}s and was stopped.\n{report.content}")
+    return report
 
 
 def _ledger_files(ledger: Any) -> tuple[Path, ...]:
@@ -210,7 +230,7 @@ def _timeout(settings: "Settings", tool_input: Mapping[str, Any]) -> float:
 
 
 async def _run(argv_for: Callable[[int | None], list[str]], sandboxed: bool, cwd: "Path",
-               env: Mapping[str, str], timeout: float, ctx: ToolContext, cap: int) -> Outcome:
+               env: Mapping[str, str], timeout: float, ctx: ToolContext, cap: int) -> CommandResult:
     """Run the command in its own session; stop its whole tree at the timeout or on cancel.
 
     bwrap reports the host pid of the sandbox's init on ``--info-fd``; killing
@@ -250,7 +270,7 @@ async def _run(argv_for: Callable[[int | None], list[str]], sandboxed: bool, cwd
         _kill_tree(proc.pid, init_fd)  # also ends what the command left running in the background
         await asyncio.shield(_reap(waiter, reader, init_fd))
     exit_code = None if timed_out else proc.returncode
-    return Outcome(exit_code, buffer.text(), buffer.total, buffer.cut, timed_out)
+    return CommandResult(exit_code, buffer.text(), buffer.total, buffer.cut, timed_out)
 
 
 async def _child_pid(fd: int) -> int | None:
@@ -347,7 +367,7 @@ async def _capture_shielded(idx: "SnapshotIndex", before: Any, ctx: ToolContext)
         pass  # cancelled again: the thread still finishes the recording
 
 
-def _report(workspace: "Workspace", outcome: Outcome, changes: "CommandChanges", *, sandboxed: bool,
+def _report(workspace: "Workspace", outcome: CommandResult, changes: "CommandChanges", *, sandboxed: bool,
             network: bool, skipped: tuple[Skipped, ...] = ()) -> ToolOutput:
     status = "stopped (timeout)" if outcome.timed_out else f"exit code: {outcome.exit_code}"
     lines = [status]

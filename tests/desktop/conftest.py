@@ -19,7 +19,7 @@ import qasync
 from desktop.app import Desktop, build_desktop
 from kernel.approver import Grant
 from kernel.clock import ManualClock
-from kernel.events import Event, PermissionRequested
+from kernel.events import Event, LeaseRequested
 from kernel.providers.scripted import ScriptedProvider, reply
 from kernel.settings import Settings
 
@@ -65,7 +65,7 @@ class Main:
         self.qtbot.waitUntil(lambda: bool(predicate()), timeout=timeout)  # type: ignore[attr-defined]
 
     def requests(self) -> list:
-        return [e.request for e in self.events if isinstance(e, PermissionRequested)]
+        return [e.request for e in self.events if isinstance(e, LeaseRequested)]
 
     def write(self, agent_id: str, path: str, content: str, *, grant: float | None = 300.0) -> None:
         """Have the agent write a file through fs_write (granting the lease when asked) and go idle."""

@@ -11,9 +11,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop.ask_window import AskWindow
 from desktop.process_model import COL_KILL, COL_LEASES, COL_NAME
-from kernel.providers.base import StreamEnd, TextDelta
+from kernel.providers.base import StreamEnd, TextChunk
 from kernel.providers.lazy import LazyProviders, UnavailableProvider
-from kernel.providers.scripted import Hold, Step, reply
+from kernel.providers.scripted import Hold, ScriptedTurn, reply
 from kernel.settings import Settings, SettingsStore
 
 
@@ -39,7 +39,7 @@ def test_new_ask_spawns_and_opens_its_window(main):
 def test_close_with_running_agents_asks_then_shuts_down(main):
     a = main.spawn("scribe")
     gate, reached = asyncio.Event(), asyncio.Event()
-    main.provider(a).script(Step((TextDelta("working"), Hold(gate, reached), StreamEnd("end_turn"))))
+    main.provider(a).script(ScriptedTurn((TextChunk("working"), Hold(gate, reached), StreamEnd("end_turn"))))
     main.kernel.send(a, "go")
     main.until(reached.is_set)
     closed = []

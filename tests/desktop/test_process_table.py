@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt
 
 from desktop.process_model import COL_KILL, COL_LEASES, COL_NAME, COL_STATE, COL_TOKENS
 from kernel.events import LeaseExpired
-from kernel.providers.scripted import Hold, Step, reply
-from kernel.providers.base import StreamEnd, TextDelta
+from kernel.providers.scripted import Hold, ScriptedTurn, reply
+from kernel.providers.base import StreamEnd, TextChunk
 
 
 def _cell(main, row: int, col: int, role=Qt.ItemDataRole.DisplayRole):
@@ -27,7 +27,7 @@ def test_agents_and_states_appear_as_events_arrive(main):
     assert _cell(main, 0, COL_STATE) == "○ idle"
 
     gate, reached = asyncio.Event(), asyncio.Event()
-    main.provider(a).script(Step((TextDelta("hel"), Hold(gate, reached), TextDelta("lo"), StreamEnd("end_turn"))))
+    main.provider(a).script(ScriptedTurn((TextChunk("hel"), Hold(gate, reached), TextChunk("lo"), StreamEnd("end_turn"))))
     main.kernel.send(a, "hi")
     main.until(reached.is_set)
     assert _cell(main, 0, COL_STATE).endswith("running")

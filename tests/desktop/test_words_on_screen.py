@@ -49,12 +49,12 @@ def test_provider_and_model_in_the_table_and_the_ask_window(main):
 def test_quit_prompt_says_one_agent_is(main):
     import asyncio
 
-    from kernel.providers.base import StreamEnd, TextDelta
-    from kernel.providers.scripted import Hold, Step
+    from kernel.providers.base import StreamEnd, TextChunk
+    from kernel.providers.scripted import Hold, ScriptedTurn
 
     a = main.spawn("scribe")
     gate, reached = asyncio.Event(), asyncio.Event()
-    main.provider(a).script(Step((TextDelta("working"), Hold(gate, reached), StreamEnd("end_turn"))))
+    main.provider(a).script(ScriptedTurn((TextChunk("working"), Hold(gate, reached), StreamEnd("end_turn"))))
     main.kernel.send(a, "go")
     main.until(reached.is_set)
     main.window.close()

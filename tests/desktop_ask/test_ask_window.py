@@ -7,8 +7,8 @@ import asyncio
 from PySide6.QtCore import Qt
 
 from kernel.errors import ProviderError
-from kernel.providers.base import StreamEnd, TextDelta, UsageReport
-from kernel.providers.scripted import Hold, Step, reply
+from kernel.providers.base import StreamEnd, TextChunk, UsageReport
+from kernel.providers.scripted import Hold, ScriptedTurn, reply
 from kernel.settings import SettingsStore, home
 
 
@@ -17,10 +17,10 @@ def send(qtbot, win, text: str) -> None:
     qtbot.keyClick(win.input, Qt.Key.Key_Return)
 
 
-def held_step(first: str, second: str) -> tuple[Step, asyncio.Event, asyncio.Event]:
+def held_step(first: str, second: str) -> tuple[ScriptedTurn, asyncio.Event, asyncio.Event]:
     gate, reached = asyncio.Event(), asyncio.Event()
-    step = Step((UsageReport(input_tokens=10, output_tokens=0), TextDelta(first), Hold(gate, reached),
-                 TextDelta(second), UsageReport(output_tokens=5), StreamEnd("end_turn")))
+    step = ScriptedTurn((UsageReport(input_tokens=10, output_tokens=0), TextChunk(first), Hold(gate, reached),
+                 TextChunk(second), UsageReport(output_tokens=5), StreamEnd("end_turn")))
     return step, gate, reached
 
 
@@ -150,7 +150,7 @@ def test_no_provider_key_says_so_and_offers_settings(desk, qtbot):
 
 def test_a_failed_agent_shows_its_reason(desk, qtbot):
     win = desk.open()
-    desk.provider_of(win).script(Step((ProviderError("scripted", "auth", "invalid API key (401)", status=401),)))
+    desk.provider_of(win).script(ScriptedTurn((ProviderError("scripted", "auth", "invalid API key (401)", status=401),)))
     send(qtbot, win, "hello")
     qtbot.waitUntil(lambda: win.info.state == "failed", timeout=5000)
     notice = win.transcript.blocks[-1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QPushButton
 
-from kernel.events import LeaseGranted, PermissionResolved
+from kernel.events import LeaseGranted, LeaseRequestResolved
 from kernel.providers.scripted import reply
 
 from .test_leases import ask_to_write
@@ -39,7 +39,7 @@ def test_escape_denies_at_once_during_the_delay(desk, qtbot):
     assert not dialog.armed
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
-    assert [e.outcome for e in desk.of(PermissionResolved)] == ["denied"] and desk.of(LeaseGranted) == []
+    assert [e.outcome for e in desk.of(LeaseRequestResolved)] == ["denied"] and desk.of(LeaseGranted) == []
 
 
 def test_the_delay_starts_again_when_the_dialog_is_brought_up(desk, qtbot):

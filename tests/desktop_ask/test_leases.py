@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from desktop.ask_style import ERROR, shade
-from kernel.events import LeaseGranted, PermissionResolved
+from desktop.theme import ERROR, shade
+from kernel.events import LeaseGranted, LeaseRequestResolved
 from kernel.providers.scripted import reply
 from ledger import Expired
 
@@ -75,7 +75,7 @@ def test_escape_is_deny(desk, qtbot):
     win, dialog = ask_to_write(desk, qtbot, then="Understood.")
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
-    assert [e.outcome for e in desk.of(PermissionResolved)] == ["denied"]
+    assert [e.outcome for e in desk.of(LeaseRequestResolved)] == ["denied"]
 
 
 def test_countdown_and_expiry_close_the_dialog_without_a_grant(desk, qtbot):
@@ -92,7 +92,7 @@ def test_countdown_and_expiry_close_the_dialog_without_a_grant(desk, qtbot):
     assert not dialog.isVisible() if _alive(dialog) else True
     card = next(iter(win.transcript.cards.values()))
     assert card.outcome.kind == "expired" and "expired" in card.reason_label.text()
-    assert [e.outcome for e in desk.of(PermissionResolved)] == ["expired"]
+    assert [e.outcome for e in desk.of(LeaseRequestResolved)] == ["expired"]
     assert desk.of(LeaseGranted) == []
     assert any(isinstance(e, Expired) for e in desk.ledger.page())
 
@@ -102,7 +102,7 @@ def test_kill_while_the_dialog_is_open_closes_it_and_grants_nothing(desk, qtbot)
     request_id = dialog.request.id
     qtbot.mouseClick(win.stop_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=5000)
-    qtbot.waitUntil(lambda: bool(desk.of(PermissionResolved)), timeout=5000)
+    qtbot.waitUntil(lambda: bool(desk.of(LeaseRequestResolved)), timeout=5000)
     assert win.info.state == "killed" and win.state_badge.state == "killed"
     assert not win.input.isEnabled() and not win.stop_button.isEnabled()
     assert desk.of(LeaseGranted) == [] and desk.kernel.leases(win.agent_id) == []

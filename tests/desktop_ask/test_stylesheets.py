@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from desktop.ask_style import STATES
+from desktop.theme import STATES
 from desktop.widgets.state_badge import StateBadge
 from desktop.widgets.tool_card import ToolCard
 from desktop.widgets.transcript import Transcript
+from kernel.events import AgentState, Outcome
 from kernel.providers.scripted import reply
 
 
@@ -38,7 +39,7 @@ def test_no_stylesheet_warnings(qtbot, qtlog, dark):
         qtbot.addWidget(transcript)
         transcript.add_notice("scribe failed: the provider said no")
         card = transcript.start_call("c1", "fs_write", "fs.write", {"path": "a.md"})
-        transcript.finish_call("c1", False, "permission denied: fs.write", 3.0)
+        transcript.finish_call("c1", Outcome.DENIED, "permission denied: fs.write", 3.0)
         assert isinstance(card, ToolCard)
         transcript.show()
         qtbot.waitExposed(transcript)
@@ -51,7 +52,7 @@ def test_no_stylesheet_warnings(qtbot, qtlog, dark):
 def test_ask_window_sets_no_bad_stylesheet(desk, qtbot, qtlog):
     win = desk.open()
     desk.provider_of(win).script(reply("fine"))
-    win.state_badge.set_state("waiting")
+    win.state_badge.set_state(AgentState.WAITING)
     win.transcript.add_notice("stopped")
     win.key_notice.show()
     qtbot.waitExposed(win)

@@ -6,8 +6,8 @@ import asyncio
 
 from PySide6.QtWidgets import QApplication
 
-from kernel.providers.base import StreamEnd, TextDelta
-from kernel.providers.scripted import Hold, Step, reply
+from kernel.providers.base import StreamEnd, TextChunk
+from kernel.providers.scripted import Hold, ScriptedTurn, reply
 
 LINES = "".join(f"line {i} of the reply, with words enough to wrap at least once in a narrow window.\n\n"
                 for i in range(60))
@@ -45,7 +45,7 @@ def test_follows_again_once_scrolled_back_to_the_bottom(desk, qtbot):
     win = desk.open()
     win.resize(700, 500)
     gate, reached = asyncio.Event(), asyncio.Event()
-    desk.provider_of(win).script(Step((TextDelta(LINES), Hold(gate, reached), TextDelta(LINES),
+    desk.provider_of(win).script(ScriptedTurn((TextChunk(LINES), Hold(gate, reached), TextChunk(LINES),
                                        StreamEnd("end_turn"))))
     desk.kernel.send(win.agent_id, "go")
     qtbot.waitUntil(reached.is_set, timeout=5000)
@@ -68,7 +68,7 @@ def test_a_view_scrolled_up_is_left_alone_by_new_output(desk, qtbot):
     win = desk.open()
     win.resize(700, 500)
     gate, reached = asyncio.Event(), asyncio.Event()
-    desk.provider_of(win).script(Step((TextDelta(LINES), Hold(gate, reached), TextDelta(LINES),
+    desk.provider_of(win).script(ScriptedTurn((TextChunk(LINES), Hold(gate, reached), TextChunk(LINES),
                                        StreamEnd("end_turn"))))
     desk.kernel.send(win.agent_id, "go")
     qtbot.waitUntil(reached.is_set, timeout=5000)

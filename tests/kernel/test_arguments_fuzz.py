@@ -29,10 +29,10 @@ from kernel.clock import ManualClock
 from kernel.facade import Kernel
 from kernel.messages import ToolResultPart, ToolUse
 from kernel.providers import anthropic, gemini, openai_chat, openai_responses
-from kernel.providers.base import ProviderRequest, StreamEnd, TextDelta, ToolCallReady, UsageReport
+from kernel.providers.base import ProviderRequest, StreamEnd, TextChunk, ToolCallReady, UsageReport
 from kernel.providers.failures import parse_arguments
 from kernel.providers.host_protocol import encode_message
-from kernel.providers.scripted import ScriptedProvider, Step, reply
+from kernel.providers.scripted import ScriptedProvider, ScriptedTurn, reply
 from kernel.settings import Settings
 from kernel.tools.fs import FS_TOOLS
 from kernel.tools.shell import INPUT_SCHEMA as SHELL_SCHEMA
@@ -144,7 +144,7 @@ async def _episode(root: Path, tool_calls: list[ToolCallReady], text: str) -> No
         provider = ScriptedProvider()
         kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(ws), shell_timeout_s=5.0),
                         providers=lambda _n: provider, clock=clock, approver=DenyTheRest())
-        turn = Step((UsageReport(10, 0), TextDelta(text), *tool_calls, UsageReport(None, 5), StreamEnd("tool_use")))
+        turn = ScriptedTurn((UsageReport(10, 0), TextChunk(text), *tool_calls, UsageReport(None, 5), StreamEnd("tool_use")))
         provider.script(turn, reply("done"))
         assert tuple(t.name for t in kernel.tools()) == tuple(TOOLS)
         agent = kernel.spawn("fuzzed")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 from kernel.approver import Grant
-from kernel.events import AgentKilled, LeaseRevoked, PermissionResolved, TextDelta
-from kernel.providers.base import StreamEnd, TextDelta as Chunk, UsageReport
-from kernel.providers.scripted import Hold, Step, reply
+from kernel.events import AgentKilled, AgentState, LeaseRevoked, LeaseRequestResolved, TextDelta
+from kernel.providers.base import StreamEnd, TextChunk as Chunk, UsageReport
+from kernel.providers.scripted import Hold, ScriptedTurn, reply
 from kernel.tools.descriptor import ToolDescriptor, ToolOutput
 from kernel.tools.registry import builtin_registry
 from ledger import AgentKill, LeaseRevoke
@@ -30,7 +30,7 @@ def gated_tool(gate: asyncio.Event, started: asyncio.Event, tool_class="write", 
 def test_kill_while_streaming_cancels_promptly_and_is_recorded(make_env):
     env = make_env()
     gate, reached = asyncio.Event(), asyncio.Event()
-    env.provider.script(Step((UsageReport(5, 0), Chunk("partial "), Hold(gate, reached), Chunk("never"),
+    env.provider.script(ScriptedTurn((UsageReport(5, 0), Chunk("partial "), Hold(gate, reached), Chunk("never"),
                               StreamEnd("end_turn"))))
     a = env.kernel.spawn("t")
     lease_holder = env.kernel.grant_lease(a.id, "fs.read", 300)
@@ -89,7 +89,7 @@ def test_kill_while_a_lease_request_is_open_grants_nothing(make_env):
     run(go())
     assert env.approver.cancelled == [env.approver.requests[0].id]
     assert env.ledger.page(kind="lease.grant") == [] and env.ledger.page(kind="tool") == []
-    assert env.of(PermissionResolved)[-1].outcome == "cancelled"
+    assert env.of(LeaseRequestResolved)[-1].outcome == "cancelled"
     assert not (env.workspace / "a").exists()
 
 
@@ -111,12 +111,12 @@ def test_a_grant_that_lands_during_the_kill_is_revoked(make_env):
 
 def test_grant_recorded_for_a_killed_agent_is_revoked_at_once(make_env):
     """The kernel's own guard: if a grant is applied for an agent already killed, it is revoked."""
-    from kernel.agents.permission import _ask
+    from kernel.agents.lease_request import _ask
     from kernel.tools.registry import builtin_registry as reg
 
     class Late:
         async def decide(self, request):
-            agent.state = "killed"  # what kill() leaves behind, without cancelling this coroutine
+            agent.state = AgentState.KILLED  # what kill() leaves behind, without cancelling this coroutine
             return Grant(300.0)
 
     env = make_env(approver=Late())
@@ -163,7 +163,7 @@ def test_budget_pause_then_raise_and_resume_continues_the_same_conversation(make
 def test_usage_counts_input_at_start_and_output_at_end(make_env):
     env = make_env()
     gate, reached = asyncio.Event(), asyncio.Event()
-    env.provider.script(Step((UsageReport(40, 1), Chunk("hi"), Hold(gate, reached), UsageReport(None, 9),
+    env.provider.script(ScriptedTurn((UsageReport(40, 1), Chunk("hi"), Hold(gate, reached), UsageReport(None, 9),
                               StreamEnd("end_turn"))))
     a = env.kernel.spawn("t")
 

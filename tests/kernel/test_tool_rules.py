@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from kernel.errors import ProviderError
-from kernel.events import PermissionRequested, PermissionResolved
+from kernel.events import Outcome, LeaseRequested, LeaseRequestResolved, ToolCallFinished
 from kernel.messages import ToolResultPart
 from kernel.providers.base import StreamEnd, ToolCallReady, UsageReport
-from kernel.providers.scripted import Step, reply
+from kernel.providers.scripted import ScriptedTurn, reply
 from ledger import Denied, Expired, FileChange, LeaseGrant, ToolCall, ToolError, ToolResult
 
 from .conftest import DENY, GRANT_5M, HANG, run, until
@@ -32,6 +32,7 @@ def test_unknown_tool_is_an_error_result_the_model_sees(make_env):
     [err] = env.ledger.page(kind="error")
     assert isinstance(err, ToolError) and err.tool == "fs_teleport" and err.actor == a.id
     assert env.kernel.agent(a.id).state == "idle"
+    assert [e.outcome for e in env.of(ToolCallFinished)] == [Outcome.ERROR]
     env.provider.assert_done()
 
 
@@ -48,7 +49,7 @@ def test_input_failing_its_schema_is_an_error_result(make_env):
 
 def test_malformed_tool_json_is_an_error_result(make_env):
     env = make_env()
-    bad = Step((UsageReport(5, 0), ToolCallReady("c1", "fs_read", None, raw_arguments='{"path": ', error="truncated"),
+    bad = ScriptedTurn((UsageReport(5, 0), ToolCallReady("c1", "fs_read", None, raw_arguments='{"path": ', error="truncated"),
                 UsageReport(None, 3), StreamEnd("tool_use")))
     env.provider.script(bad, reply("ok"))
     a = env.kernel.spawn("t")
@@ -81,7 +82,7 @@ def test_no_lease_then_granted_runs_and_records_with_lease_and_cause(make_env):
     assert isinstance(result, ToolResult) and result.cause == call.seq
     states = [e.agent.state for e in env.events if type(e).__name__ == "AgentStateChanged"]
     assert "waiting" in states
-    [resolved] = env.of(PermissionResolved)
+    [resolved] = env.of(LeaseRequestResolved)
     assert resolved.outcome == "granted" and resolved.lease.id == grant.seq
 
 
@@ -96,6 +97,7 @@ def test_denied_is_recorded_and_the_model_is_told(make_env):
     [denied] = env.ledger.page(kind="denied")
     assert isinstance(denied, Denied) and denied.scope == "fs.write" and denied.subject == a.id
     assert env.ledger.page(kind="tool") == [] and not (env.workspace / "n.md").exists()
+    assert [e.outcome for e in env.of(ToolCallFinished)] == [Outcome.DENIED]
 
 
 def test_unanswered_request_expires_and_is_recorded_as_expired_not_denied(make_env):
@@ -120,7 +122,8 @@ def test_unanswered_request_expires_and_is_recorded_as_expired_not_denied(make_e
     [exp] = env.ledger.page(kind="expired")
     assert isinstance(exp, Expired) and exp.scope == "fs.write" and exp.lease is None
     assert env.approver.cancelled  # the open dialog was told to go away
-    assert env.of(PermissionResolved)[0].outcome == "expired"
+    assert env.of(LeaseRequestResolved)[0].outcome == "expired"
+    assert [e.outcome for e in env.of(ToolCallFinished)] == [Outcome.EXPIRED]
 
 
 def test_a_broader_lease_covers_dotted_scopes_and_star_covers_all(make_env):
@@ -180,7 +183,7 @@ def test_workspace_escape_is_refused_as_an_error_result(make_env, tmp_path):
 
 def test_provider_failure_fails_the_agent_with_a_reason(make_env):
     env = make_env()
-    env.provider.script(Step((ProviderError("scripted", "overloaded", "overloaded after 3 retries"),)))
+    env.provider.script(ScriptedTurn((ProviderError("scripted", "overloaded", "overloaded after 3 retries"),)))
     a = env.kernel.spawn("t")
     run(_send(env, a.id))
     info = env.kernel.agent(a.id)
@@ -194,7 +197,7 @@ def test_permission_request_event_carries_exact_scope(make_env):
     (env.workspace / "f").write_text("x")
     a = env.kernel.spawn("t")
     run(_send(env, a.id))
-    [req] = env.of(PermissionRequested)
+    [req] = env.of(LeaseRequested)
     assert req.request.scope == "fs.read" and req.request.agent_id == a.id
 
 
@@ -252,9 +255,9 @@ def test_request_names_the_call_and_new_settings_apply_to_later_requests(make_en
 
 
 def test_an_answer_given_the_moment_a_request_is_published_is_not_lost(tmp_path):
-    """A desktop may answer inside the PermissionRequested callback, before the kernel waits."""
+    """A desktop may answer inside the LeaseRequested callback, before the kernel waits."""
     from kernel.clock import ManualClock
-    from kernel.events import PermissionRequested
+    from kernel.events import LeaseRequested
     from kernel.facade import Kernel
     from kernel.providers.scripted import ScriptedProvider
     from kernel.settings import Settings
@@ -267,7 +270,7 @@ def test_an_answer_given_the_moment_a_request_is_published_is_not_lost(tmp_path)
                         providers=lambda _n: provider, clock=ManualClock())  # the kernel's own pending approver
         answered = []
         kernel.subscribe(lambda e: answered.append(kernel.resolve_request(e.request.id, GRANT_5M))
-                         if isinstance(e, PermissionRequested) else None)
+                         if isinstance(e, LeaseRequested) else None)
         a = kernel.spawn("t")
         assert kernel.resolve_request(999, GRANT_5M) is False  # never asked
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernel.errors import ProviderError
-from kernel.providers.base import ProviderRequest, StreamEnd, TextDelta, ToolCallReady, UsageReport
+from kernel.providers.base import ProviderRequest, StreamEnd, TextChunk, ToolCallReady, UsageReport
 from kernel.providers.openai_common import ERROR_PREFIX
 
 
@@ -23,11 +23,11 @@ class Outcome:
 
     @property
     def text(self) -> str:
-        return "".join(e.text for e in self.events if isinstance(e, TextDelta))
+        return "".join(e.text for e in self.events if isinstance(e, TextChunk))
 
     @property
     def text_deltas(self) -> int:
-        return sum(isinstance(e, TextDelta) for e in self.events)
+        return sum(isinstance(e, TextChunk) for e in self.events)
 
     @property
     def calls(self) -> list[ToolCallReady]:

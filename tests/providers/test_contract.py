@@ -12,7 +12,7 @@ import time
 import pytest
 
 from kernel.messages import Message, TextPart, ToolResultPart, ToolSpec, ToolUse, user_text
-from kernel.providers.base import ProviderRequest, TextDelta
+from kernel.providers.base import ProviderRequest, TextChunk
 from kernel.providers.retry import RetryingProvider
 from tests.fakes import Cut, ErrorEvent, FakeProviderServer, HttpError, Text, ToolCall, Turn, Usage
 from tests.providers.support import RecordingSleep, run, wire_conversation, wire_tools
@@ -222,7 +222,7 @@ def test_kill_during_slow_stream_closes_the_connection_promptly(case, srv, how):
         events = provider.stream(ask())
         if how == "aclose":  # the consumer stops reading and closes the stream
             async for event in events:
-                if isinstance(event, TextDelta):
+                if isinstance(event, TextChunk):
                     break
             started = time.perf_counter()
             await events.aclose()
@@ -231,7 +231,7 @@ def test_kill_during_slow_stream_closes_the_connection_promptly(case, srv, how):
 
             async def consume() -> None:
                 async for event in events:
-                    if isinstance(event, TextDelta):
+                    if isinstance(event, TextChunk):
                         first_text.set()
 
             task = asyncio.create_task(consume())

@@ -17,7 +17,7 @@ import pytest
 from kernel.errors import ConfigError, ProviderError
 from kernel.messages import user_text
 from kernel.providers.adapter import SdkAdapter
-from kernel.providers.base import ProviderRequest, StreamEnd, StreamEvent, TextDelta
+from kernel.providers.base import ProviderRequest, StreamEnd, StreamEvent, TextChunk
 from kernel.providers.catalog import CATALOG, PROVIDER_NAMES
 from kernel.providers.failures import parse_arguments, parse_retry_after, status_error
 from kernel.providers.lazy import missing_key_message
@@ -57,7 +57,7 @@ def err(kind: str, *, retry_after: float | None = None, started: bool = False) -
 
 
 def test_backoff_is_exponential_with_jitter_and_capped():
-    inner = Scripted(*(err("server") for _ in range(5)), [TextDelta("ok"), StreamEnd("end_turn")])
+    inner = Scripted(*(err("server") for _ in range(5)), [TextChunk("ok"), StreamEnd("end_turn")])
     sleep = RecordingSleep()
     out = asyncio.run(collect(RetryingProvider(inner, max_retries=5, cap_s=3.0, sleep=sleep, random=lambda: 0.5),
                               REQUEST))
@@ -74,7 +74,7 @@ def test_non_retryable_kinds_fail_at_once():
 
 
 def test_an_error_after_output_is_never_retried():
-    inner = Scripted([TextDelta("partial"), err("connection", started=False)], [StreamEnd("end_turn")])
+    inner = Scripted([TextChunk("partial"), err("connection", started=False)], [StreamEnd("end_turn")])
     sleep = RecordingSleep()
     out = asyncio.run(collect(RetryingProvider(inner, max_retries=3, cap_s=1, sleep=sleep), REQUEST))
     assert out.text == "partial" and out.error is not None and out.error.kind == "connection"

@@ -17,7 +17,7 @@ import threading
 
 from kernel.errors import ProviderError
 from kernel.messages import Message, TextPart, ToolResultPart, ToolUse, user_text
-from kernel.providers.base import ProviderRequest, TextDelta
+from kernel.providers.base import ProviderRequest, TextChunk
 from kernel.providers.host_protocol import JsonCache, decode_request, request_line
 from kernel.providers.process_host import ProcessProvider
 from kernel.providers.registry import make_provider
@@ -47,7 +47,7 @@ def test_two_concurrent_streams_share_one_host(hosted, srv):
         async def consume(which: int) -> str:
             text = ""
             async for event in provider.stream(ask(f"stream {which}")):
-                if isinstance(event, TextDelta):
+                if isinstance(event, TextChunk):
                     arrivals.append(which)
                     text += event.text
                     if set(arrivals) == {0, 1}:
@@ -79,7 +79,7 @@ def test_child_killed_mid_request_is_a_connection_error_and_the_next_request_wor
         error = None
         try:
             async for event in provider.stream(ask()):
-                if isinstance(event, TextDelta) and killed_pid is None:
+                if isinstance(event, TextChunk) and killed_pid is None:
                     killed_pid = provider.pid
                     os.kill(killed_pid, signal.SIGKILL)
         except ProviderError as exc:
@@ -230,7 +230,7 @@ def test_forgotten_provider_host_stops_after_its_open_stream_ends(srv):
         return [first, *rest], proc.returncode
 
     events, returncode = asyncio.run(go())
-    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "one two three four"
+    assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "one two three four"
     assert returncode is not None, "the retired host should have stopped once its stream ended"
 
 

@@ -12,10 +12,10 @@ import pytest
 
 from kernel.clock import ManualClock
 from kernel.settings import Settings
-from kernel.snapshot import SnapshotIndex
+from kernel.workspace.snapshot import SnapshotIndex
 from kernel.tools.descriptor import ToolContext, ToolDescriptor, ToolOutput
 from kernel.tools.shell import shell_tool
-from kernel.tools.workspace import Workspace
+from kernel.workspace.root import Workspace
 from ledger import Ledger, ToolCall
 
 

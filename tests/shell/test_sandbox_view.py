@@ -23,9 +23,9 @@ from kernel.sandbox import Sandbox
 from kernel.sandbox_limits import SandboxLimits
 from kernel.sandbox_view import HostPaths, plan
 from kernel.settings import Settings
-from kernel.snapshot import SnapshotIndex
+from kernel.workspace.snapshot import SnapshotIndex
 from kernel.tools.descriptor import ToolOutput
-from kernel.tools.workspace import Workspace
+from kernel.workspace.root import Workspace
 from ledger import FileChange, Ledger
 
 from .conftest import Env

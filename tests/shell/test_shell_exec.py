@@ -126,7 +126,7 @@ def test_agentdeskignore_and_defaults_are_honoured(env: Env) -> None:
 
 def test_large_files_are_recorded_by_hash_only(env: Env) -> None:
     settings = Settings(blob_max_bytes=1000)
-    from kernel.snapshot import SnapshotIndex
+    from kernel.workspace.snapshot import SnapshotIndex
 
     env.index = SnapshotIndex(env.root, env.ledger, max_blob=settings.blob_max_bytes)
     (env.root / "big.bin").write_bytes(b"a" * 5000)

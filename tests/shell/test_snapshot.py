@@ -6,7 +6,7 @@ import asyncio
 import os
 from pathlib import Path
 
-from kernel.snapshot import RACY_NS, SnapshotIndex, diff
+from kernel.workspace.snapshot import RACY_NS, SnapshotIndex, diff
 from ledger import FileChange, Ledger
 
 from .conftest import Env

@@ -6,7 +6,7 @@ import asyncio
 import os
 import threading
 
-from kernel.watch import OutsideWatcher
+from kernel.workspace.watch import OutsideWatcher
 from ledger import FileChange
 
 from .conftest import Env

@@ -19,7 +19,7 @@ from kernel.clock import ManualClock
 from kernel.errors import ToolFailure
 from kernel.tools.descriptor import ToolContext, ToolDescriptor, ToolLimits, ToolOutput
 from kernel.tools.schema import validate_input, validate_output
-from kernel.tools.workspace import Workspace
+from kernel.workspace.root import Workspace
 from ledger import FileChange, Ledger, ToolCall
 
 

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from kernel.facade import Kernel
-from kernel.ignore import IgnoreRules
+from kernel.workspace.ignore import IgnoreRules
 from kernel.settings import Settings
 from kernel.tools.fs import FS_LIST, FS_SEARCH, FS_WRITE
 from kernel.tools.fs.stale import sweep_temp_files

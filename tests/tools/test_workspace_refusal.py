@@ -19,7 +19,7 @@ from desktop.settings_form import apply_form, check_form, values_from
 from kernel.errors import ConfigError
 from kernel.facade import Kernel
 from kernel.settings import Settings
-from kernel.tools.workspace import Workspace, check_workspace
+from kernel.workspace.root import Workspace, check_workspace
 from ledger import Ledger
 
 ROOT = Path(__file__).resolve().parents[2]

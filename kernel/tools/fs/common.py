@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping
 
 from ...errors import ToolFailure
 from ..descriptor import CallPreview, Runner, ToolContext, ToolOutput
-from ..workspace import Workspace
+from ...workspace.root import Workspace
 
 SNIFF_BYTES = 8192
 DIFF_MAX_LINES = 400

@@ -28,9 +28,9 @@ from ledger.blobs import digest_fd
 from ledger.files import is_temp_name
 
 from ...errors import ToolFailure
-from ...ignore import SKIP_DIRS
+from ...workspace.ignore import SKIP_DIRS
 from ..descriptor import ToolContext, ToolDescriptor, ToolOutput
-from ..workspace import Workspace
+from ...workspace.root import Workspace
 from .common import (
     BOOL, SNIFF_BYTES, existing, integer, looks_binary, obj, require_dir, require_file, string,
     thread_runner,

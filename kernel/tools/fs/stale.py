@@ -22,7 +22,7 @@ from typing import Callable
 
 from ledger.files import is_temp_name
 
-from ...ignore import SKIP_DIRS
+from ...workspace.ignore import SKIP_DIRS
 
 STALE_AFTER_S = 60.0
 MAX_ENTRIES = 10_000

@@ -28,7 +28,7 @@ from typing import BinaryIO, Iterator
 from ledger.files import Place, open_at
 
 from ...errors import ToolFailure
-from ..workspace import Workspace
+from ...workspace.root import Workspace
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC

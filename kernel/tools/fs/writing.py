@@ -37,7 +37,7 @@ from ledger.files import is_temp_name
 
 from ...errors import ToolFailure
 from ..descriptor import CallPreview, ToolContext, ToolDescriptor, ToolLimits, ToolOutput
-from ..workspace import Workspace
+from ...workspace.root import Workspace
 from . import walk
 from .common import (
     BOOL, SEQS, check_creatable, count_lines, encode_text, existing, inline_runner, is_text, obj,
@@ -59,7 +59,7 @@ class Old:
 
 
 @dataclass(frozen=True)
-class Change:
+class PlannedChange:
     """One planned file change: ``rel`` goes from ``old`` to ``after`` (None: no file)."""
 
     path: Path
@@ -115,7 +115,7 @@ def _file_not_folder(workspace: Workspace, rel: str, verb: str, hint: str) -> Pa
 
 # ---- fs_write ------------------------------------------------------------------
 
-def plan_write(workspace: Workspace, args: Mapping[str, Any], limits: ToolLimits = _DEFAULT_LIMITS) -> Change:
+def plan_write(workspace: Workspace, args: Mapping[str, Any], limits: ToolLimits = _DEFAULT_LIMITS) -> PlannedChange:
     """The change fs_write would make."""
     rel: str = args["path"]
     path = workspace.resolve(rel)
@@ -123,7 +123,7 @@ def plan_write(workspace: Workspace, args: Mapping[str, Any], limits: ToolLimits
         raise ToolFailure(f"{rel} is named like Agentdesk's temporary files (.NAME.<hex>.agentdesk); pick another name")
     old = _existing_file(workspace, rel, path)
     _keepable(workspace.relative(path), old, limits, "overwrite")
-    return Change(path, workspace.relative(path), old, encode_text(args["content"], "content"))
+    return PlannedChange(path, workspace.relative(path), old, encode_text(args["content"], "content"))
 
 
 def _existing_file(workspace: Workspace, rel: str, path: Path) -> Old | None:
@@ -202,7 +202,7 @@ def _crlf(text: str) -> str:
 
 @dataclass(frozen=True)
 class Edit:
-    change: Change
+    change: PlannedChange
     line: int       # where the replaced text began
     removed: int    # lines of old text
     added: int      # lines of new text
@@ -241,7 +241,7 @@ def plan_edit(workspace: Workspace, args: Mapping[str, Any], limits: ToolLimits 
                           "surrounding text so that it matches exactly once")
     at = found[0]
     after = encode_text(text[:at] + new + text[at + len(old):], "new")
-    change = Change(path, workspace.relative(path), found_old, after)
+    change = PlannedChange(path, workspace.relative(path), found_old, after)
     return Edit(change, text.count("\n", 0, at) + 1, count_lines(old), count_lines(new))
 
 
@@ -282,7 +282,7 @@ FS_EDIT = ToolDescriptor(
 
 # ---- fs_delete -----------------------------------------------------------------
 
-def plan_delete(workspace: Workspace, args: Mapping[str, Any], limits: ToolLimits = _DEFAULT_LIMITS) -> Change:
+def plan_delete(workspace: Workspace, args: Mapping[str, Any], limits: ToolLimits = _DEFAULT_LIMITS) -> PlannedChange:
     """The change fs_delete would make."""
     rel: str = args["path"]
     path = _file_not_folder(workspace, rel, "delete", "folders are not deleted; delete the files inside one by one")
@@ -290,7 +290,7 @@ def plan_delete(workspace: Workspace, args: Mapping[str, Any], limits: ToolLimit
     if old is None:
         raise ToolFailure(f"{rel} does not exist in the workspace")
     _keepable(rel, old, limits, "delete")
-    return Change(path, workspace.relative(path), old, None)
+    return PlannedChange(path, workspace.relative(path), old, None)
 
 
 def _delete(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
@@ -320,7 +320,7 @@ FS_DELETE = ToolDescriptor(
 # ---- fs_move -------------------------------------------------------------------
 
 def plan_move(workspace: Workspace, args: Mapping[str, Any], limits: ToolLimits = _DEFAULT_LIMITS
-              ) -> tuple[Change, Change]:
+              ) -> tuple[PlannedChange, PlannedChange]:
     """The two changes fs_move would make: create ``dst`` with the bytes of ``src``, then remove ``src``."""
     src, dst = args["src"], args["dst"]
     src_path = _file_not_folder(workspace, src, "move", "move the files inside it one by one")
@@ -338,8 +338,8 @@ def plan_move(workspace: Workspace, args: Mapping[str, Any], limits: ToolLimits 
     if old is None:
         raise ToolFailure(f"{src} does not exist in the workspace")
     _keepable(src, old, limits, "move")
-    return (Change(dst_path, workspace.relative(dst_path), None, old.data),
-            Change(src_path, workspace.relative(src_path), old, None))
+    return (PlannedChange(dst_path, workspace.relative(dst_path), None, old.data),
+            PlannedChange(src_path, workspace.relative(src_path), old, None))
 
 
 def _move(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:

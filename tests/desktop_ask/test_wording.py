@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from desktop.ask_text import (
+from desktop.wording import (
     describe_outcome, diff_counts, expiry_text, format_countdown, format_counts, format_duration_ms, format_tokens,
     grant_choices, lease_action, suggest_budget, summarize_input,
 )
 from desktop.markdown_render import close_open_fence, render_markdown
 from kernel.providers.lazy import missing_key_message
 from kernel.approver import LeaseRequest
+from kernel.events import Outcome
 from kernel.leases import offered_durations
 from kernel.settings import SettingsStore
 from kernel.tools.descriptor import CallPreview
@@ -40,12 +41,12 @@ def test_summaries():
 
 
 def test_outcomes():
-    assert describe_outcome(True, "wrote").kind == "ok"
-    denied = describe_outcome(False, "permission denied: the user did not grant fs.write")
+    assert describe_outcome(Outcome.OK, "wrote").kind == "ok"
+    denied = describe_outcome(Outcome.DENIED, "permission denied: the user did not grant fs.write")
     assert denied.kind == "denied" and denied.words.startswith("permission denied") and denied.mark == "\u2717"
-    assert describe_outcome(False, "permission request expired: nobody answered").kind == "expired"
-    assert describe_outcome(False, "notes is a folder").kind == "error"
-    assert describe_outcome(False, "").words == "the call failed"
+    assert describe_outcome(Outcome.EXPIRED, "permission request expired: nobody answered").kind == "expired"
+    assert describe_outcome(Outcome.ERROR, "notes is a folder").kind == "error"
+    assert describe_outcome(Outcome.ERROR, "").words == "the call failed"
 
 
 def request(**kw) -> LeaseRequest:

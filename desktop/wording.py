@@ -1,9 +1,11 @@
-"""Words and numbers the Ask window and lease dialog show, as plain functions.
+"""Words and numbers the desktop's windows show, as plain functions.
 
-Everything a person reads on those screens (a tool card's one-line summary,
+Everything a person reads on the Ask window, the lease dialog, the ledger
+view and the dialogs (a tool card's one-line summary,
 a budget's "41,200 / 200,000 tokens", a countdown's "1:42", the reason a call
 failed) is computed here from kernel values, without Qt, so plain pytest can
-check it and every view says it the same way.
+check it and every view says it the same way. (Was ``ask_text.py``: it
+serves every window, not just Ask.)
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from kernel.api import LeaseRequest, describe_duration, plural
+from kernel.api import LeaseRequest, Outcome, describe_duration, plural
+
 
 __all__ = ["plural"]  # re-exported: the views import it from here
 
@@ -106,30 +109,27 @@ def summarize_input(tool: str, tool_input: Mapping[str, Any], limit: int = 80) -
 
 @dataclass(frozen=True)
 class CallOutcome:
-    kind: str    # ok · error · denied · expired · cancelled
-    words: str   # the reason, in words, for anything but ok
+    """How a call ended, as its card shows it: the kernel's outcome and the reason in words."""
+
+    kind: Outcome  # ok · error · denied · expired · cancelled (a card its agent left unfinished)
+    words: str     # the reason, in words, for anything but ok
 
     @property
     def failed(self) -> bool:
-        return self.kind != "ok"
+        return self.kind.failed
 
     @property
     def mark(self) -> str:
-        return "\u2713" if self.kind == "ok" else "\u2717"
+        return "\u2717" if self.failed else "\u2713"
 
 
-def describe_outcome(ok: bool, content: str) -> CallOutcome:
-    """What happened to a call, from the kernel's ``ToolCallFinished``."""
-    if ok:
-        return CallOutcome("ok", "")
+def describe_outcome(outcome: Outcome, content: str) -> CallOutcome:
+    """What happened to a call, from the kernel's ``ToolCallFinished``: its outcome, and the first
+    line of what the model was told as the reason."""
+    if not outcome.failed:
+        return CallOutcome(outcome, "")
     first = content.strip().splitlines()[0] if content.strip() else "the call failed"
-    if first.startswith("permission denied"):
-        return CallOutcome("denied", first)
-    if first.startswith("permission request expired"):
-        return CallOutcome("expired", first)
-    if first.startswith("cancelled"):
-        return CallOutcome("cancelled", first)
-    return CallOutcome("error", first)
+    return CallOutcome(outcome, first)
 
 
 # ---- lease requests --------------------------------------------------------------

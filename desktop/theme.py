@@ -1,23 +1,27 @@
-"""State colours and faces for the Ask window and lease dialog.
+"""The desktop's colour table and faces: one colour per agent state, and the colour pairs.
 
 One colour per agent state, used everywhere beside its word (never colour
 alone). Each has a light- and a dark-palette shade chosen for contrast on
-that background; waiting (a person is needed) is the one loud colour. To be
-unified with the main window's ``desktop/style.py`` at merge.
+that background; waiting (a person is needed) is the one loud colour. The
+Ask window, the lease dialog and the tool cards use it directly; ``style``
+builds the main window's helpers on the same table. (Was ``ask_style.py``:
+it serves every window, not just Ask.)
 """
 
 from __future__ import annotations
 
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
 
+from kernel.api import AgentState
+
 # state: (glyph, light-palette colour, dark-palette colour)
-STATES: dict[str, tuple[str, str, str]] = {
-    "running": ("\u25cf", "#2e7d32", "#81c784"),
-    "waiting": ("\u25c6", "#d84315", "#ffab40"),
-    "paused": ("\u2016", "#3f51b5", "#9fa8da"),
-    "idle": ("\u25cb", "#616161", "#bdbdbd"),
-    "killed": ("\u2715", "#5d4037", "#bcaaa4"),
-    "failed": ("\u25b2", "#c62828", "#ef9a9a"),
+STATES: dict[AgentState, tuple[str, str, str]] = {
+    AgentState.RUNNING: ("\u25cf", "#2e7d32", "#81c784"),
+    AgentState.WAITING: ("\u25c6", "#d84315", "#ffab40"),
+    AgentState.PAUSED: ("\u2016", "#3f51b5", "#9fa8da"),
+    AgentState.IDLE: ("\u25cb", "#616161", "#bdbdbd"),
+    AgentState.KILLED: ("\u2715", "#5d4037", "#bcaaa4"),
+    AgentState.FAILED: ("\u25b2", "#c62828", "#ef9a9a"),
 }
 ERROR = ("#c62828", "#ef9a9a")
 ADDED = ("#1b5e20", "#a5d6a7")
@@ -38,13 +42,13 @@ def shade(pair: tuple[str, str], palette: QPalette | None = None) -> str:
     return pair[1] if is_dark(palette) else pair[0]
 
 
-def state_colour(state: str, palette: QPalette | None = None) -> QColor:
-    _, light, dark = STATES.get(state, STATES["idle"])
+def state_colour(state: AgentState, palette: QPalette | None = None) -> QColor:
+    _, light, dark = STATES.get(state, STATES[AgentState.IDLE])
     return QColor(shade((light, dark), palette))
 
 
-def state_glyph(state: str) -> str:
-    return STATES.get(state, STATES["idle"])[0]
+def state_glyph(state: AgentState) -> str:
+    return STATES.get(state, STATES[AgentState.IDLE])[0]
 
 
 def mono_font() -> QFont:

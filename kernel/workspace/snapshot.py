@@ -46,7 +46,7 @@ Tree = Mapping[str, FileState]
 
 
 @dataclass(frozen=True)
-class Change:
+class TreeChange:
     rel: str
     before: FileState | None
     after: FileState | None
@@ -62,25 +62,25 @@ class CommandChanges:
 
     entries: tuple[FileChange, ...]
     snapshot: Snapshot
-    changes: tuple[Change, ...]
+    changes: tuple[TreeChange, ...]
     hash_only: tuple[str, ...]      # relative paths recorded by hash only (too large to keep)
     not_undoable: tuple[str, ...]   # of those, the ones whose earlier contents cannot be restored
 
 
-def diff(before: Tree, after: Tree) -> list[Change]:
+def diff(before: Tree, after: Tree) -> list[TreeChange]:
     """Created, modified and deleted files between two trees (a rename is a delete and a create)."""
-    out = [Change(rel, before.get(rel), new) for rel, new in after.items()
+    out = [TreeChange(rel, before.get(rel), new) for rel, new in after.items()
            if before.get(rel) is not new and (rel not in before or before[rel].digest != new.digest)]
-    out += [Change(rel, before[rel], None) for rel in before.keys() - after.keys()]
+    out += [TreeChange(rel, before[rel], None) for rel in before.keys() - after.keys()]
     return sorted(out, key=lambda c: c.rel)
 
 
-def _changes_since(old: Tree, new: Tree, fresh: list[str]) -> list[Change]:
+def _changes_since(old: Tree, new: Tree, fresh: list[str]) -> list[TreeChange]:
     """``diff(old, new)`` when only ``fresh`` paths were re-read: cost grows with what changed."""
-    out = [Change(rel, old.get(rel), new[rel]) for rel in fresh if rel not in old or old[rel].digest != new[rel].digest]
+    out = [TreeChange(rel, old.get(rel), new[rel]) for rel in fresh if rel not in old or old[rel].digest != new[rel].digest]
     created = sum(1 for rel in fresh if rel not in old)
     if len(new) - created != len(old):  # some old paths were not seen again: deleted
-        out += [Change(rel, old[rel], None) for rel in old.keys() - new.keys()]
+        out += [TreeChange(rel, old[rel], None) for rel in old.keys() - new.keys()]
     return sorted(out, key=lambda c: c.rel)
 
 
@@ -158,7 +158,7 @@ class SnapshotIndex:
         new, _changes, recorded = self._scan(reconcile)
         return new, recorded
 
-    def _scan(self, reconcile: bool) -> tuple[Tree, list[Change], list[FileChange]]:
+    def _scan(self, reconcile: bool) -> tuple[Tree, list[TreeChange], list[FileChange]]:
         with self._lock:
             self.rules.refresh()
             old = self._tree
@@ -337,7 +337,7 @@ class SnapshotIndex:
         else:
             new[rel] = state
 
-    def _reconcile(self, changes: list[Change]) -> list[FileChange]:
+    def _reconcile(self, changes: list[TreeChange]) -> list[FileChange]:
         """Record as ``outside`` the changes the ledger cannot explain (it did not write those bytes)."""
         entries = []
         for change in changes:

@@ -19,7 +19,7 @@ KEEP = 64
 
 
 @dataclass(frozen=True)
-class Change:
+class RecentChange:
     seq: int
     actor: str
     path: str
@@ -29,7 +29,7 @@ class Change:
 class RecentChanges:
     def __init__(self, ledger: Ledger, keep: int = KEEP) -> None:
         self._ledger = ledger
-        self._ring: deque[Change] = deque(maxlen=keep)
+        self._ring: deque[RecentChange] = deque(maxlen=keep)
         self._seen = 0
 
     def refresh(self) -> None:
@@ -38,11 +38,11 @@ class RecentChanges:
         for entry in reversed(fresh):
             if isinstance(entry, FileChange):
                 verb = "deleted" if entry.after is None else "created" if entry.before is None else "changed"
-                self._ring.append(Change(entry.seq, entry.actor, entry.path, verb))
+                self._ring.append(RecentChange(entry.seq, entry.actor, entry.path, verb))
         if fresh:
             self._seen = fresh[0].seq
 
-    def by_others(self, actor: str, limit: int) -> list[Change]:
+    def by_others(self, actor: str, limit: int) -> list[RecentChange]:
         """The newest changes not made by ``actor``, newest first."""
         self.refresh()
         out = []

@@ -1,4 +1,7 @@
-"""Getting a lease for a tool call: find a live one, or ask and wait.
+"""Getting a lease for a tool call: find a live one, or make a lease request and wait.
+
+"Lease request" is the one name for this (the value is ``approver.LeaseRequest``,
+the events ``LeaseRequested`` and ``LeaseRequestResolved``).
 
 Asking puts the agent in ``waiting``, publishes the request and races the
 approver against the request's expiry on the kernel clock. The outcome is a
@@ -16,8 +19,10 @@ from ledger import KERNEL, USER, Denied, Expired
 
 from ..approver import Denial, Grant, LeaseRequest
 from ..errors import ToolFailure
-from ..events import PermissionRequested, PermissionResolved
+from ..events import LeaseRequested, LeaseRequestResolved
+
 from ..leases import Lease, offered_durations
+from ..states import AgentState, Outcome
 from ..tools.descriptor import ToolDescriptor
 from .process import AgentProcess
 
@@ -25,7 +30,7 @@ from .process import AgentProcess
 @dataclass(frozen=True)
 class Refusal:
     message: str
-    outcome: str  # denied · expired
+    outcome: Outcome  # denied · expired
 
 
 async def acquire(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any],
@@ -34,7 +39,7 @@ async def acquire(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping
     lease = s.leases.find(agent.id, scope)
     if lease is not None:
         return lease
-    async with agent.permission_lock:  # one open request per agent; parallel calls share its answer
+    async with agent.request_lock:  # one open request per agent; parallel calls share its answer
         lease = s.leases.find(agent.id, scope)
         if lease is not None:
             return lease
@@ -63,18 +68,18 @@ async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
         call_id=call_id,
     )
     previous = agent.state
-    agent.set_state("waiting", f"asking for {scope} to call {tool.name}")
-    s.bus.publish(PermissionRequested(request))
-    outcome = "cancelled"
+    agent.set_state(AgentState.WAITING, f"asking for {scope} to call {tool.name}")
+    s.bus.publish(LeaseRequested(request))
+    outcome = Outcome.CANCELLED
     lease: Lease | None = None
     try:
         decision = await _race(s.approver.decide(request), s.clock.sleep_until(request.expires_at))
         if decision is None:
-            outcome = "expired"
+            outcome = Outcome.EXPIRED
             s.record(Expired(actor=KERNEL, scope=scope, subject=agent.id, tool=tool.name))
             return Refusal(f"permission request expired: nobody answered in time to grant {scope}", outcome)
         if isinstance(decision, Denial):
-            outcome = "denied"
+            outcome = Outcome.DENIED
             s.record(Denied(actor=USER, tool=tool.name, scope=scope, subject=agent.id, input=dict(tool_input)))
             return Refusal(f"permission denied: the user did not grant {scope}", outcome)
         assert isinstance(decision, Grant)
@@ -82,12 +87,12 @@ async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
         if agent.killed:
             s.leases.revoke(lease.id, "granted while the agent was being killed")
             raise asyncio.CancelledError()
-        outcome = "granted"
+        outcome = Outcome.GRANTED
         return lease
     finally:
-        s.bus.publish(PermissionResolved(request.id, agent.id, outcome, lease if outcome == "granted" else None))
+        s.bus.publish(LeaseRequestResolved(request.id, agent.id, outcome, lease if outcome is Outcome.GRANTED else None))
         if not agent.killed:
-            agent.set_state(previous if previous != "waiting" else "running")
+            agent.set_state(previous if previous is not AgentState.WAITING else AgentState.RUNNING)
 
 
 def _clamp(duration: float, offered: tuple[float, ...]) -> float:
