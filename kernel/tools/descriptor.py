@@ -93,8 +93,6 @@ class ToolDescriptor:
     scope: str                     # dotted: fs.read, fs.write, shell.exec
     run: Runner
     timeout_s: float = 30.0
-    idempotent: bool = False
-    untrusted_output: bool = False
     preview: Previewer | None = None
     scope_of: Callable[[Mapping[str, Any]], str] | None = None  # when a call may need more (network)
     notes_of: Callable[[Mapping[str, Any]], tuple[str, ...]] | None = None  # warnings for the lease dialog

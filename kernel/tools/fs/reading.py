@@ -159,7 +159,7 @@ FS_READ = ToolDescriptor(
         "first_line": {"type": "integer", "minimum": 1}, "last_line": {"type": "integer", "minimum": 0},
         "total_lines": {"type": ["integer", "null"], "minimum": 0}, "truncated": BOOL,
     }, required=("path", "bytes", "binary")),
-    tool_class="read", scope="fs.read", run=thread_runner(_read), timeout_s=30.0, idempotent=True,
+    tool_class="read", scope="fs.read", run=thread_runner(_read), timeout_s=30.0,
 )
 
 
@@ -216,7 +216,7 @@ FS_LIST = ToolDescriptor(
         "path": {"type": "string"}, "entries": {"type": "integer", "minimum": 0},
         "shown": {"type": "integer", "minimum": 0}, "truncated": BOOL,
     }, required=("path", "entries", "shown", "truncated")),
-    tool_class="read", scope="fs.read", run=thread_runner(_list), timeout_s=30.0, idempotent=True,
+    tool_class="read", scope="fs.read", run=thread_runner(_list), timeout_s=30.0,
 )
 
 
@@ -352,5 +352,5 @@ FS_SEARCH = ToolDescriptor(
         "truncated": BOOL, "skipped_large": {"type": "integer", "minimum": 0},
         "skipped_binary": {"type": "integer", "minimum": 0},
     }, required=("pattern", "path", "matches", "files_searched", "truncated")),
-    tool_class="read", scope="fs.read", run=thread_runner(_search), timeout_s=60.0, idempotent=True,
+    tool_class="read", scope="fs.read", run=thread_runner(_search), timeout_s=60.0,
 )

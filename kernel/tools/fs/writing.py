@@ -180,7 +180,7 @@ FS_WRITE = ToolDescriptor(
     output_schema=obj({"path": {"type": "string"}, "bytes": _INT, "lines": _INT, "created": BOOL,
                        "changed": BOOL, "seqs": SEQS},
                       required=("path", "bytes", "lines", "created", "changed", "seqs")),
-    tool_class="write", scope="fs.write", run=inline_runner(_write), timeout_s=30.0, idempotent=True,
+    tool_class="write", scope="fs.write", run=inline_runner(_write), timeout_s=30.0,
     preview=safe_preview("write a file", _preview_write),
 )
 
@@ -275,7 +275,7 @@ FS_EDIT = ToolDescriptor(
     output_schema=obj({"path": {"type": "string"}, "bytes": _INT, "line": {"type": "integer", "minimum": 1},
                        "removed_lines": _INT, "added_lines": _INT, "seqs": SEQS},
                       required=("path", "bytes", "line", "seqs")),
-    tool_class="write", scope="fs.write", run=inline_runner(_edit), timeout_s=30.0, idempotent=False,
+    tool_class="write", scope="fs.write", run=inline_runner(_edit), timeout_s=30.0,
     preview=safe_preview("edit a file", _preview_edit),
 )
 
@@ -312,7 +312,7 @@ FS_DELETE = ToolDescriptor(
     description="Delete one file in the workspace (not a folder). The change is recorded and can be undone.",
     input_schema=obj({"path": string("file path relative to the workspace root")}, required=("path",)),
     output_schema=obj({"path": {"type": "string"}, "bytes": _INT, "seqs": SEQS}, required=("path", "bytes", "seqs")),
-    tool_class="write", scope="fs.write", run=inline_runner(_delete), timeout_s=30.0, idempotent=False,
+    tool_class="write", scope="fs.write", run=inline_runner(_delete), timeout_s=30.0,
     preview=safe_preview("delete a file", _preview_delete),
 )
 
@@ -376,6 +376,6 @@ FS_MOVE = ToolDescriptor(
     output_schema=obj({"src": {"type": "string"}, "dst": {"type": "string"}, "bytes": _INT,
                        "seqs": {**SEQS, "minItems": 2, "maxItems": 2}},
                       required=("src", "dst", "bytes", "seqs")),
-    tool_class="write", scope="fs.write", run=inline_runner(_move), timeout_s=30.0, idempotent=False,
+    tool_class="write", scope="fs.write", run=inline_runner(_move), timeout_s=30.0,
     preview=safe_preview("move a file", _preview_move),
 )
