@@ -117,6 +117,7 @@ class AskWindow(QWidget):
         self.key_notice.hide()
 
         self.lease_notice = QLabel(self)  # a request waits: say so, and how to answer it
+        self.lease_notice.setTextFormat(Qt.TextFormat.PlainText)  # it quotes what the model sent
         self.lease_notice.setObjectName("leaseNotice")
         self.lease_notice.setWordWrap(True)
         _glyph, light, dark = STATES[AgentState.WAITING]

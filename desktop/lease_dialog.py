@@ -26,6 +26,8 @@ diff (or the dialog itself), never on a button, so a stray Space presses nothing
 
 from __future__ import annotations
 
+from html import escape
+
 from typing import Callable
 
 import shiboken6
@@ -49,6 +51,15 @@ GRANT_DELAY_MS = 750
 ANSWER_SHORTCUT = "Ctrl+Shift+A"
 DIFF_LINES = 24  # the most diff lines the dialog shows before the diff scrolls (fewer on a small screen)
 WindowFor = Callable[[str, bool], QWidget | None]  # (agent id, activate) -> the agent's window
+
+
+
+def plain_label(text: str, parent: QWidget) -> QLabel:
+    """A label that shows ``text`` exactly as written: what a model sent is never read as markup, so no
+    tag or comment in a command can hide part of it from the person granting the lease."""
+    label = QLabel(text, parent)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    return label
 
 
 class LeaseDialog(QDialog):
@@ -79,14 +90,14 @@ class LeaseDialog(QDialog):
 
     def _build(self) -> None:
         req = self.request
-        title = QLabel(f"<b>{lease_title(req)}</b>", self)
+        title = QLabel(f"<b>{escape(lease_title(req))}</b>", self)
         # A label, not a read-only field: nothing about the scope looks editable.
-        self.scope_field = QLabel(req.scope, self)
+        self.scope_field = plain_label(req.scope, self)
         self.scope_field.setFont(mono_font())
         self.scope_field.setObjectName("scope")
         self.scope_field.setStyleSheet("QLabel#scope { font-weight: bold; border: 1px solid palette(mid);"
                                        " border-radius: 4px; padding: 2px 8px; }")
-        self.action_label = QLabel(lease_action(req), self)
+        self.action_label = plain_label(lease_action(req), self)
         self.action_label.setWordWrap(True)
         what = QHBoxLayout()
         what.addWidget(self.scope_field)
@@ -99,7 +110,7 @@ class LeaseDialog(QDialog):
         layout.addLayout(what)
         preview = req.preview
         if preview is not None and preview.summary:
-            summary = QLabel(preview.summary, self)
+            summary = plain_label(preview.summary, self)
             summary.setWordWrap(True)
             layout.addWidget(summary)
         self.diff_view: DiffView | None = None
@@ -109,12 +120,12 @@ class LeaseDialog(QDialog):
             layout.addWidget(self.diff_view, 1)  # the one part that gives way on a small screen
         err = shade(ERROR, self.palette())
         for note in req.notes:
-            label = QLabel(f"\u26a0 {note}", self)
+            label = plain_label(f"\u26a0 {note}", self)
             label.setWordWrap(True)
             label.setStyleSheet(f"color: {err};")
             layout.addWidget(label)
 
-        self.grant_label = QLabel(f"Grant <span style='font-family:monospace'>{req.scope}</span> for:", self)
+        self.grant_label = QLabel(f"Grant <span style='font-family:monospace'>{escape(req.scope)}</span> for:", self)
         layout.addWidget(self.grant_label)
         buttons = QHBoxLayout()
         self.grant_buttons: dict[float, QPushButton] = {}
