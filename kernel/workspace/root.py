@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError, ToolFailure
+from ..sandbox_view import HOME_SECRETS
 
 # Refused with everything inside them: the system's own files, never a project.
 SYSTEM_TREES = ("/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/run", "/sbin",
@@ -36,7 +37,8 @@ SYSTEM_TREES = ("/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/l
 SYSTEM_FOLDERS = ("/", "/home", "/root", "/tmp", "/var", "/var/tmp", "/opt", "/srv", "/mnt", "/media", "/nix",
                   "/Users", "/Volumes", "/Applications", "/private", "/private/tmp", "/private/var")
 # Below the home folder: credentials (refused with their insides) and folders of every program's data.
-SECRET_TREES = (".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", ".config/gcloud")
+# The same list the shell sandbox never shows, so a workspace it would refuse is refused here, at spawn.
+SECRET_TREES = HOME_SECRETS
 DATA_FOLDERS = (".config", ".local", ".local/share", ".cache")
 
 
@@ -71,7 +73,7 @@ def check_workspace(path: str | os.PathLike[str], agentdesk_home: str | os.PathL
         return f"{ws} cannot be a workspace: it is inside Agentdesk's own folder {own}; choose a folder elsewhere"
     for name in SECRET_TREES:
         if _within(ws, home / name):
-            return f"{ws} cannot be a workspace: {home / name} holds credentials"
+            return f"{ws} cannot be a workspace: {home / name} holds credentials, keys or a browser profile"
     if ws in {home / name for name in DATA_FOLDERS}:
         return f"{ws} cannot be a workspace: it holds the data of many programs; choose a project folder"
     for tree in SYSTEM_TREES:

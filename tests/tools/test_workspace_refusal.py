@@ -45,6 +45,8 @@ REFUSED = [
     ("{user}/.ssh", "credentials"),
     ("{user}/.gnupg/private", "credentials"),
     ("{user}/.config", "data of many programs"),
+    ("{user}/.config/gh/proj", "credentials"),  # what the shell sandbox never shows is refused at spawn too
+    ("{user}/.mozilla/firefox", "browser profile"),
     ("/etc", "system folder"),
     ("/usr/share/doc", "system folder"),
     ("/proc/self", "system folder"),
