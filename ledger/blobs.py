@@ -135,7 +135,7 @@ def get(db: sqlite3.Connection, name: str, check: bool = True) -> bytes:
         raise UnknownBlob(name)
     try:
         data = decode(row[0], row[1])
-    except (zlib.error, ValueError) as exc:
+    except (zlib.error, ValueError, TypeError) as exc:  # TypeError: a hostile row stored text, not bytes
         raise CorruptBlob(name) from exc
     if check and digest(data) != name:
         raise CorruptBlob(name)

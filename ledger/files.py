@@ -19,14 +19,14 @@ tells them apart so a sweep can remove the ones a killed process left.
 
 from __future__ import annotations
 
-import hashlib
+import errno
 import os
 import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from .blobs import Opened, chunks_of
+from .blobs import Opened, chunks_of, digest_fd
 
 
 def _process_umask() -> int:
@@ -100,17 +100,25 @@ def mode_of(path: Path) -> int | None:
         return None
 
 
+NOT_A_FILE = "not a regular file"  # never a sha256: whatever sits there now is a conflict for undo
+
+
 def hash_of(path: Path) -> str | None:
-    """sha256 of the file's bytes (read in chunks), None when there is no file."""
+    """sha256 of the file's bytes (read in chunks), None when there is no file. A link, pipe or
+    device left in the file's place is not followed or read (a pipe would block undo for good):
+    it is ``NOT_A_FILE``, which matches no recorded contents."""
     try:
-        fd = os.open(path, os.O_RDONLY | _CLOEXEC)
+        fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):  # a link (O_NOFOLLOW)
+            return NOT_A_FILE
+        raise
     try:
-        hasher = hashlib.sha256()
-        for chunk in chunks_of(fd):
-            hasher.update(chunk)
-        return hasher.hexdigest()
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return NOT_A_FILE
+        return digest_fd(fd)
     finally:
         os.close(fd)
 
