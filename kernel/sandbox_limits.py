@@ -34,6 +34,7 @@ import itertools
 import os
 import platform
 import re
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,8 @@ from .errors import ConfigError
 
 _MIB = 1024 * 1024
 _NAMES = itertools.count()
+_LIVE: set[str] = set()  # this process's groups in use: a sweep for another command leaves them alone
+_LIVE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -176,12 +179,18 @@ def pids_cgroup(base: Path, max_processes: int) -> Iterator[Path]:
     """
     _sweep(base)
     group = base / f"agentdesk-{os.getpid()}-{next(_NAMES)}"
-    group.mkdir(mode=0o755)
+    with _LIVE_LOCK:
+        _LIVE.add(group.name)
     try:
-        (group / "pids.max").write_text(str(max_processes))
-        yield group / "cgroup.procs"
+        group.mkdir(mode=0o755)
+        try:
+            (group / "pids.max").write_text(str(max_processes))
+            yield group / "cgroup.procs"
+        finally:
+            _remove(group)
     finally:
-        _remove(group)
+        with _LIVE_LOCK:
+            _LIVE.discard(group.name)
 
 
 def _sweep(base: Path) -> None:
@@ -189,7 +198,11 @@ def _sweep(base: Path) -> None:
         names = [entry.name for entry in os.scandir(base) if entry.name.startswith("agentdesk-")]
     except OSError:
         return
+    with _LIVE_LOCK:
+        live = set(_LIVE)
     for name in names:
+        if name in live:
+            continue  # another command of this kernel is still starting in it
         match = re.fullmatch(r"agentdesk-(\d+)-\d+", name)
         if match is None:
             continue

@@ -344,3 +344,15 @@ def test_process_limit_groups_do_not_pile_up(env: Env, host: Host) -> None:
     for _ in range(3):
         run(env, host, "sleep 0.01 & true")
     assert [p for p in os.listdir(support.cgroup_base) if p.startswith(mine)] == []
+
+
+def test_a_sweep_leaves_a_group_another_command_is_starting_in() -> None:
+    support = Sandbox().check().support
+    if support.cgroup_base is None:
+        pytest.skip("no pids cgroup is used on this machine (the process limit is an rlimit, or not enforced)")
+    from kernel.sandbox_limits import pids_cgroup
+
+    with pids_cgroup(support.cgroup_base, 16) as first:  # empty: its command has not joined yet
+        with pids_cgroup(support.cgroup_base, 16) as second:  # another workspace's command sweeps
+            assert first.parent.is_dir() and second.parent.is_dir()
+    assert not first.parent.exists()
