@@ -175,13 +175,13 @@ class ShellTool:
                            diff=command if one_line != command else None)
 
     def notes(self, tool_input: Mapping[str, Any]) -> tuple[str, ...]:
-        sandbox = self._sandbox
+        check = self._sandbox.check()  # probes once (blocking): callers run this off the event loop
         out = []
         if self.unsandboxed():
-            out.append(f"Runs WITHOUT a sandbox ({sandbox.check().reason}): the command can change any file "
+            out.append(f"Runs WITHOUT a sandbox ({check.reason}): the command can change any file "
                        "your user can and use the network. Its changes inside the workspace are still recorded.")
-        elif sandbox.check().ok:
-            out += [f"Sandbox limits: {note}" for note in sandbox.check().support.notes]
+        elif check.ok:
+            out += [f"Sandbox limits: {note}" for note in check.support.notes]
         if tool_input.get("network"):
             out.append("The command may use the network.")
         return tuple(out)
