@@ -266,12 +266,12 @@ class Ledger(Queries):
                                        max_blob=max_blob, resolved=True, current=found, place=place)
         old, mode = files.read(target) if current is None else current
         if content is None:
-            entry = self._record(actor, str(target), old, None, cause, mode, None, max_blob)
+            entry = self._record(actor, str(target), old, None, cause, mode, max_blob)
             files.land(target, None, place=place)
             return entry
         staged = files.stage(target, content, mode, place)
         try:
-            entry = self._record(actor, str(target), old, content, cause, mode, None, max_blob)
+            entry = self._record(actor, str(target), old, content, cause, mode, max_blob)
         except BaseException:
             files.discard(staged, place)
             raise
@@ -279,8 +279,7 @@ class Ledger(Queries):
         return entry
 
     def _record(self, actor: str, path: str, before: bytes | blobs.Opened | None, after: bytes | blobs.Opened | None,
-                cause: int | None,
-                mode: int | None, reverts: int | None, max_blob: int | None) -> FileChange:
+                cause: int | None, mode: int | None, max_blob: int | None) -> FileChange:
         stored = True
         hashes: list[str | None] = []
         fresh: list[str] = []
@@ -303,7 +302,7 @@ class Ledger(Queries):
                     blobs.put(db, data, name)
                     fresh.append(name)
             entry = FileChange(actor=actor, path=path, before=hashes[0], after=hashes[1],
-                               cause=cause, reverts=reverts, mode=mode, stored=stored)
+                               cause=cause, mode=mode, stored=stored)
             recorded = self._insert(db, entry)
         self._remember_blobs(fresh)
         self._announce((recorded,))

@@ -136,14 +136,6 @@ def check_creatable(workspace: Workspace, rel: str, path: Path) -> None:
             return
 
 
-def read_bytes(path: Path) -> bytes | None:
-    """The file's bytes, or None when there is no file."""
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
-
-
 # ---- diffs and previews ------------------------------------------------------
 
 def unified_diff(rel: str, before: bytes | None, after: bytes | None, max_lines: int = DIFF_MAX_LINES) -> str:
