@@ -60,13 +60,11 @@ async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
     s = agent.services
     now = s.clock.now()
     notes_for = getattr(tool, "notes_for", None)
-    # a tool's notes may probe the machine (the shell's sandbox check runs bwrap once): not on the loop
-    notes = tuple(await asyncio.to_thread(notes_for, tool_input)) if notes_for else ()
     request = LeaseRequest(
         id=next(s.request_ids), agent_id=agent.id, agent_name=agent.name, tool=tool.name, scope=scope,
         input=dict(tool_input), durations=offered_durations(s.settings.default_lease_s),
         default_duration=s.settings.default_lease_s, expires_at=now + s.settings.request_expiry_s,
-        preview=_preview(agent, tool, tool_input), notes=notes,
+        preview=_preview(agent, tool, tool_input), notes=tuple(notes_for(tool_input)) if notes_for else (),
         call_id=call_id,
     )
     previous = agent.state
