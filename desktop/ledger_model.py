@@ -17,6 +17,7 @@ import time
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtWidgets import QApplication
 
 from kernel.api import (
     AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke, LedgerAppended, LedgerFilter,
@@ -261,7 +262,7 @@ class LedgerTableModel(RowsTableModel):
         if role == Qt.ItemDataRole.FontRole:
             font = style.mono_font() if col in MONO_COLUMNS else None
             if undone_by is not None and col != COL_CAUSE:
-                font = font or style.QApplication.font()
+                font = font or QApplication.font()
                 font.setStrikeOut(True)
             return font
         if role == Qt.ItemDataRole.ForegroundRole:

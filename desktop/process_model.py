@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtWidgets import QApplication
 
 from kernel.api import (
     AgentState,
@@ -219,7 +220,7 @@ class ProcessTableModel(RowsTableModel):
             if col == COL_ID:
                 return style.mono_font()
             if col == COL_STATE and info.state is AgentState.WAITING:
-                font = style.QApplication.font()
+                font = QApplication.font()
                 font.setBold(True)
                 return font
         if role == Qt.ItemDataRole.BackgroundRole and col == COL_STATE and info.state is AgentState.WAITING:

@@ -12,21 +12,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QIcon, QPalette
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtGui import QColor, QIcon, QPalette
+from PySide6.QtWidgets import QWidget
 
 from kernel.api import AgentState, short_number
 
-from .theme import ADDED, ERROR, MUTED, REMOVED
+from .theme import ADDED, ERROR, MUTED, REMOVED, is_dark
+# one home for these (theme); re-exported for the views that use style
+from .theme import SPACING as SPACING, mono_family as mono_family, mono_font as mono_font
+from .theme import state_colour as state_colour
 from .theme import STATES as _ASK_STATES
 
-SPACING = 4  # the grid: every margin and gap is a multiple of this
 RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 
 STATES = tuple(AgentState)
 # One table of state colours for the whole desktop: the Ask window's (theme) is the source.
 MARKS = {state: glyph for state, (glyph, _l, _d) in _ASK_STATES.items()}
-_STATE_COLOURS: dict[AgentState, tuple[str, str]] = {state: (light, dark) for state, (_g, light, dark) in _ASK_STATES.items()}
 _ROLE_COLOURS: dict[str, tuple[str, str]] = {
     "added": ADDED,
     "removed": REMOVED,
@@ -35,16 +36,6 @@ _ROLE_COLOURS: dict[str, tuple[str, str]] = {
     "muted": MUTED,
     "waiting_bg": ("#fff1e6", "#4a2a10"),
 }
-
-
-def is_dark(palette: QPalette | None = None) -> bool:
-    palette = palette or QApplication.palette()
-    return palette.color(QPalette.ColorRole.Window).lightness() < 128
-
-
-def state_colour(state: AgentState, palette: QPalette | None = None) -> QColor:
-    light, dark = _STATE_COLOURS.get(state, _STATE_COLOURS[AgentState.IDLE])
-    return QColor(dark if is_dark(palette) else light)
 
 
 def role_colour(role: str, palette: QPalette | None = None) -> QColor:
@@ -63,20 +54,6 @@ def state_html(state: AgentState, palette: QPalette | None = None) -> str:
     return f'<span style="color:{colour};{weight}">{state_text(state)}</span>'
 
 
-def mono_font(point_delta: int = 0) -> QFont:
-    """The fixed-pitch face for paths, scopes, tool names and code."""
-    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-    if font.family() in ("", "Monospace") or not QFontDatabase.isFixedPitch(font.family()):
-        font = QFont("DejaVu Sans Mono")
-        font.setStyleHint(QFont.StyleHint.Monospace)
-    base = QApplication.font().pointSize()
-    if base > 0:
-        font.setPointSize(max(6, base + point_delta))
-    return font
-
-
-def mono_family() -> str:
-    return mono_font().family()
 
 
 ICON_INK = ("#5b6470", "#c8ced6")  # the icons' stroke in the SVG files, and its shade on a dark palette

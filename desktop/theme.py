@@ -51,10 +51,16 @@ def state_glyph(state: AgentState) -> str:
     return STATES.get(state, STATES[AgentState.IDLE])[0]
 
 
-def mono_font() -> QFont:
-    """The system's fixed-pitch face, for paths, scopes, tool names and code."""
+def mono_font(point_delta: int = 0) -> QFont:
+    """The fixed-pitch face for paths, scopes, tool names and code, at the application's size
+    (DejaVu Sans Mono where the system names none that is really fixed-pitch)."""
     font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    if font.family() in ("", "Monospace") or not QFontDatabase.isFixedPitch(font.family()):
+        font = QFont("DejaVu Sans Mono")
     font.setStyleHint(QFont.StyleHint.Monospace)
+    base = QGuiApplication.font().pointSize()
+    if base > 0:
+        font.setPointSize(max(6, base + point_delta))
     return font
 
 
