@@ -59,10 +59,13 @@ class LedgerFilter:
 
 @dataclass(frozen=True)
 class ToolInfo:
-    """A tool agents may call, and the scope a lease for it must cover."""
+    """A tool agents may call, the scope a lease for it must cover, its risk class (R0–R3) and
+    whether its output is trusted."""
 
     name: str
     scope: str
+    risk: str = "R0"
+    trusted: bool = True
 
 
 class KernelFacade(Protocol):

@@ -94,7 +94,7 @@ class Kernel:
 
     def tools(self) -> list[ToolInfo]:
         """The tools agents may call, with the scope each asks a lease for."""
-        return [ToolInfo(d.name, d.scope) for d in self._services.tools.descriptors()]
+        return [ToolInfo(d.name, d.scope, str(d.risk), d.trusted) for d in self._services.tools.descriptors()]
 
     # ---- events ------------------------------------------------------------
 

@@ -12,6 +12,7 @@ it lands.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Mapping
 
@@ -28,6 +29,16 @@ if TYPE_CHECKING:
     from ..workspace.root import Workspace
 
 ToolClass = Literal["read", "write", "execute"]
+
+
+class Risk(StrEnum):
+    """How much harm one call can do, declared per tool (never guessed from its name); the executor
+    gates by it. R1 is a local change the ledger can undo; R3 cannot be taken back (it leaves the machine)."""
+
+    LOCAL_READ = "R0"
+    LOCAL_WRITE = "R1"
+    NETWORK_READ = "R2"
+    OUTWARD = "R3"
 
 
 @dataclass(frozen=True)
@@ -92,10 +103,13 @@ class ToolDescriptor:
     tool_class: ToolClass
     scope: str                     # dotted: fs.read, fs.write, shell.exec
     run: Runner
+    risk: Risk = field(kw_only=True)  # the class of the plain call; ``risk_of`` may raise it per call
+    trusted: bool = field(kw_only=True)  # False: the output is untrusted content (network, mail, MCP, skills)
     timeout_s: float = 30.0
     preview: Previewer | None = None
     scope_of: Callable[[Mapping[str, Any]], str] | None = None  # when a call may need more (network)
     notes_of: Callable[[Mapping[str, Any]], tuple[str, ...]] | None = None  # warnings for the lease dialog
+    risk_of: Callable[[Mapping[str, Any]], Risk] | None = None  # when a call may be riskier (network)
 
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, self.input_schema)
@@ -103,6 +117,10 @@ class ToolDescriptor:
     def scope_for(self, tool_input: Mapping[str, Any]) -> str:
         """The scope this particular call needs."""
         return self.scope if self.scope_of is None else self.scope_of(tool_input)
+
+    def risk_for(self, tool_input: Mapping[str, Any]) -> Risk:
+        """The risk class of this particular call."""
+        return self.risk if self.risk_of is None else self.risk_of(tool_input)
 
     def notes_for(self, tool_input: Mapping[str, Any]) -> tuple[str, ...]:
         """What the lease dialog should warn about for this call (e.g. "runs without a sandbox")."""

@@ -31,7 +31,7 @@ from ..sandbox_limits import SandboxLimits, pids_cgroup
 from ..sandbox_view import Skipped, View, plan
 from ..settings import home as agentdesk_home
 from ..settings_schema import SHELL_TIMEOUT_MAX_S
-from .descriptor import CallPreview, ToolContext, ToolDescriptor, ToolOutput
+from .descriptor import CallPreview, Risk, ToolContext, ToolDescriptor, ToolOutput
 from .output import OutputBuffer
 
 if TYPE_CHECKING:
@@ -126,7 +126,10 @@ class ShellTool:
             name="shell_exec", description=DESCRIPTION, input_schema=INPUT_SCHEMA, output_schema=OUTPUT_SCHEMA,
             # The executor's outer limit only: the command's own timeout (Settings, read per call) ends it first.
             tool_class="execute", scope=SCOPE, run=self.run, timeout_s=SHELL_TIMEOUT_MAX_S + 60.0,
-            preview=self.preview, scope_of=lambda i: NET_SCOPE if i.get("network") else SCOPE, notes_of=self.notes)
+            preview=self.preview, scope_of=lambda i: NET_SCOPE if i.get("network") else SCOPE, notes_of=self.notes,
+            # what a command does in the workspace is recorded and undoable; with the network it can reach out
+            risk=Risk.LOCAL_WRITE, risk_of=lambda i: Risk.OUTWARD if i.get("network") else Risk.LOCAL_WRITE,
+            trusted=True)
 
     def unsandboxed(self) -> bool:
         return self._settings().allow_unsandboxed_shell and not self._sandbox.check().ok

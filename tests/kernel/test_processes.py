@@ -8,7 +8,7 @@ from kernel.approver import Grant
 from kernel.events import AgentKilled, AgentState, LeaseRevoked, LeaseRequestResolved, TextDelta
 from kernel.providers.base import StreamEnd, TextChunk as Chunk, UsageReport
 from kernel.providers.scripted import Hold, ScriptedTurn, reply
-from kernel.tools.descriptor import ToolDescriptor, ToolOutput
+from kernel.tools.descriptor import Risk, ToolDescriptor, ToolOutput
 from kernel.tools.registry import builtin_registry
 from ledger import AgentKill, LeaseRevoke
 
@@ -24,7 +24,8 @@ def gated_tool(gate: asyncio.Event, started: asyncio.Event, tool_class="write", 
         return ToolOutput("opened")
 
     return ToolDescriptor(name=name, description="waits for the test", input_schema=OBJECT, output_schema={},
-                          tool_class=tool_class, scope="test.wait", run=go)
+                          tool_class=tool_class, scope="test.wait", run=go,
+                          risk=Risk.LOCAL_WRITE, trusted=True)
 
 
 def test_kill_while_streaming_cancels_promptly_and_is_recorded(make_env):

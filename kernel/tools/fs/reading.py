@@ -29,7 +29,7 @@ from ledger.files import is_temp_name
 
 from ...errors import ToolFailure
 from ...workspace.ignore import SKIP_DIRS
-from ..descriptor import ToolContext, ToolDescriptor, ToolOutput
+from ..descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
 from ...workspace.root import Workspace
 from .common import (
     BOOL, SNIFF_BYTES, existing, integer, looks_binary, obj, require_dir, require_file, string,
@@ -145,6 +145,7 @@ def _read(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> T
 
 
 FS_READ = ToolDescriptor(
+    risk=Risk.LOCAL_READ, trusted=True,
     name="fs_read",
     description=("Read a text file in the workspace and return its contents. Use offset (1-based line) and limit "
                  "(lines) to read part of a long file; binary files are described, not shown."),
@@ -208,6 +209,7 @@ def _list(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> T
 
 
 FS_LIST = ToolDescriptor(
+    risk=Risk.LOCAL_READ, trusted=True,
     name="fs_list",
     description=("List a folder in the workspace: one entry per line, folders end with '/', files show their size. "
                  "Without a path, lists the workspace root."),
@@ -339,6 +341,7 @@ def _search(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) ->
 
 
 FS_SEARCH = ToolDescriptor(
+    risk=Risk.LOCAL_READ, trusted=True,
     name="fs_search",
     description=("Search text files under a workspace path for a Python regular expression; returns "
                  "'path:line: text' for each matching line. Use (?i) for case-insensitive matching."),

@@ -36,7 +36,7 @@ from ledger.blobs import Opened
 from ledger.files import is_temp_name
 
 from ...errors import ToolFailure
-from ..descriptor import CallPreview, ToolContext, ToolDescriptor, ToolLimits, ToolOutput
+from ..descriptor import CallPreview, Risk, ToolContext, ToolDescriptor, ToolLimits, ToolOutput
 from ...workspace.root import Workspace
 from . import walk
 from .common import (
@@ -170,6 +170,7 @@ def _preview_write(workspace: Workspace, args: Mapping[str, Any]) -> CallPreview
 
 
 FS_WRITE = ToolDescriptor(
+    risk=Risk.LOCAL_WRITE, trusted=True,
     name="fs_write",
     description=("Create a text file in the workspace, or replace its whole contents, creating missing folders. "
                  "To change part of an existing file, prefer fs_edit."),
@@ -264,6 +265,7 @@ def _preview_edit(workspace: Workspace, args: Mapping[str, Any]) -> CallPreview:
 
 
 FS_EDIT = ToolDescriptor(
+    risk=Risk.LOCAL_WRITE, trusted=True,
     name="fs_edit",
     description=("Replace one exact piece of text in a workspace file with new text. `old` must occur exactly "
                  "once in the file, including whitespace; add surrounding lines to make it unique."),
@@ -308,6 +310,7 @@ def _preview_delete(workspace: Workspace, args: Mapping[str, Any]) -> CallPrevie
 
 
 FS_DELETE = ToolDescriptor(
+    risk=Risk.LOCAL_WRITE, trusted=True,
     name="fs_delete",
     description="Delete one file in the workspace (not a folder). The change is recorded and can be undone.",
     input_schema=obj({"path": string("file path relative to the workspace root")}, required=("path",)),
@@ -366,6 +369,7 @@ def _preview_move(workspace: Workspace, args: Mapping[str, Any]) -> CallPreview:
 
 
 FS_MOVE = ToolDescriptor(
+    risk=Risk.LOCAL_WRITE, trusted=True,
     name="fs_move",
     description=("Move or rename one file within the workspace, creating missing folders. "
                  "Refuses to overwrite an existing file and does not move folders."),
