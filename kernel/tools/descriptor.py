@@ -43,10 +43,13 @@ class Risk(StrEnum):
 
 @dataclass(frozen=True)
 class ToolOutput:
-    """A tool's success: ``content`` is what the model reads; ``data`` is recorded in the ledger."""
+    """A tool's success: ``content`` is what the model reads; ``data`` is recorded in the ledger.
+    ``source`` set means this output is untrusted content from there (e.g. "web_fetch https://…"),
+    even from a tool whose descriptor says trusted (a skill someone else wrote)."""
 
     content: str
     data: Any = None
+    source: str | None = None
 
 
 @dataclass(frozen=True)
