@@ -30,6 +30,8 @@ from .events import (
     TurnFinished, TurnStarted, UsageUpdated, UserMessage,
 )
 from .events import AgentTainted
+from .settings_schema import check_settings
+from .trust.hook_config import hook_problem
 from ledger import POLICY, Confirmed, HookRun, UntrustedSeen
 from .leases import Lease, describe_duration, describe_left
 from .messages import Message, TextPart, ToolResultPart, ToolUse
@@ -141,5 +143,5 @@ __all__ = [
     # words for those values
     "check_workspace", "describe_duration", "describe_left", "looks_secret", "plural", "short_number",
     # trust: the taint event, the policy actor, its entries
-    "AgentTainted", "POLICY", "Confirmed", "HookRun", "UntrustedSeen",
+    "AgentTainted", "POLICY", "Confirmed", "HookRun", "UntrustedSeen", "check_settings", "hook_problem",
 ]
