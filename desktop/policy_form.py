@@ -10,6 +10,7 @@ would split it, but is never run through one.
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
@@ -17,6 +18,7 @@ from typing import Any, Sequence
 from kernel.api import Settings, check_settings, hook_problem
 
 MODES = ("ask", "confirm", "auto", "deny")
+_PLAIN = re.compile(r"[\w@%+=:,./~-]+")
 MODE_WORDS = {
     "ask": "ask: the lease dialog (the default)",
     "confirm": "confirm: ask on every call, no lease covers it",
@@ -42,8 +44,13 @@ class HookRow:
 
 def rows_from(settings: Settings) -> tuple[list[PolicyRow], list[HookRow]]:
     policies = [PolicyRow(scope, mode) for scope, mode in settings.policies.items()]
-    hooks = [HookRow(h.name, h.when, shlex.join(h.command), h.scope, h.timeout_s) for h in settings.hooks]
+    hooks = [HookRow(h.name, h.when, command_text(h.command), h.scope, h.timeout_s) for h in settings.hooks]
     return policies, hooks
+
+
+def command_text(argv: Sequence[str]) -> str:
+    """A command as a person would type it: quoted only where a shell would need it (``~/bin/x`` as is)."""
+    return " ".join(a if _PLAIN.fullmatch(a) else shlex.quote(a) for a in argv)
 
 
 def check_rows(policies: Sequence[PolicyRow], hooks: Sequence[HookRow]) -> tuple[list[str], dict | None]:

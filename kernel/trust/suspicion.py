@@ -89,7 +89,8 @@ def flags(tool_input: Mapping[str, Any], untrusted: Sequence[str], trusted: Iter
             for piece in pieces(text):
                 low = piece.lower()
                 if low not in own and any(low in u for u in lowered):
-                    note = f"sends to {piece}, seen only in untrusted content"
+                    verb = "sends to" if "@" in piece and "://" not in piece else "uses"
+                    note = f"{verb} {piece}, seen only in untrusted content"
                     if note not in out:
                         out.append(note)
     return tuple(out)
