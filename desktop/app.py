@@ -53,7 +53,7 @@ class Desktop:
 
 def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, clock: Any = None,
                   settings: Any = None, attached: bool = True, watch_workspaces: bool = False,
-                  grant_delay_ms: int | None = None) -> Desktop:
+                  grant_delay_ms: int | None = None, tools: Any = None) -> Desktop:
     """Everything the desktop is made of, over the home folder ``root``. ``watch_workspaces``
     records other programs' edits in every workspace an agent works in (on in the real app);
     ``grant_delay_ms`` is how long a lease dialog's grant buttons ignore input (tests: 0)."""
@@ -72,7 +72,7 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     ledger = Ledger(store.ledger_path, **({"clock": clock.now} if clock is not None else {}))
     kernel = Kernel(ledger=ledger, settings=settings, providers=factory, clock=clock, attached=attached,
                     snapshot_dir=root / "snapshots", watch_workspaces=watch_workspaces,
-                    provider_problem=lambda name: missing_key_message(name, store))
+                    provider_problem=lambda name: missing_key_message(name, store), tools=tools)
     bridge = EventBridge(kernel)
     window = MainWindow(kernel, bridge, now=kernel.now, default_root=str(Path(settings.workspace).expanduser()),
                         attached=attached)

@@ -30,9 +30,10 @@ from kernel.api import (
     LeaseRequested, LeaseRequestResolved, TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated,
     UserMessage,
 )
+from kernel.api import AgentTainted
 
 from .theme import ERROR, MUTED, STATES, mono_font, shade
-from .wording import lease_waiting_text, relative_diff
+from .wording import lease_waiting_text, relative_diff, taint_text
 from .bridge import EventBridge
 from .budget_dialog import open_raise_budget
 from .lease_dialog import ANSWER_SHORTCUT
@@ -126,6 +127,14 @@ class AskWindow(QWidget):
                                         f" border: 1px solid {loud}; border-radius: 4px; padding: 4px 8px; }}")
         self.lease_notice.hide()
 
+        self.taint_notice = QLabel(self)  # it read untrusted content: say so, and what that changes
+        self.taint_notice.setTextFormat(Qt.TextFormat.PlainText)  # the reason quotes a URL or a server
+        self.taint_notice.setObjectName("taintNotice")
+        self.taint_notice.setWordWrap(True)
+        self.taint_notice.setStyleSheet(f"QLabel#taintNotice {{ border: 1px solid {err}; border-radius: 4px;"
+                                        " padding: 4px 8px; }")
+        self.taint_notice.hide()
+
         self.transcript = Transcript(self.info.name, self._diffs, self, frames=self.bridge.frames)
         self.input = MessageInput(self)
         self.input.submitted.connect(self.send)
@@ -150,6 +159,7 @@ class AskWindow(QWidget):
         layout.addLayout(budget_row)
         layout.addWidget(self.key_notice)
         layout.addWidget(self.lease_notice)
+        layout.addWidget(self.taint_notice)
         layout.addWidget(line)
         layout.addWidget(self.transcript, 1)
         layout.addWidget(line2)
@@ -223,13 +233,17 @@ class AskWindow(QWidget):
                 self.transcript.settle_open_cards(AgentState.KILLED)
                 self.transcript.add_notice(f"{info.name} was stopped ({info.reason or 'by ' + by}). "
                                            "Ctrl+N starts a new agent to continue.")
-            case UsageUpdated(agent=info) | AgentSpawned(agent=info) if info.id == self.agent_id:
+            case UsageUpdated(agent=info) | AgentSpawned(agent=info) | AgentTainted(agent=info) \
+                    if info.id == self.agent_id:
                 self._show_info(info)
 
     def _show_info(self, info: AgentInfo) -> None:
         self.info = info
         self.state_badge.set_state(info.state)
         self.reason_label.setText(info.reason)
+        self.taint_notice.setText(taint_text(info.name, info.tainted) if info.tainted else "")
+        self.taint_notice.setToolTip(info.tainted)
+        self.taint_notice.setVisible(bool(info.tainted))
         self.budget_bar.set_usage(info.used, info.budget)
         killed = info.state.final
         self.pause_button.setText("Resume" if info.state is AgentState.PAUSED else "Pause")

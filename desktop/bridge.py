@@ -25,6 +25,7 @@ from kernel.api import (
     AgentKilled, AgentSpawned, AgentStateChanged, KernelFacade, LeaseRequested, LeaseRequestResolved, TextDelta,
     ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, UsageUpdated, UserMessage,
 )
+from kernel.api import AgentTainted
 
 from .frame_clock import FrameClock
 
@@ -37,7 +38,7 @@ def agent_of(event: object) -> str | None:
         case ToolCallStarted(agent_id=a) | ToolCallFinished(agent_id=a) | LeaseRequestResolved(agent_id=a):
             return a
         case AgentSpawned(agent=info) | AgentStateChanged(agent=info) | AgentKilled(agent=info) | \
-                UsageUpdated(agent=info):
+                UsageUpdated(agent=info) | AgentTainted(agent=info):
             return info.id
         case LeaseRequested(request=request):
             return request.agent_id

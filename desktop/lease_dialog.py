@@ -34,7 +34,7 @@ import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QApplication, QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget,
+    QApplication, QDialog, QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget,
 )
 
 from kernel.api import (
@@ -42,7 +42,7 @@ from kernel.api import (
 )
 
 from .theme import ERROR, mono_font, shade
-from .wording import expiry_text, grant_choices, lease_action, lease_title
+from .wording import expiry_text, format_input, grant_choices, highlight_spans, lease_action, lease_title
 from .bridge import EventBridge
 from .sizing import available_geometry, fit
 from .widgets.diff_view import DiffView
@@ -60,6 +60,18 @@ def plain_label(text: str, parent: QWidget) -> QLabel:
     label = QLabel(text, parent)
     label.setTextFormat(Qt.TextFormat.PlainText)
     return label
+
+
+HIGHLIGHT_STYLE = "background-color: #ffd84d; color: #000000; font-weight: bold;"
+
+
+def highlighted_html(text: str, pieces: tuple[str, ...]) -> str:
+    """``text`` as escaped HTML, keeping its lines and spaces, with ``pieces`` marked (never read as markup)."""
+    out = []
+    for part, marked in highlight_spans(text, pieces):
+        safe = escape(part).replace("\n", "<br>").replace("  ", " &nbsp;")
+        out.append(f"<span style='{HIGHLIGHT_STYLE}'>{safe}</span>" if marked else safe)
+    return "<div style='white-space: pre-wrap'>" + "".join(out) + "</div>"
 
 
 class LeaseDialog(QDialog):
@@ -124,8 +136,14 @@ class LeaseDialog(QDialog):
             label.setWordWrap(True)
             label.setStyleSheet(f"color: {err};")
             layout.addWidget(label)
-
-        self.grant_label = QLabel(f"Grant <span style='font-family:monospace'>{escape(req.scope)}</span> for:", self)
+        self.arguments_view: QTextBrowser | None = None
+        self.flag_labels: list[QLabel] = []
+        if req.once:
+            self._build_confirmation(layout, err)
+            self.grant_label = QLabel("Allow this one call? No lease covers it: the next call asks again.", self)
+        else:
+            self.grant_label = QLabel(f"Grant <span style='font-family:monospace'>{escape(req.scope)}</span> for:",
+                                      self)
         layout.addWidget(self.grant_label)
         buttons = QHBoxLayout()
         self.grant_buttons: dict[float, QPushButton] = {}
@@ -148,7 +166,35 @@ class LeaseDialog(QDialog):
         layout.addWidget(self.countdown_label)
         self.default_button = default_button or next(iter(self.grant_buttons.values()))
         self.default_button.setDefault(True)
-        (self.diff_view or self).setFocus()  # never a button: a stray Space must press nothing
+        (self.diff_view or self.arguments_view or self).setFocus()  # never a button: a stray Space must press nothing
+
+    def _build_confirmation(self, layout: QVBoxLayout, err: str) -> None:
+        """Why a tainted agent's outward call (or a ``confirm`` scope) asks every time, its arguments with
+        the pieces copied from untrusted content highlighted, and what looks like an injection."""
+        req = self.request
+        self.reason_label = plain_label(f"Asks every time: {req.reason}", self)
+        self.reason_label.setWordWrap(True)
+        self.reason_label.setObjectName("confirmReason")
+        self.reason_label.setStyleSheet(f"QLabel#confirmReason {{ border: 1px solid {err}; border-radius: 4px;"
+                                        " padding: 4px 8px; }")
+        layout.addWidget(self.reason_label)
+        for flag in req.flags:
+            label = plain_label(f"\u26a0 {flag}", self)
+            label.setWordWrap(True)
+            label.setStyleSheet(f"color: {err}; font-weight: bold;")
+            layout.addWidget(label)
+            self.flag_labels.append(label)
+        layout.addWidget(QLabel("Arguments" + (" (highlighted: copied from untrusted content)"
+                                               if req.highlights else ""), self))
+        self.arguments_view = QTextBrowser(self)
+        self.arguments_view.setObjectName("arguments")
+        self.arguments_view.setOpenLinks(False)
+        self.arguments_view.setFont(mono_font())
+        self.arguments_view.setHtml(highlighted_html(format_input(req.input), req.highlights))
+        lines = min(DIFF_LINES, max(2, format_input(req.input).count("\n") + 2))
+        self.arguments_view.setMinimumHeight(self.fontMetrics().lineSpacing() * 2 + 12)
+        self.arguments_view.setMaximumHeight(self.fontMetrics().lineSpacing() * lines + 16)
+        layout.addWidget(self.arguments_view, 1)
 
     def fit_screen(self) -> None:
         """As big as its contents want, within the screen; the diff is what shrinks."""

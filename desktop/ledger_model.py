@@ -24,6 +24,8 @@ from kernel.api import (
     Snapshot, ToolCall, ToolError, ToolResult, Undo, describe_duration,
 )
 
+from kernel.api import Confirmed, HookRun, UntrustedSeen
+
 from . import style
 from .table_model import RowsTableModel
 from .frame_clock import FrameClock
@@ -164,6 +166,12 @@ class LedgerPager:
                 return f"after #{after}: {plural(len(rev), 'change')}{extra}"
             case Snapshot(root=root, changed=changed):
                 return f"{root} ({plural(changed, 'file')} changed)"
+            case UntrustedSeen(source=source):  # trust: where untrusted content came from
+                return source
+            case HookRun(hook=hook, when=when, outcome=outcome):
+                return f"{hook} ({when}): {outcome}"
+            case Confirmed(tool=tool):
+                return f"{tool}, once"
         return ""
 
     @staticmethod

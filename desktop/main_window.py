@@ -147,7 +147,8 @@ class MainWindow(QMainWindow):
         first = requests[0]
         more = f" (and {plural(len(requests) - 1, 'more request')})" if len(requests) > 1 else ""
         self.statusBar().showMessage(
-            f"\u25c6 {first.agent_name} ({first.agent_id}) waits for a {first.scope} lease{more}: "
+            f"\u25c6 {first.agent_name} ({first.agent_id}) waits for "
+            + (f"a one-off confirmation ({first.scope})" if first.once else f"a {first.scope} lease") + f"{more}: "
             f"press {ANSWER_SHORTCUT} to answer")
 
     def _on_tick(self) -> None:

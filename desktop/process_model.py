@@ -29,6 +29,7 @@ from kernel.api import (
     AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Lease, LeaseExpired, LeaseGranted, LeaseRevoked,
     UsageUpdated, describe_left,
 )
+from kernel.api import AgentTainted
 
 from . import style
 from .lease_dialog import ANSWER_SHORTCUT
@@ -39,6 +40,7 @@ COLUMNS = ("id", "name \u00b7 model", "state", "tokens", "leases", "started", ""
 COL_ID, COL_NAME, COL_STATE, COL_TOKENS, COL_LEASES, COL_STARTED, COL_KILL = range(len(COLUMNS))
 ModelRole = Qt.ItemDataRole.UserRole + 3     # "provider · model", drawn muted after the name
 ANSWER_HINT = "press Enter or double-click to answer ({shortcut} from any window)"
+TAINT_BADGE = "\u26a0 tainted"  # beside the state of an agent that read untrusted content (reason in the tooltip)
 AgentRole = Qt.ItemDataRole.UserRole + 1     # the row's AgentInfo
 FractionRole = Qt.ItemDataRole.UserRole + 2  # tokens used / budget, 0..1
 
@@ -102,6 +104,8 @@ class ProcessRows:
                 self._announce(self._update(info, (COL_STATE, COL_KILL)))
             case UsageUpdated(agent=info):
                 self._announce(self._update(info, (COL_TOKENS,)))
+            case AgentTainted(agent=info):
+                self._announce(self._update(info, (COL_STATE,)))
             case LeaseGranted(lease=lease):
                 self.leases.setdefault(lease.subject, []).append(lease)
                 self._announce(self._lease_change(lease.subject))
@@ -237,7 +241,7 @@ class ProcessTableModel(RowsTableModel):
         if col == COL_NAME:
             return info.name
         if col == COL_STATE:
-            return style.state_text(info.state)
+            return style.state_text(info.state) + (f"  {TAINT_BADGE}" if info.tainted else "")
         if col == COL_TOKENS:
             return f"{style.short_tokens(info.used)} / {style.short_tokens(info.budget)}"
         if col == COL_LEASES:
@@ -251,10 +255,11 @@ class ProcessTableModel(RowsTableModel):
         if col == COL_LEASES:
             return self.rows.lease_tooltip(info.id)
         if col == COL_STATE:
+            taint = f"\ntainted: {info.tainted}; outward actions ask every time" if info.tainted else ""
             if info.state is AgentState.WAITING:  # a lease request waits for a person: say how to answer it
                 what = f" ({info.reason})" if info.reason else ""
-                return f"waiting \u2014 lease request{what}; " + ANSWER_HINT.format(shortcut=ANSWER_SHORTCUT)
-            return f"{info.state}: {info.reason}" if info.reason else info.state
+                return f"waiting \u2014 lease request{what}; " + ANSWER_HINT.format(shortcut=ANSWER_SHORTCUT) + taint
+            return (f"{info.state}: {info.reason}" if info.reason else str(info.state)) + taint
         if col == COL_TOKENS:
             return (f"{info.used:,} of {info.budget:,} tokens "
                     f"({info.input_tokens:,} in, {info.output_tokens:,} out)")

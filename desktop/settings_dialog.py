@@ -153,6 +153,11 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.tabs)
         layout.addWidget(keys_note)
         layout.addWidget(theme_note)
+        # trust: per-scope policies and hooks live on their own page (desktop/policies_dialog.py)
+        self.policies_button = QPushButton("Policies and hooks\u2026", self)
+        self.policies_button.clicked.connect(self.open_policies)
+        self.policies_dialog: QDialog | None = None
+        layout.addWidget(self.policies_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
 
@@ -192,6 +197,21 @@ class SettingsDialog(QDialog):
         self.saved.emit(new)
         self.accept()
         return True
+
+    def open_policies(self) -> QDialog:
+        """Open (not exec) the Policies and hooks page; what it saves is announced as saved settings."""
+        from .policies_dialog import PoliciesDialog
+
+        dialog = PoliciesDialog(self.store, self.settings, self)
+
+        def saved(new: Settings) -> None:
+            self.settings = new
+            self.saved.emit(new)
+
+        dialog.saved.connect(saved)
+        self.policies_dialog = dialog
+        dialog.open()
+        return dialog
 
     def choose_workspace(self) -> QFileDialog:
         dialog = QFileDialog(self, "Choose the workspace folder", self.workspace.text())

@@ -136,6 +136,8 @@ def describe_outcome(outcome: Outcome, content: str) -> CallOutcome:
 
 
 def lease_title(request: LeaseRequest) -> str:
+    if request.once:
+        return confirm_title(request)
     return f"{request.agent_name} ({request.agent_id}) asks for a lease"
 
 
@@ -148,6 +150,9 @@ def lease_action(request: LeaseRequest) -> str:
 
 def lease_waiting_text(request: LeaseRequest, shortcut: str) -> str:
     """The flag a waiting request puts on its Ask window."""
+    if request.once:
+        return (f"\u25c6 waiting \u2014 confirmation: {request.scope} {lease_action(request)}, this once. "
+                f"Press {shortcut} to answer.")
     return (f"\u25c6 waiting \u2014 lease request: {request.scope} {lease_action(request)}. "
             f"Press {shortcut} to answer.")
 
@@ -161,6 +166,8 @@ class GrantChoice:
 
 def grant_choices(request: LeaseRequest) -> list[GrantChoice]:
     """One button per offered duration, in the kernel's order; the Settings default says so."""
+    if request.once:
+        return [GrantChoice("Allow once", 0.0, True)]
     out = []
     for seconds in request.durations:
         is_default = seconds == request.default_duration
@@ -195,3 +202,38 @@ def relative_diff(diff: str, workspace: str) -> str:
                 line = prefix[:4] + prefix[4] + "/" + line[len(prefix + root):]
         out.append(line)
     return "\n".join(out)
+
+
+# ---- trust: tainted agents and one-off confirmations ----------------------------------
+
+
+def taint_text(info_name: str, reason: str) -> str:
+    """The tainted badge of an Ask window (``reason`` is ``AgentInfo.tainted``)."""
+    return (f"\u26a0 tainted \u2014 {info_name} {reason}. Outward actions (sending, commands with network) "
+            "ask you every time.")
+
+
+def confirm_title(request: LeaseRequest) -> str:
+    return f"{request.agent_name} ({request.agent_id}) asks to make one call"
+
+
+def highlight_spans(text: str, pieces: tuple[str, ...]) -> list[tuple[str, bool]]:
+    """``text`` cut into (part, highlighted) runs, every case-insensitive occurrence of a piece highlighted."""
+    low = text.lower()
+    marks = [False] * len(text)
+    for piece in pieces:
+        p = piece.lower()
+        if not p:
+            continue
+        start = low.find(p)
+        while start != -1:
+            for i in range(start, start + len(p)):
+                marks[i] = True
+            start = low.find(p, start + 1)
+    spans: list[tuple[str, bool]] = []
+    for i, ch in enumerate(text):
+        if spans and spans[-1][1] == marks[i]:
+            spans[-1] = (spans[-1][0] + ch, marks[i])
+        else:
+            spans.append((ch, marks[i]))
+    return spans

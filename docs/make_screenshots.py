@@ -215,6 +215,10 @@ def main(argv: list[str]) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             shots += loop.run_until_complete(scenario(out, Path(tmp), "-dark", ("main-window", "ask-window")))
         app.setPalette(light)
+        with tempfile.TemporaryDirectory() as tmp:  # trust: a tainted agent and its R3 confirmation
+            from screenshots_trust import trust_scenario
+
+            shots += loop.run_until_complete(trust_scenario(out, Path(tmp), _until, _save))
     for path in shots:
         print(path)
     return 0

@@ -29,6 +29,10 @@ from .events import (
     LedgerAppended, LeaseRequested, LeaseRequestResolved, TextDelta, ToolCallFinished, ToolCallStarted,
     TurnFinished, TurnStarted, UsageUpdated, UserMessage,
 )
+from .events import AgentTainted
+from .settings_schema import check_settings
+from .trust.hook_config import hook_problem
+from ledger import POLICY, Confirmed, HookRun, UntrustedSeen
 from .leases import Lease, describe_duration, describe_left
 from .messages import Message, TextPart, ToolResultPart, ToolUse
 from .settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, KeySource, Settings
@@ -84,7 +88,7 @@ class KernelFacade(Protocol):
 
     # processes
     def spawn(self, name: str | None = None, *, provider: str | None = None, model: str | None = None,
-              budget: int | None = None, workspace: str | None = None) -> AgentInfo: ...
+              budget: int | None = None, workspace: str | None = None, unattended: bool = False) -> AgentInfo: ...
     def agents(self) -> list[AgentInfo]: ...
     def agent(self, agent_id: str) -> AgentInfo: ...
     def conversation(self, agent_id: str) -> tuple[Message, ...]: ...
@@ -138,4 +142,6 @@ __all__ = [
     "ConfigError", "InvalidState", "KernelError", "LedgerError", "ProviderError", "UnknownAgent",
     # words for those values
     "check_workspace", "describe_duration", "describe_left", "looks_secret", "plural", "short_number",
+    # trust: the taint event, the policy actor, its entries
+    "AgentTainted", "POLICY", "Confirmed", "HookRun", "UntrustedSeen", "check_settings", "hook_problem",
 ]

@@ -29,6 +29,11 @@ class LeaseRequest:
     preview: CallPreview | None = None
     notes: tuple[str, ...] = field(default=())  # warnings to show (e.g. "runs without a sandbox")
     call_id: str = ""                   # the model's id of the tool call that needs the lease
+    # A one-off confirmation (``once``): no lease is granted, and none could have covered the call.
+    once: bool = False
+    reason: str = ""                    # why it asks every time (the agent is tainted, a confirm policy)
+    highlights: tuple[str, ...] = ()    # argument pieces that appear in untrusted content the agent read
+    flags: tuple[str, ...] = ()         # injection patterns seen in the arguments, in words
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,8 @@ class AgentInfo:
     output_tokens: int
     started_at: float
     workspace: str
+    tainted: str = ""          # why it is tainted ("read untrusted content from …"), "" when it is not
+    unattended: bool = False   # an automation run: nobody is there to confirm anything
 
     @property
     def used(self) -> int:
@@ -124,6 +126,13 @@ class LeaseRequestResolved:
 
 
 @dataclass(frozen=True)
+class AgentTainted:
+    """The agent read untrusted content (first time, or again): ``agent.tainted`` says why."""
+
+    agent: AgentInfo
+
+
+@dataclass(frozen=True)
 class UsageUpdated:
     agent: AgentInfo
 
@@ -152,7 +161,7 @@ class LedgerAppended:
 Event = Union[
     AgentSpawned, AgentStateChanged, AgentKilled, TurnStarted, TurnFinished, UserMessage, TextDelta,
     ToolCallStarted, ToolCallFinished, LeaseRequested, LeaseRequestResolved, UsageUpdated,
-    LeaseGranted, LeaseRevoked, LeaseExpired, LedgerAppended,
+    LeaseGranted, LeaseRevoked, LeaseExpired, LedgerAppended, AgentTainted,
 ]
 Subscriber = Callable[[Event], None]
 

@@ -109,7 +109,9 @@ class Kernel:
     # ---- processes ---------------------------------------------------------
 
     def spawn(self, name: str | None = None, *, provider: str | None = None, model: str | None = None,
-              budget: int | None = None, workspace: str | None = None) -> AgentInfo:
+              budget: int | None = None, workspace: str | None = None, unattended: bool = False) -> AgentInfo:
+        """A new agent; ``unattended`` (an automation run) means nobody confirms anything: an outward call
+        that needs a person is refused at once."""
         s = self._services
         provider = provider or s.settings.provider
         model = model or s.settings.model_for(provider)
@@ -120,7 +122,8 @@ class Kernel:
         # the default workspace is made on first use (once it is known to be allowed)
         root = Workspace.at(workspace or s.settings.workspace, holding=ledger_folder, create=workspace is None).root
         entry = record_spawn(s.ledger, name=name, provider=provider, model=model, budget=budget, workspace=str(root))
-        agent = AgentProcess(entry.actor, entry.name, provider, model, str(root), entry.ts, s, Budget(budget))
+        agent = AgentProcess(entry.actor, entry.name, provider, model, str(root), entry.ts, s, Budget(budget),
+                             unattended=unattended)
         self._agents[agent.id] = agent
         s.bus.publish(AgentSpawned(agent.info()))
         self._ensure_expiry_watch()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .leases import describe_left
+from .trust.markers import PROMPT_RULE
 
 if TYPE_CHECKING:
     from .agents.process import AgentProcess
@@ -45,6 +46,8 @@ def build_system_prompt(agent: "AgentProcess") -> str:
         ),
         "",
         RULES,
+        PROMPT_RULE,
+        *_taint_lines(agent),
         "",
         "Current state:",
         f"- Budget: {agent.budget.left:,} of {agent.budget.limit:,} tokens left.",
@@ -52,6 +55,13 @@ def build_system_prompt(agent: "AgentProcess") -> str:
         *_changes_lines(agent),
     ]
     return "\n".join(lines)
+
+
+def _taint_lines(agent: "AgentProcess") -> list[str]:
+    if agent.taint is None:
+        return []
+    return [f"- You have {agent.taint.reason}: each outward call you make now waits for the user's confirmation"
+            + (", and you run unattended, so outward calls are refused." if agent.unattended else ".")]
 
 
 def _leases_line(agent: "AgentProcess", now: float) -> str:

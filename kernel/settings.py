@@ -27,6 +27,7 @@ from ledger.blobs import MAX_BLOB_BYTES
 
 from .errors import ConfigError
 from .providers.catalog import CATALOG
+from .trust.hook_config import Hook
 from .settings_schema import KEYS_FILE, PROVIDER_NAMES, SETTINGS_FILE, Checked, check_keys, check_settings, unreadable
 
 PROVIDERS = PROVIDER_NAMES
@@ -67,6 +68,9 @@ class Settings:
     allow_unsandboxed_shell: bool = False
     blob_max_bytes: int = MAX_BLOB_BYTES
     sandbox_read_only: tuple[str, ...] = ()  # folders a shell command may read (absolute or ~); kernel/sandbox_view.py
+    # trust (kernel/trust): per-scope policy (ask · confirm · auto · deny) and hooks around tool calls
+    policies: Mapping[str, str] = field(default_factory=dict)
+    hooks: tuple[Hook, ...] = ()
 
     def model_for(self, provider: str) -> str:
         return self.models.get(provider) or DEFAULT_MODELS.get(provider, "")
@@ -76,6 +80,8 @@ class Settings:
         data["models"] = dict(self.models)
         data["base_urls"] = dict(self.base_urls)
         data["sandbox_read_only"] = list(self.sandbox_read_only)
+        data["policies"] = dict(self.policies)
+        data["hooks"] = [h.to_json() for h in self.hooks]
         return data
 
     @classmethod

@@ -31,6 +31,8 @@ from urllib.parse import urlparse
 from .errors import ConfigError
 from .leases import MAX_DURATION, WORKING_DAY
 from .providers.catalog import PROVIDER_NAMES
+from .trust.hook_config import HOOK_ALLOWED, hooks_ok, policies_ok, to_hooks
+from .trust.policy import MODES
 
 SETTINGS_FILE = "settings.json"
 KEYS_FILE: Final = "keys.json"
@@ -107,6 +109,11 @@ def provider_map(what: str, entries: Rule) -> Rule:
 FOLDER_LIST = Rule("a list of folder paths, each absolute or starting with ~",
                    lambda v: isinstance(v, list) and len(v) <= 256 and all(FOLDER.ok(p) for p in v), tuple)
 
+# trust (kernel/trust): per-scope policies and hooks, each checked whole
+POLICIES = Rule("an object mapping scopes (like fs.write, or *) to one of " + ", ".join(MODES),
+                lambda v: policies_ok(v, MODES), dict)
+HOOKS = Rule(HOOK_ALLOWED, hooks_ok, to_hooks)
+
 SETTINGS_RULES: dict[str, Rule] = {
     "user_name": text("a name of 1 to 200 characters on one line"),
     "workspace": FOLDER,
@@ -124,6 +131,8 @@ SETTINGS_RULES: dict[str, Rule] = {
     "allow_unsandboxed_shell": FLAG,
     "blob_max_bytes": number(1, 10**12, "bytes", whole=True),
     "sandbox_read_only": FOLDER_LIST,
+    "policies": POLICIES,
+    "hooks": HOOKS,
 }
 
 

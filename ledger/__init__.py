@@ -3,11 +3,12 @@
 Standard library only; imports neither the kernel nor the desktop.
 """
 
-from .actors import KERNEL, NOT_AGENTS, OUTSIDE, USER
+from .actors import KERNEL, NOT_AGENTS, OUTSIDE, POLICY, USER
 from .entries import (
     KINDS, AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke,
     Snapshot, ToolCall, ToolError, ToolResult, Undo, iso_utc,
 )
+from .entries import Confirmed, HookRun, UntrustedSeen
 from .errors import (
     CorruptBlob, LedgerError, LedgerUnavailable, NewerVersion, NotAFileChange, UnknownBlob, UnknownKind,
     UnknownSeq,
@@ -17,9 +18,10 @@ from .store import Ledger
 from .undo import Conflict, Step, UndoReport
 
 __all__ = [
-    "KERNEL", "KINDS", "NOT_AGENTS", "OUTSIDE", "USER",
+    "KERNEL", "KINDS", "NOT_AGENTS", "OUTSIDE", "POLICY", "USER",
     "AgentKill", "AgentSpawn", "Broken", "Conflict", "CorruptBlob", "Denied", "Entry", "Expired",
     "FileChange", "Head", "Integrity", "Intact", "LeaseGrant", "LeaseRevoke", "Ledger", "LedgerError", "LedgerUnavailable",
     "NewerVersion", "NotAFileChange", "Snapshot", "Step", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
     "UnknownBlob", "UnknownKind", "UnknownSeq", "iso_utc",
+    "Confirmed", "HookRun", "UntrustedSeen",
 ]

@@ -13,5 +13,6 @@ from typing import Final
 USER: Final = "user"  # a person: lease grants and denials, kills, undo
 KERNEL: Final = "kernel"  # the runtime itself: expiries, shutdown
 OUTSIDE: Final = "outside"  # other programs, seen changing files in a workspace
+POLICY: Final = "policy"  # a per-scope policy the user set: leases it granted, calls it refused
 
-NOT_AGENTS: Final = (USER, KERNEL, OUTSIDE)
+NOT_AGENTS: Final = (USER, KERNEL, OUTSIDE, POLICY)

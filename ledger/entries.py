@@ -57,6 +57,7 @@ class ToolCall(Entry):
     scope: str
     input: Mapping[str, Any] = field(default_factory=dict)
     lease: int | None = None
+    confirmed: int | None = None  # a one-off confirmation (its ``confirm`` entry) instead of a lease
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -111,6 +112,7 @@ class Denied(Entry):
     scope: str
     subject: str
     input: Mapping[str, Any] | None = None
+    reason: str = ""  # why, when it was not simply the user's no (a policy, an unattended tainted agent)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -188,11 +190,56 @@ class Undo(Entry):
     conflicts: tuple[str, ...] = ()
 
 
+# ---- trust: untrusted content seen, one-off confirmations, hooks run ----
+
+
+@dataclass(frozen=True, kw_only=True)
+class UntrustedSeen(Entry):
+    """An agent was given untrusted content (``actor`` is the agent, ``cause`` the result entry): where it
+    came from and the sha256 of exactly what the model read. The agent's taint is rebuilt from these."""
+
+    KIND: ClassVar[str] = "untrusted"
+    cause: int | None
+    tool: str
+    source: str
+    sha256: str
+    size: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Confirmed(Entry):
+    """A person allowed one call, once (no lease covers it: a tainted agent's R3 call, a ``confirm`` policy)."""
+
+    KIND: ClassVar[str] = "confirm"
+    subject: str
+    tool: str
+    scope: str
+    reason: str = ""
+    input: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class HookRun(Entry):
+    """A user-configured hook ran around a call (``cause``): ``when`` is before or after; ``outcome`` is
+    ok, veto, failed or timeout; ``message`` what it said on stderr (or why it failed)."""
+
+    KIND: ClassVar[str] = "hook"
+    cause: int | None
+    tool: str
+    hook: str
+    when: str
+    outcome: str
+    exit_code: int | None = None
+    message: str = ""
+    duration_ms: float | None = None
+
+
 ENTRY_TYPES: dict[str, type[Entry]] = {
     cls.KIND: cls
     for cls in (ToolCall, FileChange, ToolResult, ToolError, Denied, Expired, LeaseGrant,
                 LeaseRevoke, AgentSpawn, AgentKill, Snapshot, Undo)
 }
+ENTRY_TYPES.update({cls.KIND: cls for cls in (UntrustedSeen, Confirmed, HookRun)})
 KINDS = tuple(ENTRY_TYPES)
 
 

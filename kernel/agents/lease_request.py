@@ -15,7 +15,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ledger import KERNEL, USER, Denied, Expired
+from ledger import KERNEL, USER, Confirmed, Denied, Expired
 
 from ..approver import Denial, Grant, LeaseRequest
 from ..errors import ToolFailure
@@ -33,6 +33,22 @@ class Refusal:
     outcome: Outcome  # denied · expired
 
 
+@dataclass(frozen=True)
+class Once:
+    """A person allowed this one call (``seq`` is its ``confirm`` entry); no lease was granted."""
+
+    seq: int
+
+
+@dataclass(frozen=True)
+class OnceAsk:
+    """What a one-off confirmation says beside the call: why it asks every time, and what looks wrong."""
+
+    reason: str
+    highlights: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+
+
 async def acquire(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any],
                   scope: str, call_id: str = "") -> Lease | Refusal:
     s = agent.services
@@ -43,7 +59,9 @@ async def acquire(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping
         lease = s.leases.find(agent.id, scope)
         if lease is not None:
             return lease
-        return await _ask(agent, tool, tool_input, scope, call_id)
+        answer = await _ask(agent, tool, tool_input, scope, call_id)
+    assert not isinstance(answer, Once)
+    return answer
 
 
 def _preview(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any]):
@@ -55,20 +73,31 @@ def _preview(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str,
         return None
 
 
+async def confirm_once(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any], scope: str,
+                       call_id: str, ask: OnceAsk) -> Once | Refusal:
+    """Ask a person to allow this one call; no lease is granted or consulted."""
+    async with agent.request_lock:
+        answer = await _ask(agent, tool, tool_input, scope, call_id, ask)
+    assert not isinstance(answer, Lease)
+    return answer
+
+
 async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any], scope: str,
-               call_id: str = "") -> Lease | Refusal:
+               call_id: str = "", once: OnceAsk | None = None) -> Lease | Once | Refusal:
     s = agent.services
     now = s.clock.now()
     notes_for = getattr(tool, "notes_for", None)
     request = LeaseRequest(
         id=next(s.request_ids), agent_id=agent.id, agent_name=agent.name, tool=tool.name, scope=scope,
-        input=dict(tool_input), durations=offered_durations(s.settings.default_lease_s),
-        default_duration=s.settings.default_lease_s, expires_at=now + s.settings.request_expiry_s,
+        input=dict(tool_input), durations=(0.0,) if once else offered_durations(s.settings.default_lease_s),
+        default_duration=0.0 if once else s.settings.default_lease_s, expires_at=now + s.settings.request_expiry_s,
         preview=_preview(agent, tool, tool_input), notes=tuple(notes_for(tool_input)) if notes_for else (),
-        call_id=call_id,
+        call_id=call_id, once=once is not None, reason=once.reason if once else "",
+        highlights=once.highlights if once else (), flags=once.flags if once else (),
     )
     previous = agent.state
-    agent.set_state(AgentState.WAITING, f"asking for {scope} to call {tool.name}")
+    asking = "confirmation" if once else scope
+    agent.set_state(AgentState.WAITING, f"asking for {asking} to call {tool.name}")
     s.bus.publish(LeaseRequested(request))
     outcome = Outcome.CANCELLED
     lease: Lease | None = None
@@ -83,6 +112,13 @@ async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
             s.record(Denied(actor=USER, tool=tool.name, scope=scope, subject=agent.id, input=dict(tool_input)))
             return Refusal(f"permission denied: the user did not grant {scope}", outcome)
         assert isinstance(decision, Grant)
+        if once is not None:
+            if agent.killed:
+                raise asyncio.CancelledError()
+            entry = s.record(Confirmed(actor=USER, subject=agent.id, tool=tool.name, scope=scope,
+                                       reason=once.reason, input=dict(tool_input)))
+            outcome = Outcome.GRANTED
+            return Once(entry.seq)
         lease = s.leases.grant(agent.id, scope, _clamp(decision.duration_s, request.durations))
         if agent.killed:
             s.leases.revoke(lease.id, "granted while the agent was being killed")

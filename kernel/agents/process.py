@@ -11,11 +11,15 @@ from pathlib import Path
 from dataclasses import dataclass, field
 
 from ..budget import Budget
-from ..events import AgentInfo, AgentStateChanged, UsageUpdated
+from ..events import AgentInfo, AgentStateChanged, AgentTainted, UsageUpdated
 from ..messages import Message, encodable
 from ..states import AgentState
 from ..workspace.root import Workspace
+from ..trust.markers import new_nonce
+from ..trust.taint import Taint
 from .services import Services
+
+UNTRUSTED_KEPT_CHARS = 4_000_000  # untrusted text kept to highlight what a risky call copied from it
 
 
 @dataclass
@@ -35,6 +39,11 @@ class AgentProcess:
     task: asyncio.Task[None] | None = None
     pause_requested: bool = False
     request_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # trust (kernel/trust): marker nonce, taint (only grows), automation runs, what untrusted text it read
+    unattended: bool = False
+    nonce: str = field(default_factory=new_nonce)
+    taint: Taint | None = None
+    untrusted_read: list[str] = field(default_factory=list)
 
     @property
     def root(self) -> Workspace:
@@ -43,7 +52,17 @@ class AgentProcess:
     def info(self) -> AgentInfo:
         used = self.budget.used
         return AgentInfo(self.id, self.name, self.state, self.reason, self.provider, self.model,
-                         self.budget.limit, used.input_tokens, used.output_tokens, self.started_at, self.workspace)
+                         self.budget.limit, used.input_tokens, used.output_tokens, self.started_at, self.workspace,
+                         self.taint.reason if self.taint is not None else "", self.unattended)
+
+    def taint_with(self, source: str, seq: int, ts: float, content: str) -> None:
+        """It read untrusted ``content`` from ``source`` (recorded as entry ``seq``): tainted from now on."""
+        self.taint = self.taint.seen() if self.taint is not None else Taint(source, ts, seq)
+        self.untrusted_read.append(content)
+        total = sum(len(t) for t in self.untrusted_read)
+        while len(self.untrusted_read) > 1 and total > UNTRUSTED_KEPT_CHARS:  # the newest is what it acts on
+            total -= len(self.untrusted_read.pop(0))
+        self.services.bus.publish(AgentTainted(self.info()))
 
     @property
     def killed(self) -> bool:

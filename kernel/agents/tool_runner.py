@@ -1,10 +1,14 @@
 """The executor: every tool call goes through the same five steps.
 
 1. unknown tool or input that fails its schema → an error result the model
-   sees, recorded; 2. no live lease for the call's scope → ask (waiting);
-   refused → an error result, recorded; 3. record the call (``tool`` entry,
-   with the lease); 4. run it with this agent as actor and the call as cause,
-   under the tool's timeout, cancellable; 5. record the result or the error.
+   sees, recorded; 2. the permission step (``gate``: policy, taint, then a
+   live lease or a request; waiting) → refused: an error result, recorded;
+   3. record the call (``tool`` entry, with the lease or the one-off
+   confirmation) and run the user's before-hooks (a veto is an error result);
+   4. run it with this agent as actor and the call as cause, under the tool's
+   timeout, cancellable; 5. record the result or the error, run the
+   after-hooks, and wrap an untrusted result in provenance markers (recorded,
+   and the agent tainted: ``provenance``).
 
 Consecutive read-class calls run concurrently; results keep the model's order.
 Whatever a result says is clean text, and an error quotes at most
@@ -16,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from ledger import Entry, FileChange, ToolCall, ToolError, ToolResult
@@ -29,8 +33,11 @@ from ..tools.descriptor import ToolContext, ToolDescriptor
 from ..tools.schema import validate_input
 from ..states import Outcome
 from ..untrusted import capped, clean_text, quoted
-from .lease_request import Refusal, acquire
+from . import hook_step
+from .gate import call_risk, permit
+from .lease_request import Once, Refusal
 from .process import AgentProcess
+from .provenance import admit_untrusted, untrusted_source
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,7 @@ class CallReport:
     call_seq: int | None = None   # the tool entry, once the call was recorded
     duration_ms: float = 0.0      # how long the tool ran (0 when it never ran)
     changes: tuple[int, ...] = ()  # the fs.write entries the call caused
+    source: str | None = None     # where untrusted content came from (until it is wrapped in markers)
 
     @property
     def ok(self) -> bool:
@@ -103,36 +111,55 @@ def _refused(agent: AgentProcess, call: ToolCallReady, tool_input: Mapping[str, 
 async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescriptor,
                    tool_input: Mapping[str, Any], scope: str) -> CallReport:
     s = agent.services
-    lease = await acquire(agent, tool, tool_input, scope, call.id)
-    if isinstance(lease, Refusal):
-        return CallReport(lease.outcome, _shown(lease.message))
+    allowed = await permit(agent, tool, tool_input, scope, call.id)
+    if isinstance(allowed, Refusal):
+        return CallReport(allowed.outcome, _shown(allowed.message))
     started = time.perf_counter()  # the run, not the wait for a lease
-    call_entry = s.record(ToolCall(actor=agent.id, tool=tool.name, scope=scope, input=dict(tool_input), lease=lease.id))
-    ctx = ToolContext(agent.id, agent.root, s.ledger, call_entry.seq, s.clock, s.limits)
+    lease_id, confirmed = (None, allowed.seq) if isinstance(allowed, Once) else (allowed.id, None)
+    call_entry = s.record(ToolCall(actor=agent.id, tool=tool.name, scope=scope, input=dict(tool_input), lease=lease_id,
+                                   confirmed=confirmed))
+    risk = str(call_risk(tool, tool_input))
+    vetoed = await hook_step.before(agent, tool.name, scope, risk, tool_input, call_entry.seq)
+    if vetoed is not None:
+        return _failed(agent, call_entry.seq, tool.name, vetoed, started)
+    report = await _run(agent, tool, tool_input, call_entry.seq, started)
+    content = await hook_step.after(agent, tool.name, scope, risk, tool_input, call_entry.seq, report.ok,
+                                    report.content)
+    source = report.source
+    if source is not None and report.seq is not None:
+        content = admit_untrusted(agent, tool, source, content, report.seq)
+    return replace(report, content=content, source=None)
+
+
+async def _run(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any], call_seq: int,
+               started: float) -> CallReport:
+    """Step 4 and 5: run the tool under its timeout, cancellable, and record how it ended."""
+    s = agent.services
+    ctx = ToolContext(agent.id, agent.root, s.ledger, call_seq, s.clock, s.limits)
     changes: list[int] = []
-    unlisten = None if tool.tool_class == "read" else s.ledger.listen(_changes_of(call_entry.seq, changes))
+    unlisten = None if tool.tool_class == "read" else s.ledger.listen(_changes_of(call_seq, changes))
     try:
         async with asyncio.timeout(tool.timeout_s):  # no extra task, unlike wait_for
             output = await tool.run(ctx, tool_input)
     except asyncio.CancelledError:
-        s.record(ToolError(actor=agent.id, cause=call_entry.seq, tool=tool.name,
+        s.record(ToolError(actor=agent.id, cause=call_seq, tool=tool.name,
                            message="cancelled: the agent was stopped", duration_ms=_ms(started)))
         raise
     except ToolFailure as exc:
-        return _failed(agent, call_entry.seq, tool.name, exc.message, started, changes)
+        return _failed(agent, call_seq, tool.name, exc.message, started, changes)
     except (TimeoutError, asyncio.TimeoutError):
-        return _failed(agent, call_entry.seq, tool.name, f"{tool.name} timed out after {tool.timeout_s:g} s", started,
+        return _failed(agent, call_seq, tool.name, f"{tool.name} timed out after {tool.timeout_s:g} s", started,
                        changes)
     except Exception as exc:  # noqa: BLE001 - a broken tool is a result, never the agent's death
-        return _failed(agent, call_entry.seq, tool.name, f"{tool.name} failed: {type(exc).__name__}: {exc}", started,
+        return _failed(agent, call_seq, tool.name, f"{tool.name} failed: {type(exc).__name__}: {exc}", started,
                        changes)
     finally:
         if unlisten is not None:
             unlisten()
     duration_ms = _ms(started)
-    result = s.record(ToolResult(actor=agent.id, cause=call_entry.seq, output=output.data, duration_ms=duration_ms))
-    return CallReport(Outcome.OK, clean_text(output.content), result.seq, call_entry.seq, duration_ms,
-                   tuple(sorted(changes)))
+    result = s.record(ToolResult(actor=agent.id, cause=call_seq, output=output.data, duration_ms=duration_ms))
+    return CallReport(Outcome.OK, clean_text(output.content), result.seq, call_seq, duration_ms,
+                      tuple(sorted(changes)), untrusted_source(tool, tool_input, output))
 
 
 def _changes_of(call_seq: int, into: list[int]) -> Callable[[Entry], None]:

@@ -65,6 +65,8 @@ class TerminalApprover:
         self.stderr = stderr
 
     async def decide(self, request: LeaseRequest) -> Decision:
+        if request.once:
+            return await self._confirm(request)
         choices = "  ".join(f"[{i}] {describe_duration(d)}" for i, d in enumerate(request.durations, 1))
         print(f"\n{request.agent_name} ({request.agent_id}) asks for {request.scope} "
               f"to call {request.tool} {summarize_input(dict(request.input))}", file=self.stderr)
@@ -77,3 +79,18 @@ class TerminalApprover:
         if answer.isdigit() and 1 <= int(answer) <= len(request.durations):
             return Grant(request.durations[int(answer) - 1])
         return Denial()
+
+    async def _confirm(self, request: LeaseRequest) -> Decision:
+        """A one-off confirmation: why it asks every time, what looks wrong, then y allows this call only."""
+        print(f"\n{request.agent_name} ({request.agent_id}) wants to call {request.tool} ({request.scope}) "
+              f"{summarize_input(dict(request.input))}", file=self.stderr)
+        print(f"asks every time: {request.reason}", file=self.stderr)
+        for piece in request.highlights:
+            print(f"from untrusted content: {piece}", file=self.stderr)
+        for flag in request.flags:
+            print(f"warning: {flag}", file=self.stderr)
+        for note in request.notes:
+            print(f"note: {note}", file=self.stderr)
+        print("Allow this one call? [y] Allow once  [N] Deny > ", end="", file=self.stderr, flush=True)
+        answer = (await asyncio.to_thread(self.stdin.readline)).strip().lower()
+        return Grant(0.0) if answer in ("y", "yes") else Denial()

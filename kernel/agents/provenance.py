@@ -1,0 +1,42 @@
+"""Untrusted results: recorded with their source and hash, wrapped in markers, and the agent tainted.
+
+A result is untrusted when its tool's descriptor says ``trusted=False`` or
+the output names a ``source`` (a skill passing on fetched text). The
+``untrusted`` entry is appended before the model sees the content, so the
+taint survives a restart (``kernel.trust.taint.taint_from``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Mapping
+
+from ledger import UntrustedSeen
+
+from ..tools.descriptor import ToolDescriptor, ToolOutput
+from ..trust.markers import wrap
+from .process import AgentProcess
+
+SOURCE_KEYS = ("url", "query", "uri", "server", "path", "command")
+
+
+def untrusted_source(tool: ToolDescriptor, tool_input: Mapping[str, Any], output: ToolOutput) -> str | None:
+    """Where this output came from when it is untrusted (``web_fetch https://…``), else None."""
+    if output.source:
+        return output.source
+    if tool.trusted:
+        return None
+    for key in SOURCE_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            return f"{tool.name} {value}"
+    return tool.name
+
+
+def admit_untrusted(agent: AgentProcess, tool: ToolDescriptor, source: str, content: str, result_seq: int) -> str:
+    """Record the untrusted ``content``, taint the agent, and return it as the model will read it."""
+    digest = hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+    entry = agent.services.record(UntrustedSeen(actor=agent.id, cause=result_seq, tool=tool.name, source=source,
+                                                sha256=digest, size=len(content)))
+    agent.taint_with(source, entry.seq, entry.ts, content)
+    return wrap(content, source, agent.nonce)
