@@ -23,3 +23,7 @@ __all__ = [
     "NewerVersion", "NotAFileChange", "Snapshot", "Step", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
     "UnknownBlob", "UnknownKind", "UnknownSeq", "iso_utc",
 ]
+
+from .entries import ContextUsed  # noqa: E402 - extensions (issue 15): kept apart from the list above for clean merges
+
+__all__ += ["ContextUsed"]

@@ -188,11 +188,25 @@ class Undo(Entry):
     conflicts: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, kw_only=True)
+class ContextUsed(Entry):
+    """Text from outside the conversation joined an agent's context: ``what`` is ``instructions``
+    (AGENTS.md or CLAUDE.md) or ``skill``; ``sha256`` names the exact version used."""
+
+    KIND: ClassVar[str] = "context"
+    subject: str
+    what: str
+    path: str
+    sha256: str
+    name: str = ""
+
+
 ENTRY_TYPES: dict[str, type[Entry]] = {
     cls.KIND: cls
     for cls in (ToolCall, FileChange, ToolResult, ToolError, Denied, Expired, LeaseGrant,
                 LeaseRevoke, AgentSpawn, AgentKill, Snapshot, Undo)
 }
+ENTRY_TYPES[ContextUsed.KIND] = ContextUsed
 KINDS = tuple(ENTRY_TYPES)
 
 

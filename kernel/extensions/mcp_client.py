@@ -134,7 +134,7 @@ class McpConnection:
 
             async with contextlib.AsyncExitStack() as stack:
                 errlog = stack.enter_context(self._errlog())
-                client = mcp.Client(self._transport(mcp, errlog), mode=self._mode)  # type: ignore[arg-type]
+                client = mcp.Client(self._transport(mcp, errlog), mode=self._mode)
                 await stack.enter_async_context(client)
                 self.protocol = client.protocol_version
                 self.last_error = None

@@ -131,7 +131,8 @@ def parse_server(name: str, data: Any) -> McpServerConfig:
             raise _problem(name, env)
         return McpServerConfig(name, command=command, args=tuple(args), env=MappingProxyType(env),
                                timeout_s=float(timeout), enabled=enabled)
-    if not _text(url, 2048) or not url.startswith(("http://", "https://")) or any(c.isspace() for c in url):
+    if not isinstance(url, str) or not _text(url, 2048) or not url.startswith(("http://", "https://")) \
+            or any(c.isspace() for c in url):
         raise _problem(name, "url must be an http:// or https:// URL")
     headers = _string_map(data.get("headers"), _HEADER_NAME, "headers", header=True)
     if isinstance(headers, str):

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from ledger import KERNEL
 
 from ..errors import RegistryError, ToolFailure
-from ..tools.descriptor import ToolContext, ToolDescriptor, ToolOutput
+from ..tools.descriptor import ToolContext, ToolOutput
 from .mcp_client import McpConnection, McpError
 from .mcp_config import McpSecrets, McpServerConfig
 from .mcp_names import scope_name, server_scope
