@@ -292,6 +292,11 @@ class Kernel:
             self._mcp.add_server(config, secrets)
         return await self._mcp.start()
 
+    async def stop_mcp(self) -> None:
+        """Stop every MCP server (their tools stay listed; a call starts the server again)."""
+        if self._mcp is not None:
+            await self._mcp.aclose()
+
     def mcp_status(self) -> "list[McpServerStatus]":
         """Every configured MCP server: connected or not, its tools, and the tools left out with why."""
         return [] if self._mcp is None else self._mcp.status()
