@@ -211,11 +211,12 @@ def run(argv: list[str] | None = None) -> int:
     with loop:
         from kernel.extensions.setup import start_configured_mcp  # MCP servers start beside the window
 
-        mcp = loop.create_task(start_configured_mcp(desk.kernel, home()))
+        kernel: Any = desk.kernel  # the in-process Kernel this composition root built
+        mcp = loop.create_task(start_configured_mcp(kernel, home()))
         mcp.add_done_callback(lambda t: [print(f"agentdesk: {line}", file=sys.stderr)
                                          for line in (t.result() if not t.cancelled() and not t.exception() else [])])
         loop.run_until_complete(closed.wait())
-        loop.run_until_complete(desk.kernel.stop_mcp())
+        loop.run_until_complete(kernel.stop_mcp())
         if hasattr(desk.providers, "aclose"):
             loop.run_until_complete(desk.providers.aclose())  # provider host processes end with the desktop
     desk.ledger.close()
