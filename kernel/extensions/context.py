@@ -26,7 +26,7 @@ from ..leases import scope_covers
 from ..tools.descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
 from ..untrusted import capped, quoted
 from .instructions import prompt_block, read_instructions
-from .skills import PROMPT_DESCRIPTION_MAX, Catalog, Manifest, Skill, find_skills
+from .skills import PROMPT_DESCRIPTION_MAX, Catalog, Manifest, Skill, SkillCache, find_skills
 
 if TYPE_CHECKING:
     from ..agents.process import AgentProcess
@@ -44,9 +44,10 @@ class Extensions:
     tools: "ToolRegistry"
     _active: dict[str, list[Skill]] = field(default_factory=dict)   # agent id → skills loaded, in order
     _told: dict[str, str] = field(default_factory=dict)             # agent id → instructions hash recorded
+    _cache: SkillCache = field(default_factory=dict)                 # folders read and hashed, by metadata
 
     def catalog(self, workspace: Path | None) -> Catalog:
-        return find_skills(self.home, workspace)
+        return find_skills(self.home, workspace, self._cache)
 
     def active(self, agent_id: str) -> tuple[Skill, ...]:
         return tuple(self._active.get(agent_id, ()))

@@ -106,8 +106,14 @@ def skill_dirs(home: Path | None, workspace: Path | None) -> list[tuple[Path, So
     return out
 
 
-def find_skills(home: Path | None, workspace: Path | None) -> Catalog:
-    """Every skill in the two places, with the user's pins; a bad folder is skipped with its reason."""
+SkillCache = dict[str, tuple[tuple[Any, ...], "Skill | str"]]
+
+
+def find_skills(home: Path | None, workspace: Path | None, cache: SkillCache | None = None) -> Catalog:
+    """Every skill in the two places, with the user's pins; a bad folder is skipped with its reason.
+    ``cache`` (kept by the caller) skips reading and hashing folders whose files' metadata did not
+    change, ctime included, which no one can set back; 20 skills cost ~114 ms a prompt without it
+    (2026-12-01, loaded 2-core machine, benchmarks/extensions_bench.py)."""
     pins = load_pins(home) if home is not None else {}
     found: list[SkillState] = []
     skipped: list[tuple[str, str]] = []
@@ -124,7 +130,7 @@ def find_skills(home: Path | None, workspace: Path | None) -> Catalog:
             if entry.name.startswith("."):
                 continue
             try:
-                skill = read_skill(Path(entry.path), source)
+                skill = _cached(Path(entry.path), source, cache)
             except SkillProblem as exc:
                 skipped.append((entry.path, str(exc)))
                 continue
@@ -134,6 +140,46 @@ def find_skills(home: Path | None, workspace: Path | None) -> Catalog:
             names.add(skill.name)
             found.append(SkillState(skill, pins.get(skill.folder)))
     return Catalog(tuple(found), tuple(skipped))
+
+
+def _cached(folder: Path, source: Source, cache: SkillCache | None) -> Skill:
+    if cache is None:
+        return read_skill(folder, source)
+    key = f"{source}:{folder}"
+    try:
+        signature = _signature(folder)
+    except OSError as exc:
+        raise SkillProblem(f"cannot be read ({exc.strerror or exc})") from None
+    hit = cache.get(key)
+    if hit is not None and hit[0] == signature:
+        if isinstance(hit[1], str):
+            raise SkillProblem(hit[1])
+        return hit[1]
+    if len(cache) > 4 * MAX_SKILLS:
+        cache.clear()
+    try:
+        skill = read_skill(folder, source)
+    except SkillProblem as exc:
+        cache[key] = (signature, str(exc))
+        raise
+    cache[key] = (signature, skill)
+    return skill
+
+
+def _signature(folder: Path) -> tuple[Any, ...]:
+    """Every entry's metadata under ``folder`` (not followed), bounded; equal means unchanged."""
+    out: list[Any] = []
+    stack = [folder]
+    st = os.lstat(folder)
+    out.append(("", st.st_mode, st.st_ino, st.st_mtime_ns, st.st_ctime_ns))
+    while stack and len(out) <= FOLDER_MAX_FILES + 1:
+        current = stack.pop()
+        for entry in os.scandir(current):
+            st = entry.stat(follow_symlinks=False)
+            out.append((entry.path, st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+    return tuple(sorted(out, key=lambda item: item[0]))
 
 
 def read_skill(folder: Path, source: Source) -> Skill:

@@ -245,3 +245,15 @@ def test_a_linked_agents_md_is_not_followed(tmp_path):
     (ws / "AGENTS.md").write_text("y" * 40_000)
     found = read_instructions(ws)
     assert found is not None and found.cut and len(found.text) == 16_000
+
+
+def test_the_metadata_cache_still_sees_every_change(home):
+    folder = make_skill(home / "skills", "cached", manifest={"scopes": []})
+    enable(home, None, "cached")
+    cache: dict = {}
+    assert find_skills(home, None, cache).enabled()
+    stamp = os.stat(folder / "SKILL.md")
+    (folder / "SKILL.md").write_text((folder / "SKILL.md").read_text().replace("Step 1", "Step I"))  # same size
+    os.utime(folder / "SKILL.md", ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # and the old mtime: ctime moves
+    [state] = find_skills(home, None, cache).skills
+    assert state.changed
