@@ -283,7 +283,7 @@ class Kernel:
     async def start_mcp(self, servers: "Sequence[tuple[McpServerConfig, McpSecrets]]", *,
                         log_dir: Path | None = None, mode: str = "auto") -> dict[str, str]:
         """Connect these MCP servers and add their tools (``mcp__<server>__<tool>``) to the registry;
-        returns why any server could not start (its tools then come when a later refresh reaches it)."""
+        returns why any server could not start (it is tried again when the kernel next starts)."""
         from .extensions.mcp_hub import McpHub
 
         if self._mcp is None:

@@ -158,9 +158,10 @@ class McpHub:
         try:
             content, structured, is_error = await server.connection.call(tool, arguments)
         except McpError as exc:
-            raise ToolFailure(exc.message) from None
-        finally:
             await self._after_call(name)
+            raise ToolFailure(exc.message) from None
+        # (a timeout or a cancellation propagates at once: listing a hung server would only hang too)
+        await self._after_call(name)
         text = result_text(content, structured)
         if is_error:
             raise ToolFailure(f"the MCP tool {tool} of {name} reported an error: {text}")

@@ -63,3 +63,33 @@ def test_the_older_protocol_revision_works(tmp_path):
             await conn.close()
 
     asyncio.run(asyncio.wait_for(main(), 120))
+
+
+FILESYSTEM = Path(__file__).with_name("npm") / "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
+
+
+@pytest.mark.skipif(not FILESYSTEM.exists() or shutil.which("node") is None,
+                    reason="scripts/bootstrap.sh test installs it (npm ci in tests/extensions/npm)")
+def test_npm_server_filesystem_speaks_the_older_revision_through_the_loop(mcp_kernel, tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "hello.txt").write_text("hi from npm")
+    server = McpServerConfig("files", command=str(shutil.which("node")), args=(str(FILESYSTEM), str(shared)),
+                             timeout_s=60)
+
+    async def body(env: McpEnv) -> None:
+        assert env.problems == {}
+        [status] = env.kernel.mcp_status()
+        assert status.protocol is not None and status.protocol < "2026"  # negotiated down to a 2025 revision
+        tools = {t.name: t for t in env.kernel.tools()}
+        assert {"mcp__files__read_text_file", "mcp__files__write_file"} <= set(tools)
+        assert tools["mcp__files__write_file"].risk == "R3"
+        env.approver.will(Grant(300.0))
+        state = await env.ask(Turn(parts=(ToolCall("mcp__files__read_text_file", {"path": str(shared / "hello.txt")},
+                                                   id="f1"),)), Turn(parts=(Text("done"),)))
+        assert state == "idle"
+        _, items = wire_conversation("anthropic", env.srv.requests[1].body)
+        [(call_id, text, is_error)] = [item[2:] for item in items if item[1] == "result"]
+        assert call_id == "f1" and not is_error and "hi from npm" in text
+
+    mcp_kernel([server], body)
