@@ -109,7 +109,7 @@ def open_settings(desk: Desktop) -> Any:
         current.raise_()
         current.activateWindow()
         return current
-    dialog = SettingsDialog(desk.store, desk.settings, desk.window)
+    dialog = SettingsDialog(desk.store, desk.settings, desk.window, mcp_status=getattr(desk.kernel, "mcp_status", None))
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.saved.connect(lambda new: apply_settings(desk, new))
     desk.extras["settings_dialog"] = dialog
@@ -209,7 +209,14 @@ def run(argv: list[str] | None = None) -> int:
     desk.window.show()
     show_config_problems(desk)
     with loop:
+        from kernel.extensions.setup import start_configured_mcp  # MCP servers start beside the window
+
+        kernel: Any = desk.kernel  # the in-process Kernel this composition root built
+        mcp = loop.create_task(start_configured_mcp(kernel, home()))
+        mcp.add_done_callback(lambda t: [print(f"agentdesk: {line}", file=sys.stderr)
+                                         for line in (t.result() if not t.cancelled() and not t.exception() else [])])
         loop.run_until_complete(closed.wait())
+        loop.run_until_complete(kernel.stop_mcp())
         if hasattr(desk.providers, "aclose"):
             loop.run_until_complete(desk.providers.aclose())  # provider host processes end with the desktop
     desk.ledger.close()

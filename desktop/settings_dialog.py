@@ -12,7 +12,7 @@ picker is opened, not executed.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -63,9 +63,10 @@ class SettingsDialog(QDialog):
     saved = Signal(object)  # the new Settings
 
     def __init__(self, store: SettingsStore, settings: Settings, parent: QWidget | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None, mcp_status: Callable[[], list[Any]] | None = None) -> None:
         super().__init__(parent)
         self.store, self.settings, self.env = store, settings, env
+        self.mcp_status = mcp_status  # the running kernel's word on each MCP server, for that page
         self.setWindowTitle("Settings")
         self.setWindowModality(Qt.WindowModality.WindowModal if parent is not None else Qt.WindowModality.NonModal)
         self.setMinimumWidth(560)
@@ -158,6 +159,10 @@ class SettingsDialog(QDialog):
         self.policies_button.clicked.connect(self.open_policies)
         self.policies_dialog: QDialog | None = None
         layout.addWidget(self.policies_button, 0, Qt.AlignmentFlag.AlignLeft)
+        from .extension_pages import extension_buttons  # Settings → MCP servers, Skills (issue 15)
+
+        extensions, self.open_page = extension_buttons(self, self.store.root, self.workspace.text, self.mcp_status)
+        layout.addLayout(extensions)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
 

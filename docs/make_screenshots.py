@@ -163,12 +163,65 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
         shots.append(path)
     confirm.reject()
 
+    shots += await extension_pages(out, tmp, ws, suffix, names)
+
     desk.window._done = True
     await k.aclose()
     desk.bridge.close()
     for dialog in list(desk.lease_dialogs.open.values()):
         dialog.withdraw()
     desk.ledger.close()
+    return shots
+
+
+async def extension_pages(out: Path, tmp: Path, ws: Path, suffix: str, names: tuple[str, ...] | None) -> list[Path]:
+    """Settings → MCP servers and Settings → Skills, with a few servers and skills in place."""
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.extension_pages import McpServersPage, PageDialog, SkillsPage
+    from kernel import McpSecrets, McpServerConfig, McpStore, find_skills, set_pin
+    from kernel.extensions.mcp_hub import McpServerStatus
+
+    home = tmp / "home"
+    store = McpStore(home)
+    store.add(McpServerConfig("git", command="mcp-server-git", args=("--repository", str(ws))))
+    store.add(McpServerConfig("issues", url="https://mcp.example.com/mcp", headers={"X-Team": "docs"}),
+              McpSecrets(headers={"Authorization": "Bearer example"}))
+    store.add(McpServerConfig("files", command="npx", args=("@modelcontextprotocol/server-filesystem", str(ws)),
+                              enabled=False))
+    status = [McpServerStatus("git", "connected", tuple(f"mcp__git__git_{t}" for t in ("status", "log", "diff"))),
+              McpServerStatus("issues", "failed", error="the MCP server issues could not be reached",
+                              disabled=(("bulk_edit", "its input schema is not a JSON object"),))]
+    for name, where, manifest, text in (
+            ("release-notes", home / "skills", {"scopes": ["fs.read", "fs.write"],
+                                                "paths": {"fs.write": ["CHANGELOG.md"]}}, "Drafts release notes."),
+            ("pdf-forms", home / "skills", None, "Fills in PDF forms from a template."),
+            ("style-guide", ws / ".agentdesk" / "skills", {"scopes": ["fs.read"]}, "House style for docs.")):
+        folder = where / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {text}\n---\nSteps.\n")
+        if manifest is not None:
+            (folder / "manifest.json").write_text(__import__("json").dumps(manifest))
+    broken = home / "skills" / "broken"
+    broken.mkdir()
+    (broken / "SKILL.md").write_text("---\nname: [oops\n---\n")
+    for state in find_skills(home, ws).skills:
+        if state.skill.name != "style-guide":
+            set_pin(home, state.skill, True, mine=state.skill.name == "release-notes")
+    shots = []
+    for name, title, page in (("settings-mcp", "MCP servers", McpServersPage(store, lambda: status)),
+                              ("settings-skills", "Skills", SkillsPage(home, ws))):
+        if names is not None and name not in names:
+            continue
+        dialog = PageDialog(title, page)
+        dialog.resize(760, 520)
+        dialog.show()
+        await asyncio.sleep(0.05)
+        QApplication.processEvents()
+        path = out / f"{name}{suffix}.png"
+        _save(dialog, path)
+        shots.append(path)
+        dialog.close()
     return shots
 
 

@@ -12,5 +12,9 @@ settings store, which reads and writes files on the desktop's own machine.
 from .api import *  # noqa: F403
 from .api import __all__ as _api_names
 from .settings import SettingsStore, home
+# Settings → MCP servers and Settings → Skills read and write these files on the desktop's machine too.
+from .extensions.mcp_config import McpSecrets, McpServerConfig, McpStore, parse_server
+from .extensions.skills import Catalog, SkillState, find_skills, set_pin
 
-__all__ = [*_api_names, "SettingsStore", "home"]
+__all__ = [*_api_names, "SettingsStore", "home", "McpSecrets", "McpServerConfig", "McpStore", "parse_server",
+           "Catalog", "SkillState", "find_skills", "set_pin"]

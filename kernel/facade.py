@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ledger import KERNEL, USER, AgentKill, Entry, Integrity, Ledger, UndoReport
 
@@ -40,6 +40,10 @@ from .tools.registry import ToolRegistry, builtin_registry
 from .tools.shell import shell_tool
 from .workspace.root import Workspace
 from .workspace.watch import OutsideWatchers
+
+if TYPE_CHECKING:
+    from .extensions.mcp_config import McpSecrets, McpServerConfig
+    from .extensions.mcp_hub import McpHub, McpServerStatus
 
 
 class Kernel:
@@ -71,6 +75,7 @@ class Kernel:
         self._swept: set[str] = set()
         self._provider_problem = provider_problem
         self._integrity = ledger.check_at_start()
+        self._mcp: "McpHub | None" = None
 
     # ---- time and settings -----------------------------------------------------
 
@@ -276,6 +281,29 @@ class Kernel:
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport:
         return self._services.ledger.undo(after_seq, by=USER, only_actor=only_actor, dry_run=dry_run)
 
+    # ---- extensions: MCP servers ----------------------------------------------
+
+    async def start_mcp(self, servers: "Sequence[tuple[McpServerConfig, McpSecrets]]", *,
+                        log_dir: Path | None = None, mode: str = "auto") -> dict[str, str]:
+        """Connect these MCP servers and add their tools (``mcp__<server>__<tool>``) to the registry;
+        returns why any server could not start (it is tried again when the kernel next starts)."""
+        from .extensions.mcp_hub import McpHub
+
+        if self._mcp is None:
+            self._mcp = McpHub(self._services.tools, self._services.leases, log_dir=log_dir, mode=mode)
+        for config, secrets in servers:
+            self._mcp.add_server(config, secrets)
+        return await self._mcp.start()
+
+    async def stop_mcp(self) -> None:
+        """Stop every MCP server (their tools stay listed; a call starts the server again)."""
+        if self._mcp is not None:
+            await self._mcp.aclose()
+
+    def mcp_status(self) -> "list[McpServerStatus]":
+        """Every configured MCP server: connected or not, its tools, and the tools left out with why."""
+        return [] if self._mcp is None else self._mcp.status()
+
     # ---- shutdown ----------------------------------------------------------
 
     async def aclose(self) -> None:
@@ -289,6 +317,8 @@ class Kernel:
         if any(t is not None for t in tasks):
             await asyncio.wait([t for t in tasks if t is not None])
         self._unlisten()
+        if self._mcp is not None:
+            await self._mcp.aclose()
         if self._watchers is not None:
             await self._watchers.close()
         self._snapshots.close()

@@ -53,6 +53,7 @@ def build_system_prompt(agent: "AgentProcess") -> str:
         f"- Budget: {agent.budget.left:,} of {agent.budget.limit:,} tokens left.",
         _leases_line(agent, now),
         *_changes_lines(agent),
+        *s.extensions.prompt_lines(agent),  # AGENTS.md and skills (kernel/extensions/context.py)
     ]
     return "\n".join(lines)
 

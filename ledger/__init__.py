@@ -25,3 +25,7 @@ __all__ = [
     "UnknownBlob", "UnknownKind", "UnknownSeq", "iso_utc",
     "Confirmed", "HookRun", "UntrustedSeen",
 ]
+
+from .entries import ContextUsed  # noqa: E402 - extensions (issue 15): kept apart from the list above for clean merges
+
+__all__ += ["ContextUsed"]

@@ -232,6 +232,17 @@ class HookRun(Entry):
     exit_code: int | None = None
     message: str = ""
     duration_ms: float | None = None
+@dataclass(frozen=True, kw_only=True)
+class ContextUsed(Entry):
+    """Text from outside the conversation joined an agent's context: ``what`` is ``instructions``
+    (AGENTS.md or CLAUDE.md) or ``skill``; ``sha256`` names the exact version used."""
+
+    KIND: ClassVar[str] = "context"
+    subject: str
+    what: str
+    path: str
+    sha256: str
+    name: str = ""
 
 
 ENTRY_TYPES: dict[str, type[Entry]] = {
@@ -240,6 +251,7 @@ ENTRY_TYPES: dict[str, type[Entry]] = {
                 LeaseRevoke, AgentSpawn, AgentKill, Snapshot, Undo)
 }
 ENTRY_TYPES.update({cls.KIND: cls for cls in (UntrustedSeen, Confirmed, HookRun)})
+ENTRY_TYPES[ContextUsed.KIND] = ContextUsed
 KINDS = tuple(ENTRY_TYPES)
 
 

@@ -37,3 +37,15 @@ if [ "$purpose" = test ]; then
 else
   .venv/bin/python -m pip install -q -e .
 fi
+
+# Published MCP servers on npm that the extension tests run (pinned by the lock file; test only).
+if [ "$purpose" = test ]; then
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "installing Debian packages: nodejs npm"
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+  fi
+  (cd tests/extensions/npm && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null)
+fi

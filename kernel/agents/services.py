@@ -7,6 +7,7 @@ they need.
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterator
 
@@ -22,6 +23,7 @@ from ..settings import Settings
 from ..tools.descriptor import ToolLimits
 
 if TYPE_CHECKING:
+    from ..extensions.context import Extensions
     from ..tools.registry import ToolRegistry
 
 ProviderFactory = Callable[[str], Provider]
@@ -41,9 +43,14 @@ class Services:
     limits: ToolLimits = field(default_factory=ToolLimits)
     request_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     recent: RecentChanges = field(init=False)
+    extensions: "Extensions" = field(init=False)  # AGENTS.md, skills (kernel/extensions)
 
     def __post_init__(self) -> None:
         self.recent = RecentChanges(self.ledger)
+        from ..extensions.context import Extensions
+
+        home = None if self.ledger.path in ("", ":memory:") else Path(self.ledger.path).parent
+        self.extensions = Extensions(home, self.ledger, self.tools)
 
     def record(self, entry: Entry) -> Entry:
         """Append to the ledger (the kernel announces every append as LedgerAppended)."""

@@ -88,6 +88,8 @@ async def run_tool(agent: AgentProcess, call: ToolCallReady) -> ToolResultPart:
     if refusal is None:
         assert tool is not None
         scope, refusal = _scope(tool, tool_input)
+    if refusal is None and tool is not None:  # under a loaded skill: leases ∩ its manifest (kernel/extensions)
+        refusal = s.extensions.refusal(agent, tool, tool_input, scope)
     s.bus.publish(ToolCallStarted(agent.id, call.id, call.name, scope, tool_input, None))
     if refusal is not None:
         report = _refused(agent, call, tool_input, refusal)

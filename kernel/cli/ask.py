@@ -98,6 +98,10 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     approver = TerminalApprover(stdin, stderr) if interactive else None
     kernel = Kernel(ledger=ledger, settings=settings, providers=providers,
                     approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots")
+    from ..extensions.setup import start_configured_mcp  # MCP servers' tools, before --grant scopes are checked
+
+    for line in await start_configured_mcp(kernel, store.root):
+        print(f"agentdesk ask: {one_line(line)}", file=stderr)
     known = known_scopes(kernel.tools())
     for scope in unused_scopes([scope for scope, _ in grants], known):
         print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)

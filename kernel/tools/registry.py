@@ -61,6 +61,12 @@ class ToolRegistry:
         self._tools[descriptor.name] = descriptor
         self._specs = None
 
+    def remove(self, name: str) -> ToolDescriptor | None:
+        """Take a tool out (an extension's tool that went away); the next request's specs omit it."""
+        descriptor = self._tools.pop(name, None)
+        self._specs = None
+        return descriptor
+
     def get(self, name: str) -> ToolDescriptor | None:
         """The tool called ``name``, or None."""
         return self._tools.get(name)

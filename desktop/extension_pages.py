@@ -1,0 +1,330 @@
+"""Settings pages for extensions: MCP servers (mcp.json, secrets in mcp_keys.json) and Skills (pins).
+
+Thin Qt over kernel files: the MCP page lists the servers with what the running kernel says of
+each (connected, its tools, the tools left out and why) and adds, replaces or removes one; secret
+values are typed into a password field, stored owner-only, and shown back by name only. The
+Skills page lists every skill found in the home and the workspace, with its state in words
+(enabled, changed since enabled, off), what its manifest allows, and the folders that were
+skipped with the reason; enabling pins the folder's current hash. Keyboard-only: every control
+takes focus in reading order, and the buttons have mnemonics.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QHeaderView, QLabel,
+    QLineEdit, QPlainTextEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+)
+
+from kernel import (
+    Catalog, ConfigError, McpSecrets, McpStore, SkillState, find_skills, parse_server, set_pin,
+)
+
+from .theme import ERROR, MUTED, mono_font, shade
+
+StatusFn = Callable[[], list[Any]]
+
+
+def _table(parent: QWidget, headers: list[str], stretch: int | None = None) -> QTableWidget:
+    table = QTableWidget(0, len(headers), parent)
+    table.setHorizontalHeaderLabels(headers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.verticalHeader().hide()
+    table.setTabKeyNavigation(False)
+    table.setWordWrap(False)
+    table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # paths elide in the middle; the tooltip has them whole
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    if stretch is None:
+        header.setStretchLastSection(True)
+    else:
+        header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+    return table
+
+
+def _cell(text: str, tip: str = "", mono: bool = False) -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    item.setToolTip(tip or text)
+    if mono:
+        item.setFont(mono_font())
+    return item
+
+
+def _pairs(text: str, what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        key, sep, value = line.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"{what}: write each line as NAME=value ({line[:40]!r} is not)", what)
+        out[key.strip()] = value.strip()
+    return out
+
+
+class McpServersPage(QWidget):
+    """The MCP servers in mcp.json: a table, and a form to add, replace or remove one."""
+
+    def __init__(self, store: McpStore, status: StatusFn | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store, self.status = store, status
+        self.table = _table(self, ["Server", "Runs", "Secrets", "State"], stretch=1)
+        self.table.itemSelectionChanged.connect(self._fill_from_selection)
+        self.name = QLineEdit(self)
+        self.name.setPlaceholderText("git")
+        self.kind = QComboBox(self)
+        self.kind.addItems(["Command (stdio)", "URL (streamable HTTP)"])
+        self.target = QLineEdit(self)
+        self.target.setFont(mono_font())
+        self.target.setPlaceholderText("mcp-server-git --repository ~/src/project")
+        self.kind.currentIndexChanged.connect(self._kind_changed)
+        self.plain = QPlainTextEdit(self)
+        self.plain.setTabChangesFocus(True)
+        self.plain.setPlaceholderText("LOG_LEVEL=info  (one NAME=value per line; environment or headers)")
+        self.plain.setFixedHeight(self.fontMetrics().lineSpacing() * 2 + 12)
+        self.secret = QLineEdit(self)
+        self.secret.setEchoMode(QLineEdit.EchoMode.Password)
+        self.secret.setPlaceholderText("NAME=value, kept in mcp_keys.json (readable only by you)")
+        self.timeout = QLineEdit("60", self)
+        self.timeout.setMaximumWidth(80)
+        form = QFormLayout()
+        form.addRow("&Name", self.name)
+        form.addRow("&Kind", self.kind)
+        form.addRow("&Command", self.target)
+        form.addRow("Environment", self.plain)
+        form.addRow("&Secret", self.secret)
+        form.addRow("&Timeout (s)", self.timeout)
+        self.add_button = QPushButton("&Add or replace", self)
+        self.add_button.clicked.connect(self.add)
+        self.remove_button = QPushButton("&Remove", self)
+        self.remove_button.clicked.connect(self.remove)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
+        self.note = QLabel("Each tool becomes mcp__<server>__<tool> under the lease scope mcp.<server>.<tool>; a "
+                           "lease on mcp.<server> covers the whole server. Their output is untrusted. Changes "
+                           "apply when Agentdesk next starts.", self)
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet(f"color: {shade(MUTED, self.palette())};")
+        self.problem = QLabel(self)
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet(f"color: {shade(ERROR, self.palette())};")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        layout.addWidget(self.note)
+        layout.addWidget(self.problem)
+        self.refresh()
+
+    def _kind_changed(self, index: int) -> None:
+        url = index == 1
+        self.target.setPlaceholderText("https://example.com/mcp" if url else
+                                       "mcp-server-git --repository ~/src/project")
+        self.plain.setPlaceholderText("X-Team=docs  (one header per line)" if url else
+                                      "LOG_LEVEL=info  (one NAME=value per line)")
+
+    def refresh(self) -> None:
+        loaded = self.store.load()
+        live = {s.name: s for s in (self.status() if self.status is not None else [])}
+        self.table.setRowCount(0)
+        for server in loaded.servers:
+            row = self.table.rowCount()
+            self.table.insertRow(row)
+            secrets = ", ".join(self.store.secrets(server.name).names()) or "none"
+            self.table.setItem(row, 0, _cell(server.name, mono=True))
+            self.table.setItem(row, 1, _cell(server.target(), mono=True))
+            self.table.setItem(row, 2, _cell(secrets))
+            self.table.setItem(row, 3, _cell(*_state_words(server.enabled, live.get(server.name))))
+        problems = [p.message for p in loaded.problems]
+        self.problem.setText("\n".join(problems))
+        self.problem.setVisible(bool(problems))
+
+    def _fill_from_selection(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        if not rows:
+            return
+        item = self.table.item(rows[0].row(), 0)
+        server = next((s for s in self.store.load().servers if item is not None and s.name == item.text()), None)
+        if server is None:
+            return
+        self.name.setText(server.name)
+        self.kind.setCurrentIndex(0 if server.command is not None else 1)
+        self.target.setText(server.target())
+        pairs = server.env if server.command is not None else server.headers
+        self.plain.setPlainText("\n".join(f"{k}={v}" for k, v in pairs.items()))
+        self.timeout.setText(f"{server.timeout_s:g}")
+        self.secret.clear()
+
+    def add(self) -> bool:
+        import shlex
+
+        try:
+            url = self.kind.currentIndex() == 1
+            pairs = _pairs(self.plain.toPlainText(), "headers" if url else "environment")
+            secret = _pairs(self.secret.text(), "secret")
+            data: dict[str, Any] = {"timeout_s": float(self.timeout.text() or "60")}
+            if url:
+                data.update(url=self.target.text().strip(), headers=pairs)
+            else:
+                words = shlex.split(self.target.text())
+                data.update(command=words[0] if words else "", args=words[1:], env=pairs)
+            config = parse_server(self.name.text().strip(), data)
+            old = self.store.secrets(config.name)
+            secrets = McpSecrets({**old.env, **(secret if not url else {})}, {**old.headers, **(secret if url else {})})
+            self.store.add(config, secrets)
+        except (ConfigError, ValueError, OSError) as exc:
+            self.problem.setText(f"Not saved: {exc}")
+            self.problem.show()
+            return False
+        self.secret.clear()
+        self.refresh()
+        return True
+
+    def remove(self) -> bool:
+        name = self.name.text().strip()
+        try:
+            removed = self.store.remove(name)
+        except (ConfigError, OSError) as exc:
+            self.problem.setText(f"Not removed: {exc}")
+            self.problem.show()
+            return False
+        self.refresh()
+        return removed
+
+
+def _state_words(enabled: bool, live: Any) -> tuple[str, str]:
+    if not enabled:
+        return "off", "switched off in mcp.json"
+    if live is None:
+        return "not started", "starts with Agentdesk"
+    tools = len(live.tools)
+    words = f"{live.state} · {tools} tool{'s' if tools != 1 else ''}"
+    tip_lines = [words] + ([f"error: {live.error}"] if live.error else [])
+    if live.disabled:
+        words += f" · {len(live.disabled)} left out"
+        tip_lines += [f"left out {name}: {why}" for name, why in live.disabled]
+    return words, "\n".join(tip_lines)
+
+
+class SkillsPage(QWidget):
+    """Skills found in the home and the workspace; enabling pins each one's folder hash."""
+
+    def __init__(self, home: Path, workspace: Path | None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.home, self.workspace = home, workspace
+        self.catalog = Catalog()
+        self.table = _table(self, ["Skill", "From", "State", "May use"])
+        self.mine = QCheckBox("I &wrote this skill (its text is trusted: loading it does not taint)", self)
+        self.enable_button = QPushButton("&Enable", self)
+        self.enable_button.clicked.connect(lambda: self.set_enabled(True))
+        self.disable_button = QPushButton("&Disable", self)
+        self.disable_button.clicked.connect(lambda: self.set_enabled(False))
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.enable_button)
+        buttons.addWidget(self.disable_button)
+        buttons.addStretch(1)
+        where = [str(home / "skills")] + ([str(workspace / ".agentdesk" / "skills")] if workspace else [])
+        self.note = QLabel("A skill is a folder with SKILL.md and manifest.json, in " + " or ".join(where) + ". "
+                           "Agents see only names and descriptions until they load one; under a skill they may "
+                           "use only what both their leases and its manifest allow (no manifest: no tools). "
+                           "A skill that changes is switched off until you enable it again.", self)
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet(f"color: {shade(MUTED, self.palette())};")
+        self.skipped = QLabel(self)
+        self.skipped.setWordWrap(True)
+        self.skipped.setStyleSheet(f"color: {shade(ERROR, self.palette())};")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.mine)
+        layout.addLayout(buttons)
+        layout.addWidget(self.note)
+        layout.addWidget(self.skipped)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.catalog = find_skills(self.home, self.workspace)
+        self.table.setRowCount(0)
+        for state in self.catalog.skills:
+            row = self.table.rowCount()
+            self.table.insertRow(row)
+            skill = state.skill
+            self.table.setItem(row, 0, _cell(skill.name, skill.description, mono=True))
+            self.table.setItem(row, 1, _cell(skill.source, skill.folder))
+            self.table.setItem(row, 2, _cell(_skill_state(state)))
+            allowed = "no tools (no manifest.json)" if skill.manifest is None else \
+                (", ".join(skill.manifest.scopes) or "no tools")
+            self.table.setItem(row, 3, _cell(allowed, mono=skill.manifest is not None))
+        lines = [f"Skipped {Path(folder).name}: {why}" for folder, why in self.catalog.skipped]
+        self.skipped.setText("\n".join(lines))
+        self.skipped.setVisible(bool(lines))
+
+    def selected(self) -> SkillState | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.catalog.skills[rows[0].row()] if rows else None
+
+    def set_enabled(self, enabled: bool) -> None:
+        state = self.selected()
+        if state is None:
+            return
+        set_pin(self.home, state.skill, enabled, mine=self.mine.isChecked())
+        row = self.table.currentRow()
+        self.refresh()
+        self.table.selectRow(row)
+
+
+def _skill_state(state: SkillState) -> str:
+    if state.enabled:
+        return "enabled (yours)" if state.pin is not None and state.pin.mine else "enabled (untrusted text)"
+    if state.changed:
+        return "changed since enabled: off until enabled again"
+    return "off"
+
+
+class PageDialog(QDialog):
+    """One extension page in its own window, window-modal to the Settings dialog."""
+
+    def __init__(self, title: str, page: QWidget, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.setWindowModality(Qt.WindowModality.WindowModal if parent is not None else Qt.WindowModality.NonModal)
+        self.page = page
+        page.setParent(self)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(page, 1)
+        layout.addWidget(close)
+        self.resize(760, 560)
+
+
+def extension_buttons(parent: QWidget, home: Path, workspace: Callable[[], str],
+                      status: StatusFn | None) -> tuple[QHBoxLayout, dict[str, Callable[[], PageDialog]]]:
+    """A row of buttons opening the MCP servers and Skills pages (for the Settings dialog)."""
+    def open_mcp() -> PageDialog:
+        dialog = PageDialog("MCP servers", McpServersPage(McpStore(home), status), parent)
+        dialog.open()
+        return dialog
+
+    def open_skills() -> PageDialog:
+        folder = workspace().strip()
+        dialog = PageDialog("Skills", SkillsPage(home, Path(folder).expanduser() if folder else None), parent)
+        dialog.open()
+        return dialog
+
+    row = QHBoxLayout()
+    row.addWidget(QLabel("<b>Extensions</b>", parent))
+    for text, fn in (("&MCP servers\u2026", open_mcp), ("S&kills\u2026", open_skills)):
+        button = QPushButton(text, parent)
+        button.clicked.connect(fn)
+        row.addWidget(button)
+    row.addStretch(1)
+    return row, {"mcp": open_mcp, "skills": open_skills}

@@ -1,0 +1,245 @@
+"""One connection to one MCP server, owned by one task, with our own timeouts and restarts.
+
+The SDK's ``Client`` is an async context whose task group must be entered and left by the same
+task, so each connection has an owner task that holds it open until ``close``; callers in other
+tasks send requests through the session and race each one against the owner, so a server that
+dies mid-call fails that call at once with a clear error instead of leaving it waiting. A dead
+server is started again on the next call (and its tools are listed again: they may have changed).
+Every request carries our timeout (the SDK's own read timeout is off), and cancelling a call
+(the agent was stopped, the executor's timeout fired) abandons it without touching the others.
+
+``mode="auto"`` speaks the 2026-07-28 revision and falls back to the older handshake for servers
+that only know 2025 revisions (the npm reference servers); the SDK (about 0.4 s to import) is
+imported here, on first connect, never at kernel start. A stdio server's stderr goes to a log
+file; the tail of it is quoted (capped) when the server stops, as the reason a person can act on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any, Awaitable, TypeVar
+
+from ..errors import KernelError
+from ..untrusted import capped, clean_text
+from .mcp_config import McpSecrets, McpServerConfig
+from .mcp_tools import ListedTool
+
+T = TypeVar("T")
+MAX_PAGES = 20
+START_TIMEOUT_S = 60.0  # starting (and listing) may take longer than a call: an interpreter, an npm cache
+STDERR_TAIL = 600
+
+
+class McpError(KernelError):
+    """An MCP server could not be reached or stopped answering; ``message`` is the sentence to show."""
+
+    def __init__(self, server: str, message: str) -> None:
+        super().__init__(message)
+        self.server = server
+        self.message = message
+
+
+class McpConnection:
+    def __init__(self, config: McpServerConfig, secrets: McpSecrets = McpSecrets(), *,
+                 log_path: Path | None = None, mode: str = "auto") -> None:
+        self.config = config
+        self._secrets = secrets
+        self._log_path = log_path
+        self._mode = mode
+        self._client: Any = None
+        self._owner: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._lock = asyncio.Lock()
+        self.starts = 0              # how many times the server was started (1 + restarts)
+        self.last_error: str | None = None
+        self.protocol: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def alive(self) -> bool:
+        return self._client is not None and self._owner is not None and not self._owner.done()
+
+    async def list_tools(self) -> tuple[ListedTool, ...]:
+        """Every tool the server lists now (connecting first if need be), within the server's timeout."""
+        client = await self._ensure()
+
+        async def pages() -> tuple[ListedTool, ...]:
+            out: list[ListedTool] = []
+            cursor = None
+            for _ in range(MAX_PAGES):
+                page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+                out.extend(_listed(t) for t in page.tools)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+            return tuple(out)
+
+        async with asyncio.timeout(max(self.config.timeout_s, START_TIMEOUT_S)):
+            return await self._race(pages(), "listing its tools")
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> tuple[list[Any], Any, bool]:
+        """Call one tool: (content blocks, structured content, is_error). McpError when the server fails."""
+        client = await self._ensure()
+        async with asyncio.timeout(self.config.timeout_s):
+            result = await self._race(client.call_tool(tool, arguments), f"calling {tool}")
+        return list(result.content or []), result.structured_content, bool(result.is_error)
+
+    async def close(self) -> None:
+        """Stop the server (its owner task leaves the SDK's context, which ends the process)."""
+        owner, self._owner = self._owner, None
+        if owner is None:
+            return
+        if self._stop is not None:
+            self._stop.set()
+        with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
+            async with asyncio.timeout(10):
+                await asyncio.wait({owner})
+        if not owner.done():
+            owner.cancel()
+            await asyncio.wait({owner})
+        self._client = None
+
+    async def _ensure(self) -> Any:
+        async with self._lock:
+            if self.alive:
+                return self._client
+            if self._owner is not None:  # it died: collect it before starting again
+                await self.close()
+            loop = asyncio.get_running_loop()
+            ready: asyncio.Future[Any] = loop.create_future()
+            self._stop = asyncio.Event()
+            self._owner = loop.create_task(self._own(ready, self._stop), name=f"mcp {self.name}")
+            self.starts += 1
+            limit = max(self.config.timeout_s, START_TIMEOUT_S)
+            try:
+                async with asyncio.timeout(limit):
+                    self._client = await asyncio.shield(ready)
+            except (TimeoutError, asyncio.TimeoutError):
+                await self.close()
+                raise self._error(f"did not answer within {limit:g} s of starting") from None
+            except McpError:
+                await self.close()
+                raise
+            return self._client
+
+    async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
+        """Hold the SDK client open until ``stop``; whatever ends it makes the next call start again."""
+        try:
+            import mcp
+
+            async with contextlib.AsyncExitStack() as stack:
+                errlog = stack.enter_context(self._errlog())
+                client = mcp.Client(self._transport(mcp, errlog), mode=self._mode)
+                await stack.enter_async_context(client)
+                self.protocol = client.protocol_version
+                self.last_error = None
+                ready.set_result(client)
+                await stop.wait()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - any way a server fails is a reason, never our death
+            reason = self._reason(exc)
+            self.last_error = reason
+            if not ready.done():
+                ready.set_exception(self._error(reason))
+        finally:
+            self._client = None
+            if not ready.done():
+                ready.set_exception(self._error("stopped before it was ready"))
+
+    def _transport(self, mcp: Any, errlog: Any) -> Any:
+        config, secrets = self.config, self._secrets
+        if config.command is not None:
+            from mcp.client.stdio import stdio_client
+
+            params = mcp.StdioServerParameters(command=config.command, args=list(config.args),
+                                               env={**config.env, **secrets.env} or None)
+            return stdio_client(params, errlog=errlog)
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        http = create_mcp_http_client(headers={**config.headers, **secrets.headers} or None)
+        assert config.url is not None
+        return streamable_http_client(config.url, http_client=http)
+
+    @contextlib.contextmanager
+    def _errlog(self) -> Any:
+        if self._log_path is None:
+            with open("/dev/null", "w", encoding="utf-8") as sink:
+                yield sink
+            return
+        self._log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self._log_path, "w", encoding="utf-8", errors="replace") as log:
+            yield log
+
+    async def _race(self, work: Awaitable[T], doing: str) -> T:
+        """``work``, unless the server stops first; cancelling the caller abandons ``work`` too."""
+        task = asyncio.ensure_future(work)
+        owner = self._owner
+        try:
+            waiting: set[asyncio.Future[Any]] = {task} if owner is None else {task, owner}
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            if task.done():
+                try:
+                    return task.result()
+                except Exception as exc:  # noqa: BLE001 - the SDK's many failures become one error with words
+                    if _connection_closed(exc):
+                        await self._stopped()
+                        raise self._error(f"stopped while {doing}{self._stderr_tail()}; it will be started again "
+                                          "on the next call") from None
+                    raise self._error(f"failed while {doing}: {self._reason(exc)}") from None
+            await self._stopped()
+            raise self._error(f"stopped while {doing}{self._stderr_tail()}; it will be started again on the next call")
+        finally:
+            if not task.done():
+                task.cancel()
+
+    async def _stopped(self) -> None:
+        """The server is gone: forget the client so the next call starts it again."""
+        self._client = None
+        if self._stop is not None:
+            self._stop.set()
+
+    def _error(self, what: str) -> McpError:
+        return McpError(self.name, f"the MCP server {self.name} {what}")
+
+    def _reason(self, exc: BaseException) -> str:
+        if isinstance(exc, BaseExceptionGroup):
+            inner = exc.exceptions[0] if exc.exceptions else exc
+            return self._reason(inner)
+        if isinstance(exc, FileNotFoundError):
+            return f"could not be started: {exc.filename or self.config.command} was not found"
+        text = clean_text(str(exc)) or type(exc).__name__
+        return capped(f"{type(exc).__name__}: {text}", 400) + self._stderr_tail()
+
+    def _stderr_tail(self) -> str:
+        if self._log_path is None:
+            return ""
+        try:
+            with open(self._log_path, "rb") as fh:
+                fh.seek(0, 2)
+                fh.seek(max(0, fh.tell() - STDERR_TAIL))
+                tail = fh.read().decode("utf-8", "replace").strip()
+        except OSError:
+            return ""
+        return f" (its last words: {capped(clean_text(tail), STDERR_TAIL)})" if tail else ""
+
+
+def _connection_closed(exc: BaseException) -> bool:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
+    return (isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED) or isinstance(
+        exc, (BrokenPipeError, ConnectionError, EOFError))
+
+
+def _listed(tool: Any) -> ListedTool:
+    hints = getattr(tool, "annotations", None)
+    return ListedTool(name=tool.name, description=tool.description or "", input_schema=tool.input_schema,
+                      read_only=getattr(hints, "read_only_hint", None),
+                      destructive=getattr(hints, "destructive_hint", None))

@@ -1,0 +1,237 @@
+"""Which MCP servers the user added: ``mcp.json`` for the plain settings, ``mcp_keys.json`` for secrets.
+
+A server is a stdio command (with arguments and environment) or a streamable-HTTP URL (with
+headers). Values the user marks secret (an API token in the environment, an ``Authorization``
+header) are kept apart in ``mcp_keys.json``, owner-only (0600) like the provider keys in
+``keys.json``, so they are never in ``mcp.json``, the ledger or a log; a sentence about one names
+it, never its value. Both files are hostile input, read with the settings reader (size-capped, no
+FIFOs): a bad server entry is skipped with its reason, the others still load.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from ..errors import ConfigError
+from ..settings import _read_json, _write_private
+from .mcp_names import server_problem
+
+MCP_FILE = "mcp.json"
+MCP_KEYS_FILE = "mcp_keys.json"
+DEFAULT_TIMEOUT_S = 60.0
+MAX_SERVERS = 64
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+_HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$")
+_EMPTY: Mapping[str, str] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class McpServerConfig:
+    """One server: ``command`` (stdio) or ``url`` (streamable HTTP), never both."""
+
+    name: str
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    enabled: bool = True
+
+    @property
+    def transport(self) -> str:
+        return "stdio" if self.command is not None else "http"
+
+    def target(self) -> str:
+        """What the server is, in words (no secrets: those are not in this object)."""
+        if self.command is not None:
+            return " ".join([self.command, *self.args])
+        return self.url or ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"timeout_s": self.timeout_s, "enabled": self.enabled}
+        if self.command is not None:
+            out.update(command=self.command, args=list(self.args), env=dict(self.env))
+        else:
+            out.update(url=self.url, headers=dict(self.headers))
+        return out
+
+
+@dataclass(frozen=True)
+class McpSecrets:
+    """Secret environment values and headers of one server (never shown, never recorded)."""
+
+    env: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    headers: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(sorted(self.env)) + tuple(sorted(self.headers))
+
+
+@dataclass(frozen=True)
+class McpServers:
+    """What ``mcp.json`` holds that can be used, and why anything else was skipped."""
+
+    servers: tuple[McpServerConfig, ...] = ()
+    problems: tuple[ConfigError, ...] = ()
+
+
+def _text(value: Any, max_len: int = 4096) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= max_len and "\x00" not in value
+
+
+def _problem(name: str, what: str) -> ConfigError:
+    return ConfigError(f"{MCP_FILE}: server {name!r}: {what}", name, file=MCP_FILE, field=name, allowed=what)
+
+
+def _string_map(value: Any, key_re: re.Pattern[str], what: str, header: bool) -> dict[str, str] | str:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or len(value) > 128:
+        return f"{what} must be an object of at most 128 names and text values"
+    out: dict[str, str] = {}
+    for key, item in value.items():
+        if not key_re.match(key):
+            return f"{what} has a bad name {json.dumps(key)[:60]}"
+        if not isinstance(item, str) or len(item) > 8192 or "\x00" in item or (header and ("\r" in item or "\n" in item)):
+            return f"{what} {key} must be text on one line"
+        out[key] = item
+    return out
+
+
+def parse_server(name: str, data: Any) -> McpServerConfig:
+    """One server entry from mcp.json (ConfigError naming what is wrong)."""
+    if (why := server_problem(name)) is not None:
+        raise _problem(str(name)[:40], why)
+    if not isinstance(data, dict):
+        raise _problem(name, "must be an object with a command or a url")
+    command, url = data.get("command"), data.get("url")
+    if (command is None) == (url is None):
+        raise _problem(name, "needs exactly one of command (stdio) or url (streamable HTTP)")
+    timeout = data.get("timeout_s", DEFAULT_TIMEOUT_S)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
+            or not 1 <= timeout <= 3600:
+        raise _problem(name, "timeout_s must be a number of seconds between 1 and 3600")
+    enabled = data.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise _problem(name, "enabled must be true or false")
+    if command is not None:
+        args = data.get("args", [])
+        if not _text(command) or not isinstance(args, list) or len(args) > 256 or \
+                not all(isinstance(a, str) and len(a) <= 4096 and "\x00" not in a for a in args):
+            raise _problem(name, "command must be text and args a list of at most 256 texts")
+        env = _string_map(data.get("env"), _ENV_NAME, "env", header=False)
+        if isinstance(env, str):
+            raise _problem(name, env)
+        return McpServerConfig(name, command=command, args=tuple(args), env=MappingProxyType(env),
+                               timeout_s=float(timeout), enabled=enabled)
+    if not isinstance(url, str) or not _text(url, 2048) or not url.startswith(("http://", "https://")) \
+            or any(c.isspace() for c in url):
+        raise _problem(name, "url must be an http:// or https:// URL")
+    headers = _string_map(data.get("headers"), _HEADER_NAME, "headers", header=True)
+    if isinstance(headers, str):
+        raise _problem(name, headers)
+    return McpServerConfig(name, url=url, headers=MappingProxyType(headers), timeout_s=float(timeout), enabled=enabled)
+
+
+def parse_servers(data: Any) -> McpServers:
+    """Every usable server in a parsed mcp.json, and a problem for each one that is not."""
+    if data is None:
+        return McpServers()
+    servers = data.get("servers") if isinstance(data, dict) else None
+    if not isinstance(servers, dict):
+        return McpServers((), (ConfigError(f"{MCP_FILE} must be an object with \"servers\": {{name: server}}",
+                                           MCP_FILE, file=MCP_FILE, field=None, allowed="an object"),))
+    good: list[McpServerConfig] = []
+    problems: list[ConfigError] = []
+    for name, item in list(servers.items())[:MAX_SERVERS]:
+        try:
+            good.append(parse_server(name, item))
+        except ConfigError as exc:
+            problems.append(exc)
+    return McpServers(tuple(good), tuple(problems))
+
+
+@dataclass
+class McpStore:
+    """Reads and writes mcp.json and mcp_keys.json under one home folder."""
+
+    root: Path
+
+    @property
+    def path(self) -> Path:
+        return self.root / MCP_FILE
+
+    @property
+    def keys_path(self) -> Path:
+        return self.root / MCP_KEYS_FILE
+
+    def load(self) -> McpServers:
+        try:
+            return parse_servers(_read_json(self.path, MCP_FILE))
+        except ConfigError as exc:
+            return McpServers((), (exc,))
+
+    def secrets(self, name: str) -> McpSecrets:
+        """The secrets saved for server ``name`` (empty when none, or when the file cannot be used)."""
+        entry = self._keys().get(name)
+        if not isinstance(entry, dict):
+            return McpSecrets()
+        env = _string_map(entry.get("env"), _ENV_NAME, "env", header=False)
+        headers = _string_map(entry.get("headers"), _HEADER_NAME, "headers", header=True)
+        return McpSecrets(MappingProxyType(env if isinstance(env, dict) else {}),
+                          MappingProxyType(headers if isinstance(headers, dict) else {}))
+
+    def add(self, config: McpServerConfig, secrets: McpSecrets = McpSecrets()) -> None:
+        """Add or replace a server (ConfigError when it does not pass the same check as loading)."""
+        parse_server(config.name, config.to_json())
+        data = self._raw()
+        data["servers"][config.name] = config.to_json()
+        self._write(data)
+        keys = self._keys()
+        if secrets.env or secrets.headers:
+            keys[config.name] = {"env": dict(secrets.env), "headers": dict(secrets.headers)}
+        else:
+            keys.pop(config.name, None)
+        self._write_keys(keys)
+
+    def remove(self, name: str) -> bool:
+        """Forget a server and its secrets; False when there was none by that name."""
+        data = self._raw()
+        found = data["servers"].pop(name, None) is not None
+        if found:
+            self._write(data)
+        keys = self._keys()
+        if keys.pop(name, None) is not None:
+            self._write_keys(keys)
+        return found
+
+    def _raw(self) -> dict[str, Any]:
+        data = _read_json(self.path, MCP_FILE)  # ConfigError: not rewritten over a file we cannot read
+        if data is None:
+            return {"servers": {}}
+        if not isinstance(data, dict) or not isinstance(data.get("servers"), dict):
+            raise ConfigError(f"{MCP_FILE} is not an object with \"servers\"; fix or remove it first", MCP_FILE,
+                              file=MCP_FILE)
+        return data
+
+    def _keys(self) -> dict[str, Any]:
+        try:
+            data = _read_json(self.keys_path, MCP_KEYS_FILE)
+        except ConfigError:
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _write(self, data: dict[str, Any]) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        _write_private(self.path, json.dumps(data, indent=2), mode=0o644)
+
+    def _write_keys(self, keys: dict[str, Any]) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        _write_private(self.keys_path, json.dumps(keys, indent=2), mode=0o600)

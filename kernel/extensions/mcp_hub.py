@@ -1,0 +1,178 @@
+"""MCP servers' tools in the kernel's registry, kept in step with what each server lists.
+
+The hub connects each enabled server (``start``), turns its listing into descriptors
+(``mcp_tools``) and adds them to the shared registry, so every agent's next request sees them and
+the executor applies the same schema, lease, timeout and recording rules as for built-in tools.
+A tool that cannot be described (a bad schema, a name that collides with another tool) is left
+out with its reason (``status``); the rest of the server works.
+
+A server's list can change (it says so, or it was restarted and came back different). The hub
+lists again after every call and every restart; a tool that went away or changed (description,
+schema or hints) is taken out or replaced, and every lease on it, or on its whole server, is
+revoked with the reason in the ledger: what the user granted was the tool they saw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from ledger import KERNEL
+
+from ..errors import RegistryError, ToolFailure
+from ..tools.descriptor import ToolContext, ToolOutput
+from .mcp_client import McpConnection, McpError
+from .mcp_config import McpSecrets, McpServerConfig
+from .mcp_names import scope_name, server_scope
+from .mcp_tools import ListedTool, describe, result_text
+
+if TYPE_CHECKING:
+    from ..lease_book import LeaseBook
+    from ..tools.registry import ToolRegistry
+
+
+@dataclass(frozen=True)
+class McpServerStatus:
+    """One server as the Settings page and ``agentdesk mcp list`` show it."""
+
+    name: str
+    state: str                              # "connected" · "stopped" · "failed" · "disabled"
+    tools: tuple[str, ...] = ()             # wire names in the registry
+    disabled: tuple[tuple[str, str], ...] = ()  # (tool, why it is left out)
+    error: str | None = None
+    protocol: str | None = None
+
+
+@dataclass
+class _Server:
+    connection: McpConnection
+    listed: dict[str, ListedTool] = field(default_factory=dict)     # by the server's tool name
+    registered: dict[str, str] = field(default_factory=dict)        # server's tool name → wire name
+    disabled: dict[str, str] = field(default_factory=dict)          # server's tool name → reason
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class McpHub:
+    def __init__(self, registry: "ToolRegistry", leases: "LeaseBook", *, log_dir: Path | None = None,
+                 mode: str = "auto") -> None:
+        self._registry = registry
+        self._leases = leases
+        self._log_dir = log_dir
+        self._mode = mode
+        self._servers: dict[str, _Server] = {}
+        self._skipped: dict[str, str] = {}
+
+    def add_server(self, config: McpServerConfig, secrets: McpSecrets = McpSecrets()) -> None:
+        """Know a server (not started yet: ``start`` or its first refresh starts it)."""
+        if not config.enabled:
+            self._skipped[config.name] = "disabled"
+            return
+        log = None if self._log_dir is None else self._log_dir / f"mcp-{config.name}.log"
+        self._servers[config.name] = _Server(McpConnection(config, secrets, log_path=log, mode=self._mode))
+
+    async def start(self) -> dict[str, str]:
+        """Connect every server and register its tools, together; returns why any could not start."""
+        names = list(self._servers)
+        outcomes = await asyncio.gather(*(self.refresh(n) for n in names), return_exceptions=True)
+        return {n: (o.message if isinstance(o, McpError) else f"{type(o).__name__}: {o}")
+                for n, o in zip(names, outcomes) if isinstance(o, BaseException)}
+
+    async def refresh(self, name: str) -> tuple[str, ...]:
+        """List server ``name``'s tools again and bring the registry in step; returns the tools whose
+        leases were revoked (removed or changed)."""
+        server = self._servers[name]
+        async with server.lock:
+            listed = await server.connection.list_tools()
+            return self._apply(name, server, listed)
+
+    def status(self) -> list[McpServerStatus]:
+        out = [McpServerStatus(n, "disabled") for n in sorted(self._skipped)]
+        for name, server in sorted(self._servers.items()):
+            conn = server.connection
+            state = "connected" if conn.alive else ("failed" if conn.last_error else "stopped")
+            out.append(McpServerStatus(name, state, tuple(sorted(server.registered.values())),
+                                       tuple(sorted(server.disabled.items())), conn.last_error, conn.protocol))
+        return out
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(s.connection.close() for s in self._servers.values()), return_exceptions=True)
+
+    # ---- keeping the registry in step --------------------------------------------------------
+
+    def _apply(self, name: str, server: _Server, listed: tuple[ListedTool, ...]) -> tuple[str, ...]:
+        new = {}
+        for tool in listed:
+            if tool.name in new:
+                server.disabled[tool.name] = "the server lists this name twice"
+                continue
+            new[tool.name] = tool
+        old = server.listed
+        gone = [t for t in old if t not in new or new[t].fingerprint() != old[t].fingerprint()]
+        for tool_name in gone:
+            wire = server.registered.pop(tool_name, None)
+            if wire is not None:
+                self._registry.remove(wire)
+        if gone and old:
+            self._revoke(name, gone)
+        server.listed = new
+        server.disabled = {k: v for k, v in server.disabled.items() if k in new and k not in gone}
+        scopes = {scope_name(name, t): t for t in server.registered}
+        for tool_name, tool in sorted(new.items()):
+            if tool_name in server.registered or tool_name in server.disabled:
+                continue
+            try:
+                descriptor = describe(name, tool, self._runner(name, tool_name), server.connection.config.timeout_s)
+                other = scopes.get(descriptor.scope)
+                if other is not None:
+                    raise RegistryError(descriptor.name, "duplicate", f"its scope {descriptor.scope} is also the "
+                                                                      f"scope of the tool {other}")
+                self._registry.add(descriptor)
+            except RegistryError as exc:
+                server.disabled[tool_name] = exc.detail if exc.reason != "duplicate" else \
+                    f"its name {exc.tool} collides with another tool: {exc.detail}"
+                continue
+            server.registered[tool_name] = descriptor.name
+            scopes[descriptor.scope] = tool_name
+        return tuple(gone) if old else ()
+
+    def _revoke(self, server: str, tools: list[str]) -> None:
+        """Revoke every lease on ``tools`` or on the whole server (not broader grants like ``mcp`` or ``*``)."""
+        scopes = {scope_name(server, t): t for t in tools}
+        whole = server_scope(server)
+        what = ", ".join(sorted(tools))
+        for lease in self._leases.live():
+            if lease.scope == whole or lease.scope in scopes:
+                self._leases.revoke(lease.id, f"the MCP server {server} changed or removed its tools: {what}",
+                                    by=KERNEL)
+
+    def _runner(self, server: str, tool: str) -> Callable[[ToolContext, Mapping[str, Any]], Any]:
+        async def run(_ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
+            return await self._call(server, tool, dict(tool_input))
+
+        return run
+
+    async def _call(self, name: str, tool: str, arguments: dict[str, Any]) -> ToolOutput:
+        server = self._servers[name]
+        try:
+            content, structured, is_error = await server.connection.call(tool, arguments)
+        except McpError as exc:
+            await self._after_call(name)
+            raise ToolFailure(exc.message) from None
+        # (a timeout or a cancellation propagates at once: listing a hung server would only hang too)
+        await self._after_call(name)
+        text = result_text(content, structured)
+        if is_error:
+            raise ToolFailure(f"the MCP tool {tool} of {name} reported an error: {text}")
+        return ToolOutput(text, data={"server": name, "tool": tool, "chars": len(text)},
+                          source=f"MCP server {name}, tool {tool}")
+
+    async def _after_call(self, name: str) -> None:
+        """List again: a call may have changed the server's tools (or restarted it)."""
+        if not self._servers[name].connection.alive:
+            return  # it stopped: the next call starts it and lists again
+        try:
+            await self.refresh(name)
+        except McpError:
+            pass  # the call's own outcome is what the model reads; the next call will try again

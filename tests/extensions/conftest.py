@@ -1,0 +1,82 @@
+"""A real kernel with real MCP servers: the loopback fake provider through the real Anthropic SDK,
+and MCP servers started as real processes by the real ``mcp`` SDK."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import pytest
+
+from kernel.approver import Approver
+from kernel.clock import ManualClock
+from kernel.extensions.mcp_config import McpSecrets, McpServerConfig
+from kernel.facade import Kernel
+from kernel.settings import Settings
+from ledger import Ledger
+from tests.fakes import FakeProviderServer, Turn
+from tests.kernel.conftest import ScriptedApprover
+
+SERVER = Path(__file__).with_name("mcp_test_server.py")
+
+
+def stdio_server(name: str = "t", timeout_s: float = 30.0) -> McpServerConfig:
+    """Our small stdio server (tests/extensions/mcp_test_server.py) as a configured server."""
+    return McpServerConfig(name, command=sys.executable, args=(str(SERVER),), timeout_s=timeout_s)
+
+
+@dataclass
+class McpEnv:
+    kernel: Kernel
+    srv: FakeProviderServer
+    approver: ScriptedApprover
+    ledger: Ledger
+    workspace: Path
+    problems: dict[str, str] = field(default_factory=dict)
+
+    async def ask(self, *turns: Turn) -> str:
+        """Spawn an agent, script the model's ``turns``, send one message; returns the final state."""
+        self.srv.script(*turns)
+        agent = self.kernel.spawn("mcp")
+        self.kernel.send(agent.id, "go")
+        return (await self.kernel.wait(agent.id)).state
+
+
+@pytest.fixture
+def mcp_kernel(tmp_path: Path, agentdesk_home: Path) -> Callable[..., Any]:
+    """``mcp_kernel(servers, body)`` runs ``await body(env)`` with a kernel whose MCP servers started."""
+    ledgers: list[Ledger] = []
+
+    def go(servers: list[McpServerConfig], body: Callable[[McpEnv], Awaitable[Any]],
+           approver: Approver | None = None, mode: str = "auto") -> Any:
+        ws = tmp_path / "ws"
+        ws.mkdir(exist_ok=True)
+        ledger = Ledger(tmp_path / "ledger.db", clock=ManualClock().now)
+        ledgers.append(ledger)
+        with FakeProviderServer(expected_key="test-key") as srv:
+            async def main() -> Any:
+                from kernel.providers.anthropic import AnthropicProvider
+
+                provider = AnthropicProvider(api_key="test-key", base_url=srv.anthropic_base_url, timeout_s=20.0)
+                scripted = ScriptedApprover()
+                kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(ws)), providers=lambda _n: provider,
+                                approver=approver or scripted)
+                try:
+                    problems = await kernel.start_mcp([(s, McpSecrets()) for s in servers],
+                                                      log_dir=tmp_path / "logs", mode=mode)
+                    env = McpEnv(kernel, srv, scripted, ledger, ws.resolve(), problems)
+                    return await body(env)
+                finally:
+                    await kernel.aclose()
+                    await provider.aclose()
+
+            out = asyncio.run(asyncio.wait_for(main(), timeout=120))
+            srv.assert_done()
+            return out
+
+    yield go
+    for ledger in ledgers:
+        ledger.close()

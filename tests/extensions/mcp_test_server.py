@@ -1,0 +1,75 @@
+"""A small stdio MCP server written with the official SDK, for the tests (run as a real process).
+
+Tools: ``echo`` (read-only hint), ``shout`` (no hints: unknown risk), ``hang`` (never answers),
+``crash`` (the process exits mid-call), ``drop_extra`` (removes the tool ``extra`` from the list,
+so the client's next listing differs), ``extra``, ``big`` (a megabyte of text), ``fail`` (an error result), and ``dup-name`` /
+``dup_name`` (one name once sanitised for the wire).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+server = MCPServer("agentdesk-test")
+
+
+@server.tool(description="Repeat the text back.", annotations=ToolAnnotations(read_only_hint=True))
+def echo(text: str) -> str:
+    return f"echo: {text}"
+
+
+@server.tool(description="Repeat the text in capitals (declares no hints).")
+def shout(text: str) -> str:
+    return text.upper()
+
+
+@server.tool(description="Never answers.", annotations=ToolAnnotations(read_only_hint=True))
+async def hang() -> str:
+    await asyncio.Event().wait()
+    return "unreachable"
+
+
+@server.tool(description="Makes the server process exit.", annotations=ToolAnnotations(destructive_hint=True))
+def crash() -> str:
+    sys.stdout.flush()
+    os._exit(3)
+
+
+@server.tool(description="An extra tool that drop_extra removes.", annotations=ToolAnnotations(read_only_hint=True))
+def extra() -> str:
+    return "extra"
+
+
+@server.tool(description="Removes the tool named extra.", annotations=ToolAnnotations(read_only_hint=True))
+def drop_extra() -> str:
+    server.remove_tool("extra")
+    return "extra removed"
+
+
+@server.tool(description="Returns a megabyte of text.", annotations=ToolAnnotations(read_only_hint=True))
+def big() -> str:
+    return "x" * (1 << 20)
+
+
+@server.tool(description="Reports an error.", annotations=ToolAnnotations(read_only_hint=True))
+def fail() -> str:
+    raise ValueError("the tool could not do it")
+
+
+@server.tool(name="dup-name", description="Meets dup_name on the wire.", annotations=ToolAnnotations(read_only_hint=True))
+def dup_dash() -> str:
+    return "dash"
+
+
+@server.tool(name="dup_name", description="Meets dup-name on the wire.", annotations=ToolAnnotations(read_only_hint=True))
+def dup_underscore() -> str:
+    return "underscore"
+
+
+if __name__ == "__main__":
+    server.run("stdio")
