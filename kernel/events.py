@@ -36,6 +36,7 @@ class AgentInfo:
     output_tokens: int
     started_at: float
     workspace: str
+    cost: float | None = None  # money spent so far (Settings' price table); None: the model has no price
 
     @property
     def used(self) -> int:
@@ -149,10 +150,17 @@ class LedgerAppended:
     entry: Entry
 
 
+@dataclass(frozen=True)
+class AgentArchived:
+    """An agent left the process table for History (kept in the ledger)."""
+
+    agent: AgentInfo
+
+
 Event = Union[
     AgentSpawned, AgentStateChanged, AgentKilled, TurnStarted, TurnFinished, UserMessage, TextDelta,
     ToolCallStarted, ToolCallFinished, LeaseRequested, LeaseRequestResolved, UsageUpdated,
-    LeaseGranted, LeaseRevoked, LeaseExpired, LedgerAppended,
+    LeaseGranted, LeaseRevoked, LeaseExpired, LedgerAppended, AgentArchived,
 ]
 Subscriber = Callable[[Event], None]
 

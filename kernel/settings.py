@@ -26,6 +26,7 @@ from typing import Any, Literal, Mapping
 from ledger.blobs import MAX_BLOB_BYTES
 
 from .errors import ConfigError
+from .prices import DEFAULT_PRICES, frozen_prices
 from .providers.catalog import CATALOG
 from .settings_schema import KEYS_FILE, PROVIDER_NAMES, SETTINGS_FILE, Checked, check_keys, check_settings, unreadable
 
@@ -67,6 +68,8 @@ class Settings:
     allow_unsandboxed_shell: bool = False
     blob_max_bytes: int = MAX_BLOB_BYTES
     sandbox_read_only: tuple[str, ...] = ()  # folders a shell command may read (absolute or ~); kernel/sandbox_view.py
+    # provider → model → {input, output, cached_input} per million tokens (kernel/prices.py)
+    prices: Mapping[str, Mapping[str, Mapping[str, float]]] = field(default_factory=lambda: frozen_prices(DEFAULT_PRICES))
 
     def model_for(self, provider: str) -> str:
         return self.models.get(provider) or DEFAULT_MODELS.get(provider, "")
@@ -76,6 +79,7 @@ class Settings:
         data["models"] = dict(self.models)
         data["base_urls"] = dict(self.base_urls)
         data["sandbox_read_only"] = list(self.sandbox_read_only)
+        data["prices"] = frozen_prices(self.prices)
         return data
 
     @classmethod

@@ -30,6 +30,7 @@ from urllib.parse import urlparse
 
 from .errors import ConfigError
 from .leases import MAX_DURATION, WORKING_DAY
+from .prices import valid_models
 from .providers.catalog import PROVIDER_NAMES
 
 SETTINGS_FILE = "settings.json"
@@ -107,6 +108,9 @@ def provider_map(what: str, entries: Rule) -> Rule:
 FOLDER_LIST = Rule("a list of folder paths, each absolute or starting with ~",
                    lambda v: isinstance(v, list) and len(v) <= 256 and all(FOLDER.ok(p) for p in v), tuple)
 
+PRICE_TABLE = Rule("an object mapping model names to {input, output, cached_input}, each a number of money "
+                   "per million tokens from 0 to 10000", valid_models)
+
 SETTINGS_RULES: dict[str, Rule] = {
     "user_name": text("a name of 1 to 200 characters on one line"),
     "workspace": FOLDER,
@@ -124,6 +128,7 @@ SETTINGS_RULES: dict[str, Rule] = {
     "allow_unsandboxed_shell": FLAG,
     "blob_max_bytes": number(1, 10**12, "bytes", whole=True),
     "sandbox_read_only": FOLDER_LIST,
+    "prices": provider_map("price tables", PRICE_TABLE),
 }
 
 

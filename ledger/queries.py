@@ -68,6 +68,21 @@ class Queries:
             rows = self._db.execute(sql, args).fetchall()
         return [from_row(r) for r in rows]
 
+    def scan(self, kinds: Sequence[str], after: int = 0) -> list[Entry]:
+        """Every entry of these kinds with seq > ``after``, oldest first (a kernel rebuilding its agents)."""
+        marks = ",".join("?" * len(kinds))
+        with self._lock:
+            rows = self._db.execute(f"SELECT {self._columns} FROM entries WHERE kind IN ({marks}) AND seq > ? "
+                                    "ORDER BY seq", (*kinds, after)).fetchall()
+        return [from_row(r) for r in rows]
+
+    def since(self, kind: str, ts: float) -> list[Entry]:
+        """Entries of ``kind`` stamped at or after ``ts``, oldest first."""
+        with self._lock:
+            rows = self._db.execute(f"SELECT {self._columns} FROM entries WHERE kind = ? AND ts >= ? ORDER BY seq",
+                                    (kind, ts)).fetchall()
+        return [from_row(r) for r in rows]
+
     def page_plan(self, **filters: object) -> list[str]:
         """SQLite's query plan for ``page(**filters)``: proof that an index serves it."""
         sql, args = _page_sql(self._columns, **filters)  # type: ignore[arg-type]

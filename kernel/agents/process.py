@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from ..budget import Budget
 from ..events import AgentInfo, AgentStateChanged, UsageUpdated
-from ..messages import Message, encodable
+from ..messages import Message, appended
+from ..prices import cost_of
 from ..states import AgentState
 from ..workspace.root import Workspace
 from .services import Services
@@ -34,6 +35,7 @@ class AgentProcess:
     turns: int = 0
     task: asyncio.Task[None] | None = None
     pause_requested: bool = False
+    request_reason: str = "user-turn"  # why the next provider request is made (agents.records)
     request_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
@@ -42,8 +44,10 @@ class AgentProcess:
 
     def info(self) -> AgentInfo:
         used = self.budget.used
+        cost = cost_of(self.services.settings.prices, self.provider, self.model, used.input_tokens, used.output_tokens)
         return AgentInfo(self.id, self.name, self.state, self.reason, self.provider, self.model,
-                         self.budget.limit, used.input_tokens, used.output_tokens, self.started_at, self.workspace)
+                         self.budget.limit, used.input_tokens, used.output_tokens, self.started_at, self.workspace,
+                         cost)
 
     @property
     def killed(self) -> bool:
@@ -64,13 +68,7 @@ class AgentProcess:
     def append(self, message: Message) -> None:
         """Add a message, made encodable for every provider; a user message right after another
         user message is merged into it."""
-        message = encodable(message)
-        last = self.conversation[-1] if self.conversation else None
-        if message.role == "user" and last is not None and last.role == "user":
-            merged = Message("user", last.parts + message.parts)
-            self.conversation = self.conversation[:-1] + (merged,)
-        else:
-            self.conversation = self.conversation + (message,)
+        self.conversation = appended(self.conversation, message)
 
     def report_usage(self, input_tokens: int | None, output_tokens: int | None) -> None:
         self.budget = self.budget.report(input_tokens, output_tokens)

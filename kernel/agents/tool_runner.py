@@ -96,7 +96,7 @@ def _refused(agent: AgentProcess, call: ToolCallReady, tool_input: Mapping[str, 
     message = _shown(refusal)
     entry = agent.services.record(ToolError(
         actor=agent.id, cause=None, tool=call.name, message=message,
-        input=dict(tool_input) if call.input is not None else {"raw": call.raw_arguments}))
+        input=dict(tool_input) if call.input is not None else {"raw": call.raw_arguments}, call=call.id))
     return CallReport(Outcome.ERROR, message, entry.seq)
 
 
@@ -104,10 +104,13 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
                    tool_input: Mapping[str, Any], scope: str) -> CallReport:
     s = agent.services
     lease = await acquire(agent, tool, tool_input, scope, call.id)
-    if isinstance(lease, Refusal):
-        return CallReport(lease.outcome, _shown(lease.message))
+    if isinstance(lease, Refusal):  # the denial is on the record; so is what the model reads
+        message = _shown(lease.message)
+        entry = s.record(ToolError(actor=agent.id, cause=None, tool=tool.name, message=message, call=call.id))
+        return CallReport(lease.outcome, message, entry.seq)
     started = time.perf_counter()  # the run, not the wait for a lease
-    call_entry = s.record(ToolCall(actor=agent.id, tool=tool.name, scope=scope, input=dict(tool_input), lease=lease.id))
+    call_entry = s.record(ToolCall(actor=agent.id, tool=tool.name, scope=scope, input=dict(tool_input), lease=lease.id,
+                                   call=call.id))
     ctx = ToolContext(agent.id, agent.root, s.ledger, call_entry.seq, s.clock, s.limits)
     changes: list[int] = []
     unlisten = None if tool.tool_class == "read" else s.ledger.listen(_changes_of(call_entry.seq, changes))
@@ -116,23 +119,24 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
             output = await tool.run(ctx, tool_input)
     except asyncio.CancelledError:
         s.record(ToolError(actor=agent.id, cause=call_entry.seq, tool=tool.name,
-                           message="cancelled: the agent was stopped", duration_ms=_ms(started)))
+                           message="cancelled: the agent was stopped", duration_ms=_ms(started), call=call.id))
         raise
     except ToolFailure as exc:
-        return _failed(agent, call_entry.seq, tool.name, exc.message, started, changes)
+        return _failed(agent, call_entry.seq, tool.name, exc.message, started, changes, call.id)
     except (TimeoutError, asyncio.TimeoutError):
         return _failed(agent, call_entry.seq, tool.name, f"{tool.name} timed out after {tool.timeout_s:g} s", started,
-                       changes)
+                       changes, call.id)
     except Exception as exc:  # noqa: BLE001 - a broken tool is a result, never the agent's death
         return _failed(agent, call_entry.seq, tool.name, f"{tool.name} failed: {type(exc).__name__}: {exc}", started,
-                       changes)
+                       changes, call.id)
     finally:
         if unlisten is not None:
             unlisten()
     duration_ms = _ms(started)
-    result = s.record(ToolResult(actor=agent.id, cause=call_entry.seq, output=output.data, duration_ms=duration_ms))
-    return CallReport(Outcome.OK, clean_text(output.content), result.seq, call_entry.seq, duration_ms,
-                   tuple(sorted(changes)))
+    content = clean_text(output.content)
+    result = s.record(ToolResult(actor=agent.id, cause=call_entry.seq, output=output.data, duration_ms=duration_ms,
+                                 call=call.id, content=content))
+    return CallReport(Outcome.OK, content, result.seq, call_entry.seq, duration_ms, tuple(sorted(changes)))
 
 
 def _changes_of(call_seq: int, into: list[int]) -> Callable[[Entry], None]:
@@ -175,11 +179,11 @@ def _shown(message: str) -> str:
 
 
 def _failed(agent: AgentProcess, cause: int, tool: str, message: str, started: float,
-            changes: Sequence[int] = ()) -> CallReport:
+            changes: Sequence[int] = (), call: str | None = None) -> CallReport:
     message = _shown(message)
     duration_ms = _ms(started)
     entry = agent.services.record(ToolError(actor=agent.id, cause=cause, tool=tool, message=message,
-                                            duration_ms=duration_ms))
+                                            duration_ms=duration_ms, call=call))
     return CallReport(Outcome.ERROR, message, entry.seq, cause, duration_ms, tuple(sorted(changes)))
 
 

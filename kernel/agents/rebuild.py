@@ -1,0 +1,169 @@
+"""Agents rebuilt from the record: what a kernel starting on an existing ledger brings back.
+
+One pass over the entries that matter, oldest first, folds each agent's
+conversation exactly as the loop built it (user turns, ``ok`` replies, tool
+outcomes matched to their calls by the model's call id, appended through
+the same ``appended`` merge), its usage, its budget, and whether it was
+killed or archived. A reply whose calls have no outcome was interrupted
+mid-turn: each such call gets an ``error`` "interrupted: the kernel
+stopped" (``dangling``, appended by the caller), so the conversation stays
+well formed and nothing that may have run is ever run again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from ledger import (
+    AgentArchive, AgentBudget, AgentKill, AgentSpawn, Entry, Expired, LeaseGrant, LeaseRevoke, ModelRequest, ToolCall,
+    ToolError, ToolResult, UserTurn,
+)
+
+from ..budget import Usage
+from ..leases import Lease
+from ..messages import Message, TextPart, ToolResultPart, ToolUse, appended, user_text
+from ..untrusted import capped, clean_text
+
+INTERRUPTED = "interrupted: the kernel stopped"
+KINDS = tuple(cls.KIND for cls in (AgentSpawn, AgentKill, AgentArchive, AgentBudget, UserTurn, ModelRequest, ToolCall,
+                                   ToolResult, ToolError, LeaseGrant, LeaseRevoke, Expired))
+
+
+@dataclass
+class AgentRecord:
+    """One agent as its entries tell it."""
+
+    spawn: AgentSpawn
+    budget: int
+    conversation: tuple[Message, ...] = ()
+    usage: Usage = Usage()
+    first_prompt: str = ""
+    last_ts: float = 0.0
+    killed: bool = False
+    archived: bool = False
+    failure: str | None = None          # the last request failed (and nothing came after it)
+    pending: list[Mapping[str, Any]] = field(default_factory=list)  # the last reply's calls
+    outcomes: dict[str, ToolResultPart] = field(default_factory=dict)
+    started: dict[str, int] = field(default_factory=dict)           # call id → its tool entry's seq
+    dangling: list[ToolError] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return self.spawn.actor
+
+    @property
+    def needs_reply(self) -> bool:
+        return bool(self.conversation) and self.conversation[-1].role == "user"
+
+    def settle(self) -> None:
+        """Append the outcomes of the last reply's calls; a call without one gets the interruption."""
+        if not self.pending:
+            return
+        parts = []
+        for call in self.pending:
+            cid, name = str(call.get("id", "")), str(call.get("name", ""))
+            part = self.outcomes.get(cid)
+            if part is None:
+                part = ToolResultPart(cid, name, INTERRUPTED, is_error=True)
+                self.dangling.append(ToolError(actor=self.id, cause=self.started.get(cid), tool=name,
+                                               message=INTERRUPTED, call=cid))
+            parts.append(part)
+        self.conversation = appended(self.conversation, Message("user", tuple(parts)))
+        self.pending, self.outcomes, self.started = [], {}, {}
+
+
+@dataclass
+class Restored:
+    agents: dict[str, AgentRecord]
+    leases: list[Lease]
+
+
+def fold(entries: Iterable[Entry], now: float) -> Restored:
+    """Every agent on the record, and the leases still live at ``now``."""
+    agents: dict[str, AgentRecord] = {}
+    leases: dict[int, Lease] = {}
+    for e in entries:
+        match e:
+            case AgentSpawn():
+                agents[e.actor] = AgentRecord(e, e.budget, last_ts=e.ts)
+            case LeaseGrant():
+                if e.until > now:
+                    leases[e.seq] = Lease(e.seq, e.subject, e.scope, e.until)
+            case LeaseRevoke():
+                leases.pop(e.lease, None)
+            case Expired():
+                if e.lease is not None:
+                    leases.pop(e.lease, None)
+            case AgentKill() | AgentArchive() | AgentBudget():
+                rec = agents.get(e.subject)
+                if rec is not None:
+                    _administer(rec, e)
+            case _:
+                rec = agents.get(e.actor)
+                if rec is not None:
+                    _converse(rec, e)
+    for rec in agents.values():
+        rec.settle()
+    return Restored(agents, [l for l in leases.values() if l.subject in agents and not agents[l.subject].killed])
+
+
+def _administer(rec: AgentRecord, e: Entry) -> None:
+    match e:
+        case AgentKill():
+            rec.killed = True
+        case AgentArchive(archived=archived):
+            rec.archived = archived
+        case AgentBudget(budget=budget):
+            rec.budget = budget
+    rec.last_ts = max(rec.last_ts, e.ts)
+
+
+def _converse(rec: AgentRecord, e: Entry) -> None:
+    rec.last_ts = max(rec.last_ts, e.ts)
+    match e:
+        case UserTurn(text=text):
+            rec.settle()
+            rec.failure = None
+            rec.conversation = appended(rec.conversation, user_text(text))
+            rec.first_prompt = rec.first_prompt or text
+        case ModelRequest():
+            rec.settle()
+            rec.usage = rec.usage + Usage(e.input_tokens, e.output_tokens)
+            rec.failure = (e.error or "the request failed") if e.status == "error" else None
+            if e.status == "ok":
+                rec.conversation = appended(rec.conversation, _reply(e))
+                rec.pending = [c for c in e.tool_calls if isinstance(c, Mapping)]
+        case ToolCall(call=cid) if cid is not None:
+            rec.started[cid] = e.seq
+        case ToolResult(call=cid) if cid is not None and _expected(rec, cid):
+            content = e.content if e.content is not None else _as_text(e.output)
+            rec.outcomes[cid] = ToolResultPart(cid, _name(rec, cid), content)
+        case ToolError(call=cid) if cid is not None and _expected(rec, cid):
+            rec.outcomes[cid] = ToolResultPart(cid, _name(rec, cid), e.message, is_error=True)
+
+
+def _reply(e: ModelRequest) -> Message:
+    parts: list[TextPart | ToolUse] = [TextPart(e.text)] if e.text else []
+    for call in e.tool_calls:
+        if isinstance(call, Mapping):
+            tool_input = call.get("input")
+            meta = call.get("meta")
+            parts.append(ToolUse(str(call.get("id", "")), str(call.get("name", "")),
+                                 tool_input if isinstance(tool_input, Mapping) else {},
+                                 meta if isinstance(meta, Mapping) else {}))
+    return Message("assistant", tuple(parts))
+
+
+def _expected(rec: AgentRecord, cid: str) -> bool:
+    return any(c.get("id") == cid for c in rec.pending)
+
+
+def _name(rec: AgentRecord, cid: str) -> str:
+    return next((str(c.get("name", "")) for c in rec.pending if c.get("id") == cid), "")
+
+
+def _as_text(output: Any) -> str:
+    """A result recorded before results kept what the model read: its data, as JSON text."""
+    return capped(clean_text(output if isinstance(output, str) else json.dumps(output, default=str)))
