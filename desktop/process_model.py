@@ -26,8 +26,8 @@ from PySide6.QtWidgets import QApplication
 
 from kernel.api import (
     AgentState,
-    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Lease, LeaseExpired, LeaseGranted, LeaseRevoked,
-    UsageUpdated, describe_left,
+    AgentArchived, AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Lease, LeaseExpired, LeaseGranted, LeaseRevoked,
+    UsageUpdated, describe_left, money,
 )
 
 from . import style
@@ -102,6 +102,8 @@ class ProcessRows:
                 self._announce(self._update(info, (COL_STATE, COL_KILL)))
             case UsageUpdated(agent=info):
                 self._announce(self._update(info, (COL_TOKENS,)))
+            case AgentArchived(agent=info):
+                self._remove(info.id)
             case LeaseGranted(lease=lease):
                 self.leases.setdefault(lease.subject, []).append(lease)
                 self._announce(self._lease_change(lease.subject))
@@ -109,6 +111,16 @@ class ProcessRows:
                 held = self.leases.get(lease.subject, [])
                 self.leases[lease.subject] = [l for l in held if l.id != lease.id]
                 self._announce(self._lease_change(lease.subject))
+
+    def _remove(self, agent_id: str) -> None:
+        row = self._index.get(agent_id)
+        if row is None:
+            return
+        self._announce(RowChange("removing", row))
+        del self.agents[row]
+        self._index = {a.id: i for i, a in enumerate(self.agents)}
+        self.leases.pop(agent_id, None)
+        self._announce(RowChange("removed", row))
 
     def _update(self, info: AgentInfo, columns: tuple[int, ...]) -> RowChange | None:
         row = self._index.get(info.id)
@@ -172,6 +184,11 @@ class ProcessTableModel(RowsTableModel):
             self.beginInsertRows(QModelIndex(), change.row, change.row)
         elif change.kind == "inserted":
             self.endInsertRows()
+        elif change.kind == "removing":
+            self._dirty = {}  # row numbers shift: repaint what is left as it is
+            self.beginRemoveRows(QModelIndex(), change.row, change.row)
+        elif change.kind == "removed":
+            self.endRemoveRows()
         else:
             self._dirty.setdefault(change.row, set()).update(change.columns)
             self._frames.request(self, self.flush)
@@ -239,7 +256,8 @@ class ProcessTableModel(RowsTableModel):
         if col == COL_STATE:
             return style.state_text(info.state)
         if col == COL_TOKENS:
-            return f"{style.short_tokens(info.used)} / {style.short_tokens(info.budget)}"
+            cost = "" if info.cost is None else f" \u00b7 {money(info.cost)}"
+            return f"{style.short_tokens(info.used)} / {style.short_tokens(info.budget)}{cost}"
         if col == COL_LEASES:
             n = len(self.rows.live_leases(info.id))
             return str(n) if n else "–"
@@ -256,8 +274,10 @@ class ProcessTableModel(RowsTableModel):
                 return f"waiting \u2014 lease request{what}; " + ANSWER_HINT.format(shortcut=ANSWER_SHORTCUT)
             return f"{info.state}: {info.reason}" if info.reason else info.state
         if col == COL_TOKENS:
+            cost = (f"cost {money(info.cost)}" if info.cost is not None
+                    else f"no price for {info.model} in Settings: tokens only")
             return (f"{info.used:,} of {info.budget:,} tokens "
-                    f"({info.input_tokens:,} in, {info.output_tokens:,} out)")
+                    f"({info.input_tokens:,} in, {info.output_tokens:,} out); {cost}")
         if col == COL_NAME:
             return f"{info.name} · {info.provider} {info.model}\n{info.workspace}"
         if col == COL_STARTED:

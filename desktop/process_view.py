@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QStyleOptionButton, QStyleOptionProgressBar, QStyleOptionViewItem, QTableView, QWidget,
 )
 
-from kernel.api import AgentState, KernelError, KernelFacade, describe_left
+from kernel.api import KernelError, KernelFacade, describe_left
 
 from . import style
 from .budget_dialog import open_raise_budget
@@ -241,7 +241,7 @@ class ProcessView(QTableView):
         pause = menu.addAction("Pause", lambda: self._try(self.kernel.pause, agent_id))
         pause.setEnabled(info.state.can_pause)
         resume = menu.addAction("Resume", lambda: self._try(self.kernel.resume, agent_id))
-        resume.setEnabled(info.state is AgentState.PAUSED)
+        resume.setEnabled(info.state.resumable)
         budget = menu.addAction("Raise budget…", lambda: self.ask_budget(agent_id))
         budget.setEnabled(not info.state.final)
         revoke = menu.addMenu("Revoke lease")
@@ -253,6 +253,8 @@ class ProcessView(QTableView):
             action.triggered.connect(lambda _=False, lid=lease.id: self.kernel.revoke_lease(lid))
             revoke.addAction(action)
         revoke.setEnabled(bool(leases))
+        archive = menu.addAction("Archive (move to History)", lambda: self._try(self.kernel.archive, agent_id))
+        archive.setEnabled(not info.state.busy)
         menu.addSeparator()
         kill = menu.addAction("Kill", lambda: self.kill(agent_id))
         kill.setEnabled(not info.state.final)
