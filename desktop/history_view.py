@@ -92,10 +92,12 @@ class HistoryTable(QTableView):
         self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.verticalHeader().hide()
         self.on_enter: Callable[[], object] = lambda: None
+        self.on_ctrl_enter: Callable[[], object] = lambda: None
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers():
-            self.on_enter()
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            ctrl = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+            (self.on_ctrl_enter if ctrl else self.on_enter)()
             return
         super().keyPressEvent(event)
 
@@ -123,6 +125,7 @@ class HistoryWindow(QWidget):
         header.setSectionResizeMode(COL_PROMPT, QHeaderView.ResizeMode.Stretch)
         self.table.doubleClicked.connect(lambda _i: self.open_selected())
         self.table.on_enter = self.open_selected
+        self.table.on_ctrl_enter = self.continue_selected
         self.table.selectionModel().selectionChanged.connect(lambda *_a: self._enable())
         self.empty = QLabel(EMPTY_TEXT, self)
         self.empty.setWordWrap(True)
@@ -147,8 +150,7 @@ class HistoryWindow(QWidget):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.empty)
         layout.addLayout(buttons)
-        for keys, action in (("Ctrl+Return", self.continue_selected), ("Ctrl+Enter", self.continue_selected),
-                             ("Ctrl+F", self.search.setFocus), ("Escape", self.close)):
+        for keys, action in (("Ctrl+F", self.search.setFocus), ("Escape", self.close)):
             QShortcut(QKeySequence(keys), self, action, context=Qt.ShortcutContext.WindowShortcut)
         self.search.returnPressed.connect(self.table.setFocus)
         self.refresh()
