@@ -20,7 +20,7 @@ from .agents.ids import record_spawn
 from .agents.loop import run_loop
 from .agents.process import AgentProcess
 from .agents.services import ProviderFactory, Services
-from .agents.rebuild import KINDS as RECORD_KINDS, AgentRecord, fold
+from .agents.rebuild import AgentRecord, conversation_of, summarise
 from .agents.records import RESUME, USER_TURN, record_user_turn
 from .agents.restore import history_item, process_from
 from .api import HistoryItem, LedgerFilter, Spend, ToolInfo
@@ -151,7 +151,7 @@ class Kernel:
         """The conversation as the model sees it; an agent out of the table (History) is read from the record."""
         if agent_id in self._agents:
             return self._agents[agent_id].conversation
-        return self._record(agent_id).conversation
+        return conversation_of(self._services.ledger, self._record(agent_id).spawn)
 
     def send(self, agent_id: str, text: str) -> asyncio.Task[None]:
         """Add a user message and run the loop until idle, paused, failed or killed."""
@@ -224,7 +224,7 @@ class Kernel:
     def _restore(self) -> None:
         """Bring back every agent on the record that was not killed or archived (see agents.restore)."""
         s = self._services
-        restored = fold(s.ledger.scan(RECORD_KINDS), s.clock.now())
+        restored = summarise(s.ledger, s.clock.now())
         for rec in restored.agents.values():
             if not (rec.killed or rec.archived):
                 self._adopt(rec)
@@ -237,9 +237,8 @@ class Kernel:
         self._agents[agent.id] = agent
         return agent
 
-    def _record(self, agent_id: str) -> AgentRecord:
-        entries = self._services.ledger.scan(RECORD_KINDS)
-        rec = fold(entries, self._services.clock.now()).agents.get(agent_id)
+    def _record(self, agent_id: str, tails: bool = False) -> AgentRecord:
+        rec = summarise(self._services.ledger, self._services.clock.now(), tails=tails).agents.get(agent_id)
         if rec is None:
             raise UnknownAgent(agent_id)
         return rec
@@ -258,7 +257,7 @@ class Kernel:
         """Agents out of the process table (archived or killed), newest first; ``query`` searches
         their id, name, first prompt and model."""
         s = self._services
-        restored = fold(s.ledger.scan(RECORD_KINDS), s.clock.now())
+        restored = summarise(s.ledger, s.clock.now(), tails=False)
         items = [history_item(rec, s) for rec in restored.agents.values()
                  if rec.id not in self._agents and (rec.archived or rec.killed)]
         return sorted((i for i in items if i.matches(query)), key=lambda i: i.last_at, reverse=True)
@@ -271,7 +270,7 @@ class Kernel:
         if rec.killed:
             raise InvalidState(agent_id, AgentState.KILLED, "continue")
         self._services.record(AgentArchive(actor=USER, subject=agent_id, archived=False))
-        agent = self._adopt(rec)
+        agent = self._adopt(self._record(agent_id, tails=True))
         self._services.bus.publish(AgentSpawned(agent.info()))
         return agent.info()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..budget import Budget
 from ..events import AgentInfo, AgentStateChanged, UsageUpdated
@@ -31,12 +32,24 @@ class AgentProcess:
     budget: Budget
     state: AgentState = AgentState.IDLE
     reason: str = ""
-    conversation: tuple[Message, ...] = ()
+    messages: tuple[Message, ...] | None = ()  # None: still on the record, read on first use
+    load_messages: Callable[[], tuple[Message, ...]] | None = None
     turns: int = 0
     task: asyncio.Task[None] | None = None
     pause_requested: bool = False
     request_reason: str = "user-turn"  # why the next provider request is made (agents.records)
     request_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def conversation(self) -> tuple[Message, ...]:
+        """What the model sees; an agent rebuilt at start reads it from the record the first time."""
+        if self.messages is None:
+            self.messages = self.load_messages() if self.load_messages is not None else ()
+        return self.messages
+
+    @conversation.setter
+    def conversation(self, value: tuple[Message, ...]) -> None:
+        self.messages = value
 
     @property
     def root(self) -> Workspace:

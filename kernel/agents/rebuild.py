@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from ledger import (
-    AgentArchive, AgentBudget, AgentKill, AgentSpawn, Entry, Expired, LeaseGrant, LeaseRevoke, ModelRequest, ToolCall,
-    ToolError, ToolResult, UserTurn,
+    AgentArchive, AgentBudget, AgentKill, AgentSpawn, Entry, Expired, LeaseGrant, LeaseRevoke, Ledger, ModelRequest,
+    ToolCall, ToolError, ToolResult, UserTurn,
 )
 
 from ..budget import Usage
@@ -27,8 +27,10 @@ from ..messages import Message, TextPart, ToolResultPart, ToolUse, appended, use
 from ..untrusted import capped, clean_text
 
 INTERRUPTED = "interrupted: the kernel stopped"
-KINDS = tuple(cls.KIND for cls in (AgentSpawn, AgentKill, AgentArchive, AgentBudget, UserTurn, ModelRequest, ToolCall,
-                                   ToolResult, ToolError, LeaseGrant, LeaseRevoke, Expired))
+CONVERSATION_KINDS = tuple(cls.KIND for cls in (UserTurn, ModelRequest, ToolCall, ToolResult, ToolError))
+ADMIN_KINDS = tuple(cls.KIND for cls in (AgentSpawn, AgentKill, AgentArchive, AgentBudget, LeaseGrant, LeaseRevoke,
+                                         Expired))
+KINDS = ADMIN_KINDS + CONVERSATION_KINDS
 
 
 @dataclass
@@ -107,6 +109,46 @@ def fold(entries: Iterable[Entry], now: float) -> Restored:
     for rec in agents.values():
         rec.settle()
     return Restored(agents, [l for l in leases.values() if l.subject in agents and not agents[l.subject].killed])
+
+
+def summarise(ledger: Ledger, now: float, *, tails: bool = True) -> Restored:
+    """Every agent on the record without reading whole conversations (a kernel's start).
+
+    Spawns, kills, archives, budgets and leases are few and read whole; usage,
+    first prompts and last activity come from SQLite aggregates; only each
+    agent's tail (from its last request on) is folded, which is all it takes
+    to know its state and the calls left without an outcome. A request is only
+    ever made when the conversation ends with a user message, so the tail
+    starts from one. ``conversation`` is then partial: ``conversation_of``
+    reads the whole of it when someone needs it.
+    """
+    restored = fold(ledger.scan(ADMIN_KINDS), now)
+    requests = ledger.per_actor(ModelRequest.KIND, ("input_tokens", "output_tokens"))
+    messages = ledger.per_actor(UserTurn.KIND)
+    for rec in restored.agents.values():
+        req, msg = requests.get(rec.id), messages.get(rec.id)
+        if tails and not (rec.killed or rec.archived):
+            rec.conversation = (user_text(""),)
+            for e in ledger.of_actor(rec.id, CONVERSATION_KINDS, after=req[1] - 1 if req else rec.spawn.seq):
+                _converse(rec, e)
+            rec.settle()
+            if req is None and msg is None:
+                rec.conversation = ()
+        rec.usage = Usage(int(req[3][0]), int(req[3][1])) if req else Usage()
+        rec.last_ts = max(rec.last_ts, req[2] if req else 0.0, msg[2] if msg else 0.0)
+        first = ledger.get(msg[0]) if msg else None
+        rec.first_prompt = first.text if isinstance(first, UserTurn) else ""
+    return restored
+
+
+def conversation_of(ledger: Ledger, spawn: AgentSpawn, upto: int | None = None) -> tuple[Message, ...]:
+    """An agent's whole conversation, read from the record (as it stood at seq ``upto``)."""
+    rec = AgentRecord(spawn, spawn.budget)
+    bound = {} if upto is None else {"upto": upto}
+    for e in ledger.of_actor(spawn.actor, CONVERSATION_KINDS, after=spawn.seq, **bound):
+        _converse(rec, e)
+    rec.settle()
+    return rec.conversation
 
 
 def _administer(rec: AgentRecord, e: Entry) -> None:

@@ -14,16 +14,18 @@ from ..budget import Budget
 from ..prices import cost_of
 from ..states import AgentState
 from .process import AgentProcess
-from .rebuild import AgentRecord
+from .rebuild import AgentRecord, conversation_of
 from .services import Services
 
 STOPPED = "the kernel stopped while it worked; resume to continue"
 
 
 def process_from(rec: AgentRecord, services: Services) -> AgentProcess:
-    spawn = rec.spawn
+    """The agent's process; its conversation is read from the record when first needed."""
+    spawn, upto = rec.spawn, services.ledger.last_seq()  # later entries are appended to it in memory
     agent = AgentProcess(rec.id, spawn.name, spawn.provider, spawn.model, spawn.workspace, spawn.ts, services,
-                         Budget(rec.budget, spent=rec.usage), conversation=rec.conversation)
+                         Budget(rec.budget, spent=rec.usage), messages=None,
+                         load_messages=lambda: conversation_of(services.ledger, spawn, upto))
     agent.state, agent.reason = _state(rec, agent.budget)
     agent.request_reason = "resume"
     return agent
