@@ -30,7 +30,7 @@ from .events import (
     TurnFinished, TurnStarted, UsageUpdated, UserMessage,
 )
 from .leases import Lease, describe_duration, describe_left
-from .prices import money
+from .prices import PRICE_FIELDS, PRICE_MAX, money
 from .messages import Message, TextPart, ToolResultPart, ToolUse
 from .settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, KeySource, Settings
 from .settings_schema import looks_secret
@@ -160,7 +160,7 @@ class KernelFacade(Protocol):
 
 __all__ = [
     # the facade and its own values
-    "KernelFacade", "LedgerFilter", "ToolInfo", "HistoryItem", "Spend", "money",
+    "KernelFacade", "LedgerFilter", "ToolInfo", "HistoryItem", "Spend", "money", "PRICE_FIELDS", "PRICE_MAX",
     # agents and events
     "AgentState", "Outcome",
     "AgentArchived", "AgentInfo", "AgentKilled", "AgentSpawned", "AgentStateChanged", "Event", "LeaseExpired", "LeaseGranted",
