@@ -255,9 +255,10 @@ class ProcessTableModel(RowsTableModel):
             return info.name
         if col == COL_STATE:
             return style.state_text(info.state)
-        if col == COL_TOKENS:
-            cost = "" if info.cost is None else f" \u00b7 {money(info.cost)}"
-            return f"{style.short_tokens(info.used)} / {style.short_tokens(info.budget)}{cost}"
+        if col == COL_TOKENS:  # with a price, what they cost (the bar shows the budget); else tokens only
+            if info.cost is not None:
+                return f"{style.short_tokens(info.used)} \u00b7 {money(info.cost)}"
+            return f"{style.short_tokens(info.used)} / {style.short_tokens(info.budget)}"
         if col == COL_LEASES:
             n = len(self.rows.live_leases(info.id))
             return str(n) if n else "–"

@@ -20,6 +20,7 @@ from ledger import (
     KINDS, KERNEL, NOT_AGENTS, OUTSIDE, USER, AgentKill, AgentSpawn, Broken, Conflict, Denied, Entry, Expired, FileChange, Integrity, Intact,
     LeaseGrant, LeaseRevoke, LedgerError, Snapshot, ToolCall, ToolError, ToolResult, Undo, UndoReport,
 )
+from ledger import AgentArchive, AgentBudget, ModelRequest, UserTurn
 
 from .approver import Decision, Denial, Grant, LeaseRequest
 from .errors import ConfigError, InvalidState, KernelError, ProviderError, UnknownAgent
@@ -173,6 +174,7 @@ __all__ = [
     # ledger entries and reports
     "KINDS", "KERNEL", "NOT_AGENTS", "OUTSIDE", "USER", "AgentKill", "AgentSpawn", "Broken", "Conflict", "Denied", "Entry", "Expired", "FileChange", "Integrity",
     "Intact", "LeaseGrant", "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
+    "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn",
     # settings (what settings.json holds) and the provider names, key and base-URL variables
     "BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings",
     # errors (they carry fields)

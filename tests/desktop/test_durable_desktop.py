@@ -156,8 +156,8 @@ def test_cost_is_shown_for_priced_models_and_tokens_only_otherwise(main, qtbot):
     main.settle()
     rows = {main.window.processes.index(r, 0).data(): r for r in range(2)}
     tokens = {aid: main.window.processes.index(row, 3).data() for aid, row in rows.items()}
-    assert tokens[priced] == "220k / 200k \u00b7 $0.90"  # 0.2 M in at $3, 0.02 M out at $15
-    assert "$" not in tokens[free]
+    assert tokens[priced] == "220k \u00b7 $0.90"  # 0.2 M in at $3, 0.02 M out at $15; the bar shows the budget
+    assert tokens[free] == "1.1k / 200k"  # no price: tokens only
     assert "tokens only" in main.window.processes.index(rows[free], 3).data(Qt.ItemDataRole.ToolTipRole)
     assert main.window.window_for(priced).cost_label.text() == "$0.90"
     assert main.window.window_for(free).cost_label.text() == "no price"
