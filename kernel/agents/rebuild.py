@@ -13,6 +13,7 @@ well formed and nothing that may have run is ever run again.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
@@ -65,7 +66,7 @@ class AgentRecord:
             return
         parts = []
         for call in self.pending:
-            cid, name = str(call.get("id", "")), str(call.get("name", ""))
+            cid, name = _text(call.get("id")), _text(call.get("name"))
             part = self.outcomes.get(cid)
             if part is None:
                 part = ToolResultPart(cid, name, INTERRUPTED, is_error=True)
@@ -88,10 +89,10 @@ def fold(entries: Iterable[Entry], now: float) -> Restored:
     leases: dict[int, Lease] = {}
     for e in entries:
         match e:
-            case AgentSpawn():
-                agents[e.actor] = AgentRecord(e, e.budget, last_ts=e.ts)
+            case AgentSpawn() if all(isinstance(v, str) for v in (e.name, e.provider, e.model, e.workspace)):
+                agents[e.actor] = AgentRecord(e, _count(e.budget) or 1, last_ts=e.ts)
             case LeaseGrant():
-                if e.until > now:
+                if isinstance(e.until, (int, float)) and isinstance(e.scope, str) and e.until > now:
                     leases[e.seq] = Lease(e.seq, e.subject, e.scope, e.until)
             case LeaseRevoke():
                 leases.pop(e.lease, None)
@@ -134,10 +135,10 @@ def summarise(ledger: Ledger, now: float, *, tails: bool = True) -> Restored:
             rec.settle()
             if req is None and msg is None:
                 rec.conversation = ()
-        rec.usage = Usage(int(req[3][0]), int(req[3][1])) if req else Usage()
+        rec.usage = Usage(_whole(req[3][0]), _whole(req[3][1])) if req else Usage()
         rec.last_ts = max(rec.last_ts, req[2] if req else 0.0, msg[2] if msg else 0.0)
         first = ledger.get(msg[0]) if msg else None
-        rec.first_prompt = first.text if isinstance(first, UserTurn) else ""
+        rec.first_prompt = _text(first.text) if isinstance(first, UserTurn) else ""
     return restored
 
 
@@ -158,43 +159,58 @@ def _administer(rec: AgentRecord, e: Entry) -> None:
         case AgentArchive(archived=archived):
             rec.archived = archived
         case AgentBudget(budget=budget):
-            rec.budget = budget
+            rec.budget = _count(budget) or rec.budget
     rec.last_ts = max(rec.last_ts, e.ts)
 
 
 def _converse(rec: AgentRecord, e: Entry) -> None:
+    """One conversation entry folded in. The record is read as hostile input: a field of the wrong
+    type (a hand-edited file) reads as empty, never as a crash at start."""
     rec.last_ts = max(rec.last_ts, e.ts)
     match e:
-        case UserTurn(text=text):
+        case UserTurn():
             rec.settle()
             rec.failure = None
-            rec.conversation = appended(rec.conversation, user_text(text))
-            rec.first_prompt = rec.first_prompt or text
+            rec.conversation = appended(rec.conversation, user_text(_text(e.text)))
+            rec.first_prompt = rec.first_prompt or _text(e.text)
         case ModelRequest():
             rec.settle()
-            rec.usage = rec.usage + Usage(e.input_tokens, e.output_tokens)
-            rec.failure = (e.error or "the request failed") if e.status == "error" else None
+            rec.usage = rec.usage + Usage(_count(e.input_tokens), _count(e.output_tokens))
+            rec.failure = (_text(e.error) or "the request failed") if e.status == "error" else None
             if e.status == "ok":
-                rec.conversation = appended(rec.conversation, _reply(e))
-                rec.pending = [c for c in e.tool_calls if isinstance(c, Mapping)]
-        case ToolCall(call=cid) if cid is not None:
+                calls = e.tool_calls if isinstance(e.tool_calls, tuple) else ()
+                rec.pending = [c for c in calls if isinstance(c, Mapping)]
+                rec.conversation = appended(rec.conversation, _reply(_text(e.text), rec.pending))
+        case ToolCall(call=cid) if isinstance(cid, str):
             rec.started[cid] = e.seq
-        case ToolResult(call=cid) if cid is not None and _expected(rec, cid):
-            content = e.content if e.content is not None else _as_text(e.output)
+        case ToolResult(call=cid) if isinstance(cid, str) and _expected(rec, cid):
+            content = e.content if isinstance(e.content, str) else _as_text(e.output)
             rec.outcomes[cid] = ToolResultPart(cid, _name(rec, cid), content)
-        case ToolError(call=cid) if cid is not None and _expected(rec, cid):
-            rec.outcomes[cid] = ToolResultPart(cid, _name(rec, cid), e.message, is_error=True)
+        case ToolError(call=cid) if isinstance(cid, str) and _expected(rec, cid):
+            rec.outcomes[cid] = ToolResultPart(cid, _name(rec, cid), _text(e.message), is_error=True)
 
 
-def _reply(e: ModelRequest) -> Message:
-    parts: list[TextPart | ToolUse] = [TextPart(e.text)] if e.text else []
-    for call in e.tool_calls:
-        if isinstance(call, Mapping):
-            tool_input = call.get("input")
-            meta = call.get("meta")
-            parts.append(ToolUse(str(call.get("id", "")), str(call.get("name", "")),
-                                 tool_input if isinstance(tool_input, Mapping) else {},
-                                 meta if isinstance(meta, Mapping) else {}))
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _whole(total: float) -> int:
+    """A sum SQLite made of the record's token counts, as a count (garbage in it reads as 0)."""
+    return int(total) if math.isfinite(total) and total > 0 else 0
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _reply(text: str, calls: list[Mapping[str, Any]]) -> Message:
+    parts: list[TextPart | ToolUse] = [TextPart(text)] if text else []
+    for call in calls:
+        tool_input = call.get("input")
+        meta = call.get("meta")
+        parts.append(ToolUse(_text(call.get("id")), _text(call.get("name")),
+                             tool_input if isinstance(tool_input, Mapping) else {},
+                             meta if isinstance(meta, Mapping) else {}))
     return Message("assistant", tuple(parts))
 
 
@@ -203,7 +219,7 @@ def _expected(rec: AgentRecord, cid: str) -> bool:
 
 
 def _name(rec: AgentRecord, cid: str) -> str:
-    return next((str(c.get("name", "")) for c in rec.pending if c.get("id") == cid), "")
+    return next((_text(c.get("name")) for c in rec.pending if c.get("id") == cid), "")
 
 
 def _as_text(output: Any) -> str:

@@ -242,3 +242,27 @@ def test_budget_raises_survive_a_restart(make_env):
     a = env.kernel.spawn("b", budget=100)
     env.kernel.raise_budget(a.id, 5000)
     assert restarted(env).agent(a.id).budget == 5000
+
+
+def test_a_hostile_record_never_crashes_a_start(make_env):
+    """Fields of the wrong type (a hand-edited ledger, re-chained) read as empty; the agent still comes back."""
+    from ledger import AgentBudget, AgentSpawn, ToolResult
+
+    env = make_env()
+    a = env.kernel.spawn("odd").id
+    env.ledger.append_many([
+        UserTurn(actor=a, text=123),
+        ModelRequest(actor=a, reason="user-turn", provider="x", model="y", status="ok", text=["no"],
+                     tool_calls=7, input_tokens="many", output_tokens=-5),
+        ModelRequest(actor=a, reason="user-turn", provider="x", model="y", status="ok", text="fine",
+                     tool_calls=({"id": 5, "name": None, "input": "x", "meta": 3}, "junk")),
+        ToolResult(actor=a, cause=1, call=None, content=None),
+        AgentBudget(actor="user", subject=a, budget="lots"),
+        AgentSpawn(actor="a77", name=None, workspace=5),
+    ])
+    kernel = restarted(env)
+    assert [x.id for x in kernel.agents()] == [a]
+    assert kernel.agent(a).budget == env.kernel.agent(a).budget
+    conversation = kernel.conversation(a)
+    assert conversation[-1].role == "user" and kernel.agent(a).state is AgentState.INTERRUPTED
+    assert kernel.history() == []
