@@ -168,7 +168,7 @@ class LedgerPager:
             case UserTurn(text=text):
                 return " ".join(text.split())[:200]
             case ModelRequest(reason=reason, status=status, input_tokens=i, output_tokens=o):
-                return f"{reason} · {status} · {short_number(i + o)} tokens"
+                return f"{status} · {short_number(i + o)} tokens · {reason}"
             case AgentBudget(subject=subject, budget=budget):
                 return f"{subject} → {budget:,} tokens"
             case AgentArchive(subject=subject, archived=archived):
