@@ -179,8 +179,7 @@ class ProcessView(QTableView):
         return {
             COL_ID: mono.horizontalAdvance("a0000") + pad,
             COL_STATE: max(bold.horizontalAdvance(style.state_text(s)) for s in style.STATES) + pad,
-            COL_TOKENS: BAR_WIDTH + max(plain.horizontalAdvance(t) for t in ("200.0k / 200k", "200.0k \u00b7 $00.00"))
-            + pad + style.SPACING,
+            COL_TOKENS: BAR_WIDTH + plain.horizontalAdvance("200.0k / 200k") + pad + style.SPACING,  # "41.2k · $0.14" fits
             COL_LEASES: plain.horizontalAdvance("leases") + pad,
             COL_STARTED: plain.horizontalAdvance("00:00") + pad,
             COL_KILL: 56 + 2 * style.SPACING,
