@@ -63,6 +63,7 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     from ledger import Ledger
 
     from .bridge import EventBridge
+    from .desktop_state import DesktopState
     from .main_window import MainWindow
 
     store = SettingsStore(root)
@@ -72,7 +73,7 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     ledger = Ledger(store.ledger_path, **({"clock": clock.now} if clock is not None else {}))
     kernel = Kernel(ledger=ledger, settings=settings, providers=factory, clock=clock, attached=attached,
                     snapshot_dir=root / "snapshots", watch_workspaces=watch_workspaces,
-                    provider_problem=lambda name: missing_key_message(name, store), tools=tools)
+                    provider_problem=lambda name: missing_key_message(name, store), tools=tools, restore=True)
     bridge = EventBridge(kernel)
     window = MainWindow(kernel, bridge, now=kernel.now, default_root=str(Path(settings.workspace).expanduser()),
                         attached=attached)
@@ -81,6 +82,8 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     window._make_ask_window = lambda agent_id: _ask_window(desk, agent_id)
     desk.lease_dialogs = _lease_dialogs(kernel, bridge, window, grant_delay_ms)
     window._bring_up_lease = desk.lease_dialogs.bring_up
+    window.state = DesktopState(root)  # Ask windows open at the last quit open again
+    window.reopen_windows()
     return desk
 
 

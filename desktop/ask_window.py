@@ -18,8 +18,8 @@ from __future__ import annotations
 import html
 from typing import Callable, Sequence
 
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame, QHBoxLayout, QInputDialog, QLabel, QPushButton, QVBoxLayout, QWidget,
 )
@@ -28,7 +28,7 @@ from kernel.api import (
     AgentState,
     AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, KernelError, KernelFacade, LeaseRequest,
     LeaseRequested, LeaseRequestResolved, TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated,
-    UserMessage,
+    UserMessage, money,
 )
 from kernel.api import AgentTainted
 
@@ -47,6 +47,11 @@ STOPPED_PLACEHOLDER = "This agent was stopped and takes no more messages. Ctrl+N
 
 
 class AskWindow(QWidget):
+    """Closing it closes the view, never the agent: it keeps working and its row in the process
+    table reopens the window (``view_closed`` tells the main window, which remembers open windows)."""
+
+    view_closed = Signal(str)
+
     def __init__(self, kernel: KernelFacade, agent_id: str, bridge: EventBridge, open_settings: Callable[[], None],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
@@ -62,6 +67,9 @@ class AskWindow(QWidget):
         self.check_key()
         if not self.info.state.busy:  # a reopened window: nothing is still running
             self.transcript.settle_open_cards(self.info.state)
+        if self.info.state is AgentState.INTERRUPTED:
+            self.transcript.add_notice(f"The kernel stopped while {self.info.name} worked. "
+                                       "Resume continues the conversation; nothing it did is run again.")
         self._show_request(next((r for r in kernel.pending_requests() if r.agent_id == agent_id), None))
         bridge.channel(agent_id).event.connect(self._on_event)
         bridge.tick.connect(self._on_tick)
@@ -101,6 +109,9 @@ class AskWindow(QWidget):
         self.raise_button.clicked.connect(self.ask_raise_budget)
         budget_row = QHBoxLayout()
         budget_row.addWidget(self.budget_bar, 1)
+        self.cost_label = QLabel(self)  # what the tokens cost (Settings' price table), or why it is not known
+        self.cost_label.setStyleSheet(f"color: {shade(MUTED, self.palette())};")
+        budget_row.addWidget(self.cost_label)
         budget_row.addWidget(self.raise_button)
 
         self.key_notice = QFrame(self)
@@ -184,7 +195,7 @@ class AskWindow(QWidget):
 
     def toggle_pause(self) -> None:
         try:
-            if self.info.state is AgentState.PAUSED:
+            if self.info.state.resumable:
                 self.kernel.resume(self.agent_id)
             else:
                 self.kernel.pause(self.agent_id)
@@ -245,8 +256,12 @@ class AskWindow(QWidget):
         self.taint_notice.setToolTip(info.tainted)
         self.taint_notice.setVisible(bool(info.tainted))
         self.budget_bar.set_usage(info.used, info.budget)
+        self.cost_label.setText(money(info.cost) if info.cost is not None else "no price")
+        self.cost_label.setToolTip(f"what {info.used:,} tokens of {info.model} cost at the prices in Settings"
+                                   if info.cost is not None else
+                                   f"Settings has no price for {info.provider} \u00b7 {info.model}: tokens only")
         killed = info.state.final
-        self.pause_button.setText("Resume" if info.state is AgentState.PAUSED else "Pause")
+        self.pause_button.setText("Resume" if info.state.resumable else "Pause")
         self.pause_button.setEnabled(not killed)
         self.stop_button.setEnabled(not killed)
         self.raise_button.setEnabled(not killed)
@@ -258,6 +273,12 @@ class AskWindow(QWidget):
         if killed:
             self.input.setPlaceholderText(STOPPED_PLACEHOLDER)
             self.input.setToolTip(STOPPED_PLACEHOLDER)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        """Only the view closes: the agent keeps working and stays in the process table."""
+        super().closeEvent(event)
+        if event.isAccepted():
+            self.view_closed.emit(self.agent_id)
 
     def _show_request(self, request: LeaseRequest | None) -> None:
         """Flag a waiting lease request (None: no request waits)."""

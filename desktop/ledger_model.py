@@ -20,6 +20,7 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QApplication
 
 from kernel.api import (
+    AgentArchive, AgentBudget, ModelRequest, UserTurn, short_number,
     AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke, LedgerAppended, LedgerFilter,
     Snapshot, ToolCall, ToolError, ToolResult, Undo, describe_duration,
 )
@@ -172,6 +173,14 @@ class LedgerPager:
                 return f"{hook} ({when}): {outcome}"
             case Confirmed(tool=tool):
                 return f"{tool}, once"
+            case UserTurn(text=text):
+                return " ".join(text.split())[:200]
+            case ModelRequest(reason=reason, status=status, input_tokens=i, output_tokens=o):
+                return f"{status} · {short_number(i + o)} tokens · {reason}"
+            case AgentBudget(subject=subject, budget=budget):
+                return f"{subject} → {budget:,} tokens"
+            case AgentArchive(subject=subject, archived=archived):
+                return f"{subject} {'archived' if archived else 'continued'}"
         return ""
 
     @staticmethod

@@ -25,10 +25,14 @@ from PySide6.QtWidgets import (
     QApplication, QLabel, QMainWindow, QMessageBox, QSizePolicy, QSplitter, QToolBar, QVBoxLayout, QWidget,
 )
 
-from kernel.api import AgentKilled, ConfigError, KernelFacade, LeaseRequested, LeaseRequestResolved, plural
+from kernel.api import (
+    AgentArchived, AgentKilled, ConfigError, KernelFacade, LeaseRequested, LeaseRequestResolved, plural,
+)
 
 from . import style
 from .bridge import EventBridge
+from .desktop_state import DesktopState
+from .history_view import HistoryWindow
 from .lease_dialog import ANSWER_SHORTCUT
 from .ledger_view import LedgerView
 from .process_model import ProcessRows, ProcessTableModel
@@ -71,6 +75,8 @@ class MainWindow(QMainWindow):
         self._done = False
         self._exposed = False
         self.close_prompt: QMessageBox | None = None
+        self.state: DesktopState | None = None  # which Ask windows are open, kept between runs (build_desktop)
+        self.history: HistoryWindow | None = None
         self.setWindowTitle("Agentdesk")
         self.setWindowIcon(style.app_icon())
 
@@ -81,7 +87,8 @@ class MainWindow(QMainWindow):
         self.process_view.open_requested.connect(self.window_for)
         self.ledger_view = LedgerView(kernel, default_root=default_root, frames=bridge.frames)
         counts = StatusCounts(ledger_entries=kernel.ledger_count(), last_seq=kernel.last_seq(), attached=attached,
-                              ledger_check=kernel.ledger_integrity(), now=now, rows=self.rows)
+                              ledger_check=kernel.ledger_integrity(), now=now, rows=self.rows,
+                              spend=kernel.spend_today)
         self.status = StatusLabels(counts, self)
         self.process_view.error.connect(lambda text: self.statusBar().showMessage(text, 5000))
 
@@ -119,8 +126,14 @@ class MainWindow(QMainWindow):
         self.new_action.triggered.connect(self.new_ask)
         self.settings_action = QAction(style.icon("settings"), "Settings", self)
         self.settings_action.triggered.connect(self.open_settings)
+        self.history_action = QAction(style.icon("history"), "History", self)
+        self.history_action.setShortcut(QKeySequence("Ctrl+H"))
+        self.history_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        self.history_action.setToolTip("Archived and past agents: search, open read-only, continue (Ctrl+H)")
+        self.history_action.triggered.connect(self.open_history)
         bar.addAction(self.new_action)
         bar.addAction(self.settings_action)
+        bar.addAction(self.history_action)
         spacer = QWidget()
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         bar.addWidget(spacer)
@@ -137,6 +150,8 @@ class MainWindow(QMainWindow):
         self.status.on_event(event)
         if isinstance(event, (LeaseRequested, LeaseRequestResolved, AgentKilled)):
             self._flag_requests()
+        if isinstance(event, AgentArchived):
+            self._archived(event.agent.id)
 
     def _flag_requests(self) -> None:
         """Say in the status line that a lease request waits, and how to answer it."""
@@ -207,18 +222,59 @@ class MainWindow(QMainWindow):
             window = factory(agent_id)
             self.windows[agent_id] = window
             window.destroyed.connect(lambda *_a, aid=agent_id: self.windows.pop(aid, None))
+            closed = getattr(window, "view_closed", None)
+            if closed is not None:
+                closed.connect(lambda _aid: self.remember_windows())
         if not activate:
             if not window.isVisible():
                 window.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
                 window.show()
                 window.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, False)
+            self.remember_windows()
             return window
         window.show()
         window.raise_()
         window.activateWindow()
+        self.remember_windows()
         if self._bring_up_lease is not None:
             self._bring_up_lease(agent_id)  # a waiting request is what this window needs answered
         return window
+
+    # ---- windows that outlive a run, archive, history ------------------------------------
+
+    def remember_windows(self) -> None:
+        """Note which Ask windows are open now, for the next start (not while quitting: they close then)."""
+        if self.state is not None and not self._shutting_down and not self._done:
+            self.state.save_open_windows([aid for aid, w in self.windows.items() if w.isVisible()])
+
+    def reopen_windows(self) -> list[QWidget]:
+        """Open the Ask windows that were open when the desktop last ran (agents still in the table)."""
+        if self.state is None:
+            return []
+        listed = {a.id for a in self.kernel.agents()}
+        return [self.window_for(aid, activate=False) for aid in self.state.open_windows() if aid in listed]
+
+    def _archived(self, agent_id: str) -> None:
+        window = self.windows.pop(agent_id, None)
+        if window is not None:
+            window.close()
+            window.deleteLater()
+        self.remember_windows()
+        if self.history is not None and shiboken6.isValid(self.history):
+            self.history.refresh()
+
+    def open_history(self) -> HistoryWindow:
+        """The History window (one), raised and refreshed."""
+        history = self.history
+        if history is None or not shiboken6.isValid(history):
+            history = self.history = HistoryWindow(self.kernel, self.window_for)
+        else:
+            history.refresh()
+        history.show()
+        history.raise_()
+        history.activateWindow()
+        history.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        return history
 
     def _default_ask_window(self, agent_id: str) -> QWidget:
         from .ask_window import AskWindow
@@ -274,6 +330,8 @@ class MainWindow(QMainWindow):
             self.bridge.close()
             for window in list(self.windows.values()):
                 window.close()
+            if self.history is not None and shiboken6.isValid(self.history):
+                self.history.close()
             self._done = True
             if shiboken6.isValid(self):
                 self.close()

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import QApplication
 
 from kernel.api import (
     AgentState,
-    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Lease, LeaseExpired, LeaseGranted, LeaseRevoked,
-    UsageUpdated, describe_left,
+    AgentArchived, AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Lease, LeaseExpired, LeaseGranted, LeaseRevoked,
+    UsageUpdated, describe_left, money,
 )
 from kernel.api import AgentTainted
 
@@ -106,6 +106,8 @@ class ProcessRows:
                 self._announce(self._update(info, (COL_TOKENS,)))
             case AgentTainted(agent=info):
                 self._announce(self._update(info, (COL_STATE,)))
+            case AgentArchived(agent=info):
+                self._remove(info.id)
             case LeaseGranted(lease=lease):
                 self.leases.setdefault(lease.subject, []).append(lease)
                 self._announce(self._lease_change(lease.subject))
@@ -113,6 +115,16 @@ class ProcessRows:
                 held = self.leases.get(lease.subject, [])
                 self.leases[lease.subject] = [l for l in held if l.id != lease.id]
                 self._announce(self._lease_change(lease.subject))
+
+    def _remove(self, agent_id: str) -> None:
+        row = self._index.get(agent_id)
+        if row is None:
+            return
+        self._announce(RowChange("removing", row))
+        del self.agents[row]
+        self._index = {a.id: i for i, a in enumerate(self.agents)}
+        self.leases.pop(agent_id, None)
+        self._announce(RowChange("removed", row))
 
     def _update(self, info: AgentInfo, columns: tuple[int, ...]) -> RowChange | None:
         row = self._index.get(info.id)
@@ -176,6 +188,11 @@ class ProcessTableModel(RowsTableModel):
             self.beginInsertRows(QModelIndex(), change.row, change.row)
         elif change.kind == "inserted":
             self.endInsertRows()
+        elif change.kind == "removing":
+            self._dirty = {}  # row numbers shift: repaint what is left as it is
+            self.beginRemoveRows(QModelIndex(), change.row, change.row)
+        elif change.kind == "removed":
+            self.endRemoveRows()
         else:
             self._dirty.setdefault(change.row, set()).update(change.columns)
             self._frames.request(self, self.flush)
@@ -242,7 +259,9 @@ class ProcessTableModel(RowsTableModel):
             return info.name
         if col == COL_STATE:
             return style.state_text(info.state) + (f"  {TAINT_BADGE}" if info.tainted else "")
-        if col == COL_TOKENS:
+        if col == COL_TOKENS:  # with a price, what they cost (the bar shows the budget); else tokens only
+            if info.cost is not None:
+                return f"{style.short_tokens(info.used)} \u00b7 {money(info.cost)}"
             return f"{style.short_tokens(info.used)} / {style.short_tokens(info.budget)}"
         if col == COL_LEASES:
             n = len(self.rows.live_leases(info.id))
@@ -261,8 +280,10 @@ class ProcessTableModel(RowsTableModel):
                 return f"waiting \u2014 lease request{what}; " + ANSWER_HINT.format(shortcut=ANSWER_SHORTCUT) + taint
             return (f"{info.state}: {info.reason}" if info.reason else str(info.state)) + taint
         if col == COL_TOKENS:
+            cost = (f"cost {money(info.cost)}" if info.cost is not None
+                    else f"no price for {info.model} in Settings: tokens only")
             return (f"{info.used:,} of {info.budget:,} tokens "
-                    f"({info.input_tokens:,} in, {info.output_tokens:,} out)")
+                    f"({info.input_tokens:,} in, {info.output_tokens:,} out); {cost}")
         if col == COL_NAME:
             return f"{info.name} · {info.provider} {info.model}\n{info.workspace}"
         if col == COL_STARTED:

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QStyleOptionButton, QStyleOptionProgressBar, QStyleOptionViewItem, QTableView, QWidget,
 )
 
-from kernel.api import AgentState, KernelError, KernelFacade, describe_left
+from kernel.api import KernelError, KernelFacade, describe_left
 
 from . import style
 from .budget_dialog import open_raise_budget
@@ -179,7 +179,7 @@ class ProcessView(QTableView):
         return {
             COL_ID: mono.horizontalAdvance("a0000") + pad,
             COL_STATE: max(bold.horizontalAdvance(style.state_text(s)) for s in style.STATES) + pad,
-            COL_TOKENS: BAR_WIDTH + plain.horizontalAdvance("200.0k / 200k") + pad + style.SPACING,
+            COL_TOKENS: BAR_WIDTH + plain.horizontalAdvance("200.0k / 200k") + pad + style.SPACING,  # "41.2k · $0.14" fits
             COL_LEASES: plain.horizontalAdvance("leases") + pad,
             COL_STARTED: plain.horizontalAdvance("00:00") + pad,
             COL_KILL: 56 + 2 * style.SPACING,
@@ -241,7 +241,7 @@ class ProcessView(QTableView):
         pause = menu.addAction("Pause", lambda: self._try(self.kernel.pause, agent_id))
         pause.setEnabled(info.state.can_pause)
         resume = menu.addAction("Resume", lambda: self._try(self.kernel.resume, agent_id))
-        resume.setEnabled(info.state is AgentState.PAUSED)
+        resume.setEnabled(info.state.resumable)
         budget = menu.addAction("Raise budget…", lambda: self.ask_budget(agent_id))
         budget.setEnabled(not info.state.final)
         revoke = menu.addMenu("Revoke lease")
@@ -253,6 +253,8 @@ class ProcessView(QTableView):
             action.triggered.connect(lambda _=False, lid=lease.id: self.kernel.revoke_lease(lid))
             revoke.addAction(action)
         revoke.setEnabled(bool(leases))
+        archive = menu.addAction("Archive (move to History)", lambda: self._try(self.kernel.archive, agent_id))
+        archive.setEnabled(not info.state.busy)
         menu.addSeparator()
         kill = menu.addAction("Kill", lambda: self.kill(agent_id))
         kill.setEnabled(not info.state.final)

@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
 from kernel import SettingsStore
 from kernel.api import BASE_URL_VARIABLES, PROVIDERS, ConfigError, KeySource, Settings
 
-from .theme import ERROR, MUTED, shade
+from .theme import ERROR, MUTED, mono_font, shade
 from .settings_form import (
-    FormValues, ProviderValues, apply_form, check_form, key_changes, key_source_text, values_from,
+    PRICE_LINE_HELP, FormValues, ProviderValues, apply_form, check_form, key_changes, key_source_text, values_from,
 )
 
 
@@ -47,16 +47,26 @@ class ProviderTab(QWidget):
         self.base_url = QLineEdit(values.base_url, self)
         self.base_url.setPlaceholderText(f"default endpoint (or set {BASE_URL_VARIABLES[provider]})")
         self.model = QLineEdit(values.model, self)
+        self.prices = QPlainTextEdit(values.prices or "", self)
+        self.prices.setObjectName(f"prices-{provider}")
+        self.prices.setFont(mono_font())
+        self.prices.setTabChangesFocus(True)
+        self.prices.setPlaceholderText("e.g.  my-model  3  15  0.3")
+        self.prices.setToolTip("Prices turn tokens into money in the process table, Ask windows and the status "
+                               "line; " + PRICE_LINE_HELP + ". A model without a price shows tokens only.")
+        self.prices.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 12)
         form = QFormLayout(self)
         form.addRow("API key", self.key)
         form.addRow("", self.source)
         form.addRow("", self.forget)
         form.addRow("Base URL", self.base_url)
         form.addRow("Default model", self.model)
+        form.addRow("Prices per 1M tokens\n(model in out cached)", self.prices)
 
     def values(self) -> ProviderValues:
         return ProviderValues(key=self.key.text(), forget_key=self.forget.isChecked(),
-                              base_url=self.base_url.text(), model=self.model.text())
+                              base_url=self.base_url.text(), model=self.model.text(),
+                              prices=self.prices.toPlainText())
 
 
 class SettingsDialog(QDialog):

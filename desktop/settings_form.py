@@ -15,7 +15,9 @@ from typing import Mapping
 from urllib.parse import urlparse
 
 from kernel import home
-from kernel.api import KEY_VARIABLES, PROVIDERS, ConfigError, KeySource, Settings, check_workspace
+from kernel.api import (
+    KEY_VARIABLES, PRICE_FIELDS, PRICE_MAX, PROVIDERS, ConfigError, KeySource, Settings, check_workspace,
+)
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,7 @@ class ProviderValues:
     forget_key: bool = False   # remove the saved key
     base_url: str = ""
     model: str = ""
+    prices: str | None = None  # "model input output cached_input" per line, per million tokens; None: unchanged
 
 
 @dataclass(frozen=True)
@@ -45,10 +48,38 @@ def values_from(settings: Settings) -> FormValues:
         default_lease_min=max(1, round(settings.default_lease_s / 60)),
         request_expiry_s=int(settings.request_expiry_s), default_budget=settings.default_budget,
         provider=settings.provider,
-        providers={p: ProviderValues(base_url=settings.base_urls.get(p, ""), model=settings.model_for(p))
+        providers={p: ProviderValues(base_url=settings.base_urls.get(p, ""), model=settings.model_for(p),
+                                     prices=prices_text(settings.prices.get(p, {})))
                    for p in PROVIDERS},
         sandbox_read_only="\n".join(settings.sandbox_read_only),
     )
+
+
+PRICE_LINE_HELP = "one model per line: its name, then input, output and cached input per million tokens"
+
+
+def prices_text(table: Mapping[str, Mapping[str, float]]) -> str:
+    """A provider's prices as the form shows them: ``claude-sonnet-4-5  3  15  0.3`` per line."""
+    return "\n".join(f"{model}  {row['input']:g}  {row['output']:g}  {row['cached_input']:g}"
+                     for model, row in table.items())
+
+
+def parse_prices(text: str) -> tuple[dict[str, dict[str, float]], str | None]:
+    """The prices typed for one provider, or the first line that is wrong (in words)."""
+    out: dict[str, dict[str, float]] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        words = line.split()
+        if not words:
+            continue
+        try:
+            amounts = [float(w) for w in words[1:]]
+        except ValueError:
+            amounts = []
+        if len(words) != 4 or len(amounts) != 3 or not all(0 <= a <= PRICE_MAX for a in amounts):
+            return out, (f"line {number} ({' '.join(words)[:40]}) should be {PRICE_LINE_HELP}, "
+                         f"each from 0 to {PRICE_MAX:,.0f}")
+        out[words[0]] = dict(zip(PRICE_FIELDS, amounts))
+    return out, None
 
 
 def read_only_folders(text: str) -> tuple[str, ...]:
@@ -87,6 +118,10 @@ def check_form(values: FormValues, agentdesk_home: Path | None = None) -> list[t
                                                    " and name a host."))
         if pv.key and (pv.key != pv.key.strip() or any(c.isspace() for c in pv.key)):
             errors.append((f"{name}.key", f"The {name} API key must not contain spaces or line breaks."))
+        if pv.prices is not None:
+            _table, wrong = parse_prices(pv.prices)
+            if wrong is not None:
+                errors.append((f"{name}.prices", f"The {name} prices: {wrong}."))
     chosen = values.providers.get(values.provider)
     if chosen is not None and not chosen.model.strip():
         errors.append((f"{values.provider}.model", f"Enter a default model for {values.provider}."))
@@ -105,7 +140,10 @@ def apply_form(values: FormValues, base: Settings, agentdesk_home: Path | None =
         raise ConfigError(problems[0][1], problems[0][0])
     models = dict(base.models)
     base_urls = dict(base.base_urls)
+    prices: dict[str, Mapping[str, Mapping[str, float]]] = {name: dict(table) for name, table in base.prices.items()}
     for name, pv in values.providers.items():
+        if pv.prices is not None:
+            prices[name] = parse_prices(pv.prices)[0]
         if pv.model.strip():
             models[name] = pv.model.strip()
         if pv.base_url.strip():
@@ -115,7 +153,7 @@ def apply_form(values: FormValues, base: Settings, agentdesk_home: Path | None =
     new = replace(base, user_name=values.user_name.strip(), workspace=str(Path(values.workspace.strip()).expanduser()),
                   default_lease_s=float(values.default_lease_min * 60), request_expiry_s=float(values.request_expiry_s),
                   default_budget=values.default_budget, provider=values.provider, models=models, base_urls=base_urls,
-                  sandbox_read_only=read_only_folders(values.sandbox_read_only))
+                  sandbox_read_only=read_only_folders(values.sandbox_read_only), prices=prices)
     new.validate()
     return new
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from kernel.api import (
     AgentState,
-    Broken, Intact, Integrity, LedgerAppended, plural,
+    Broken, Intact, Integrity, LedgerAppended, Spend, money, plural,
 )
 
 from . import style
@@ -36,6 +36,7 @@ class StatusCounts:
     ledger_check: Integrity | None = None  # what the kernel's check at start found
     now: Callable[[], float] = time.time
     rows: ProcessRows | None = None  # agents and leases; its own empty rows when not given
+    spend: Callable[[], Spend] | None = None  # today's requests (the kernel's ``spend_today``)
 
     def __post_init__(self) -> None:
         if self.rows is None:
@@ -68,6 +69,8 @@ class StatusCounts:
         return self._rows.total_leases()
 
     def tokens_today(self) -> int:
+        if self.spend is not None:
+            return self.spend().tokens
         start = time.mktime(time.localtime(self.now())[:3] + (0, 0, 0, 0, 0, -1))
         return sum(a.used for a in self._rows.agents if a.started_at >= start)
 
@@ -117,8 +120,18 @@ class StatusCounts:
                 check = "ledger verified"
             case _:
                 check = "ledger not checked"
-        return [f"tokens today {style.short_tokens(self.tokens_today())}",
+        return [self._today(),
                 f"ledger {plural(self.ledger_entries, 'entry')}", check, attached]
+
+
+    def _today(self) -> str:
+        """ "tokens today 55k", with what they cost when any had a price: "tokens today 55k ($0.42)"."""
+        words = f"tokens today {style.short_tokens(self.tokens_today())}"
+        spend = self.spend() if self.spend is not None else None
+        if spend is None or spend.tokens == spend.unpriced_tokens:
+            return words  # no price known: tokens only
+        more = f" + {style.short_tokens(spend.unpriced_tokens)} unpriced" if spend.unpriced_tokens else ""
+        return f"{words} ({money(spend.cost)}{more})"
 
 
 class StatusLabels:

@@ -20,6 +20,7 @@ STATES: dict[AgentState, tuple[str, str, str]] = {
     AgentState.WAITING: ("\u25c6", "#d84315", "#ffab40"),
     AgentState.PAUSED: ("\u2016", "#3f51b5", "#9fa8da"),
     AgentState.IDLE: ("\u25cb", "#616161", "#bdbdbd"),
+    AgentState.INTERRUPTED: ("\u25d1", "#6a1b9a", "#ce93d8"),
     AgentState.KILLED: ("\u2715", "#5d4037", "#bcaaa4"),
     AgentState.FAILED: ("\u25b2", "#c62828", "#ef9a9a"),
 }

@@ -70,6 +70,8 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
     (ws / "src").mkdir()
     (ws / "src" / "app.py").write_text("def main():\n    print('hello')\n")
     os.environ["AGENTDESK_HOME"] = str(tmp / "home")
+    for variable in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY"):  # scripted providers: nothing is sent anywhere
+        os.environ.setdefault(variable, "screenshot-placeholder")
     clock = ManualClock(time.time() - 600)
     providers: dict[str, ScriptedProvider] = {}
     desk = build_desktop(tmp / "home", providers=lambda name: providers[name], clock=clock,
@@ -78,9 +80,11 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
     win = desk.window
     win.show()
 
-    def agent(name: str, budget: int = 200_000) -> str:
-        providers[f"scripted-{name}"] = ScriptedProvider()
-        return k.spawn(name, provider=f"scripted-{name}", model="claude-sonnet-4-5", budget=budget).id
+    def agent(name: str, budget: int = 200_000, provider: str | None = None, model: str = "claude-sonnet-4-5") -> str:
+        """An agent with its own scripted provider; one named after a real provider is priced (Settings)."""
+        provider = provider or f"scripted-{name}"
+        providers[provider] = providers[f"scripted-{name}"] = ScriptedProvider()
+        return k.spawn(name, provider=provider, model=model, budget=budget).id
 
     answered: set[int] = set()
 
@@ -93,7 +97,7 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
         answered.add(req.id)
         k.resolve_request(req.id, Grant(seconds))
 
-    scribe = agent("scribe")
+    scribe = agent("scribe", provider="anthropic")
     ask = win.window_for(scribe)
     ask.move(40, 40)
     providers["scripted-scribe"].script(
@@ -109,7 +113,7 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
     await _until(lambda: k.agent(scribe).state == "idle")
     clock.advance(95)
 
-    docs = agent("docs")
+    docs = agent("docs", provider="gemini", model="gemini-2.5-flash")
     providers["scripted-docs"].script(reply("The README covers installation and usage.", usage=(1_800, 300)))
     k.send(docs, "summarise the README")
     await _until(lambda: k.agent(docs).state == "idle")
@@ -164,6 +168,15 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
     confirm.reject()
 
     shots += await extension_pages(out, tmp, ws, suffix, names)
+    if names is None or "history" in names:
+        k.archive(docs)  # out of the table, into History
+        history = win.open_history()
+        history.move(60, 60)
+        await asyncio.sleep(0.1)
+        QApplication.processEvents()
+        path = out / f"history{suffix}.png"
+        _save(history, path)
+        shots.append(path)
 
     desk.window._done = True
     await k.aclose()
@@ -171,6 +184,22 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
     for dialog in list(desk.lease_dialogs.open.values()):
         dialog.withdraw()
     desk.ledger.close()
+
+    if names is None or "ask-window-reopened" in names:  # the next start: scribe's window opens again, rebuilt
+        again = build_desktop(tmp / "home", providers=lambda name: providers[name], clock=clock,
+                              settings=Settings(user_name="Ada", workspace=str(ws)), grant_delay_ms=0)
+        again.window.show()
+        reopened = again.window.windows[scribe]
+        reopened.move(40, 40)
+        await asyncio.sleep(0.2)
+        QApplication.processEvents()
+        path = out / f"ask-window-reopened{suffix}.png"
+        _save(reopened, path)
+        shots.append(path)
+        again.window._done = True
+        await again.kernel.aclose()
+        again.bridge.close()
+        again.ledger.close()
     return shots
 
 

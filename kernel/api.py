@@ -20,12 +20,13 @@ from ledger import (
     KINDS, KERNEL, NOT_AGENTS, OUTSIDE, USER, AgentKill, AgentSpawn, Broken, Conflict, Denied, Entry, Expired, FileChange, Integrity, Intact,
     LeaseGrant, LeaseRevoke, LedgerError, Snapshot, ToolCall, ToolError, ToolResult, Undo, UndoReport,
 )
+from ledger import AgentArchive, AgentBudget, ModelRequest, UserTurn
 
 from .approver import Decision, Denial, Grant, LeaseRequest
 from .errors import ConfigError, InvalidState, KernelError, ProviderError, UnknownAgent
 from .states import AgentState, Outcome
 from .events import (
-    AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Event, LeaseExpired, LeaseGranted, LeaseRevoked,
+    AgentArchived, AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Event, LeaseExpired, LeaseGranted, LeaseRevoked,
     LedgerAppended, LeaseRequested, LeaseRequestResolved, TextDelta, ToolCallFinished, ToolCallStarted,
     TurnFinished, TurnStarted, UsageUpdated, UserMessage,
 )
@@ -34,6 +35,7 @@ from .settings_schema import check_settings
 from .trust.hook_config import hook_problem
 from ledger import POLICY, Confirmed, HookRun, UntrustedSeen
 from .leases import Lease, describe_duration, describe_left
+from .prices import PRICE_FIELDS, PRICE_MAX, money
 from .messages import Message, TextPart, ToolResultPart, ToolUse
 from .settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, KeySource, Settings
 from .settings_schema import looks_secret
@@ -72,6 +74,40 @@ class ToolInfo:
     trusted: bool = True
 
 
+@dataclass(frozen=True)
+class HistoryItem:
+    """An agent out of the process table (archived, or killed), as History lists it. ``cost`` is
+    None when its model has no price (tokens only)."""
+
+    id: str
+    name: str
+    first_prompt: str
+    started_at: float
+    last_at: float
+    input_tokens: int
+    output_tokens: int
+    cost: float | None
+    provider: str
+    model: str
+    archived: bool
+    killed: bool
+
+    def matches(self, query: str) -> bool:
+        """Whether a search for ``query`` (words, any case) finds it by id, name, first prompt or model."""
+        text = " ".join((self.id, self.name, self.first_prompt, self.model)).casefold()
+        return all(word in text for word in query.casefold().split())
+
+
+@dataclass(frozen=True)
+class Spend:
+    """Tokens and money of today's provider requests; ``unpriced_tokens`` are those of models
+    without a price (counted in ``tokens``, never in ``cost``)."""
+
+    tokens: int = 0
+    cost: float = 0.0
+    unpriced_tokens: int = 0
+
+
 class KernelFacade(Protocol):
     """Everything the desktop and the CLI may ask of a kernel (``kernel.facade.Kernel`` is one)."""
 
@@ -99,6 +135,12 @@ class KernelFacade(Protocol):
     def kill(self, agent_id: str, by: str = "user", reason: str = "killed by the user") -> AgentInfo: ...
     async def wait(self, agent_id: str) -> AgentInfo: ...
 
+    # durable agents: archive, history, continue, spend
+    def archive(self, agent_id: str) -> AgentInfo: ...
+    def history(self, query: str = "") -> list[HistoryItem]: ...
+    def revive(self, agent_id: str) -> AgentInfo: ...
+    def spend_today(self) -> Spend: ...
+
     # leases
     def leases(self, agent_id: str | None = None) -> list[Lease]: ...
     def grant_lease(self, agent_id: str, scope: str, duration_s: float) -> Lease: ...
@@ -123,10 +165,10 @@ class KernelFacade(Protocol):
 
 __all__ = [
     # the facade and its own values
-    "KernelFacade", "LedgerFilter", "ToolInfo",
+    "KernelFacade", "LedgerFilter", "ToolInfo", "HistoryItem", "Spend", "money", "PRICE_FIELDS", "PRICE_MAX",
     # agents and events
     "AgentState", "Outcome",
-    "AgentInfo", "AgentKilled", "AgentSpawned", "AgentStateChanged", "Event", "LeaseExpired", "LeaseGranted",
+    "AgentArchived", "AgentInfo", "AgentKilled", "AgentSpawned", "AgentStateChanged", "Event", "LeaseExpired", "LeaseGranted",
     "LeaseRevoked", "LedgerAppended", "LeaseRequested", "LeaseRequestResolved", "TextDelta", "ToolCallFinished",
     "ToolCallStarted", "TurnFinished", "TurnStarted", "UsageUpdated", "UserMessage",
     # leases and lease requests
@@ -136,6 +178,7 @@ __all__ = [
     # ledger entries and reports
     "KINDS", "KERNEL", "NOT_AGENTS", "OUTSIDE", "USER", "AgentKill", "AgentSpawn", "Broken", "Conflict", "Denied", "Entry", "Expired", "FileChange", "Integrity",
     "Intact", "LeaseGrant", "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
+    "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn",
     # settings (what settings.json holds) and the provider names, key and base-URL variables
     "BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings",
     # errors (they carry fields)

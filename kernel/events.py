@@ -38,6 +38,7 @@ class AgentInfo:
     workspace: str
     tainted: str = ""          # why it is tainted ("read untrusted content from …"), "" when it is not
     unattended: bool = False   # an automation run: nobody is there to confirm anything
+    cost: float | None = None  # money spent so far (Settings' price table); None: the model has no price
 
     @property
     def used(self) -> int:
@@ -158,10 +159,17 @@ class LedgerAppended:
     entry: Entry
 
 
+@dataclass(frozen=True)
+class AgentArchived:
+    """An agent left the process table for History (kept in the ledger)."""
+
+    agent: AgentInfo
+
+
 Event = Union[
     AgentSpawned, AgentStateChanged, AgentKilled, TurnStarted, TurnFinished, UserMessage, TextDelta,
     ToolCallStarted, ToolCallFinished, LeaseRequested, LeaseRequestResolved, UsageUpdated,
-    LeaseGranted, LeaseRevoked, LeaseExpired, LedgerAppended, AgentTainted,
+    LeaseGranted, LeaseRevoked, LeaseExpired, LedgerAppended, AgentTainted, AgentArchived,
 ]
 Subscriber = Callable[[Event], None]
 

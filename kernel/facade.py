@@ -14,28 +14,33 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from ledger import KERNEL, USER, AgentKill, Entry, Integrity, Ledger, UndoReport
+from ledger import KERNEL, USER, AgentArchive, AgentBudget, AgentKill, Entry, Integrity, Ledger, UndoReport, UntrustedSeen
 
 from .agents.ids import record_spawn
 from .agents.loop import run_loop
 from .agents.process import AgentProcess
 from .agents.services import ProviderFactory, Services
-from .api import LedgerFilter, ToolInfo
+from .agents.rebuild import AgentRecord, conversation_of, summarise
+from .agents.records import RESUME, USER_TURN, record_user_turn
+from .agents.restore import history_item, process_from
+from .api import HistoryItem, LedgerFilter, Spend, ToolInfo
 from .approver import Approver, Decision, LeaseRequest
 from .budget import Budget
 from .clock import Clock, SystemClock
 from .errors import InvalidState, UnknownAgent
-from .events import AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LedgerAppended, UsageUpdated, UserMessage
+from .events import AgentArchived, AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LedgerAppended, UsageUpdated, UserMessage
 from .kernel_loop import KernelLoop
 from .lease_book import LeaseBook
 from .lease_requests import LeaseRequests, PendingApprover
 from .leases import Lease
 from .messages import Message, user_text
 from .settings import Settings
+from .spend import SpendToday
 from .states import AgentState
 from .tools.descriptor import ToolLimits
 from .tools.fs.stale import sweep_temp_files
 from .workspace.snapshot import SnapshotIndexes
+from .trust.taint import taint_from
 from .tools.registry import ToolRegistry, builtin_registry
 from .tools.shell import shell_tool
 from .workspace.root import Workspace
@@ -53,8 +58,9 @@ class Kernel:
                  clock: Clock | None = None, approver: Approver | None = None,
                  tools: ToolRegistry | None = None, attached: bool = False, bus: EventBus | None = None,
                  snapshot_dir: Path | None = None, watch_workspaces: bool = False,
-                 provider_problem: Callable[[str], str | None] | None = None) -> None:
-        """``snapshot_dir`` keeps the shell tool's snapshot cache between runs; ``watch_workspaces``
+                 provider_problem: Callable[[str], str | None] | None = None, restore: bool = False) -> None:
+        """``restore`` brings back the agents on the ledger's record (the kernel of a home does;
+        a kernel sharing the file with another that runs must not); ``snapshot_dir`` keeps the shell tool's snapshot cache between runs; ``watch_workspaces``
         records edits by other programs in every workspace an agent works in (the desktop does);
         ``provider_problem`` says why a provider cannot be used yet (a missing key), or None."""
         clock = clock or SystemClock()
@@ -76,6 +82,9 @@ class Kernel:
         self._provider_problem = provider_problem
         self._integrity = ledger.check_at_start()
         self._mcp: "McpHub | None" = None
+        self._spend = SpendToday(ledger, lambda: self._services.settings.prices, clock.now)
+        if restore:
+            self._restore()
 
     # ---- time and settings -----------------------------------------------------
 
@@ -110,6 +119,8 @@ class Kernel:
         """Every entry appended through this kernel's ledger becomes a LedgerAppended event,
         published on the kernel's own thread even when a worker thread appended it."""
         self._loop.call_soon(self._services.bus.publish, LedgerAppended(entry))
+        if entry.kind == "request":
+            self._loop.call_soon(self._spend.note, entry)
 
     # ---- processes ---------------------------------------------------------
 
@@ -146,7 +157,10 @@ class Kernel:
         return self._get(agent_id).info()
 
     def conversation(self, agent_id: str) -> tuple[Message, ...]:
-        return self._get(agent_id).conversation
+        """The conversation as the model sees it; an agent out of the table (History) is read from the record."""
+        if agent_id in self._agents:
+            return self._agents[agent_id].conversation
+        return conversation_of(self._services.ledger, self._record(agent_id).spawn)
 
     def send(self, agent_id: str, text: str) -> asyncio.Task[None]:
         """Add a user message and run the loop until idle, paused, failed or killed."""
@@ -157,7 +171,9 @@ class Kernel:
             raise InvalidState(agent.id, agent.state, "send while it is working (stop or wait first)")
         if not text.strip():
             raise ValueError("the message is empty")
+        record_user_turn(agent, text)
         agent.append(user_text(text))
+        agent.request_reason = USER_TURN
         self._services.bus.publish(UserMessage(agent.id, text))
         return self._start(agent)
 
@@ -172,12 +188,14 @@ class Kernel:
             agent.set_state(AgentState.PAUSED, "paused by the user")
 
     def resume(self, agent_id: str) -> asyncio.Task[None] | None:
-        """Continue a paused agent; returns the running task, or None when there was nothing to continue."""
+        """Continue a paused or interrupted agent; returns the running task, or None when there was
+        nothing to continue."""
         agent = self._get(agent_id)
-        if agent.state is not AgentState.PAUSED:
+        if not agent.state.resumable:
             raise InvalidState(agent.id, agent.state, "resume")
         agent.pause_requested = False
         if agent.needs_reply:
+            agent.request_reason = RESUME
             return self._start(agent)
         agent.set_state(AgentState.IDLE)
         return None
@@ -185,6 +203,7 @@ class Kernel:
     def raise_budget(self, agent_id: str, budget: int) -> AgentInfo:
         agent = self._get(agent_id)
         agent.budget = agent.budget.raised_to(budget)
+        self._services.record(AgentBudget(actor=USER, subject=agent.id, budget=budget))
         self._services.bus.publish(UsageUpdated(agent.info()))
         return agent.info()
 
@@ -208,6 +227,69 @@ class Kernel:
         if agent.task is not None:
             await asyncio.wait({agent.task})
         return agent.info()
+
+    # ---- durable agents ------------------------------------------------------
+
+    def _restore(self) -> None:
+        """Bring back every agent on the record that was not killed or archived (see agents.restore)."""
+        s = self._services
+        restored = summarise(s.ledger, s.clock.now())
+        for rec in restored.agents.values():
+            if not (rec.killed or rec.archived):
+                self._adopt(rec)
+        s.leases.adopt([lease for lease in restored.leases if lease.subject in self._agents])
+        untrusted = s.ledger.page(kind=UntrustedSeen.KIND, limit=10**9)
+        for agent_id, taint in taint_from(reversed(untrusted)).items():  # taint only grows, restarts included
+            if agent_id in self._agents:
+                self._agents[agent_id].taint = taint
+
+    def _adopt(self, rec: AgentRecord) -> AgentProcess:
+        if rec.dangling:  # calls that may have run: answered as interrupted, never run again
+            self._services.ledger.append_many(rec.dangling)
+        agent = process_from(rec, self._services)
+        self._agents[agent.id] = agent
+        return agent
+
+    def _record(self, agent_id: str, tails: bool = False) -> AgentRecord:
+        rec = summarise(self._services.ledger, self._services.clock.now(), tails=tails).agents.get(agent_id)
+        if rec is None:
+            raise UnknownAgent(agent_id)
+        return rec
+
+    def archive(self, agent_id: str) -> AgentInfo:
+        """Move a finished agent out of the process table into History (recorded; never deleted)."""
+        agent = self._get(agent_id)
+        if agent.busy or agent.state.busy:
+            raise InvalidState(agent.id, agent.state, "archive while it is working (stop or wait first)")
+        self._services.record(AgentArchive(actor=USER, subject=agent.id))
+        del self._agents[agent.id]
+        self._services.bus.publish(AgentArchived(agent.info()))
+        return agent.info()
+
+    def history(self, query: str = "") -> list[HistoryItem]:
+        """Agents out of the process table (archived or killed), newest first; ``query`` searches
+        their id, name, first prompt and model."""
+        s = self._services
+        restored = summarise(s.ledger, s.clock.now(), tails=False)
+        items = [history_item(rec, s) for rec in restored.agents.values()
+                 if rec.id not in self._agents and (rec.archived or rec.killed)]
+        return sorted((i for i in items if i.matches(query)), key=lambda i: i.last_at, reverse=True)
+
+    def revive(self, agent_id: str) -> AgentInfo:
+        """Continue an archived agent: back in the process table with its whole conversation."""
+        if agent_id in self._agents:
+            return self._agents[agent_id].info()
+        rec = self._record(agent_id)
+        if rec.killed:
+            raise InvalidState(agent_id, AgentState.KILLED, "continue")
+        self._services.record(AgentArchive(actor=USER, subject=agent_id, archived=False))
+        agent = self._adopt(self._record(agent_id, tails=True))
+        self._services.bus.publish(AgentSpawned(agent.info()))
+        return agent.info()
+
+    def spend_today(self) -> Spend:
+        """Tokens and money of today's provider requests (every agent of this home)."""
+        return self._spend.today()
 
     def _start(self, agent: AgentProcess) -> asyncio.Task[None]:
         self._ensure_expiry_watch()

@@ -41,6 +41,11 @@ class LeaseBook:
             self._granted.set()
         return lease
 
+    def adopt(self, leases: list[Lease]) -> None:
+        """Keep leases granted before this kernel started (rebuilt from the ledger) as live."""
+        for lease in leases:
+            self._live[lease.id] = lease
+
     def find(self, subject: str, scope: str) -> Lease | None:
         """A live lease of ``subject`` covering ``scope``, checked against the clock now."""
         now = self._clock.now()

@@ -98,3 +98,13 @@ def encodable(message: Message) -> Message:
     if all(a is b for a, b in zip(parts, message.parts)):
         return message
     return Message(message.role, parts)
+
+
+def appended(conversation: tuple[Message, ...], message: Message) -> tuple[Message, ...]:
+    """``conversation`` with ``message`` added, made encodable; a user message right after another
+    user message is merged into it (the agent loop and a rebuild from the record both use this)."""
+    message = encodable(message)
+    last = conversation[-1] if conversation else None
+    if message.role == "user" and last is not None and last.role == "user":
+        return conversation[:-1] + (Message("user", last.parts + message.parts),)
+    return conversation + (message,)

@@ -26,6 +26,7 @@ from typing import Any, Literal, Mapping
 from ledger.blobs import MAX_BLOB_BYTES
 
 from .errors import ConfigError
+from .prices import DEFAULT_PRICES, frozen_prices
 from .providers.catalog import CATALOG
 from .trust.hook_config import Hook
 from .settings_schema import KEYS_FILE, PROVIDER_NAMES, SETTINGS_FILE, Checked, check_keys, check_settings, unreadable
@@ -71,6 +72,8 @@ class Settings:
     # trust (kernel/trust): per-scope policy (ask · confirm · auto · deny) and hooks around tool calls
     policies: Mapping[str, str] = field(default_factory=dict)
     hooks: tuple[Hook, ...] = ()
+    # provider → model → {input, output, cached_input} per million tokens (kernel/prices.py)
+    prices: Mapping[str, Mapping[str, Mapping[str, float]]] = field(default_factory=lambda: frozen_prices(DEFAULT_PRICES))
 
     def model_for(self, provider: str) -> str:
         return self.models.get(provider) or DEFAULT_MODELS.get(provider, "")
@@ -82,6 +85,7 @@ class Settings:
         data["sandbox_read_only"] = list(self.sandbox_read_only)
         data["policies"] = dict(self.policies)
         data["hooks"] = [h.to_json() for h in self.hooks]
+        data["prices"] = frozen_prices(self.prices)
         return data
 
     @classmethod

@@ -30,6 +30,7 @@ from urllib.parse import urlparse
 
 from .errors import ConfigError
 from .leases import MAX_DURATION, WORKING_DAY
+from .prices import valid_models
 from .providers.catalog import PROVIDER_NAMES
 from .trust.hook_config import HOOK_ALLOWED, hooks_ok, policies_ok, to_hooks
 from .trust.policy import MODES
@@ -113,6 +114,8 @@ FOLDER_LIST = Rule("a list of folder paths, each absolute or starting with ~",
 POLICIES = Rule("an object mapping scopes (like fs.write, or *) to one of " + ", ".join(MODES),
                 lambda v: policies_ok(v, MODES), dict)
 HOOKS = Rule(HOOK_ALLOWED, hooks_ok, to_hooks)
+PRICE_TABLE = Rule("an object mapping model names to {input, output, cached_input}, each a number of money "
+                   "per million tokens from 0 to 10000", valid_models)
 
 SETTINGS_RULES: dict[str, Rule] = {
     "user_name": text("a name of 1 to 200 characters on one line"),
@@ -133,6 +136,7 @@ SETTINGS_RULES: dict[str, Rule] = {
     "sandbox_read_only": FOLDER_LIST,
     "policies": POLICIES,
     "hooks": HOOKS,
+    "prices": provider_map("price tables", PRICE_TABLE),
 }
 
 

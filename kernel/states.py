@@ -18,6 +18,7 @@ class AgentState(StrEnum):
     WAITING = "waiting"    # a lease request is open: a person is needed
     PAUSED = "paused"      # budget reached, or paused by the user
     IDLE = "idle"
+    INTERRUPTED = "interrupted"  # the kernel stopped while it worked; continues only when resumed
     KILLED = "killed"
     FAILED = "failed"
 
@@ -30,6 +31,11 @@ class AgentState(StrEnum):
     def can_pause(self) -> bool:
         """Pausing means something: it is working, or could be sent work."""
         return self in (AgentState.RUNNING, AgentState.WAITING, AgentState.IDLE)
+
+    @property
+    def resumable(self) -> bool:
+        """Resume means something: paused, or interrupted by a kernel stop."""
+        return self in (AgentState.PAUSED, AgentState.INTERRUPTED)
 
     @property
     def final(self) -> bool:

@@ -9,6 +9,7 @@ from .entries import (
     Snapshot, ToolCall, ToolError, ToolResult, Undo, iso_utc,
 )
 from .entries import Confirmed, HookRun, UntrustedSeen
+from .entries import AgentArchive, AgentBudget, ModelRequest, UserTurn
 from .errors import (
     CorruptBlob, LedgerError, LedgerUnavailable, NewerVersion, NotAFileChange, UnknownBlob, UnknownKind,
     UnknownSeq,
@@ -24,6 +25,7 @@ __all__ = [
     "NewerVersion", "NotAFileChange", "Snapshot", "Step", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
     "UnknownBlob", "UnknownKind", "UnknownSeq", "iso_utc",
     "Confirmed", "HookRun", "UntrustedSeen",
+    "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn",
 ]
 
 from .entries import ContextUsed  # noqa: E402 - extensions (issue 15): kept apart from the list above for clean merges

@@ -58,6 +58,7 @@ class ToolCall(Entry):
     input: Mapping[str, Any] = field(default_factory=dict)
     lease: int | None = None
     confirmed: int | None = None  # a one-off confirmation (its ``confirm`` entry) instead of a lease
+    call: str | None = None  # the model's id for this call (pairs it with its request's tool call)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,6 +89,8 @@ class ToolResult(Entry):
     cause: int
     output: Any = None
     duration_ms: float | None = None
+    call: str | None = None     # the model's id for the call
+    content: str | None = None  # what the model read (``output`` is the tool's data)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,6 +104,7 @@ class ToolError(Entry):
     message: str = ""
     input: Mapping[str, Any] | None = None
     duration_ms: float | None = None
+    call: str | None = None  # the model's id for the call; ``message`` is what it read
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -232,6 +236,8 @@ class HookRun(Entry):
     exit_code: int | None = None
     message: str = ""
     duration_ms: float | None = None
+
+
 @dataclass(frozen=True, kw_only=True)
 class ContextUsed(Entry):
     """Text from outside the conversation joined an agent's context: ``what`` is ``instructions``
@@ -245,10 +251,65 @@ class ContextUsed(Entry):
     name: str = ""
 
 
+@dataclass(frozen=True, kw_only=True)
+class UserTurn(Entry):
+    """A user turn in an agent's conversation (``actor`` is the agent); kind ``message``."""
+
+    KIND: ClassVar[str] = "message"
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelRequest(Entry):
+    """One provider request of an agent (``actor``) and the reply it got.
+
+    ``reason``: user-turn · tool-results · resume · automation. ``status``: ok · error ·
+    cancelled; only an ``ok`` reply entered the conversation (``text`` and ``tool_calls``, each
+    ``{id, name, input, meta}``). Times are unix seconds and milliseconds; tokens as reported.
+    """
+
+    KIND: ClassVar[str] = "request"
+    reason: str
+    provider: str
+    model: str
+    status: str
+    request_id: str | None = None
+    start: float = 0.0
+    duration_ms: float = 0.0
+    first_token_ms: float | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    stop_reason: str | None = None
+    text: str = ""
+    tool_calls: tuple[Mapping[str, Any], ...] = ()
+    error: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentBudget(Entry):
+    """An agent's budget was set to ``budget`` tokens (``subject`` is the agent)."""
+
+    KIND: ClassVar[str] = "agent.budget"
+    subject: str
+    budget: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentArchive(Entry):
+    """An agent was archived (out of the process table; ``archived`` False: continued again)."""
+
+    KIND: ClassVar[str] = "agent.archive"
+    subject: str
+    archived: bool = True
+
+
 ENTRY_TYPES: dict[str, type[Entry]] = {
     cls.KIND: cls
     for cls in (ToolCall, FileChange, ToolResult, ToolError, Denied, Expired, LeaseGrant,
-                LeaseRevoke, AgentSpawn, AgentKill, Snapshot, Undo)
+                LeaseRevoke, AgentSpawn, AgentKill, Snapshot, Undo, UserTurn, ModelRequest, AgentBudget,
+                AgentArchive)
 }
 ENTRY_TYPES.update({cls.KIND: cls for cls in (UntrustedSeen, Confirmed, HookRun)})
 ENTRY_TYPES[ContextUsed.KIND] = ContextUsed

@@ -68,6 +68,38 @@ class Queries:
             rows = self._db.execute(sql, args).fetchall()
         return [from_row(r) for r in rows]
 
+    def scan(self, kinds: Sequence[str], after: int = 0) -> list[Entry]:
+        """Every entry of these kinds with seq > ``after``, oldest first (a kernel rebuilding its agents)."""
+        marks = ",".join("?" * len(kinds))
+        with self._lock:
+            rows = self._db.execute(f"SELECT {self._columns} FROM entries WHERE kind IN ({marks}) AND seq > ? "
+                                    "ORDER BY seq", (*kinds, after)).fetchall()
+        return [from_row(r) for r in rows]
+
+    def of_actor(self, actor: str, kinds: Sequence[str], after: int = 0, upto: int = SEQ_MAX) -> list[Entry]:
+        """One actor's entries of these kinds with ``after`` < seq <= ``upto``, oldest first (the (actor, seq) index)."""
+        marks = ",".join("?" * len(kinds))
+        with self._lock:
+            rows = self._db.execute(f"SELECT {self._columns} FROM entries WHERE actor = ? AND seq > ? AND seq <= ? "
+                                    f"AND kind IN ({marks}) ORDER BY seq", (actor, after, upto, *kinds)).fetchall()
+        return [from_row(r) for r in rows]
+
+    def per_actor(self, kind: str, fields: Sequence[str] = ()) -> dict[str, tuple[int, int, float, tuple[float, ...]]]:
+        """For each actor with ``kind`` entries: (first seq, last seq, last ts, sums of these numeric body
+        fields), computed by SQLite without reading the entries one by one (a kernel's start)."""
+        sums = "".join(f", TOTAL(json_extract(body, '$.{name}'))" for name in fields if name.isidentifier())
+        with self._lock:
+            rows = self._db.execute(f"SELECT actor, MIN(seq), MAX(seq), MAX(ts){sums} FROM entries WHERE kind = ? "
+                                    "GROUP BY actor", (kind,)).fetchall()
+        return {r[0]: (r[1], r[2], r[3], tuple(r[4:])) for r in rows}
+
+    def since(self, kind: str, ts: float) -> list[Entry]:
+        """Entries of ``kind`` stamped at or after ``ts``, oldest first."""
+        with self._lock:
+            rows = self._db.execute(f"SELECT {self._columns} FROM entries WHERE kind = ? AND ts >= ? ORDER BY seq",
+                                    (kind, ts)).fetchall()
+        return [from_row(r) for r in rows]
+
     def page_plan(self, **filters: object) -> list[str]:
         """SQLite's query plan for ``page(**filters)``: proof that an index serves it."""
         sql, args = _page_sql(self._columns, **filters)  # type: ignore[arg-type]

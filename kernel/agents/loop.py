@@ -19,6 +19,7 @@ from ..errors import ProviderError
 from ..messages import Message
 from ..states import AgentState
 from .process import AgentProcess
+from .records import TOOL_RESULTS
 from .tool_runner import run_tool_calls
 from .turn import request_turn
 
@@ -38,6 +39,7 @@ async def run_loop(agent: AgentProcess) -> None:
             if turn.calls:
                 results = await run_tool_calls(agent, turn.calls)
                 agent.append(Message("user", results))
+                agent.request_reason = TOOL_RESULTS
                 continue
             agent.set_state(AgentState.IDLE, _idle_reason(turn.stop_reason))
             return

@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..budget import Budget
 from ..events import AgentInfo, AgentStateChanged, AgentTainted, UsageUpdated
-from ..messages import Message, encodable
+from ..messages import Message, appended
+from ..prices import cost_of
 from ..states import AgentState
 from ..workspace.root import Workspace
 from ..trust.markers import new_nonce
@@ -34,10 +36,12 @@ class AgentProcess:
     budget: Budget
     state: AgentState = AgentState.IDLE
     reason: str = ""
-    conversation: tuple[Message, ...] = ()
+    messages: tuple[Message, ...] | None = ()  # None: still on the record, read on first use
+    load_messages: Callable[[], tuple[Message, ...]] | None = None
     turns: int = 0
     task: asyncio.Task[None] | None = None
     pause_requested: bool = False
+    request_reason: str = "user-turn"  # why the next provider request is made (agents.records)
     request_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # trust (kernel/trust): marker nonce, taint (only grows), automation runs, what untrusted text it read
     unattended: bool = False
@@ -46,14 +50,27 @@ class AgentProcess:
     untrusted_read: list[str] = field(default_factory=list)
 
     @property
+    def conversation(self) -> tuple[Message, ...]:
+        """What the model sees; an agent rebuilt at start reads it from the record the first time."""
+        if self.messages is None:
+            self.messages = self.load_messages() if self.load_messages is not None else ()
+        return self.messages
+
+    @conversation.setter
+    def conversation(self, value: tuple[Message, ...]) -> None:
+        self.messages = value
+
+    @property
     def root(self) -> Workspace:
         return Workspace(Path(self.workspace))
 
     def info(self) -> AgentInfo:
         used = self.budget.used
+        cost = cost_of(self.services.settings.prices, self.provider, self.model, used.input_tokens, used.output_tokens)
         return AgentInfo(self.id, self.name, self.state, self.reason, self.provider, self.model,
                          self.budget.limit, used.input_tokens, used.output_tokens, self.started_at, self.workspace,
-                         self.taint.reason if self.taint is not None else "", self.unattended)
+                         tainted=self.taint.reason if self.taint is not None else "", unattended=self.unattended,
+                         cost=cost)
 
     def taint_with(self, source: str, seq: int, ts: float, content: str) -> None:
         """It read untrusted ``content`` from ``source`` (recorded as entry ``seq``): tainted from now on."""
@@ -83,13 +100,7 @@ class AgentProcess:
     def append(self, message: Message) -> None:
         """Add a message, made encodable for every provider; a user message right after another
         user message is merged into it."""
-        message = encodable(message)
-        last = self.conversation[-1] if self.conversation else None
-        if message.role == "user" and last is not None and last.role == "user":
-            merged = Message("user", last.parts + message.parts)
-            self.conversation = self.conversation[:-1] + (merged,)
-        else:
-            self.conversation = self.conversation + (message,)
+        self.conversation = appended(self.conversation, message)
 
     def report_usage(self, input_tokens: int | None, output_tokens: int | None) -> None:
         self.budget = self.budget.report(input_tokens, output_tokens)

@@ -2,7 +2,7 @@
 
 A result is untrusted when its tool's descriptor says ``trusted=False`` or
 the output names a ``source`` (a skill passing on fetched text). The
-``untrusted`` entry is appended before the model sees the content, so the
+``untrusted`` entry follows the result entry, before the model sees the content, so the
 taint survives a restart (``kernel.trust.taint.taint_from``).
 """
 
@@ -14,7 +14,6 @@ from typing import Any, Mapping
 from ledger import UntrustedSeen
 
 from ..tools.descriptor import ToolDescriptor, ToolOutput
-from ..trust.markers import wrap
 from .process import AgentProcess
 
 SOURCE_KEYS = ("url", "query", "uri", "server", "path", "command")
@@ -33,10 +32,10 @@ def untrusted_source(tool: ToolDescriptor, tool_input: Mapping[str, Any], output
     return tool.name
 
 
-def admit_untrusted(agent: AgentProcess, tool: ToolDescriptor, source: str, content: str, result_seq: int) -> str:
-    """Record the untrusted ``content``, taint the agent, and return it as the model will read it."""
+def admit_untrusted(agent: AgentProcess, tool: ToolDescriptor, source: str, content: str, result_seq: int) -> None:
+    """Record that the agent read untrusted ``content`` (result ``result_seq``, which holds it wrapped in
+    ``markers.wrap`` with the agent's nonce) and taint the agent."""
     digest = hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
     entry = agent.services.record(UntrustedSeen(actor=agent.id, cause=result_seq, tool=tool.name, source=source,
                                                 sha256=digest, size=len(content)))
     agent.taint_with(source, entry.seq, entry.ts, content)
-    return wrap(content, source, agent.nonce)

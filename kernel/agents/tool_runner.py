@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from ledger import Entry, FileChange, ToolCall, ToolError, ToolResult
@@ -38,6 +38,7 @@ from .gate import call_risk, permit
 from .lease_request import Once, Refusal
 from .process import AgentProcess
 from .provenance import admit_untrusted, untrusted_source
+from ..trust.markers import wrap
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ def _refused(agent: AgentProcess, call: ToolCallReady, tool_input: Mapping[str, 
     message = _shown(refusal)
     entry = agent.services.record(ToolError(
         actor=agent.id, cause=None, tool=call.name, message=message,
-        input=dict(tool_input) if call.input is not None else {"raw": call.raw_arguments}))
+        input=dict(tool_input) if call.input is not None else {"raw": call.raw_arguments}, call=call.id))
     return CallReport(Outcome.ERROR, message, entry.seq)
 
 
@@ -114,28 +115,47 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
                    tool_input: Mapping[str, Any], scope: str) -> CallReport:
     s = agent.services
     allowed = await permit(agent, tool, tool_input, scope, call.id)
-    if isinstance(allowed, Refusal):
-        return CallReport(allowed.outcome, _shown(allowed.message))
+    if isinstance(allowed, Refusal):  # the denial is on the record; so is what the model reads
+        message = _shown(allowed.message)
+        entry = s.record(ToolError(actor=agent.id, cause=None, tool=tool.name, message=message, call=call.id))
+        return CallReport(allowed.outcome, message, entry.seq)
     started = time.perf_counter()  # the run, not the wait for a lease
     lease_id, confirmed = (None, allowed.seq) if isinstance(allowed, Once) else (allowed.id, None)
     call_entry = s.record(ToolCall(actor=agent.id, tool=tool.name, scope=scope, input=dict(tool_input), lease=lease_id,
-                                   confirmed=confirmed))
+                                   confirmed=confirmed, call=call.id))
     risk = str(call_risk(tool, tool_input))
     vetoed = await hook_step.before(agent, tool.name, scope, risk, tool_input, call_entry.seq)
     if vetoed is not None:
-        return _failed(agent, call_entry.seq, tool.name, vetoed, started)
-    report = await _run(agent, tool, tool_input, call_entry.seq, started)
-    content = await hook_step.after(agent, tool.name, scope, risk, tool_input, call_entry.seq, report.ok,
-                                    report.content)
-    source = report.source
-    if source is not None and report.seq is not None:
-        content = admit_untrusted(agent, tool, source, content, report.seq)
-    return replace(report, content=content, source=None)
+        return _failed(agent, call_entry.seq, tool.name, vetoed, _ms(started), call=call.id)
+    ran = await _run(agent, tool, tool_input, call_entry.seq, call.id, started)
+    content = await hook_step.after(agent, tool.name, scope, risk, tool_input, call_entry.seq, ran.ok, ran.content)
+    if not ran.ok:
+        return _failed(agent, call_entry.seq, tool.name, content, ran.duration_ms, ran.changes, call.id)
+    # Recorded last, with exactly the text the model reads (after the hooks, in its markers when untrusted),
+    # so the conversation can be rebuilt from the ledger.
+    shown = content if ran.source is None else wrap(content, ran.source, agent.nonce)
+    result = s.record(ToolResult(actor=agent.id, cause=call_entry.seq, output=ran.data, duration_ms=ran.duration_ms,
+                                 call=call.id, content=shown))
+    if ran.source is not None:
+        admit_untrusted(agent, tool, ran.source, content, result.seq)
+    return CallReport(Outcome.OK, shown, result.seq, call_entry.seq, ran.duration_ms, ran.changes)
+
+
+@dataclass(frozen=True)
+class _Ran:
+    """How the tool itself ended, before the after-hooks had their say and before it is recorded."""
+
+    ok: bool
+    content: str
+    duration_ms: float
+    changes: tuple[int, ...] = ()
+    data: Any = None
+    source: str | None = None  # where untrusted content came from
 
 
 async def _run(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any], call_seq: int,
-               started: float) -> CallReport:
-    """Step 4 and 5: run the tool under its timeout, cancellable, and record how it ended."""
+               call_id: str, started: float) -> _Ran:
+    """Step 4: run the tool under its timeout, cancellable (a cancelled call is recorded here)."""
     s = agent.services
     ctx = ToolContext(agent.id, agent.root, s.ledger, call_seq, s.clock, s.limits)
     changes: list[int] = []
@@ -145,23 +165,19 @@ async def _run(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
             output = await tool.run(ctx, tool_input)
     except asyncio.CancelledError:
         s.record(ToolError(actor=agent.id, cause=call_seq, tool=tool.name,
-                           message="cancelled: the agent was stopped", duration_ms=_ms(started)))
+                           message="cancelled: the agent was stopped", duration_ms=_ms(started), call=call_id))
         raise
     except ToolFailure as exc:
-        return _failed(agent, call_seq, tool.name, exc.message, started, changes)
+        return _Ran(False, exc.message, _ms(started), tuple(sorted(changes)))
     except (TimeoutError, asyncio.TimeoutError):
-        return _failed(agent, call_seq, tool.name, f"{tool.name} timed out after {tool.timeout_s:g} s", started,
-                       changes)
+        return _Ran(False, f"{tool.name} timed out after {tool.timeout_s:g} s", _ms(started), tuple(sorted(changes)))
     except Exception as exc:  # noqa: BLE001 - a broken tool is a result, never the agent's death
-        return _failed(agent, call_seq, tool.name, f"{tool.name} failed: {type(exc).__name__}: {exc}", started,
-                       changes)
+        return _Ran(False, f"{tool.name} failed: {type(exc).__name__}: {exc}", _ms(started), tuple(sorted(changes)))
     finally:
         if unlisten is not None:
             unlisten()
-    duration_ms = _ms(started)
-    result = s.record(ToolResult(actor=agent.id, cause=call_seq, output=output.data, duration_ms=duration_ms))
-    return CallReport(Outcome.OK, clean_text(output.content), result.seq, call_seq, duration_ms,
-                      tuple(sorted(changes)), untrusted_source(tool, tool_input, output))
+    return _Ran(True, clean_text(output.content), _ms(started), tuple(sorted(changes)), output.data,
+                untrusted_source(tool, tool_input, output))
 
 
 def _changes_of(call_seq: int, into: list[int]) -> Callable[[Entry], None]:
@@ -203,12 +219,11 @@ def _shown(message: str) -> str:
     return capped(clean_text(message))
 
 
-def _failed(agent: AgentProcess, cause: int, tool: str, message: str, started: float,
-            changes: Sequence[int] = ()) -> CallReport:
+def _failed(agent: AgentProcess, cause: int, tool: str, message: str, duration_ms: float,
+            changes: Sequence[int] = (), call: str | None = None) -> CallReport:
     message = _shown(message)
-    duration_ms = _ms(started)
     entry = agent.services.record(ToolError(actor=agent.id, cause=cause, tool=tool, message=message,
-                                            duration_ms=duration_ms))
+                                            duration_ms=duration_ms, call=call))
     return CallReport(Outcome.ERROR, message, entry.seq, cause, duration_ms, tuple(sorted(changes)))
 
 

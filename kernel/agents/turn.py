@@ -9,6 +9,7 @@ sends can break the executor, the ledger, a view or the next request.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from dataclasses import dataclass
 from typing import assert_never
@@ -22,6 +23,7 @@ from ..providers.base import TextChunk
 from ..untrusted import clean_text
 from .admit import admit
 from .process import AgentProcess
+from .records import RequestTimer, record_request
 
 
 @dataclass(frozen=True)
@@ -47,28 +49,46 @@ async def request_turn(agent: AgentProcess) -> AssistantTurn:
     s = agent.services
     agent.turns += 1
     s.bus.publish(TurnStarted(agent.id, agent.turns))
+    timer = RequestTimer(s.clock.now())
+    try:
+        turn = await _stream_turn(agent, timer)
+        record_request(agent, timer, "ok", reply=turn.message, stop_reason=turn.stop_reason)
+    except ProviderError as exc:
+        record_request(agent, timer, "error", error=str(exc))
+        raise
+    except asyncio.CancelledError:
+        record_request(agent, timer, "cancelled")
+        raise
+    finally:
+        agent.settle_usage()
+    s.bus.publish(TurnFinished(agent.id, agent.turns, turn.stop_reason))
+    return turn
+
+
+async def _stream_turn(agent: AgentProcess, timer: RequestTimer) -> AssistantTurn:
+    """The stream of one request, assembled into a turn (usage is reported as it comes)."""
+    s = agent.services
     provider = s.providers(agent.provider)
     text: list[str] = []
     calls: list[ToolCallReady] = []
     stop: str | None = None
-    try:
-        async with contextlib.aclosing(provider.stream(build_request(agent))) as events:  # type: ignore[type-var]
-            async for event in events:
-                match event:
-                    case TextChunk(text=chunk):
-                        chunk = clean_text(chunk)  # a "\ud800" escape would break the display and the next request
-                        text.append(chunk)
-                        s.bus.publish(TextDelta(agent.id, chunk))
-                    case ToolCallReady():
-                        calls.append(admit(event))
-                    case UsageReport(input_tokens=i, output_tokens=o):
-                        agent.report_usage(i, o)
-                    case StreamEnd(stop_reason=reason):
-                        stop = reason
-                    case _:
-                        assert_never(event)
-    finally:
-        agent.settle_usage()
+    async with contextlib.aclosing(provider.stream(build_request(agent))) as events:  # type: ignore[type-var]
+        async for event in events:
+            match event:
+                case TextChunk(text=chunk):
+                    timer.token()
+                    chunk = clean_text(chunk)  # a "\ud800" escape would break the display and the next request
+                    text.append(chunk)
+                    s.bus.publish(TextDelta(agent.id, chunk))
+                case ToolCallReady():
+                    timer.token()
+                    calls.append(admit(event))
+                case UsageReport(input_tokens=i, output_tokens=o):
+                    agent.report_usage(i, o)
+                case StreamEnd(stop_reason=reason):
+                    stop = reason
+                case _:
+                    assert_never(event)
     if stop is None:
         raise ProviderError(agent.provider, "incomplete", "the reply ended without a stop reason", started=True)
     parts: list[Part] = []
@@ -76,5 +96,4 @@ async def request_turn(agent: AgentProcess) -> AssistantTurn:
         parts.append(TextPart("".join(text)))
     for call in calls:
         parts.append(ToolUse(call.id, call.name, dict(call.input) if call.input is not None else {}, call.meta))
-    s.bus.publish(TurnFinished(agent.id, agent.turns, stop))
     return AssistantTurn(Message("assistant", tuple(parts)), tuple(calls), stop)

@@ -44,7 +44,8 @@ def test_new_entries_show_live_on_top(main):
     assert _row_text(view, 0, COL_KIND) == "agent.spawn"
     main.write(a, "notes/todo.md", "- [ ] call the bank\n")
     kinds = [_row_text(view, r, COL_KIND) for r in range(view.model.rowCount())]
-    assert kinds[:1] == ["result"] and "fs.write" in kinds and "lease.grant" in kinds and kinds[-1] == "agent.spawn"
+    # newest first: the model's last request (its reply "done"), then the tool's result
+    assert kinds[:2] == ["request", "result"] and "fs.write" in kinds and "lease.grant" in kinds and kinds[-1] == "agent.spawn"
     row = _find(view, "fs.write")
     assert _row_text(view, row, COL_WHAT) == "notes/todo.md"  # relative to the agent's workspace
     assert view.model.data(view.model.index(row, COL_WHAT), Qt.ItemDataRole.FontRole).fixedPitch() or True

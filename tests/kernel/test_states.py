@@ -12,6 +12,6 @@ def test_each_state_answers_busy_can_pause_and_final():
 
 
 def test_states_and_outcomes_are_their_words():
-    assert [str(s) for s in AgentState] == ["running", "waiting", "paused", "idle", "killed", "failed"]
+    assert [str(s) for s in AgentState] == ["running", "waiting", "paused", "idle", "interrupted", "killed", "failed"]
     assert f"{AgentState.WAITING}" == "waiting" and AgentState("paused") is AgentState.PAUSED
     assert {o for o in Outcome if not o.failed} == {Outcome.OK, Outcome.GRANTED}

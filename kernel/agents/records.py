@@ -1,0 +1,62 @@
+"""The conversation on the record: user turns and provider requests as ledger entries.
+
+Each user turn is a ``message`` entry and each provider request a ``request``
+entry (why it was made, how long it took, its tokens, how it ended and the
+reply). With the tool outcomes (``result``/``error``, which carry the model's
+call id and what the model read) they are enough to rebuild the exact
+conversation the model saw (``agents.rebuild``). A request is recorded once
+it is over, so a reply that broke off is on the record as ``error`` or
+``cancelled`` and never in the conversation.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ledger import ModelRequest, UserTurn
+
+from ..messages import Message, TextPart, ToolUse
+from .process import AgentProcess
+
+USER_TURN = "user-turn"
+TOOL_RESULTS = "tool-results"
+RESUME = "resume"
+AUTOMATION = "automation"
+
+
+def record_user_turn(agent: AgentProcess, text: str) -> None:
+    agent.services.record(UserTurn(actor=agent.id, text=text))
+
+
+@dataclass
+class RequestTimer:
+    """Times one provider request: start (kernel clock), duration and time to first token."""
+
+    start: float
+    began: float = field(default_factory=time.perf_counter)
+    first_token_ms: float | None = None
+
+    def token(self) -> None:
+        if self.first_token_ms is None:
+            self.first_token_ms = _ms(self.began)
+
+
+def record_request(agent: AgentProcess, timer: RequestTimer, status: str, *, reply: Message | None = None,
+                   stop_reason: str | None = None, error: str = "") -> None:
+    """Append the ``request`` entry of the request just over (the budget's in-flight usage is its usage)."""
+    used = agent.budget.current
+    parts = reply.parts if reply is not None else ()
+    agent.services.record(ModelRequest(
+        actor=agent.id, reason=agent.request_reason, provider=agent.provider, model=agent.model, status=status,
+        start=timer.start, duration_ms=_ms(timer.began), first_token_ms=timer.first_token_ms,
+        input_tokens=used.input_tokens, output_tokens=used.output_tokens, stop_reason=stop_reason,
+        text="".join(p.text for p in parts if isinstance(p, TextPart)),
+        tool_calls=tuple({"id": p.id, "name": p.name, "input": dict(p.input), "meta": dict(p.meta)}
+                         for p in parts if isinstance(p, ToolUse)),
+        error=error,
+    ))
+
+
+def _ms(began: float) -> float:
+    return round((time.perf_counter() - began) * 1000, 3)

@@ -1,0 +1,49 @@
+"""Agent processes made from their records (``agents.rebuild``): after a restart, or when an
+archived agent is continued, and the History rows of those out of the table.
+
+An agent that was working when the kernel stopped (its conversation ends
+with something the model has not answered) comes back ``interrupted`` and
+waits for the user to resume it; one whose last request failed comes back
+``failed``; one at its budget ``paused``; the rest ``idle``.
+"""
+
+from __future__ import annotations
+
+from ..api import HistoryItem
+from ..budget import Budget
+from ..prices import cost_of
+from ..states import AgentState
+from .process import AgentProcess
+from .rebuild import AgentRecord, conversation_of
+from .services import Services
+
+STOPPED = "the kernel stopped while it worked; resume to continue"
+
+
+def process_from(rec: AgentRecord, services: Services) -> AgentProcess:
+    """The agent's process; its conversation is read from the record when first needed."""
+    spawn, upto = rec.spawn, services.ledger.last_seq()  # later entries are appended to it in memory
+    agent = AgentProcess(rec.id, spawn.name, spawn.provider, spawn.model, spawn.workspace, spawn.ts, services,
+                         Budget(rec.budget, spent=rec.usage), messages=None,
+                         load_messages=lambda: conversation_of(services.ledger, spawn, upto))
+    agent.state, agent.reason = _state(rec, agent.budget)
+    agent.request_reason = "resume"
+    return agent
+
+
+def _state(rec: AgentRecord, budget: Budget) -> tuple[AgentState, str]:
+    if not rec.needs_reply:
+        return AgentState.IDLE, ""
+    if rec.failure is not None:
+        return AgentState.FAILED, rec.failure
+    if budget.reached:
+        return AgentState.PAUSED, budget.describe()
+    return AgentState.INTERRUPTED, STOPPED
+
+
+def history_item(rec: AgentRecord, services: Services) -> HistoryItem:
+    spawn, used = rec.spawn, rec.usage
+    return HistoryItem(
+        rec.id, spawn.name, rec.first_prompt, spawn.ts, rec.last_ts, used.input_tokens, used.output_tokens,
+        cost_of(services.settings.prices, spawn.provider, spawn.model, used.input_tokens, used.output_tokens),
+        spawn.provider, spawn.model, rec.archived, rec.killed)
