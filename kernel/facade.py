@@ -92,6 +92,11 @@ class Kernel:
         """Why ``provider`` cannot be used yet (no API key, say), in words; None when it can."""
         return None if self._provider_problem is None else self._provider_problem(provider)
 
+    def set_attached(self, attached: bool) -> None:
+        """Whether a client that can answer lease requests is connected now (the service says;
+        the system prompt tells the model)."""
+        self._services.attached = attached
+
     def tools(self) -> list[ToolInfo]:
         """The tools agents may call, with the scope each asks a lease for."""
         return [ToolInfo(d.name, d.scope, str(d.risk), d.trusted) for d in self._services.tools.descriptors()]
