@@ -145,8 +145,9 @@ class Kernel:
     def conversation(self, agent_id: str) -> tuple[Message, ...]:
         return self._get(agent_id).conversation
 
-    def send(self, agent_id: str, text: str) -> asyncio.Task[None]:
-        """Add a user message and run the loop until idle, paused, failed or killed."""
+    def send(self, agent_id: str, text: str) -> None:
+        """Add a user message and start the loop, which runs until idle, paused, failed or killed
+        (``await wait(agent_id)`` for that: a task cannot cross the service's socket)."""
         agent = self._get(agent_id)
         if agent.killed:
             raise InvalidState(agent.id, agent.state, "send")
@@ -156,7 +157,7 @@ class Kernel:
             raise ValueError("the message is empty")
         agent.append(user_text(text))
         self._services.bus.publish(UserMessage(agent.id, text))
-        return self._start(agent)
+        self._start(agent)
 
     def pause(self, agent_id: str) -> None:
         """Pause at the next step (before the next model request)."""
@@ -168,16 +169,17 @@ class Kernel:
         elif agent.state is not AgentState.PAUSED:
             agent.set_state(AgentState.PAUSED, "paused by the user")
 
-    def resume(self, agent_id: str) -> asyncio.Task[None] | None:
-        """Continue a paused agent; returns the running task, or None when there was nothing to continue."""
+    def resume(self, agent_id: str) -> None:
+        """Continue a paused agent (its state says whether there was anything to continue: running
+        or idle); ``await wait(agent_id)`` waits for the work."""
         agent = self._get(agent_id)
         if agent.state is not AgentState.PAUSED:
             raise InvalidState(agent.id, agent.state, "resume")
         agent.pause_requested = False
         if agent.needs_reply:
-            return self._start(agent)
+            self._start(agent)
+            return
         agent.set_state(AgentState.IDLE)
-        return None
 
     def raise_budget(self, agent_id: str, budget: int) -> AgentInfo:
         agent = self._get(agent_id)

@@ -109,9 +109,9 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
         lines = ToolLines(info.id, stdout, stderr)
         kernel.subscribe(lines)
-        task = kernel.send(info.id, args.prompt)
+        kernel.send(info.id, args.prompt)
         interrupted = _on_interrupt(lambda: kernel.kill(info.id, reason="interrupted (Ctrl-C)"))
-        await asyncio.wait({task})
+        await kernel.wait(info.id)
         final = kernel.agent(info.id)
         lines.finish()
         if interrupted.is_set() or final.state.final:

@@ -310,7 +310,8 @@ class RemoteKernel:
         self._settings = settings
 
     def provider_problem(self, provider: str) -> str | None:
-        return self._call("provider_problem", provider=provider)  # type: ignore[no-any-return]
+        problem = self._call("provider_problem", provider=provider)
+        return problem if isinstance(problem, str) else None
 
     def tools(self) -> list[Any]:
         return list(self._call("tools"))

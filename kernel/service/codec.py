@@ -52,10 +52,9 @@ def _enc(value: Any, depth: int) -> Any:
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, enum.Enum):
-        cls = type(value)
-        if TYPES.get(cls.__name__) is not cls:
-            raise CodecError(f"not a kernel type: {cls.__name__}")
-        return {"$t": cls.__name__, "$v": value.value}
+        if TYPES.get(type(value).__name__) is not type(value):
+            raise CodecError(f"not a kernel type: {type(value).__name__}")
+        return {"$t": type(value).__name__, "$v": value.value}
     if isinstance(value, (int, float)):
         return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -131,7 +130,7 @@ def _dec_typed(data: dict[str, Any], depth: int) -> Any:
             return cls(data["$v"])
         except ValueError:
             raise CodecError(f"not a {name}: {data['$v']!r}") from None
-    fields = {f.name for f in dataclasses.fields(cls) if f.init}
+    fields = {f.name for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]  # a dataclass: TYPES holds only those and enums
     given = set(data) - {"$t"}
     if given - fields:
         raise CodecError(f"unknown field(s) of {name}: {', '.join(sorted(given - fields))}")

@@ -66,6 +66,7 @@ def health(kernel: Any, store: SettingsStore) -> dict[str, Any]:
     """What ``agentdesk status`` reports beyond the server's own figures (never a key)."""
     from ledger import Intact
 
+    from ..errors import ConfigError
     from ..settings import KEY_VARIABLES
 
     integrity = kernel.ledger_integrity()
@@ -74,7 +75,7 @@ def health(kernel: Any, store: SettingsStore) -> dict[str, Any]:
         try:
             if store.api_key(name) is not None:
                 keyed.append(name)
-        except Exception:  # an unreadable keys.json: that provider has no usable key
+        except ConfigError:  # an unreadable keys.json: that provider has no usable key
             continue
     return {
         "agents": dict(Counter(str(a.state) for a in kernel.agents())),

@@ -72,12 +72,14 @@ def error_data(exc: BaseException) -> dict[str, Any]:
 
 def raise_remote(body: Mapping[str, Any]) -> None:
     """Raise the error a response carries, as the class the kernel raised where there is one."""
-    code = body.get("code") if isinstance(body.get("code"), int) else INTERNAL_ERROR
+    raw_code = body.get("code")
+    code = raw_code if isinstance(raw_code, int) else INTERNAL_ERROR
     message = str(body.get("message", "the kernel refused the call"))
-    data = body.get("data") if isinstance(body.get("data"), dict) else {}
+    raw_data = body.get("data")
+    data: Mapping[str, Any] = raw_data if isinstance(raw_data, dict) else {}
     kind, text = data.get("type"), str(data.get("message", message))
-    f = data.get("fields") if isinstance(data.get("fields"), dict) else {}
-    f = {k: v for k, v in f.items() if isinstance(v, str)}
+    raw_fields = data.get("fields")
+    f = {k: v for k, v in (raw_fields if isinstance(raw_fields, dict) else {}).items() if isinstance(v, str)}
     if kind == "UnknownAgent" and "agent_id" in f:
         raise UnknownAgent(f["agent_id"])
     if kind == "InvalidState" and {"agent_id", "state", "action"} <= set(f):

@@ -28,7 +28,7 @@ from typing import Any, Awaitable, Callable
 from ..events import Event, LedgerAppended
 from . import codec, protocol as p
 from .home import private_folder
-from .methods import METHODS, ParamsError
+from .methods import METHODS
 
 log = logging.getLogger(__name__)
 
@@ -277,7 +277,7 @@ class KernelServer:
     async def _answer(self, conn: Connection, rid: Any, call: Awaitable[Any]) -> None:
         try:
             value = await call
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - every kernel error, and the unexpected: the client hears it
             await self._reply(conn, p.error(rid, p.KERNEL_ERROR, str(exc), p.error_data(exc)))
             return
         await self._reply(conn, p.result(rid, codec.encode(value)))
@@ -288,7 +288,7 @@ class KernelServer:
             if isinstance(value, asyncio.Task):
                 value = None  # send/resume: the work goes on in the kernel; wait() waits for it
             return p.result(rid, codec.encode(value))
-        except Exception as exc:  # every kernel error, and the unexpected: the client hears it
+        except Exception as exc:  # noqa: BLE001 - every kernel error, and the unexpected: the client hears it
             if not isinstance(exc, (ValueError, LookupError)) and type(exc).__module__.split(".")[0] not in ("kernel", "ledger"):
                 log.exception("a facade call failed")
             return p.error(rid, p.KERNEL_ERROR, str(exc) or type(exc).__name__, p.error_data(exc))
