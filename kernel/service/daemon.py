@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..settings import SettingsStore
-from .home import HomeLock, socket_path
+from .home import HomeLock, private_folder, socket_path
 from .server import KernelServer
 
 
@@ -42,7 +42,10 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
         kernel = Kernel(ledger=ledger, settings=settings, providers=providers, attached=False,
                         snapshot_dir=home / "snapshots", watch_workspaces=True,
                         provider_problem=lambda name: missing_key_message(name, store))
-        server = KernelServer(kernel, socket_path(home), status=lambda: health(kernel, store),
+        path = socket_path(home)
+        if path.parent != home:  # a runtime folder (the home's path was too long for a socket address)
+            private_folder(path.parent)
+        server = KernelServer(kernel, path, status=lambda: health(kernel, store),
                               on_attached=kernel.set_attached)
         await server.start()
         loop = asyncio.get_running_loop()

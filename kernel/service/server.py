@@ -27,7 +27,6 @@ from typing import Any, Awaitable, Callable
 
 from ..events import Event, LedgerAppended
 from . import codec, protocol as p
-from .home import private_folder
 from .methods import METHODS
 
 log = logging.getLogger(__name__)
@@ -69,9 +68,6 @@ class KernelServer:
         self._unsubscribe = kernel.subscribe(self._publish)
 
     async def start(self) -> None:
-        if self.path.parent != Path(self.path.parent.anchor):
-            if self.path.parent.name == "agentdesk" or self.path.parent.name.startswith("agentdesk-"):
-                private_folder(self.path.parent)
         if self.path.is_socket():
             self.path.unlink()  # left by a kernel that died (we hold the home's lock: it is not running)
         old = os.umask(0o177)  # the socket is born 0600: no window before a chmod
