@@ -143,6 +143,7 @@ class EventChannel:
         """Connect and subscribe now (NotRunning when no kernel listens), then keep it up."""
         self.last_seq = since_seq
         reader = await self._open()
+        self.connected.set()
         self._task = asyncio.get_running_loop().create_task(self._run(reader))
 
     async def _open(self) -> asyncio.StreamReader:
@@ -158,8 +159,6 @@ class EventChannel:
 
     async def _run(self, reader: asyncio.StreamReader) -> None:
         while not self._closing:
-            self.connected.set()
-            self._on_connection(True)
             await self._read(reader)
             self.connected.clear()
             self._fail_pending()
@@ -167,6 +166,8 @@ class EventChannel:
                 return
             self._on_connection(False)
             reader = await self._reconnect()
+            self.connected.set()
+            self._on_connection(True)
 
     async def _reconnect(self) -> asyncio.StreamReader:
         for delay in itertools.chain(RECONNECT_S, itertools.repeat(RECONNECT_S[-1])):

@@ -49,12 +49,12 @@ def encode(value: Any) -> Any:
 def _enc(value: Any, depth: int) -> Any:
     if depth > MAX_DEPTH:
         raise CodecError("value nested too deep")
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, enum.Enum):
+    if isinstance(value, enum.Enum):  # before str: the kernel's enums are StrEnums
         if TYPES.get(type(value).__name__) is not type(value):
             raise CodecError(f"not a kernel type: {type(value).__name__}")
         return {"$t": type(value).__name__, "$v": value.value}
+    if value is None or isinstance(value, (bool, str)):
+        return value
     if isinstance(value, (int, float)):
         return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):

@@ -42,6 +42,11 @@ def test_kernel_values_round_trip(value):
     assert decode(encode(value)) == value
 
 
+def test_enums_come_back_as_enums():
+    assert type(decode(encode(INFO)).state) is AgentState
+    assert type(decode(encode(Outcome.OK))) is Outcome
+
+
 @pytest.mark.parametrize("data", [
     {"$t": "Popen", "args": []},                                  # not a kernel type
     {"$t": "AgentInfo", "id": "a"},                               # fields missing
