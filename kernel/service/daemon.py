@@ -46,7 +46,7 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
         if path.parent != home:  # a runtime folder (the home's path was too long for a socket address)
             private_folder(path.parent)
         server = KernelServer(kernel, path, status=lambda: health(kernel, store),
-                              on_attached=kernel.set_attached)
+                              on_attached=kernel.set_attached, on_settings=providers.forget)
         await server.start()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):

@@ -55,12 +55,14 @@ class KernelServer:
     """Serves ``kernel`` (a ``kernel.facade.Kernel``) on ``path`` until ``stop`` is called."""
 
     def __init__(self, kernel: Any, path: Path, *, status: Callable[[], dict[str, Any]] | None = None,
-                 on_attached: Callable[[bool], None] | None = None, queue_limit: int = p.QUEUE_LIMIT) -> None:
+                 on_attached: Callable[[bool], None] | None = None, on_settings: Callable[[], None] | None = None,
+                 queue_limit: int = p.QUEUE_LIMIT) -> None:
         self.kernel, self.path = kernel, path
         self.started_at = time.time()
         self.stopped = asyncio.Event()
         self._status = status or (lambda: {})
         self._on_attached = on_attached or (lambda attached: None)
+        self._on_settings = on_settings or (lambda: None)  # keys or base URLs may have changed
         self._queue_limit = queue_limit
         self._connections: set[Connection] = set()
         self._server: asyncio.base_events.Server | None = None
@@ -269,6 +271,8 @@ class KernelServer:
             task.add_done_callback(conn.tasks.discard)
         else:
             await self._reply(conn, self._outcome(rid, lambda: getattr(self.kernel, name)(**kwargs)))
+            if name == "update_settings":
+                self._on_settings()
 
     async def _answer(self, conn: Connection, rid: Any, call: Awaitable[Any]) -> None:
         try:
