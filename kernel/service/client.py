@@ -155,7 +155,24 @@ class EventChannel:
         writer.write(codec.dumps(p.request(0, "hello", hello_params(self.client, self.answers_leases))))
         writer.write(codec.dumps(p.request(-1, "subscribe", {"since_seq": self.last_seq})))
         await writer.drain()
+        await self._until_subscribed(reader)
         return reader
+
+    async def _until_subscribed(self, reader: asyncio.StreamReader) -> None:
+        """Read up to the subscribe reply (the replay comes first), so no event after this is missed."""
+        while True:
+            try:
+                line = await reader.readline()
+            except (ConnectionError, ValueError, asyncio.LimitOverrunError):
+                line = b""
+            if not line:
+                raise p.NotRunning(f"the kernel on {self.path} closed the connection while subscribing")
+            message = json.loads(line)
+            if message.get("id") in (0, -1) and "error" in message:
+                p.raise_remote(message["error"] if isinstance(message["error"], dict) else {})
+            self._dispatch(message)
+            if message.get("id") == -1:
+                return
 
     async def _run(self, reader: asyncio.StreamReader) -> None:
         while not self._closing:
@@ -174,7 +191,7 @@ class EventChannel:
             await asyncio.sleep(delay)  # the kernel is away: try again a little later
             try:
                 return await self._open()
-            except p.NotRunning:
+            except (p.ServiceError, ValueError):  # not up yet, or not answering as it should: try again
                 continue
         raise AssertionError("unreachable")
 

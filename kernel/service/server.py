@@ -30,6 +30,7 @@ from . import codec, protocol as p
 from .methods import METHODS
 
 log = logging.getLogger(__name__)
+REPLAY_PAGE = 500  # ledger entries read per step of a replay
 
 
 @dataclass(eq=False)
@@ -130,15 +131,14 @@ class KernelServer:
         """The entries after ``since`` up to now, oldest first, as LedgerAppended events."""
         upto = self._seq
         after = since
-        while after < upto:
-            page = self.kernel.ledger_page(after=after, before=upto + 1, limit=500)
-            if not page:
-                return
+        while after < upto:  # windows of REPLAY_PAGE seqs: a page is newest first, so each holds all of one window
+            window_end = min(after + REPLAY_PAGE, upto)
+            page = self.kernel.ledger_page(after=after, before=window_end + 1, limit=REPLAY_PAGE)
             for entry in reversed(page):
                 event = LedgerAppended(entry)
                 conn.writer.write(codec.dumps(p.notification("event", {"seq": entry.seq,
                                                                        "event": codec.encode(event)})))
-            after = page[0].seq
+            after = window_end
             await conn.writer.drain()
 
     # ---- connections ---------------------------------------------------------
