@@ -68,7 +68,8 @@ async def measure(calls: int, root: Path) -> list[float]:
                         providers=lambda _n: provider)
         agent = kernel.spawn("bench")
         kernel.grant_lease(agent.id, "fs.write", 8 * 3600)
-        await kernel.send(agent.id, "write files")
+        kernel.send(agent.id, "write files")
+        await kernel.wait(agent.id)
         await kernel.aclose()
     # gap i: reply i complete → request i+1 issued
     return [(provider.request_at[i + 1] - provider.reply_done[i]) * 1000 for i in range(calls)]

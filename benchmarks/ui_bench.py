@@ -130,9 +130,10 @@ async def streaming(agents: int, seconds: float, rate: float, tmp: Path) -> dict
 
     meter = StallMeter()
     started = time.perf_counter()
-    tasks = [desk.kernel.send(agent_id, "stream please") for agent_id in ids]
+    for agent_id in ids:
+        desk.kernel.send(agent_id, "stream please")
     meter.start()
-    await asyncio.wait(tasks)
+    await asyncio.gather(*(desk.kernel.wait(agent_id) for agent_id in ids))
     elapsed = time.perf_counter() - started
     while not desk.bridge.frames.idle:  # the stall figures include the redraws the stream left behind
         await asyncio.sleep(0.01)
@@ -202,7 +203,9 @@ async def long_conversations(tmp: Path, calls: int = 40) -> dict[str, float]:
     meter = StallMeter()
     meter.start()
     started = time.perf_counter()
-    await asyncio.wait([desk.kernel.send(agent_id, "write and read the bench files") for agent_id in ids])
+    for agent_id in ids:
+        desk.kernel.send(agent_id, "write and read the bench files")
+    await asyncio.gather(*(desk.kernel.wait(agent_id) for agent_id in ids))
     elapsed = time.perf_counter() - started
     meter.stop()
     states = {desk.kernel.agent(a).state for a in ids}

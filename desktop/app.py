@@ -87,6 +87,61 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     return desk
 
 
+async def attach_desktop(root: Path, *, grant_delay_ms: int | None = None) -> Desktop:
+    """The desktop over the home's kernel service: attach to it, or start one (detached, so it
+    outlives the desktop) and attach. Providers and their SDKs live in the kernel's process; the
+    status line says attached or detached, and the client reconnects by itself."""
+    from kernel.api import ConfigError
+    from kernel.service import RemoteKernel, ServiceError, ensure_kernel
+    from kernel.settings import SettingsStore
+
+    from .bridge import EventBridge
+    from .main_window import MainWindow
+
+    try:
+        await asyncio.to_thread(ensure_kernel, root)
+        kernel = await RemoteKernel.for_home(root, client="desktop", answers_leases=True).start()
+    except ServiceError as exc:
+        raise ConfigError(f"could not reach the kernel service: {exc}") from exc
+    store = SettingsStore(root)
+    bridge = EventBridge(kernel)
+    window = MainWindow(kernel, bridge, now=kernel.now, default_root=str(Path(kernel.settings.workspace).expanduser()),
+                        attached=True)
+    desk = Desktop(kernel, None, bridge, window, store, None)
+    window._open_settings = lambda: open_settings(desk)
+    window._make_ask_window = lambda agent_id: _ask_window(desk, agent_id)
+    desk.lease_dialogs = _lease_dialogs(kernel, bridge, window, grant_delay_ms)
+    window._bring_up_lease = desk.lease_dialogs.bring_up
+    kernel.on_connection(lambda up: _show_attached(window, up))
+    return desk
+
+
+def _show_attached(window: Any, up: bool) -> None:
+    window.status.counts.attached = up
+    window.status.refresh()
+
+
+def _busy_agents(desk: Desktop) -> list[Any]:
+    try:
+        return [a for a in desk.kernel.agents() if a.state.busy]
+    except Exception:  # noqa: BLE001 - the kernel is gone: nothing to keep or stop
+        return []
+
+
+def ask_keep_running(desk: Desktop, busy: list[Any]) -> bool:
+    """Quitting with agents working: True to keep them running in the kernel, False to stop them."""
+    from PySide6.QtWidgets import QMessageBox
+
+    box = QMessageBox(QMessageBox.Icon.Question, "Agents are working",
+                      f"{len(busy)} agent(s) are still working. They can keep running in the kernel "
+                      "while the desktop is closed, or stop now.")
+    keep = box.addButton("Keep them running", QMessageBox.ButtonRole.AcceptRole)
+    box.addButton("Stop them and quit", QMessageBox.ButtonRole.DestructiveRole)
+    box.setDefaultButton(keep)
+    box.exec()
+    return box.clickedButton() is keep
+
+
 def _lease_dialogs(kernel: Any, bridge: Any, window: Any, grant_delay_ms: int | None) -> Any:
     from .lease_dialog import GRANT_DELAY_MS, LeaseDialogs
 
@@ -201,7 +256,11 @@ def run(argv: list[str] | None = None) -> int:
     app = make_app(argv)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    desk = build_desktop(home(), watch_workspaces=True)
+    remote = os.environ.get("AGENTDESK_KERNEL", "service") != "in-process"
+    if remote:  # the kernel service of this home (started if none runs)
+        desk = loop.run_until_complete(attach_desktop(home()))
+    else:
+        desk = build_desktop(home(), watch_workspaces=True)
     for problem in desk.store.problems():
         print(f"agentdesk: {problem.message}", file=sys.stderr)
     freeze_startup_objects()
@@ -212,17 +271,26 @@ def run(argv: list[str] | None = None) -> int:
     desk.window.show()
     show_config_problems(desk)
     with loop:
-        from kernel.extensions.setup import start_configured_mcp  # MCP servers start beside the window
+        mcp = None
+        if not remote:  # the kernel service starts its own MCP servers
+            from kernel.extensions.setup import start_configured_mcp  # MCP servers start beside the window
 
-        kernel: Any = desk.kernel  # the in-process Kernel this composition root built
-        mcp = loop.create_task(start_configured_mcp(kernel, home()))
-        mcp.add_done_callback(lambda t: [print(f"agentdesk: {line}", file=sys.stderr)
-                                         for line in (t.result() if not t.cancelled() and not t.exception() else [])])
+            mcp = loop.create_task(start_configured_mcp(cast(Any, desk.kernel), home()))
+            mcp.add_done_callback(lambda t: [print(f"agentdesk: {line}", file=sys.stderr) for line in
+                                             (t.result() if not t.cancelled() and not t.exception() else [])])
         loop.run_until_complete(closed.wait())
-        loop.run_until_complete(kernel.stop_mcp())
-        if hasattr(desk.providers, "aclose"):
+        if remote:
+            busy = [] if os.environ.get("AGENTDESK_EXIT_WHEN_SHOWN") else _busy_agents(desk)
+            if busy and not ask_keep_running(desk, busy):
+                for agent in busy:
+                    desk.kernel.kill(agent.id, reason="stopped when the desktop quit")
+            loop.run_until_complete(desk.kernel.aclose())  # lets go of the kernel; it keeps running
+        else:
+            loop.run_until_complete(cast(Any, desk.kernel).stop_mcp())
+        if not remote and hasattr(desk.providers, "aclose"):
             loop.run_until_complete(desk.providers.aclose())  # provider host processes end with the desktop
-    desk.ledger.close()
+    if desk.ledger is not None:
+        desk.ledger.close()
     return 0
 
 

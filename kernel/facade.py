@@ -106,6 +106,11 @@ class Kernel:
         """Why ``provider`` cannot be used yet (no API key, say), in words; None when it can."""
         return None if self._provider_problem is None else self._provider_problem(provider)
 
+    def set_attached(self, attached: bool) -> None:
+        """Whether a client that can answer lease requests is connected now (the service says;
+        the system prompt tells the model)."""
+        self._services.attached = attached
+
     def tools(self) -> list[ToolInfo]:
         """The tools agents may call, with the scope each asks a lease for."""
         return [ToolInfo(d.name, d.scope, str(d.risk), d.trusted) for d in self._services.tools.descriptors()]
@@ -162,8 +167,9 @@ class Kernel:
             return self._agents[agent_id].conversation
         return conversation_of(self._services.ledger, self._record(agent_id).spawn)
 
-    def send(self, agent_id: str, text: str) -> asyncio.Task[None]:
-        """Add a user message and run the loop until idle, paused, failed or killed."""
+    def send(self, agent_id: str, text: str) -> None:
+        """Add a user message and start the loop, which runs until idle, paused, failed or killed
+        (``await wait(agent_id)`` for that: a task cannot cross the service's socket)."""
         agent = self._get(agent_id)
         if agent.killed:
             raise InvalidState(agent.id, agent.state, "send")
@@ -175,7 +181,7 @@ class Kernel:
         agent.append(user_text(text))
         agent.request_reason = USER_TURN
         self._services.bus.publish(UserMessage(agent.id, text))
-        return self._start(agent)
+        self._start(agent)
 
     def pause(self, agent_id: str) -> None:
         """Pause at the next step (before the next model request)."""
@@ -187,18 +193,18 @@ class Kernel:
         elif agent.state is not AgentState.PAUSED:
             agent.set_state(AgentState.PAUSED, "paused by the user")
 
-    def resume(self, agent_id: str) -> asyncio.Task[None] | None:
-        """Continue a paused or interrupted agent; returns the running task, or None when there was
-        nothing to continue."""
+    def resume(self, agent_id: str) -> None:
+        """Continue a paused or interrupted agent (its state says whether there was anything to continue:
+        running or idle); ``await wait(agent_id)`` waits for the work."""
         agent = self._get(agent_id)
         if not agent.state.resumable:
             raise InvalidState(agent.id, agent.state, "resume")
         agent.pause_requested = False
         if agent.needs_reply:
             agent.request_reason = RESUME
-            return self._start(agent)
+            self._start(agent)
+            return
         agent.set_state(AgentState.IDLE)
-        return None
 
     def raise_budget(self, agent_id: str, budget: int) -> AgentInfo:
         agent = self._get(agent_id)

@@ -1,4 +1,5 @@
-"""The ``agentdesk`` command line: ``ask``, ``ledger`` and ``undo``.
+"""The ``agentdesk`` command line: ``ask``, ``ledger``, ``undo``, and the kernel service's
+``kernel``, ``ps``, ``kill`` and ``status``.
 
 Each subcommand lives in its own module and is imported only when used, so
 ``agentdesk ledger`` never pays for a provider SDK. Errors are one line on
@@ -17,7 +18,9 @@ from typing import NoReturn, Sequence
 from ..errors import ConfigError
 
 # subcommand → module under kernel.cli with add_parser(subparsers) and run(args) -> int
-COMMANDS = {"ask": "ask", "ledger": "ledger_cmd", "undo": "undo_cmd"}
+COMMANDS = {"ask": "ask", "ledger": "ledger_cmd", "undo": "undo_cmd",
+            # the kernel service and its clients (kernel/service)
+            "kernel": "kernel_cmd", "ps": "ps_cmd", "kill": "kill_cmd", "status": "status_cmd"}
 COMMANDS["mcp"] = "mcp_cmd"  # agentdesk mcp add|list|rm (kernel/extensions)
 
 EXIT_USAGE = 2

@@ -3,7 +3,8 @@
 Text streams to stdout; one line per tool call, lease prompts, the pause
 reason and errors go to stderr. Lease requests are asked on the terminal
 when stdin is a TTY; otherwise they are denied, except the scopes granted up
-front with ``--grant``. Exit status: 0 idle, 2 bad usage or configuration,
+front with ``--grant``. When a kernel serves this home, the agent runs there
+(``ask_remote``) and every client sees it. Exit status: 0 idle, 2 bad usage or configuration,
 3 paused at its budget, 4 failed, 130 interrupted (Ctrl-C kills the agent).
 """
 
@@ -71,6 +72,14 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     from ..providers.lazy import LazyProviders
 
     store = SettingsStore(home())
+    if _kernel_runs(store.root):  # the home's kernel serves it: the agent lives there, seen by every client
+        from .ask_remote import ask_attached
+
+        workspace = Path(args.workspace or os.getcwd()).expanduser().resolve()
+        problem = check_workspace(workspace, store.root, Path.home())
+        if problem is not None or not workspace.is_dir():
+            raise ConfigError(problem or f"the workspace {workspace} is not a folder", "--workspace")
+        return await ask_attached(args, store.root, workspace, stdin, stdout, stderr, _on_interrupt)
     checked = store.check()
     for name in checked.unknown:
         print(f"agentdesk ask: warning: settings.json: unknown setting {found(name)} is ignored", file=stderr)
@@ -113,9 +122,9 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
         lines = ToolLines(info.id, stdout, stderr)
         kernel.subscribe(lines)
-        task = kernel.send(info.id, args.prompt)
+        kernel.send(info.id, args.prompt)
         interrupted = _on_interrupt(lambda: kernel.kill(info.id, reason="interrupted (Ctrl-C)"))
-        await asyncio.wait({task})
+        await kernel.wait(info.id)
         final = kernel.agent(info.id)
         lines.finish()
         if interrupted.is_set() or final.state.final:
@@ -134,6 +143,12 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         await kernel.aclose()
         await providers.aclose()
         ledger.close()
+
+
+def _kernel_runs(root: Path) -> bool:
+    from ..service.client import kernel_running
+
+    return kernel_running(root)
 
 
 def _warn_if_broken(kernel, stderr: TextIO) -> None:

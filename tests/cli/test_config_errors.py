@@ -107,8 +107,12 @@ def test_the_desktop_starts_over_a_bad_setting_and_says_what_is_wrong(agentdesk_
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE"))}
     env.update({"AGENTDESK_HOME": str(agentdesk_home), "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen",
                 "AGENTDESK_EXIT_WHEN_SHOWN": "1"})
-    done = subprocess.run([sys.executable, "-m", "desktop.launcher"], capture_output=True, text=True, timeout=120,
-                          cwd=ROOT, env=env)
+    try:
+        done = subprocess.run([sys.executable, "-m", "desktop.launcher"], capture_output=True, text=True,
+                              timeout=120, cwd=ROOT, env=env)
+    finally:  # the desktop started the home's kernel service, which outlives it: stop it
+        subprocess.run([sys.executable, "-m", "desktop.launcher", "kernel", "--stop"], capture_output=True,
+                       timeout=60, cwd=ROOT, env=env)
     assert done.returncode == 0, done.stderr
     assert "shown_at=" in done.stdout and "Traceback" not in done.stderr
     lines = [line for line in done.stderr.splitlines() if line.startswith("agentdesk:")]

@@ -46,7 +46,8 @@ def test_an_agent_with_a_dense_id_runs_and_records_under_it(make_env):
     agent = env.kernel.spawn()
 
     async def go() -> None:
-        await env.kernel.send(agent.id, "look")
+        env.kernel.send(agent.id, "look")
+        await env.kernel.wait(agent.id)
 
     run(go())
     assert agent.id == "a1" and env.kernel.agent("a1").state == "idle"

@@ -37,11 +37,10 @@ def test_kill_while_streaming_cancels_promptly_and_is_recorded(make_env):
     lease_holder = env.kernel.grant_lease(a.id, "fs.read", 300)
 
     async def go():
-        task = env.kernel.send(a.id, "go")
+        env.kernel.send(a.id, "go")
         await reached.wait()
         env.kernel.kill(a.id)
-        await asyncio.wait({task})
-        assert task.cancelled()
+        assert (await env.kernel.wait(a.id)).state == "killed"  # its work was cancelled
 
     run(go())
     info = env.kernel.agent(a.id)
@@ -63,10 +62,10 @@ def test_kill_while_a_tool_runs_cancels_it_and_records_the_cancel(make_env):
     env.kernel.grant_lease(a.id, "test", 300)
 
     async def go():
-        task = env.kernel.send(a.id, "go")
+        env.kernel.send(a.id, "go")
         await started.wait()
         env.kernel.kill(a.id)
-        await asyncio.wait({task})
+        await env.kernel.wait(a.id)
 
     run(go())
     [err] = env.ledger.page(kind="error")
@@ -82,10 +81,10 @@ def test_kill_while_a_lease_request_is_open_grants_nothing(make_env):
     a = env.kernel.spawn("t")
 
     async def go():
-        task = env.kernel.send(a.id, "go")
+        env.kernel.send(a.id, "go")
         await until(lambda: env.approver.requests != [])
         env.kernel.kill(a.id)
-        await asyncio.wait({task})
+        await env.kernel.wait(a.id)
 
     run(go())
     assert env.approver.cancelled == [env.approver.requests[0].id]
@@ -149,9 +148,9 @@ def test_budget_pause_then_raise_and_resume_continues_the_same_conversation(make
     env.kernel.raise_budget(a.id, 5000)
 
     async def resume():
-        task = env.kernel.resume(a.id)
-        assert task is not None
-        await task
+        env.kernel.resume(a.id)
+        assert env.kernel.agent(a.id).state == "running"  # there was something to continue
+        await env.kernel.wait(a.id)
 
     run(resume())
     info = env.kernel.agent(a.id)
@@ -169,12 +168,12 @@ def test_usage_counts_input_at_start_and_output_at_end(make_env):
     a = env.kernel.spawn("t")
 
     async def go():
-        task = env.kernel.send(a.id, "go")
+        env.kernel.send(a.id, "go")
         await reached.wait()
         mid = env.kernel.agent(a.id)
         assert (mid.input_tokens, mid.output_tokens) == (40, 1)
         gate.set()
-        await task
+        await env.kernel.wait(a.id)
 
     run(go())
     done = env.kernel.agent(a.id)
@@ -192,7 +191,8 @@ def test_user_pause_stops_before_the_next_request(make_env):
     env.kernel.subscribe(lambda e: env.kernel.pause(a.id) if isinstance(e, ToolCallStarted) else None)
 
     async def go():
-        await env.kernel.send(a.id, "go")
+        env.kernel.send(a.id, "go")
+        await env.kernel.wait(a.id)
 
     run(go())
     info = env.kernel.agent(a.id)
@@ -214,8 +214,9 @@ def test_three_agents_in_parallel_share_the_workspace_with_their_own_leases(make
         env.kernel.grant_lease(ag.id, "fs.write", 300)
 
     async def go():
-        tasks = [env.kernel.send(ag.id, "write your file") for ag in agents]
-        await asyncio.gather(*tasks)
+        for ag in agents:
+            env.kernel.send(ag.id, "write your file")
+        await asyncio.gather(*(env.kernel.wait(ag.id) for ag in agents))
 
     run(go())
     changes = env.ledger.page(kind="fs.write")
@@ -242,12 +243,12 @@ def test_independent_read_calls_run_concurrently_and_results_keep_order(make_env
     env.kernel.grant_lease(a.id, "test", 300)
 
     async def go():
-        task = env.kernel.send(a.id, "go")
+        env.kernel.send(a.id, "go")
         await started_a.wait()
         await started_b.wait()  # both running at once: neither gate is open yet
         gate_b.set()
         gate_a.set()
-        await task
+        await env.kernel.wait(a.id)
 
     run(go())
     results = env.provider.requests[1].messages[-1].parts
@@ -266,5 +267,5 @@ def test_system_prompt_names_agent_user_date_and_attachment(make_env):
 
 
 async def _send_and_wait(env, agent_id, text="go"):
-    task = env.kernel.send(agent_id, text)
-    await asyncio.wait({task})
+    env.kernel.send(agent_id, text)
+    await env.kernel.wait(agent_id)

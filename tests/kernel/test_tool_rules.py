@@ -24,7 +24,8 @@ def test_unknown_tool_is_an_error_result_the_model_sees(make_env):
     a = env.kernel.spawn("t")
 
     async def go():
-        await env.kernel.send(a.id, "go")
+        env.kernel.send(a.id, "go")
+        await env.kernel.wait(a.id)
 
     run(go())
     [res] = results_seen(env.provider, 1)
@@ -107,13 +108,13 @@ def test_unanswered_request_expires_and_is_recorded_as_expired_not_denied(make_e
     a = env.kernel.spawn("t")
 
     async def go():
-        task = env.kernel.send(a.id, "go")
+        env.kernel.send(a.id, "go")
         await until(lambda: len(env.approver.requests) == 1 and env.clock.sleepers >= 1)
         env.clock.advance(119)
         await until(lambda: True)
         assert env.kernel.agent(a.id).state == "waiting"
         env.clock.advance(1)
-        await task
+        await env.kernel.wait(a.id)
 
     run(go())
     [res] = results_seen(env.provider, 1)
@@ -202,7 +203,8 @@ def test_permission_request_event_carries_exact_scope(make_env):
 
 
 async def _send(env, agent_id, text="go"):
-    await env.kernel.send(agent_id, text)
+    env.kernel.send(agent_id, text)
+    await env.kernel.wait(agent_id)
 
 
 def test_a_shell_lease_does_not_grant_the_network(make_env):
@@ -275,7 +277,8 @@ def test_an_answer_given_the_moment_a_request_is_published_is_not_lost(tmp_path)
         assert kernel.resolve_request(999, GRANT_5M) is False  # never asked
 
         async def go():
-            await kernel.send(a.id, "go")
+            kernel.send(a.id, "go")
+            await kernel.wait(a.id)
 
         run(go())
         assert answered == [True] and (tmp_path / "ws" / "a").read_text() == "1"

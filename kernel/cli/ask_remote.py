@@ -1,0 +1,97 @@
+"""``agentdesk ask`` through the running kernel of this home (``ask.py`` runs in-process when none runs).
+
+The agent lives in the kernel, so the desktop's process table shows it and
+its lease requests can be answered from any client: on a terminal the
+question is asked here too, and whichever answer reaches the kernel first
+counts (the other finds the request closed). Without a terminal, a request is
+left to the other clients while one that can answer is attached, and denied
+at once when none is. Output and exit statuses are the in-process ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..approver import Denial
+from ..errors import ConfigError
+from ..events import Event, LeaseRequested, LeaseRequestResolved
+from ..leases import describe_duration
+from ..states import AgentState
+from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
+from .terminal import TerminalApprover, ToolLines
+
+EXIT_IDLE, EXIT_PAUSED, EXIT_FAILED, EXIT_INTERRUPTED = 0, 3, 4, 130
+NOBODY = "no one is attached to grant it (run with --grant, or from a terminal)"
+
+
+class RemoteLeases:
+    """Answers the agent's lease requests from this terminal, or leaves them to other clients."""
+
+    def __init__(self, kernel: Any, agent_id: str, terminal: TerminalApprover | None) -> None:
+        self.kernel, self.agent_id, self.terminal = kernel, agent_id, terminal
+        self._asking: dict[int, asyncio.Task[None]] = {}
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, LeaseRequested) and event.request.agent_id == self.agent_id:
+            request = event.request
+            if self.terminal is not None:
+                self._asking[request.id] = asyncio.get_running_loop().create_task(self._ask(request))
+            elif not self.kernel.status().get("attached"):
+                self.kernel.resolve_request(request.id, Denial(NOBODY))
+        elif isinstance(event, LeaseRequestResolved) and event.request_id in self._asking:
+            task = self._asking.pop(event.request_id)
+            if not task.done():  # answered elsewhere first
+                task.cancel()
+                print("\n(answered in another window)", file=self.terminal.stderr if self.terminal else None)
+
+    async def _ask(self, request: Any) -> None:
+        assert self.terminal is not None
+        decision = await self.terminal.decide(request)
+        self._asking.pop(request.id, None)
+        self.kernel.resolve_request(request.id, decision)
+
+
+async def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: TextIO, stdout: TextIO,
+                       stderr: TextIO, on_interrupt: Any) -> int:
+    from ..service.client import RemoteKernel
+
+    interactive = stdin.isatty()
+    kernel = RemoteKernel.for_home(home, client="ask", answers_leases=interactive)
+    await kernel.start()
+    try:
+        settings = kernel.settings
+        provider = args.provider or settings.provider
+        problem = kernel.provider_problem(provider)
+        if problem:
+            raise ConfigError(problem, "--provider")
+        grants = parse_grants(args.grant, settings.default_lease_s)
+        known = known_scopes(kernel.tools())
+        for scope in unused_scopes([scope for scope, _ in grants], known):
+            print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
+        info = kernel.spawn(args.name, provider=provider, model=args.model, budget=args.budget,
+                            workspace=str(workspace))
+        for scope, seconds in grants:
+            kernel.grant_lease(info.id, scope, seconds)
+            print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
+        lines = ToolLines(info.id, stdout, stderr)
+        kernel.subscribe(lines)
+        kernel.subscribe(RemoteLeases(kernel, info.id, TerminalApprover(stdin, stderr) if interactive else None))
+        kernel.send(info.id, args.prompt)
+        interrupted = on_interrupt(lambda: kernel.kill(info.id, reason="interrupted (Ctrl-C)"))
+        final = await kernel.wait(info.id)
+        lines.finish()
+        if interrupted.is_set() or final.state.final:
+            print("interrupted: the agent was killed", file=stderr)
+            return EXIT_INTERRUPTED
+        if final.state is AgentState.PAUSED:
+            print(f"paused: {final.reason}", file=stderr)
+            return EXIT_PAUSED
+        if final.state is AgentState.FAILED:
+            print(f"failed: {final.reason}", file=stderr)
+            return EXIT_FAILED
+        return EXIT_IDLE
+    finally:
+        await kernel.aclose()

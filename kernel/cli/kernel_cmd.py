@@ -1,0 +1,75 @@
+"""``agentdesk kernel [--stop]``: the home's kernel service in the foreground, or stop it."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+
+from ..settings import home
+from ._home_ledger import say_error
+
+EXIT_OK, EXIT_ERROR = 0, 1
+STOP_WAIT_S = 30.0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("kernel", help="run the kernel service for this home (foreground)",
+                       description="Run the kernel headless, serving the desktop and the terminal over a local "
+                                   "socket, until stopped (SIGTERM, Ctrl-C, or 'agentdesk kernel --stop').")
+    p.add_argument("--stop", action="store_true", help="stop the kernel that serves this home")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..service.home import HomeLocked
+
+    if args.stop:
+        return _stop()
+    try:
+        return asyncio.run(_serve())
+    except HomeLocked as exc:
+        say_error("kernel", exc)
+        return EXIT_ERROR
+
+
+async def _serve() -> int:
+    from ..service.daemon import serve
+
+    ready = asyncio.Event()
+    where = home()
+    waiter = asyncio.ensure_future(ready.wait())
+    serving = asyncio.ensure_future(serve(where, ready=ready))
+    await asyncio.wait({waiter, serving}, return_when=asyncio.FIRST_COMPLETED)
+    if ready.is_set():
+        from ..service.home import socket_path
+
+        print(f"agentdesk kernel: serving {where} on {socket_path(where)}", file=sys.stderr, flush=True)
+    return await serving
+
+
+def _stop() -> int:
+    from ..service.client import SyncChannel, pid_alive
+    from ..service.home import is_locked, socket_path
+    from ..service.protocol import ServiceError
+
+    where = home()
+    channel = SyncChannel(socket_path(where), "kernel --stop", timeout=10.0)
+    try:
+        pid = channel.connect().get("pid")
+        channel.call("shutdown")
+    except ServiceError as exc:
+        say_error("kernel", f"no kernel to stop: {exc}")
+        return EXIT_ERROR
+    finally:
+        channel.close()
+    deadline = time.monotonic() + STOP_WAIT_S
+    while is_locked(where) and time.monotonic() < deadline:  # a real process ending: poll with a deadline
+        if isinstance(pid, int) and not pid_alive(pid):
+            break
+        time.sleep(0.02)
+    if is_locked(where):
+        say_error("kernel", f"the kernel (pid {pid}) did not stop within {STOP_WAIT_S:g} s")
+        return EXIT_ERROR
+    print(f"agentdesk kernel: stopped (pid {pid})", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,463 @@
+"""``RemoteKernel``: the facade (``kernel.api.KernelFacade``) of a kernel in another process.
+
+The facade is synchronous, and so the desktop's and the terminal's code stay
+as they are: each call is a blocking request on a socket of its own
+(measured ~84 µs round trip; a timeout turns a hung kernel into an error,
+not a frozen window). Events arrive on a second, asyncio connection, which
+also carries ``wait`` (the reply comes in order after the agent's last
+event). When that connection drops (the kernel restarted, or dropped us for
+falling behind), it reconnects by itself and asks for what it missed: the
+ledger entries after the last seq it saw; ``on_connection`` listeners hear
+about both ends so views can refresh their snapshots and show attached or
+detached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ..events import Event, LedgerAppended
+from . import codec, protocol as p
+from .home import socket_path
+
+log = logging.getLogger(__name__)
+CALL_TIMEOUT_S = 30.0
+RECONNECT_S = (0.05, 0.1, 0.2, 0.5, 1.0)  # back-off between tries while the kernel is away
+
+
+def hello_params(client: str, answers_leases: bool) -> dict[str, Any]:
+    return {"version": p.VERSION, "client": client, "answers_leases": answers_leases}
+
+
+class SyncChannel:
+    """Blocking request/response on one socket, one call at a time (thread-safe)."""
+
+    def __init__(self, path: Path, client: str, timeout: float = CALL_TIMEOUT_S) -> None:
+        self.path, self.client, self.timeout = path, client, timeout
+        self._sock: socket.socket | None = None
+        self._buffer = b""
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self.hello: dict[str, Any] = {}
+
+    def connect(self) -> dict[str, Any]:
+        with self._lock:
+            return self._connect()
+
+    def _connect(self) -> dict[str, Any]:
+        self._close()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        try:
+            sock.connect(str(self.path))
+        except OSError as exc:
+            sock.close()
+            raise p.NotRunning(f"no kernel is listening on {self.path} ({exc.strerror or exc})") from None
+        self._sock, self._buffer = sock, b""
+        self.hello = self._exchange("hello", hello_params(self.client, False))
+        return self.hello
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """The decoded result of ``method`` (the kernel's error raised as its class)."""
+        with self._lock:
+            if self._sock is None:
+                self._connect()
+            try:
+                return self._exchange(method, params or {})
+            except p.Disconnected:
+                self._connect()  # the kernel restarted between calls: one fresh try
+                return self._exchange(method, params or {})
+
+    def _exchange(self, method: str, params: dict[str, Any]) -> Any:
+        assert self._sock is not None
+        rid = next(self._ids)
+        encoded = {k: codec.encode(v) for k, v in params.items()}
+        try:
+            self._sock.sendall(codec.dumps(p.request(rid, method, encoded)))
+            while True:
+                reply = self._read_line()
+                if reply.get("id") == rid:
+                    break
+        except socket.timeout:
+            self._close()
+            raise p.ServiceError(f"the kernel did not answer {method} within {self.timeout:g} s") from None
+        except OSError as exc:
+            self._close()
+            raise p.Disconnected(f"lost the kernel during {method}: {exc}") from None
+        if "error" in reply:
+            p.raise_remote(reply["error"] if isinstance(reply["error"], dict) else {})
+        return codec.decode(reply.get("result"))
+
+    def _read_line(self) -> dict[str, Any]:
+        assert self._sock is not None
+        while b"\n" not in self._buffer:
+            chunk = self._sock.recv(1 << 16)
+            if not chunk:
+                self._close()
+                raise p.Disconnected("the kernel closed the connection")
+            self._buffer += chunk
+            if len(self._buffer) > p.MAX_LINE:
+                self._close()
+                raise p.Disconnected("a reply longer than the line limit")
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        message = json.loads(line)
+        if not isinstance(message, dict):
+            raise p.Disconnected("a reply that is not an object")
+        return message
+
+    def _close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._close()
+
+
+class EventChannel:
+    """The asyncio connection: events in, ``wait`` calls out; reconnects while ``run`` lives."""
+
+    def __init__(self, path: Path, client: str, answers_leases: bool, deliver: Callable[[int, Event], None],
+                 on_connection: Callable[[bool], None]) -> None:
+        self.path, self.client, self.answers_leases = path, client, answers_leases
+        self._deliver, self._on_connection = deliver, on_connection
+        self.last_seq: int | None = None
+        self.connected = asyncio.Event()
+        self._writer: asyncio.StreamWriter | None = None
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._ids = itertools.count(1)
+        self._task: asyncio.Task[None] | None = None
+        self._closing = False
+
+    async def start(self, since_seq: int | None) -> None:
+        """Connect and subscribe now (NotRunning when no kernel listens), then keep it up."""
+        self.last_seq = since_seq
+        reader = await self._open()
+        self.connected.set()
+        self._task = asyncio.get_running_loop().create_task(self._run(reader))
+
+    async def _open(self) -> asyncio.StreamReader:
+        try:
+            reader, writer = await asyncio.open_unix_connection(str(self.path), limit=p.MAX_LINE)
+        except OSError as exc:
+            raise p.NotRunning(f"no kernel is listening on {self.path} ({exc.strerror or exc})") from None
+        self._writer = writer
+        writer.write(codec.dumps(p.request(0, "hello", hello_params(self.client, self.answers_leases))))
+        writer.write(codec.dumps(p.request(-1, "subscribe", {"since_seq": self.last_seq})))
+        await writer.drain()
+        await self._until_subscribed(reader)
+        return reader
+
+    async def _until_subscribed(self, reader: asyncio.StreamReader) -> None:
+        """Read up to the subscribe reply (the replay comes first), so no event after this is missed."""
+        while True:
+            try:
+                line = await reader.readline()
+            except (ConnectionError, ValueError, asyncio.LimitOverrunError):
+                line = b""
+            if not line:
+                raise p.NotRunning(f"the kernel on {self.path} closed the connection while subscribing")
+            message = json.loads(line)
+            if message.get("id") in (0, -1) and "error" in message:
+                p.raise_remote(message["error"] if isinstance(message["error"], dict) else {})
+            self._dispatch(message)
+            if message.get("id") == -1:
+                return
+
+    async def _run(self, reader: asyncio.StreamReader) -> None:
+        while not self._closing:
+            await self._read(reader)
+            self.connected.clear()
+            self._fail_pending()
+            if self._closing:
+                return
+            self._on_connection(False)
+            reader = await self._reconnect()
+            self.connected.set()
+            self._on_connection(True)
+
+    async def _reconnect(self) -> asyncio.StreamReader:
+        for delay in itertools.chain(RECONNECT_S, itertools.repeat(RECONNECT_S[-1])):
+            await asyncio.sleep(delay)  # the kernel is away: try again a little later
+            try:
+                return await self._open()
+            except (p.ServiceError, ValueError):  # not up yet, or not answering as it should: try again
+                continue
+        raise AssertionError("unreachable")
+
+    async def _read(self, reader: asyncio.StreamReader) -> None:
+        while True:
+            try:
+                line = await reader.readline()
+            except (ConnectionError, ValueError, asyncio.LimitOverrunError):
+                return
+            if not line:
+                return
+            try:
+                message = json.loads(line)
+                self._dispatch(message)
+            except (ValueError, KeyError, TypeError) as exc:
+                log.warning("dropped a message from the kernel: %s", exc)
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        method = message.get("method")
+        if method == "event":
+            params = message["params"]
+            seq, event = int(params["seq"]), codec.decode(params["event"])
+            if isinstance(event, LedgerAppended) and self.last_seq is not None and event.entry.seq <= self.last_seq:
+                return  # replayed and published both: once is enough
+            self.last_seq = seq if self.last_seq is None else max(self.last_seq, seq)
+            self._deliver(seq, event)
+        elif method == "resync":
+            if self._writer is not None:
+                self._writer.close()  # the read ends; _run reconnects from last_seq
+        elif "id" in message:
+            rid = message["id"]
+            if rid == -1 and "result" in message:
+                seq = message["result"].get("last_seq")
+                if self.last_seq is None and isinstance(seq, int):
+                    self.last_seq = seq
+            future = self._pending.pop(rid, None)
+            if future is not None and not future.done():
+                future.set_result(message)
+
+    async def call(self, method: str, params: dict[str, Any]) -> Any:
+        await self.connected.wait()
+        assert self._writer is not None
+        rid = next(self._ids)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = future
+        self._writer.write(codec.dumps(p.request(rid, method, {k: codec.encode(v) for k, v in params.items()})))
+        reply = await future
+        if "error" in reply:
+            p.raise_remote(reply["error"] if isinstance(reply["error"], dict) else {})
+        return codec.decode(reply.get("result"))
+
+    def _fail_pending(self) -> None:
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(p.Disconnected("the kernel went away"))
+        self._pending.clear()
+
+    async def aclose(self) -> None:
+        self._closing = True
+        if self._writer is not None:
+            self._writer.close()
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        self._fail_pending()
+
+
+class RemoteKernel:
+    """A ``KernelFacade`` served by the home's kernel process. ``await start()`` before use."""
+
+    def __init__(self, path: Path, *, client: str = "client", answers_leases: bool = False,
+                 timeout: float = CALL_TIMEOUT_S) -> None:
+        self.path = path
+        self._sync = SyncChannel(path, client, timeout)
+        self._subscribers: list[Callable[[Event], None]] = []
+        self._connection_listeners: list[Callable[[bool], None]] = []
+        self._events = EventChannel(path, client, answers_leases, self._publish, self._connection_changed)
+        self._settings: Any = None
+        self.kernel_pid: int | None = None
+        self.kernel_started_at: float | None = None
+
+    @classmethod
+    def for_home(cls, home: Path, **kwargs: Any) -> "RemoteKernel":
+        return cls(socket_path(home), **kwargs)
+
+    async def start(self, since_seq: int | None = None) -> "RemoteKernel":
+        """Connect both channels (NotRunning when no kernel listens)."""
+        hello = await asyncio.to_thread(self._sync.connect)
+        self.kernel_pid, self.kernel_started_at = hello.get("pid"), hello.get("started_at")
+        await self._events.start(since_seq)
+        return self
+
+    @property
+    def connected(self) -> bool:
+        return self._events.connected.is_set()
+
+    def on_connection(self, fn: Callable[[bool], None]) -> Callable[[], None]:
+        """``fn(True)`` when (re)connected, ``fn(False)`` when the kernel went away."""
+        self._connection_listeners.append(fn)
+        return lambda: self._connection_listeners.remove(fn) if fn in self._connection_listeners else None
+
+    def _connection_changed(self, up: bool) -> None:
+        if up:
+            self._settings = None
+        for fn in tuple(self._connection_listeners):
+            try:
+                fn(up)
+            except Exception:
+                log.exception("a connection listener failed")
+
+    def _publish(self, seq: int, event: Event) -> None:
+        for fn in tuple(self._subscribers):
+            try:
+                fn(event)
+            except Exception:
+                log.exception("event subscriber failed on %s", type(event).__name__)
+
+    def _call(self, method: str, **params: Any) -> Any:
+        return self._sync.call(method, params)
+
+    # ---- the facade ------------------------------------------------------------
+
+    def now(self) -> float:
+        return time.time()  # the kernel's clock is the system clock (kernel.clock.SystemClock)
+
+    @property
+    def settings(self) -> Any:
+        if self._settings is None:
+            self._settings = self._call("settings")
+        return self._settings
+
+    def update_settings(self, settings: Any) -> None:
+        self._call("update_settings", settings=settings)
+        self._settings = settings
+
+    def provider_problem(self, provider: str) -> str | None:
+        problem = self._call("provider_problem", provider=provider)
+        return problem if isinstance(problem, str) else None
+
+    def tools(self) -> list[Any]:
+        return list(self._call("tools"))
+
+    def subscribe(self, fn: Callable[[Event], None]) -> Callable[[], None]:
+        self._subscribers.append(fn)
+        return lambda: self._subscribers.remove(fn) if fn in self._subscribers else None
+
+    def spawn(self, name: str | None = None, *, provider: str | None = None, model: str | None = None,
+              budget: int | None = None, workspace: str | None = None, unattended: bool = False) -> Any:
+        return self._call("spawn", name=name, provider=provider, model=model, budget=budget, workspace=workspace,
+                          unattended=unattended)
+
+    def agents(self) -> list[Any]:
+        return list(self._call("agents"))
+
+    def agent(self, agent_id: str) -> Any:
+        return self._call("agent", agent_id=agent_id)
+
+    def conversation(self, agent_id: str) -> tuple[Any, ...]:
+        return tuple(self._call("conversation", agent_id=agent_id))
+
+    def send(self, agent_id: str, text: str) -> None:
+        self._call("send", agent_id=agent_id, text=text)
+
+    def pause(self, agent_id: str) -> None:
+        self._call("pause", agent_id=agent_id)
+
+    def resume(self, agent_id: str) -> None:
+        self._call("resume", agent_id=agent_id)
+
+    def raise_budget(self, agent_id: str, budget: int) -> Any:
+        return self._call("raise_budget", agent_id=agent_id, budget=budget)
+
+    def kill(self, agent_id: str, by: str = "user", reason: str = "killed by the user") -> Any:
+        return self._call("kill", agent_id=agent_id, by=by, reason=reason)
+
+    async def wait(self, agent_id: str) -> Any:
+        return await self._events.call("wait", {"agent_id": agent_id})
+
+    def archive(self, agent_id: str) -> Any:
+        return self._call("archive", agent_id=agent_id)
+
+    def history(self, query: str = "") -> list[Any]:
+        return list(self._call("history", query=query))
+
+    def revive(self, agent_id: str) -> Any:
+        return self._call("revive", agent_id=agent_id)
+
+    def spend_today(self) -> Any:
+        return self._call("spend_today")
+
+    def leases(self, agent_id: str | None = None) -> list[Any]:
+        return list(self._call("leases", agent_id=agent_id))
+
+    def grant_lease(self, agent_id: str, scope: str, duration_s: float) -> Any:
+        return self._call("grant_lease", agent_id=agent_id, scope=scope, duration_s=float(duration_s))
+
+    def revoke_lease(self, lease_id: int) -> Any:
+        return self._call("revoke_lease", lease_id=lease_id)
+
+    def pending_requests(self) -> list[Any]:
+        return list(self._call("pending_requests"))
+
+    def resolve_request(self, request_id: int, decision: Any) -> bool:
+        return bool(self._call("resolve_request", request_id=request_id, decision=decision))
+
+    def ledger_page(self, filters: Any = None, *, before: int | None = None, after: int | None = None,
+                    limit: int = 200) -> list[Any]:
+        from ..api import LedgerFilter
+
+        return list(self._call("ledger_page", filters=filters or LedgerFilter(), before=before, after=after,
+                               limit=limit))
+
+    def ledger_integrity(self) -> Any:
+        return self._call("ledger_integrity")
+
+    def ledger_count(self) -> int:
+        return int(self._call("ledger_count"))
+
+    def last_seq(self) -> int:
+        return int(self._call("last_seq"))
+
+    def caused_by(self, seq: int) -> list[Any]:
+        return list(self._call("caused_by", seq=seq))
+
+    def undone_by(self, seqs: Sequence[int]) -> dict[int, int]:
+        found = self._call("undone_by", seqs=list(seqs))
+        return {int(k): int(v) for k, v in found.items()}
+
+    def diff(self, seq: int) -> str:
+        return str(self._call("diff", seq=seq))
+
+    def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> Any:
+        return self._call("undo", after_seq=after_seq, only_actor=only_actor, dry_run=dry_run)
+
+    # ---- the service's own -----------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        return dict(self._call("status"))
+
+    def shutdown(self) -> None:
+        self._call("shutdown")
+
+    async def aclose(self) -> None:
+        """Let go of the kernel (it keeps running)."""
+        await self._events.aclose()
+        self._sync.close()
+
+
+def kernel_running(home: Path) -> bool:
+    """Something listens on the home's socket (cheap: one connect)."""
+    path = socket_path(home)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(path))
+        return True
+    except OSError:
+        return False
+    finally:
+        sock.close()
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

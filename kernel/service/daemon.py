@@ -1,0 +1,101 @@
+"""``agentdesk kernel``: one home's kernel, headless, in the foreground, serving its socket.
+
+It takes the home's lock (one kernel per home), builds the kernel as the
+terminal's ``ask`` does (providers in this process: there is no UI here to
+keep responsive, see ``benchmarks/service_bench.py`` for why no provider host
+process either), and serves until SIGTERM, SIGINT or a client's ``shutdown``.
+Lease requests wait for a client that can answer them (the desktop, an
+``ask`` on a terminal); "attached" in the system prompt is live: true while
+such a client is connected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from ..settings import SettingsStore
+from .home import HomeLock, private_folder, socket_path
+from .server import KernelServer
+
+
+async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
+    """Run the kernel for ``home`` until asked to stop; exit status 0 (HomeLocked when one runs)."""
+    from ledger import Ledger
+
+    from ..facade import Kernel
+    from ..providers.lazy import LazyProviders, missing_key_message
+
+    started = time.time()
+    lock = HomeLock(home)
+    lock.acquire(started)
+    try:
+        store = SettingsStore(home)
+        settings = store.check().settings
+        kernel: Any = None
+        providers = LazyProviders(store, lambda: kernel.settings, out_of_process=False)
+        ledger = Ledger(store.ledger_path)
+        kernel = Kernel(ledger=ledger, settings=settings, providers=providers, attached=False,
+                        snapshot_dir=home / "snapshots", watch_workspaces=True,
+                        provider_problem=lambda name: missing_key_message(name, store),
+                        restore=True)  # the agents on the record come back (working ones: interrupted)
+        path = socket_path(home)
+        if path.parent != home:  # a runtime folder (the home's path was too long for a socket address)
+            private_folder(path.parent)
+        server = KernelServer(kernel, path, status=lambda: health(kernel, store),
+                              on_attached=kernel.set_attached, on_settings=providers.forget)
+        await server.start()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, server.stopped.set)
+        if ready is not None:
+            ready.set()
+        mcp = asyncio.ensure_future(_start_mcp(kernel, home))
+        try:
+            await server.stopped.wait()
+        finally:
+            mcp.cancel()
+            await server.stop()
+            await kernel.aclose()
+            await providers.aclose()
+            ledger.close()
+    finally:
+        lock.release()
+    return 0
+
+
+async def _start_mcp(kernel: Any, home: Path) -> None:
+    """The home's MCP servers start beside the kernel; what could not start is said on stderr (kernel.log)."""
+    from ..extensions.setup import start_configured_mcp
+
+    for problem in await start_configured_mcp(kernel, home):
+        print(f"agentdesk kernel: {problem}", file=sys.stderr, flush=True)
+
+
+def health(kernel: Any, store: SettingsStore) -> dict[str, Any]:
+    """What ``agentdesk status`` reports beyond the server's own figures (never a key)."""
+    from ledger import Intact
+
+    from ..errors import ConfigError
+    from ..settings import KEY_VARIABLES
+
+    integrity = kernel.ledger_integrity()
+    keyed = []
+    for name in KEY_VARIABLES:
+        try:
+            if store.api_key(name) is not None:
+                keyed.append(name)
+        except ConfigError:  # an unreadable keys.json: that provider has no usable key
+            continue
+    return {
+        "agents": dict(Counter(str(a.state) for a in kernel.agents())),
+        "ledger_intact": isinstance(integrity, Intact),
+        "ledger_verified_through": integrity.upto if isinstance(integrity, Intact) else None,
+        "ledger_problem": None if isinstance(integrity, Intact) else integrity.reason,
+        "providers_with_key": keyed,
+    }

@@ -1,0 +1,158 @@
+"""Real kernel processes on a tmp home, and an in-process server on its own loop thread.
+
+``KernelProcess`` starts ``agentdesk kernel`` as a subprocess with the
+loopback fake provider's base URL and waits for its handshake (polling the
+socket with a deadline: a real external process is starting). ``ThreadServer``
+runs a ``KernelServer`` over an in-process kernel on a loop in a thread, for
+tests that speak raw bytes to it through blocking sockets (fuzz, peer uid).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernel.service.home import socket_path
+from tests.fakes import FakeProviderServer
+
+ROOT = Path(__file__).resolve().parents[2]
+START_DEADLINE_S = 30.0
+
+
+def clean_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE"))}
+    env.update({"AGENTDESK_HOME": str(home), "PYTHONPATH": str(ROOT)})
+    env.update(extra or {})
+    return env
+
+
+def agentdesk(*args: str) -> list[str]:
+    return [sys.executable, "-m", "desktop.launcher", *args]
+
+
+class KernelProcess:
+    def __init__(self, home: Path, env: dict[str, str]) -> None:
+        self.home, self.env = home, env
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def socket(self) -> Path:
+        return socket_path(self.home)
+
+    def start(self) -> "KernelProcess":
+        self.proc = subprocess.Popen(agentdesk("kernel"), env=self.env, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + START_DEADLINE_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"the kernel exited: {self.proc.stderr.read().decode() if self.proc.stderr else ''}")
+            if hello(self.socket) is not None:
+                return self
+            time.sleep(0.01)  # a real process starting: poll its socket with a deadline
+        raise AssertionError("the kernel did not start listening in time")
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def stop(self) -> int:
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout=30)
+
+
+def hello(path: Path) -> dict[str, Any] | None:
+    """The kernel's handshake on ``path``, or None when nothing answers."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(10)
+    try:
+        sock.connect(str(path))
+        sock.sendall(b'{"jsonrpc":"2.0","id":1,"method":"hello","params":{"version":1}}\n')
+        reply = sock.makefile("rb").readline()
+        return json.loads(reply) if reply else None
+    except OSError:
+        return None
+    finally:
+        sock.close()
+
+
+@pytest.fixture
+def srv():
+    with FakeProviderServer() as s:
+        yield s
+
+
+@pytest.fixture
+def kernel_env(srv, agentdesk_home):
+    return clean_env(agentdesk_home, {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.anthropic_base_url})
+
+
+@pytest.fixture
+def kernel_proc(kernel_env, agentdesk_home):
+    k = KernelProcess(agentdesk_home, kernel_env).start()
+    yield k
+    if k.proc is not None and k.proc.poll() is None:
+        k.stop()
+
+
+class ThreadServer:
+    """A KernelServer over an in-process kernel, its loop in a thread of its own."""
+
+    def __init__(self, tmp: Path, path: Path) -> None:
+        from kernel.providers.scripted import ScriptedProvider
+
+        self.tmp, self.path = tmp, path
+        self.provider = ScriptedProvider()
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.server = self.call(self._start())
+
+    async def _start(self) -> Any:
+        from kernel.facade import Kernel
+        from kernel.service.server import KernelServer
+        from kernel.settings import Settings
+        from ledger import Ledger
+
+        ws = self.tmp / "ws"
+        ws.mkdir(exist_ok=True)
+        self.ledger = Ledger(self.tmp / "ledger.db")
+        self.kernel = Kernel(ledger=self.ledger, settings=Settings(user_name="Ada", workspace=str(ws)),
+                             providers=lambda _n: self.provider)
+        server = KernelServer(self.kernel, self.path)
+        await server.start()
+        return server
+
+    def call(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=30)
+
+    def close(self) -> None:
+        async def down() -> None:
+            await self.server.stop()
+            await self.kernel.aclose()
+
+        self.call(down())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=30)
+        self.ledger.close()
+        self.loop.close()
+
+
+@pytest.fixture
+def thread_server(tmp_path):
+    s = ThreadServer(tmp_path, tmp_path / "k.sock")
+    yield s
+    s.close()

@@ -1,0 +1,184 @@
+"""The kernel as its own process: real subprocesses, the real Anthropic SDK, the loopback fake.
+
+Waiting is on observable state only (the socket's handshake with a deadline,
+events, process exits); nothing sleeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import stat
+import subprocess
+
+from kernel.api import AgentSpawned, Grant, LeaseRequested, TextDelta, TurnFinished
+from kernel.service.client import RemoteKernel
+from tests.fakes import Text, ToolCall as FakeCall, Turn, Usage
+
+from .conftest import ROOT, KernelProcess, agentdesk, hello
+
+WATCHER = r"""
+import asyncio, sys
+from pathlib import Path
+from kernel.api import TextDelta
+from kernel.service.client import RemoteKernel
+
+async def main():
+    k = await RemoteKernel.for_home(Path(sys.argv[1]), client="watcher").start()
+    k.subscribe(lambda e: print("delta", flush=True) if isinstance(e, TextDelta) else None)
+    await asyncio.Event().wait()
+
+asyncio.run(main())
+"""
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, timeout=120))
+
+
+async def next_event(queue: asyncio.Queue, kind: type, where=lambda e: True):
+    while True:
+        event = await queue.get()
+        if isinstance(event, kind) and where(event):
+            return event
+
+
+async def attach(home, answers_leases=False) -> tuple[RemoteKernel, asyncio.Queue]:
+    k = await RemoteKernel.for_home(home, client="test", answers_leases=answers_leases).start()
+    events: asyncio.Queue = asyncio.Queue()
+    k.subscribe(events.put_nowait)
+    return k, events
+
+
+def test_one_kernel_per_home_on_an_owner_only_socket(kernel_proc, kernel_env):
+    assert stat.S_IMODE(os.stat(kernel_proc.socket).st_mode) == 0o600
+    second = subprocess.run(agentdesk("kernel"), env=kernel_env, cwd=ROOT, capture_output=True, text=True,
+                            timeout=60)
+    assert second.returncode == 1 and "already runs" in second.stderr
+    assert hello(kernel_proc.socket)["result"]["pid"] == kernel_proc.proc.pid  # the first still serves
+
+
+def test_an_ask_in_a_terminal_shows_in_another_client_which_answers_its_lease(kernel_proc, kernel_env, srv, tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    srv.script(Turn(parts=(Text("Writing."), FakeCall("fs_write", {"path": "a.md", "content": "hi\n"})),
+                    usage=Usage(50, 10)),
+               Turn(parts=(Text("Done."),), usage=Usage(60, 5)))
+
+    async def body():
+        k, events = await attach(kernel_proc.home, answers_leases=True)
+        try:
+            ask = await asyncio.create_subprocess_exec(
+                *agentdesk("ask", "write a.md", "--workspace", str(ws), "--name", "remote"), env=kernel_env,
+                cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            spawned = await next_event(events, AgentSpawned)
+            assert spawned.agent.name == "remote"
+            assert [a.id for a in k.agents()] == [spawned.agent.id]
+            asked = await next_event(events, LeaseRequested)
+            assert asked.request.agent_id == spawned.agent.id and asked.request.scope == "fs.write"
+            assert k.resolve_request(asked.request.id, Grant(300.0)) is True
+            out, err = await ask.communicate()
+            return ask.returncode, out.decode(), err.decode(), spawned.agent.id, k.agent(spawned.agent.id)
+        finally:
+            await k.aclose()
+
+    code, out, err, agent_id, info = run(body())
+    assert code == 0, err
+    assert "Writing." in out and "Done." in out and "[tool] fs_write ok" in err
+    assert (ws / "a.md").read_text() == "hi\n"
+    assert info.state == "idle" and info.used == 125
+    srv.assert_done()
+
+    listed = subprocess.run(agentdesk("ps", "--json"), env=kernel_env, cwd=ROOT, capture_output=True, text=True,
+                            timeout=60)
+    assert listed.returncode == 0 and json.loads(listed.stdout)["id"] == agent_id
+    status = subprocess.run(agentdesk("status", "--json"), env=kernel_env, cwd=ROOT, capture_output=True,
+                            text=True, timeout=60)
+    report = json.loads(status.stdout)
+    assert status.returncode == 0 and report["kernel"] == "up" and report["agents"] == {"idle": 1}
+    assert report["providers_with_key"] == ["anthropic"] and "test-key" not in status.stdout
+    assert report["ledger_intact"] and report["ledger_verified_through"] == 0  # checked at start, on an empty ledger
+    killed = subprocess.run(agentdesk("kill", agent_id), env=kernel_env, cwd=ROOT, capture_output=True, text=True,
+                            timeout=60)
+    assert killed.returncode == 0 and "killed" in killed.stdout
+    assert subprocess.run(agentdesk("ps", "--json"), env=kernel_env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=60).stdout == ""
+    assert subprocess.run(agentdesk("kill", "a404"), env=kernel_env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=60).returncode == 1
+
+
+def test_a_client_killed_mid_stream_leaves_the_kernel_and_the_others_unaffected(kernel_proc, srv, tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    srv.script(Turn(parts=(Text("one two three four five six seven eight", chunks=8),), delay=0.02))
+
+    async def body():
+        k, events = await attach(kernel_proc.home)
+        watcher = await asyncio.create_subprocess_exec(
+            *[agentdesk()[0], "-c", WATCHER, str(kernel_proc.home)], env=kernel_proc.env, cwd=ROOT,
+            stdout=subprocess.PIPE)
+        try:
+            agent = k.spawn("streamer", workspace=str(ws))
+            await next_event(events, AgentSpawned)  # the watcher subscribed before this too: it is connected
+            k.send(agent.id, "stream")
+            assert (await watcher.stdout.readline()).strip() == b"delta"  # mid-stream
+            watcher.send_signal(signal.SIGKILL)
+            await watcher.wait()
+            done = await next_event(events, TurnFinished)
+            info = await k.wait(agent.id)
+            deltas = []
+            while not events.empty():
+                deltas.append(events.get_nowait())
+            return done, info, k.last_seq()
+        finally:
+            if watcher.returncode is None:
+                watcher.kill()
+            await k.aclose()
+
+    done, info, last = run(body())
+    assert done.stop_reason == "end_turn" and info.state == "idle" and last > 0
+    assert hello(kernel_proc.socket) is not None
+
+
+def test_a_kernel_killed_mid_turn_serves_again_after_a_restart(kernel_proc, srv, tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    srv.script(Turn(parts=(Text("a long answer " * 40, chunks=40),), delay=0.05))
+
+    async def body():
+        k, events = await attach(kernel_proc.home)
+        connection: asyncio.Queue = asyncio.Queue()
+        k.on_connection(connection.put_nowait)
+        try:
+            agent = k.spawn("doomed", workspace=str(ws))
+            k.send(agent.id, "talk")
+            await next_event(events, TextDelta)  # mid-turn
+            kernel_proc.kill9()
+            assert await connection.get() is False  # the client noticed
+            kernel_proc.start()
+            assert await connection.get() is True   # and came back on its own
+            again = k.spawn("after", workspace=str(ws))
+            return agent, again, k.agents(), k.ledger_integrity()
+        finally:
+            await k.aclose()
+
+    agent, again, agents, integrity = run(body())
+    assert again.id != agent.id and again.id in [a.id for a in agents]
+    assert integrity.upto >= 1  # the ledger written before the kill checks out
+    # TODO(durable): once agents are rebuilt from the ledger at start, also assert here that
+    # `agent.id` is listed with state `interrupted` (reason names the restart), that its
+    # conversation holds the user turn "talk", and that the provider saw exactly one request
+    # (nothing re-run by the restart). This part guarantees only that the kernel serves again.
+
+
+def test_sigterm_and_stop_end_the_kernel_cleanly(kernel_proc, kernel_env):
+    stopped = subprocess.run(agentdesk("kernel", "--stop"), env=kernel_env, cwd=ROOT, capture_output=True,
+                             text=True, timeout=60)
+    assert stopped.returncode == 0, stopped.stderr
+    assert kernel_proc.proc.wait(timeout=30) == 0 and not kernel_proc.socket.exists()
+    status = subprocess.run(agentdesk("status"), env=kernel_env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert status.returncode == 1 and "no kernel is running" in status.stdout
+    again = KernelProcess(kernel_proc.home, kernel_env).start()
+    assert again.stop() == 0 and not again.socket.exists()

@@ -1,0 +1,44 @@
+"""A client that comes back asks for what it missed: every ledger entry after its seq, in order,
+then the live events; none lost, none twice."""
+
+from __future__ import annotations
+
+import asyncio
+
+from kernel.api import LedgerAppended, LeaseGranted
+from kernel.service.client import RemoteKernel
+
+RECORDS = 1100  # more than two replay pages
+
+
+def test_subscribe_since_a_seq_replays_the_ledger_then_goes_live(thread_server):
+    async def record(n: int) -> str:
+        agent = thread_server.kernel.spawn("busy")
+        for _ in range(n):
+            thread_server.kernel.grant_lease(agent.id, "fs.read", 60)
+        return agent.id
+
+    agent_id = thread_server.call(record(RECORDS))
+    total = thread_server.kernel.last_seq()
+
+    async def client():
+        k = RemoteKernel(thread_server.path, client="late")
+        seen: list = []
+        done = asyncio.Event()
+
+        def on(event) -> None:
+            seen.append(event)
+            if isinstance(event, LeaseGranted) and event.lease.scope == "fs.write":
+                done.set()
+
+        k.subscribe(on)
+        await k.start(since_seq=5)
+        k.grant_lease(agent_id, "fs.write", 60)  # a live one after the replay
+        await done.wait()
+        await k.aclose()
+        return seen
+
+    seen = asyncio.run(asyncio.wait_for(client(), timeout=120))
+    seqs = [e.entry.seq for e in seen if isinstance(e, LedgerAppended)]
+    assert seqs[:total - 5] == list(range(6, total + 1))  # the replay: every missed entry, oldest first
+    assert len(seqs) == len(set(seqs))                  # nothing twice
