@@ -32,6 +32,15 @@ class Env:
     clock: ManualClock
     settings: Settings
     capture: str = "snapshots"  # how shell commands are captured: "overlay" or "snapshots"
+    sync: Path | None = None    # a folder outside the workspace that commands see (read-only): FIFOs live here
+
+    def fifo(self, name: str) -> Path:
+        """A FIFO a command can write to and the test read from. Outside the workspace: on an overlay a
+        FIFO in the workspace is the overlay's own, a different pipe from the one the test would open."""
+        assert self.sync is not None
+        path = self.sync / name
+        os.mkfifo(path)
+        return path
 
     @property
     def root(self) -> Path:
@@ -91,7 +100,10 @@ def env(tmp_path: Path, capture: str) -> Env:
     if capture == "overlay":
         status = _PROBES["overlay"].status(root)
         assert status.overlay, f"no overlay on this machine: {status.reason}"
-    yield Env(ledger, Workspace.at(root), index, ManualClock(), Settings(), capture)
+    sync = tmp_path / "sync"
+    sync.mkdir()
+    yield Env(ledger, Workspace.at(root), index, ManualClock(), Settings(sandbox_read_only=(str(sync),)), capture,
+              sync)
     index.close()
     ledger.close()
 
