@@ -260,7 +260,11 @@ async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
         idx.rules.refresh()
         return apply_upper(idx.root, stage.upper, ctx.ledger, actor=ctx.agent_id, cause=ctx.cause,
                            ignores=lambda rel, is_dir: idx.ignores(rel, is_dir=is_dir), excluded=idx.excluded,
-                           max_blob=idx.max_blob, since_seq=since, start_ns=start_ns)
+                           max_blob=idx.max_blob, since_seq=since, start_ns=start_ns, known=known)
+
+    def known(rel: str) -> str | None:
+        state = idx.tree.get(rel)
+        return None if state is None else state.digest
 
     try:
         with ExitStack() as stack:

@@ -103,8 +103,10 @@ class UpperLayer:
     """Reads one upper layer and applies it to ``root`` through ``ledger``."""
 
     def __init__(self, root: Path, upper: Path, ledger: "Ledger", *, ignores: Callable[[str, bool], bool],
-                 excluded: frozenset[str] = frozenset(), max_blob: int, since_seq: int, start_ns: int) -> None:
+                 excluded: frozenset[str] = frozenset(), max_blob: int, since_seq: int, start_ns: int,
+                 known: Callable[[str], str | None] = lambda rel: None) -> None:
         self.root, self.upper, self.ledger = root, upper, ledger
+        self.known = known  # what the snapshot index last saw in a file (its hash), when it has seen it
         self.ignores, self.excluded, self.max_blob = ignores, excluded, max_blob
         self.since_seq, self.start_ns = since_seq, start_ns
         self._plans: list[_Plan] = []
@@ -244,7 +246,8 @@ class UpperLayer:
             if last is not None and last.seq > self.since_seq:
                 self.result.conflicts.append(Conflict(plan.rel, last.actor, last.seq))
             elif self._changed_meanwhile(plan) and (last is None or last.after != before.digest):
-                entries.append(FileChange(actor=OUTSIDE, path=path, before=None if last is None else last.after,
+                entries.append(FileChange(actor=OUTSIDE, path=path,
+                                          before=self.known(plan.rel) if last is None else last.after,
                                           after=before.digest, cause=None, stored=before.stored,
                                           mode=before.mode))
                 self.result.conflicts.append(Conflict(plan.rel, OUTSIDE, 0))
@@ -348,10 +351,10 @@ def _move(source: Path, target: Path) -> None:
 
 def apply_upper(root: Path, upper: Path, ledger: "Ledger", *, actor: str, cause: int | None,
                 ignores: Callable[[str, bool], bool], excluded: frozenset[str] = frozenset(), max_blob: int,
-                since_seq: int, start_ns: int) -> Applied:
+                since_seq: int, start_ns: int, known: Callable[[str], str | None] = lambda rel: None) -> Applied:
     """Read ``upper``, record its changes to ``root`` as ``actor``'s, then land them."""
     layer = UpperLayer(root, upper, ledger, ignores=ignores, excluded=excluded, max_blob=max_blob,
-                       since_seq=since_seq, start_ns=start_ns)
+                       since_seq=since_seq, start_ns=start_ns, known=known)
     layer.read()
     layer.record(actor, cause)
     layer.land()
