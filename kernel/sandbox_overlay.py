@@ -93,6 +93,10 @@ def new_stage(root: Path) -> Stage:
 
 def remove_stage(stage: Stage) -> None:
     """Remove a stage and, when no other command is staging there, its parent."""
+    try:
+        os.chmod(stage.work / "work", 0o700)  # overlayfs leaves it mode 000: unlock it up front
+    except OSError:
+        pass
     shutil.rmtree(stage.folder, onerror=lambda *a: _force_remove(a[1]))
     try:
         stage.folder.parent.rmdir()

@@ -142,7 +142,9 @@ def test_an_outside_edit_during_the_command_is_a_conflict_never_lost(env: Env) -
     (env.root / "shared.txt").write_text("original\n")
     env.index.scan()  # the watcher's baseline
     started, go = env.fifo("started.fifo"), env.fifo("go.fifo")
-    command = f"echo from-command > shared.txt; echo s > {started}; read line < {go}; echo mine > own.txt"
+    # the command holds ``go`` open before it says it started, so the test's write finds a reader
+    command = (f"exec 3<>{go}; echo from-command > shared.txt; echo s > {started}; read line <&3; "
+               "echo mine > own.txt")
     mark = env.ledger.last_seq()
 
     async def scenario() -> tuple[object, int]:
