@@ -139,3 +139,9 @@ __all__ = [
     # words for those values
     "check_workspace", "describe_duration", "describe_left", "looks_secret", "plural", "short_number",
 ]
+
+# How shell commands are captured in a workspace (an overlay, or snapshots and why): for the desktop and
+# `agentdesk status`. ``overlay_status(root)`` probes once per filesystem and blocks: call it off the UI loop.
+from .sandbox_overlay import OverlayStatus, overlay_status  # noqa: E402
+
+__all__ += ["OverlayStatus", "overlay_status"]

@@ -23,7 +23,6 @@ import asyncio
 import json
 import os
 import signal
-import time
 from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -254,7 +253,9 @@ async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
     The index is not marked busy: nothing the command does reaches the real
     workspace until it ends, so what the watcher sees meanwhile is someone else's.
     """
-    since, start_ns = ctx.ledger.last_seq(), time.time_ns()
+    # ctimes come from the filesystem's coarse clock, which may lag time_ns() by a tick: read that clock
+    # (the stage was made just now, on the workspace's filesystem)
+    since, start_ns = ctx.ledger.last_seq(), _fs_now(stage)
 
     def apply() -> "Applied":
         idx.rules.refresh()
@@ -287,6 +288,13 @@ async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
         raise ToolFailure(f"the command timed out after {timeout:g}s and was stopped (cut short: the changes it "
                           f"made until then were applied and recorded).\n{report.content}")
     return report
+
+
+def _fs_now(stage: Stage) -> int:
+    """The workspace filesystem's clock now, as it stamps ctimes (a file touched in the stage)."""
+    probe = stage.folder / "started"
+    probe.touch()
+    return os.stat(probe).st_ctime_ns
 
 
 def _ledger_files(ledger: Any) -> tuple[Path, ...]:
