@@ -163,7 +163,7 @@ class ShellTool:
         host_env = os.environ if self._environ is None else self._environ
         view: View | None = None
         status = await asyncio.to_thread(self.overlay_status, root) if check.ok else None
-        stage = await asyncio.to_thread(new_stage, root) if status is not None and status.overlay else None
+        stage = await asyncio.to_thread(_stage_or_none, root) if status is not None and status.overlay else None
         if check.ok:
             secrets = (agentdesk_home(host_env), *_ledger_files(ctx.ledger), *([stage.folder] if stage else []))
             host = host_paths(host_env, secrets, settings.sandbox_read_only)
@@ -288,6 +288,15 @@ async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
         raise ToolFailure(f"the command timed out after {timeout:g}s and was stopped (cut short: the changes it "
                           f"made until then were applied and recorded).\n{report.content}")
     return report
+
+
+def _stage_or_none(root: Path) -> Stage | None:
+    """A fresh stage beside ``root``; None (this command falls back to snapshots) when one cannot be made
+    there (the probe ran beside another workspace on the same filesystem)."""
+    try:
+        return new_stage(root)
+    except OSError:
+        return None
 
 
 def _fs_now(stage: Stage) -> int:
