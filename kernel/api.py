@@ -187,3 +187,9 @@ __all__ = [
     # trust: the taint event, the policy actor, its entries
     "AgentTainted", "POLICY", "Confirmed", "HookRun", "UntrustedSeen", "check_settings", "hook_problem",
 ]
+
+# How shell commands are captured in a workspace (an overlay, or snapshots and why): for the desktop and
+# `agentdesk status`. ``overlay_status(root)`` probes once per filesystem and blocks: call it off the UI loop.
+from .sandbox_overlay import OverlayStatus, overlay_status  # noqa: E402
+
+__all__ += ["OverlayStatus", "overlay_status"]

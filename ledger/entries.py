@@ -69,6 +69,9 @@ class FileChange(Entry):
     set on the reversals an undo makes and names the change they reverse.
     ``mode`` is the file's permission bits before the change, when it existed.
     ``stored`` is False when the contents were too large to keep (hash only).
+    ``was_link``/``is_link``: the path was (is, after the change) a symbolic
+    link; that side's contents are then the link's target text, never what it
+    points to.
     """
 
     KIND: ClassVar[str] = "fs.write"
@@ -79,6 +82,8 @@ class FileChange(Entry):
     reverts: int | None = None
     mode: int | None = None
     stored: bool = True
+    was_link: bool = False
+    is_link: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -174,13 +179,16 @@ class AgentKill(Entry):
 
 @dataclass(frozen=True, kw_only=True)
 class Snapshot(Entry):
-    """A workspace snapshot was taken around a command (``cause`` is the call)."""
+    """A command's changes were captured (``cause`` is the call): by snapshots of the workspace
+    (``files`` is how many it held), or from an overlay's upper layer (``overlay``; the workspace
+    was not read, ``files`` is 0)."""
 
     KIND: ClassVar[str] = "snapshot"
     root: str
     cause: int | None = None
     files: int = 0
     changed: int = 0
+    overlay: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

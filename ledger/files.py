@@ -20,6 +20,7 @@ tells them apart so a sweep can remove the ones a killed process left.
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import re
 import stat
@@ -121,6 +122,23 @@ def hash_of(path: Path) -> str | None:
         return digest_fd(fd)
     finally:
         os.close(fd)
+
+
+def link_or_file_hash(path: Path) -> str | None:
+    """Like ``hash_of``, but a symbolic link is hashed by its target's text (never followed)."""
+    try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            return hashlib.sha256(os.fsencode(os.readlink(path))).hexdigest()
+    except FileNotFoundError:
+        return None
+    return hash_of(path)
+
+
+def land_link(path: Path, target: bytes) -> None:
+    """Make ``path`` a symbolic link to ``target``, atomically (a link beside it, renamed over it)."""
+    tmp = path.parent / temp_name(path.name)
+    os.symlink(target, tmp)
+    rename(str(tmp), path)
 
 
 def _open_temp(path: Path, place: Place | None) -> tuple[int, str]:

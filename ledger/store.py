@@ -29,7 +29,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 from . import blobs, files, integrity, lockfile
 from .actors import USER
@@ -194,6 +194,27 @@ class Ledger(Queries):
     def put_blob(self, data: bytes) -> str:
         with self._tx() as db:
             return blobs.put(db, data)
+
+    def put_blobs(self, contents: Mapping[str, bytes]) -> None:
+        """Store several contents (name -> bytes, the name their sha256) in one transaction."""
+        fresh = [name for name in contents if name not in self._known_blobs]
+        if not fresh:
+            return
+        with self._tx() as db:
+            for name in fresh:
+                blobs.put(db, contents[name], name)
+        self._remember_blobs(fresh)
+
+    def append_with_blobs(self, entries: Sequence[Entry], contents: Mapping[str, bytes]) -> list[Entry]:
+        """One transaction: store ``contents`` (name -> bytes), then append ``entries`` that name them."""
+        fresh = [name for name in contents if name not in self._known_blobs]
+        with self._tx() as db:
+            for name in fresh:
+                blobs.put(db, contents[name], name)
+            stored = [self._insert(db, e) for e in entries]
+        self._remember_blobs(fresh)
+        self._announce(stored)
+        return stored
 
     # ---- tamper evidence ---------------------------------------------------
 

@@ -16,6 +16,7 @@ reverts = the change), and only then lands the files.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
@@ -120,7 +121,7 @@ def plan(ledger: UndoLedger, after_seq: int, only_actor: str | None = None) -> t
             continue
         if only_actor is not None and _origin_actor(ledger, change, origins) != only_actor:
             continue
-        current = state[change.path] if change.path in state else files.hash_of(files.absolute(change.path))
+        current = state[change.path] if change.path in state else _current(change)
         if change.path in outside_paths or current not in (change.after, change.before):
             conflicts[change.path] = _conflict(ledger, change.path, current)
             steps.pop(change.path, None)
@@ -154,7 +155,8 @@ def undo(ledger: UndoLedger, after_seq: int, *, by: str = USER, only_actor: str 
                 conflicts=tuple(c.path for c in conflicts))
     reversals = [
         FileChange(actor=by, path=s.path, before=s.change.after if s.landed else s.change.before,
-                   after=s.restore, cause=None, reverts=s.change.seq, mode=s.change.mode)
+                   after=s.restore, cause=None, reverts=s.change.seq, mode=s.change.mode,
+                   was_link=s.change.is_link if s.landed else s.change.was_link, is_link=s.change.was_link)
         for s in steps
     ]
     undo_entry = ledger.append_caused(head, reversals)[0]
@@ -169,13 +171,31 @@ def undo(ledger: UndoLedger, after_seq: int, *, by: str = USER, only_actor: str 
 def _land(ledger: UndoLedger, step: Step) -> Conflict | None:
     """Land one reversal; a file changed since planning is left alone and reported."""
     target = files.absolute(step.path)
-    current = files.hash_of(target)  # in chunks: whatever sits there now may be huge
-    mode = files.mode_of(target)
+    current = _current(step.change)  # in chunks: whatever sits there now may be huge
+    mode = None if step.change.was_link or step.change.is_link else files.mode_of(target)
     if current == step.restore:
+        if _mode_only(step.change) and mode != step.change.mode and step.change.mode is not None:
+            os.chmod(target, step.change.mode)  # a chmod alone: put the permission bits back
         return None
     expected = step.change.after if step.landed else step.change.before
     if current != expected:
         return _conflict(ledger, step.path, current)
     content = None if step.restore is None else ledger.blob(step.restore)
+    if content is not None and step.change.was_link:
+        files.land_link(target, content)
+        return None
+    if step.change.is_link and content is not None:
+        files.land(target, None)  # the link itself goes; the file is made afresh
+        mode = None
     files.land(target, content, mode if mode is not None else step.change.mode)
     return None
+
+
+def _current(change: FileChange) -> str | None:
+    """What the file holds now, as the change would have recorded it (a link by its target's text)."""
+    target = files.absolute(change.path)
+    return files.link_or_file_hash(target) if change.was_link or change.is_link else files.hash_of(target)
+
+
+def _mode_only(change: FileChange) -> bool:
+    return change.before == change.after and change.before is not None and not (change.was_link or change.is_link)

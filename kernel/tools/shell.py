@@ -1,13 +1,16 @@
 """shell_exec: run a command with bash in the workspace, sandboxed, and record what it changed.
 
-The runner photographs the workspace (``kernel.workspace.snapshot``), runs the command
-under bubblewrap (``kernel.sandbox``) in a session of its own, and records
-every file the command created, modified or deleted as the agent's
-``fs.write`` entries caused by this call, so undo reverses a command like any
-other write. That recording happens however the command ends: normally, at
-its timeout, or because the agent was killed; a kill takes down the whole
-process tree at once (process group kill of bwrap, whose PID namespace dies
-with it) and the runner then re-raises ``CancelledError``.
+The runner runs the command under bubblewrap (``kernel.sandbox``) in a session
+of its own and records every file the command created, modified or deleted as
+the agent's ``fs.write`` entries caused by this call, so undo reverses a
+command like any other write. Where an overlay works (``kernel.sandbox_overlay``)
+the command writes only to an upper layer, applied through the ledger when it
+ends (``kernel.workspace.upper``): a transaction whose cost follows what it
+changed. Elsewhere the runner photographs the workspace before and after
+(``kernel.workspace.snapshot``). That recording happens however the command
+ends: normally, at its timeout, or because the agent was killed; a kill takes
+down the whole process tree at once (process group kill of bwrap, whose PID
+namespace dies with it) and the runner then re-raises ``CancelledError``.
 
 Without a working bubblewrap the tool refuses, naming the package, unless
 ``Settings.allow_unsandboxed_shell`` is set; then it runs plainly (still with
@@ -23,14 +26,16 @@ import signal
 from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, Protocol, Sequence
 
 from ..errors import ToolFailure
 from ..sandbox import Sandbox, host_paths, scrubbed_env
 from ..sandbox_limits import SandboxLimits, pids_cgroup
+from ..sandbox_overlay import OverlayProbe, OverlayStatus, Stage, new_stage, remove_stage, wrap_argv
 from ..sandbox_view import Skipped, View, plan
 from ..settings import home as agentdesk_home
 from ..settings_schema import SHELL_TIMEOUT_MAX_S
+from ..workspace.upper import Applied, apply_upper
 from .descriptor import CallPreview, Risk, ToolContext, ToolDescriptor, ToolOutput
 from .output import OutputBuffer
 
@@ -67,6 +72,8 @@ OUTPUT_SCHEMA: Mapping[str, Any] = {
         "not_shown": {"type": "array", "items": {"type": "object"}},
         "network": {"type": "boolean"},
         "snapshot": {"type": "integer"},
+        "capture": {"type": "string"},
+        "conflicts": {"type": "array", "items": {"type": "object"}},
     },
 }
 DESCRIPTION = (
@@ -74,7 +81,9 @@ DESCRIPTION = (
     "long output cut in the middle). The command runs in a sandbox: only the workspace is writable, /tmp and "
     "$HOME are private, empty and size-capped, the system and the toolchains on PATH are read-only, there is "
     "no network unless `network` is true, processes and memory are bounded, and background processes end "
-    "with it. .git/hooks and .git/config are read-only. Every file it changes is recorded and can be undone."
+    "with it. .git/hooks and .git/config are read-only. Every file it changes is recorded and can be undone. "
+    "The command works like a transaction: its changes to the workspace become visible outside it (to other "
+    "tools and programs) when it ends, and a command stopped early keeps the changes it made until then."
 )
 
 
@@ -93,10 +102,10 @@ class CommandResult:
 
 def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource, *, bwrap: str = "bwrap",
                environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES,
-               limits: SandboxLimits = SandboxLimits()) -> ToolDescriptor:
+               limits: SandboxLimits = SandboxLimits(), overlay: OverlayProbe | None = None) -> ToolDescriptor:
     """The shell_exec descriptor (see ``ShellTool``)."""
     return ShellTool(settings, index, bwrap=bwrap, environ=environ, output_max_bytes=output_max_bytes,
-                     limits=limits).descriptor()
+                     limits=limits, overlay=overlay).descriptor()
 
 
 class ShellTool:
@@ -106,11 +115,12 @@ class ShellTool:
     ``settings`` may be a callable, read at every call, so changed settings (the timeout,
     whether unsandboxed commands are allowed, the read-only folders) apply to the next command.
     ``environ`` is the host environment the command's HOME, PATH and ``$AGENTDESK_HOME`` come from.
+    ``overlay`` finds whether a command can run on an overlay (``OverlayProbe(allowed=False)``: never).
     """
 
     def __init__(self, settings: "Settings | Callable[[], Settings]", index: IndexSource, *, bwrap: str = "bwrap",
                  environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES,
-                 limits: SandboxLimits = SandboxLimits()) -> None:
+                 limits: SandboxLimits = SandboxLimits(), overlay: OverlayProbe | None = None) -> None:
         self._settings: Callable[[], Settings] = (
             settings if callable(settings) else (lambda: settings))
         self._index = index
@@ -118,6 +128,7 @@ class ShellTool:
         self._output_max_bytes = output_max_bytes
         self._limits = limits
         self._sandbox = Sandbox(bwrap)
+        self._overlay = overlay if overlay is not None else OverlayProbe(bwrap)
         # One command at a time per workspace: overlapping commands' changes could not be told apart.
         self._locks: dict[tuple[asyncio.AbstractEventLoop, "Path"], asyncio.Lock] = {}
 
@@ -130,6 +141,10 @@ class ShellTool:
             # what a command does in the workspace is recorded and undoable; with the network it can reach out
             risk=Risk.LOCAL_WRITE, risk_of=lambda i: Risk.OUTWARD if i.get("network") else Risk.LOCAL_WRITE,
             trusted=True)
+
+    def overlay_status(self, root: "Path") -> OverlayStatus:
+        """How commands in ``root`` are captured (probes once per filesystem; blocking)."""
+        return self._overlay.status(Path(os.path.realpath(root)))
 
     def unsandboxed(self) -> bool:
         return self._settings().allow_unsandboxed_shell and not self._sandbox.check().ok
@@ -147,8 +162,10 @@ class ShellTool:
         root = ctx.workspace.root
         host_env = os.environ if self._environ is None else self._environ
         view: View | None = None
+        status = await asyncio.to_thread(self.overlay_status, root) if check.ok else None
+        stage = await asyncio.to_thread(_stage_or_none, root) if status is not None and status.overlay else None
         if check.ok:
-            secrets = (agentdesk_home(host_env), *_ledger_files(ctx.ledger))
+            secrets = (agentdesk_home(host_env), *_ledger_files(ctx.ledger), *([stage.folder] if stage else []))
             host = host_paths(host_env, secrets, settings.sandbox_read_only)
             view = await asyncio.to_thread(plan, root, host)
         cgroup = check.support.cgroup_base if check.ok and check.support.processes == "cgroup" else None
@@ -156,8 +173,11 @@ class ShellTool:
         def argv(info_fd: int | None, procs: Path | None) -> list[str]:
             if view is None:
                 return sandbox.plain_argv(command)
-            return sandbox.argv(view, command, network=network, limits=limits, support=check.support,
+            line = sandbox.argv(view, command, network=network, limits=limits, support=check.support,
                                 info_fd=info_fd, cgroup_procs=procs)
+            if stage is None or status is None:
+                return line
+            return wrap_argv(status.method, line, view.workspace, stage, bwrap=sandbox.bwrap)
 
         def limit_group() -> ContextManager[Path | None]:
             return nullcontext() if cgroup is None else pids_cgroup(cgroup, limits.max_processes)
@@ -165,9 +185,16 @@ class ShellTool:
         env = scrubbed_env(host_env, sandboxed=check.ok)
         idx = self._index.for_root(root)
         skipped = () if view is None else view.skipped
-        async with self._locks.setdefault((asyncio.get_running_loop(), idx.root), asyncio.Lock()):
-            return await _run_recorded(idx, ctx, argv, limit_group, env, timeout, check.ok, network,
-                                       self._output_max_bytes, skipped)
+        try:
+            async with self._locks.setdefault((asyncio.get_running_loop(), idx.root), asyncio.Lock()):
+                if stage is not None:
+                    return await _run_on_overlay(idx, stage, ctx, argv, limit_group, env, timeout, network,
+                                                 self._output_max_bytes, skipped)
+                return await _run_recorded(idx, ctx, argv, limit_group, env, timeout, check.ok, network,
+                                           self._output_max_bytes, skipped)
+        finally:
+            if stage is not None:
+                await asyncio.shield(asyncio.to_thread(remove_stage, stage))
 
     def preview(self, workspace: "Workspace", tool_input: Mapping[str, Any]) -> CallPreview:
         command = str(tool_input.get("command", ""))
@@ -209,10 +236,74 @@ async def _run_recorded(idx: "SnapshotIndex", ctx: ToolContext, argv: Callable[[
             await _capture_shielded(idx, before, ctx)
             raise
         changes = await asyncio.to_thread(idx.capture, before, actor=ctx.agent_id, cause=ctx.cause)
-    report = _report(ctx.workspace, result, changes, sandboxed=sandboxed, network=network, skipped=skipped)
+    report = _report(ctx.workspace, result, _Captured.of_snapshots(changes), sandboxed=sandboxed, network=network,
+                     skipped=skipped)
     if result.timed_out:
-        raise ToolFailure(f"the command timed out after {timeout:g}s and was stopped.\n{report.content}")
+        raise ToolFailure(f"the command timed out after {timeout:g}s and was stopped (cut short: the changes it "
+                          f"made until then are kept and recorded).\n{report.content}")
     return report
+
+
+async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
+                          argv: Callable[[int | None, Path | None], list[str]],
+                          limit_group: Callable[[], ContextManager[Path | None]], env: Mapping[str, str],
+                          timeout: float, network: bool, cap: int, skipped: tuple[Skipped, ...]) -> ToolOutput:
+    """Run on the overlay, then apply its upper layer through the ledger, however the command ends.
+
+    The index is not marked busy: nothing the command does reaches the real
+    workspace until it ends, so what the watcher sees meanwhile is someone else's.
+    """
+    # ctimes come from the filesystem's coarse clock, which may lag time_ns() by a tick: read that clock
+    # (the stage was made just now, on the workspace's filesystem)
+    since, start_ns = ctx.ledger.last_seq(), _fs_now(stage)
+
+    def apply() -> "Applied":
+        idx.rules.refresh()
+        return apply_upper(idx.root, stage.upper, ctx.ledger, actor=ctx.agent_id, cause=ctx.cause,
+                           ignores=lambda rel, is_dir: idx.ignores(rel, is_dir=is_dir), excluded=idx.excluded,
+                           max_blob=idx.max_blob, since_seq=since, start_ns=start_ns, known=known)
+
+    def known(rel: str) -> str | None:
+        state = idx.tree.get(rel)
+        return None if state is None else state.digest
+
+    try:
+        with ExitStack() as stack:
+            try:
+                procs = stack.enter_context(limit_group())
+            except OSError as exc:
+                raise ToolFailure(f"could not set up the process limit for the command: {exc}") from exc
+            result = await _run(lambda fd: argv(fd, procs), True, idx.root, env, timeout, ctx, cap)
+    except asyncio.CancelledError:
+        job = asyncio.ensure_future(asyncio.to_thread(apply))
+        try:
+            await asyncio.shield(job)
+        except asyncio.CancelledError:
+            pass  # cancelled again: the thread still finishes the recording
+        raise
+    applied = await asyncio.to_thread(apply)
+    report = _report(ctx.workspace, result, _Captured.of_overlay(applied), sandboxed=True, network=network,
+                     skipped=skipped)
+    if result.timed_out:
+        raise ToolFailure(f"the command timed out after {timeout:g}s and was stopped (cut short: the changes it "
+                          f"made until then were applied and recorded).\n{report.content}")
+    return report
+
+
+def _stage_or_none(root: Path) -> Stage | None:
+    """A fresh stage beside ``root``; None (this command falls back to snapshots) when one cannot be made
+    there (the probe ran beside another workspace on the same filesystem)."""
+    try:
+        return new_stage(root)
+    except OSError:
+        return None
+
+
+def _fs_now(stage: Stage) -> int:
+    """The workspace filesystem's clock now, as it stamps ctimes (a file touched in the stage)."""
+    probe = stage.folder / "started"
+    probe.touch()
+    return os.stat(probe).st_ctime_ns
 
 
 def _ledger_files(ledger: Any) -> tuple[Path, ...]:
@@ -370,7 +461,34 @@ async def _capture_shielded(idx: "SnapshotIndex", before: Any, ctx: ToolContext)
         pass  # cancelled again: the thread still finishes the recording
 
 
-def _report(workspace: "Workspace", outcome: CommandResult, changes: "CommandChanges", *, sandboxed: bool,
+@dataclass(frozen=True)
+class _Captured:
+    """What a command changed, as recorded, however it was captured."""
+
+    changed: tuple[tuple[str, str], ...]        # (relative path, created|modified|deleted|mode|link …)
+    hash_only: tuple[str, ...]
+    not_undoable: tuple[str, ...]
+    snapshot: int
+    capture: str                                 # "overlay" or "snapshots"
+    ignored: tuple[str, ...] = ()
+    conflicts: tuple[tuple[str, str, int], ...] = ()   # (relative path, who else changed it, their entry)
+    failed: tuple[tuple[str, str], ...] = ()
+    special: tuple[str, ...] = ()
+
+    @classmethod
+    def of_snapshots(cls, changes: "CommandChanges") -> "_Captured":
+        return cls(tuple((c.rel, c.kind) for c in changes.changes), changes.hash_only, changes.not_undoable,
+                   changes.snapshot.seq, "snapshots")
+
+    @classmethod
+    def of_overlay(cls, applied: "Applied") -> "_Captured":
+        return cls(tuple(applied.changes), tuple(applied.hash_only), tuple(applied.not_undoable),
+                   applied.snapshot.seq if applied.snapshot is not None else 0, "overlay", tuple(applied.ignored),
+                   tuple((c.rel, c.by, c.seq) for c in applied.conflicts), tuple(applied.failed),
+                   tuple(applied.skipped))
+
+
+def _report(workspace: "Workspace", outcome: CommandResult, captured: _Captured, *, sandboxed: bool,
             network: bool, skipped: tuple[Skipped, ...] = ()) -> ToolOutput:
     status = "stopped (timeout)" if outcome.timed_out else f"exit code: {outcome.exit_code}"
     lines = [status]
@@ -378,18 +496,35 @@ def _report(workspace: "Workspace", outcome: CommandResult, changes: "CommandCha
         lines.append(outcome.output.rstrip("\n"))
     if outcome.cut_bytes:
         lines.append(f"[output was {outcome.total_bytes} bytes; {outcome.cut_bytes} bytes in the middle were cut]")
-    changed = [{"path": c.rel, "change": c.kind} for c in changes.changes]
+    changed = [{"path": rel, "change": kind} for rel, kind in captured.changed]
     if changed:
-        lines.append("files changed: " + ", ".join(f"{c['change']} {c['path']}" for c in changed))
-    if changes.hash_only:
-        lines.append("recorded by hash only (too large to keep): " + ", ".join(changes.hash_only))
-    if changes.not_undoable:
-        lines.append("NOT undoable (earlier contents too large to keep): " + ", ".join(changes.not_undoable))
+        lines.append("files changed: " + _listed([f"{c['change']} {c['path']}" for c in changed]))
+    if captured.hash_only:
+        lines.append("recorded by hash only (too large to keep): " + _listed(captured.hash_only))
+    if captured.not_undoable:
+        lines.append("NOT undoable (earlier contents too large to keep): " + _listed(captured.not_undoable))
+    if captured.ignored:
+        lines.append(f"recorded by hash only ({len(captured.ignored)} matched the ignore rules): "
+                     + _listed(captured.ignored, 10))
+    for rel, by, seq in captured.conflicts:
+        lines.append(f"CONFLICT {rel}: also changed by {by} while the command ran (entry #{seq}); the command's "
+                     "version was applied over it, and undo can bring the other back")
+    for rel, why in captured.failed:
+        lines.append(f"could not apply the change to {rel}: {why} (recorded, not landed)")
+    if captured.special:
+        lines.append("not recorded (not a file, folder or link): " + _listed(captured.special))
     if skipped:
         lines.append("not shown to the command: " + "; ".join(f"{s.path} ({s.reason})" for s in skipped))
     data = {"exit_code": outcome.exit_code, "timed_out": outcome.timed_out, "output": outcome.output,
             "output_bytes": outcome.total_bytes, "cut_bytes": outcome.cut_bytes, "changed": changed,
-            "hash_only": list(changes.hash_only), "not_undoable": list(changes.not_undoable),
-            "sandboxed": sandboxed, "network": network, "snapshot": changes.snapshot.seq,
+            "hash_only": list(captured.hash_only), "not_undoable": list(captured.not_undoable),
+            "sandboxed": sandboxed, "network": network, "snapshot": captured.snapshot, "capture": captured.capture,
+            "conflicts": [{"path": rel, "by": by, "entry": seq} for rel, by, seq in captured.conflicts],
             "not_shown": [{"path": s.path, "reason": s.reason} for s in skipped]}
     return ToolOutput("\n".join(lines), data)
+
+
+def _listed(items: "Sequence[str]", most: int = 200) -> str:
+    """A comma-separated list, the rest counted (a command may change 100,000 files)."""
+    shown = ", ".join(items[:most])
+    return shown if len(items) <= most else f"{shown} … and {len(items) - most} more"

@@ -110,6 +110,11 @@ class SnapshotIndex:
             raise ValueError(f"this snapshot index is for {self.root}, not {root}")
         return self
 
+    @property
+    def excluded(self) -> frozenset[str]:
+        """The ledger's and the cache's own files inside the workspace: never recorded at all."""
+        return frozenset(rel for rel in self._excluded if rel is not None)
+
     def ignores(self, rel: str, *, is_dir: bool = False) -> bool:
         """True when ``rel`` is not tracked (ignore rules, or the ledger's and cache's own files)."""
         return rel in self._excluded or self.rules.ignores_path(rel, is_dir=is_dir)

@@ -1,4 +1,8 @@
-"""Fixtures for the shell, snapshot and watcher tests: a real ledger, workspace and index."""
+"""Fixtures for the shell, snapshot and watcher tests: a real ledger, workspace and index.
+
+The shell tests run twice: on an overlay (where this machine has one; the run
+fails, not skips, when it does not) and on snapshots, the fallback.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from kernel.clock import ManualClock
 from kernel.settings import Settings
 from kernel.workspace.snapshot import SnapshotIndex
 from kernel.tools.descriptor import ToolContext, ToolDescriptor, ToolOutput
+from kernel.sandbox_overlay import OverlayProbe
 from kernel.tools.shell import shell_tool
 from kernel.workspace.root import Workspace
 from ledger import Ledger, ToolCall
@@ -26,6 +31,16 @@ class Env:
     index: SnapshotIndex
     clock: ManualClock
     settings: Settings
+    capture: str = "snapshots"  # how shell commands are captured: "overlay" or "snapshots"
+    sync: Path | None = None    # a folder outside the workspace that commands see (read-only): FIFOs live here
+
+    def fifo(self, name: str) -> Path:
+        """A FIFO a command can write to and the test read from. Outside the workspace: on an overlay a
+        FIFO in the workspace is the overlay's own, a different pipe from the one the test would open."""
+        assert self.sync is not None
+        path = self.sync / name
+        os.mkfifo(path)
+        return path
 
     @property
     def root(self) -> Path:
@@ -33,7 +48,12 @@ class Env:
 
     def tool(self, **kwargs: Any) -> ToolDescriptor:
         settings = kwargs.pop("settings", self.settings)
+        kwargs.setdefault("overlay", _PROBES[self.capture])
         return shell_tool(settings, self.index, **kwargs)
+
+    @property
+    def overlay(self) -> bool:
+        return self.capture == "overlay"
 
     def call(self, tool_input: Mapping[str, Any], agent: str = "a1") -> ToolContext:
         """Append the ToolCall entry the executor would, and a context caused by it."""
@@ -56,13 +76,34 @@ class Env:
         return out
 
 
+_PROBES = {"overlay": OverlayProbe(), "snapshots": OverlayProbe(allowed=False)}
+_BOTH_PATHS = ("test_shell_exec", "test_sandbox_view", "test_overlay")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Shell command tests run on both capture paths."""
+    if "env" in metafunc.fixturenames and metafunc.module.__name__.rsplit(".", 1)[-1] in _BOTH_PATHS:
+        metafunc.parametrize("capture", ["overlay", "snapshots"])
+
+
 @pytest.fixture
-def env(tmp_path: Path) -> Env:
+def capture() -> str:
+    return "snapshots"
+
+
+@pytest.fixture
+def env(tmp_path: Path, capture: str) -> Env:
     root = tmp_path / "ws"
     root.mkdir()
     ledger = Ledger(tmp_path / "l.db")
     index = SnapshotIndex(root, ledger, max_blob=Settings().blob_max_bytes)
-    yield Env(ledger, Workspace.at(root), index, ManualClock(), Settings())
+    if capture == "overlay":
+        status = _PROBES["overlay"].status(root)
+        assert status.overlay, f"no overlay on this machine: {status.reason}"
+    sync = tmp_path / "sync"
+    sync.mkdir()
+    yield Env(ledger, Workspace.at(root), index, ManualClock(), Settings(sandbox_read_only=(str(sync),)), capture,
+              sync)
     index.close()
     ledger.close()
 

@@ -6,6 +6,8 @@ import asyncio
 import os
 import socket
 import uuid
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -120,8 +122,14 @@ def test_agentdeskignore_and_defaults_are_honoured(env: Env) -> None:
                ".git/objects/1 node_modules/m/i.js __pycache__/c.pyc .cache/z myenv/pyvenv.cfg myenv/lib.py "
                "keep.txt")
     out, ctx = asyncio.run(env.run({"command": command}))
-    paths = {os.path.relpath(e.path, env.root) for e in env.ledger.caused_by(ctx.cause) if isinstance(e, FileChange)}
-    assert paths == {"keep.txt"}, out.content
+    changes = {os.path.relpath(e.path, env.root): e for e in env.ledger.caused_by(ctx.cause)
+               if isinstance(e, FileChange)}
+    if env.overlay:  # the rules decide only what is kept with contents: every change is recorded
+        assert set(changes) == {"keep.txt", "build/a.o", "x.log", ".git/objects/1", "node_modules/m/i.js",
+                                "__pycache__/c.pyc", ".cache/z", "myenv/pyvenv.cfg", "myenv/lib.py"}, out.content
+        assert [p for p, e in changes.items() if e.stored] == ["keep.txt"]
+    else:
+        assert set(changes) == {"keep.txt"}, out.content
 
 
 def test_large_files_are_recorded_by_hash_only(env: Env) -> None:
@@ -143,21 +151,21 @@ def test_large_files_are_recorded_by_hash_only(env: Env) -> None:
     assert not (env.root / "huge.bin").exists() and not (env.root / "small.txt").exists()
 
 
-def _runaway(marker: str) -> str:
+def _runaway(marker: str, fifo: Path) -> str:
     # A bounded fork loop (ulimit -u does not bind root, so the loop bounds itself), orphans that let go
     # of the output pipe, and one that escapes into a session of its own: all must die with the command.
     return (f"ulimit -u 4096; for i in $(seq 20); do (sleep {marker} &); done; "
             f"(sleep {marker} >/dev/null 2>&1 &); setsid sleep {marker} >/dev/null 2>&1 & "
-            f"sleep {marker} & sleep {marker} & echo started > ready.fifo; wait")
+            f"sleep {marker} & sleep {marker} & echo started > {fifo}; wait")
 
 
 def test_timeout_stops_the_whole_tree(env: Env) -> None:
     marker = f"1000.{uuid.uuid4().int % 10**9}"
-    os.mkfifo(env.root / "ready.fifo")
+    fifo = env.fifo("ready.fifo")
 
     async def scenario() -> None:
-        task = asyncio.ensure_future(env.run({"command": _runaway(marker), "timeout": 5}))
-        await wait_fifo(env.root / "ready.fifo")
+        task = asyncio.ensure_future(env.run({"command": _runaway(marker, fifo), "timeout": 5}))
+        await wait_fifo(fifo)
         tree = tree_of(marker)
         assert len(alive(tree)) >= 24
         env.clock.advance(5)
@@ -172,13 +180,13 @@ def test_timeout_stops_the_whole_tree(env: Env) -> None:
 
 def test_cancel_kills_the_whole_tree_and_records_changes(env: Env) -> None:
     marker = f"1000.{uuid.uuid4().int % 10**9}"
-    os.mkfifo(env.root / "ready.fifo")
-    command = "echo before-kill > partial.txt; " + _runaway(marker)
+    fifo = env.fifo("ready.fifo")
+    command = "echo before-kill > partial.txt; " + _runaway(marker, fifo)
 
     async def scenario() -> int:
         ctx = env.call({"command": command})
         task = asyncio.ensure_future(env.tool().run(ctx, {"command": command}))
-        await wait_fifo(env.root / "ready.fifo")
+        await wait_fifo(fifo)
         tree = tree_of(marker)
         assert len(alive(tree)) >= 24
         task.cancel()
@@ -194,12 +202,12 @@ def test_cancel_kills_the_whole_tree_and_records_changes(env: Env) -> None:
 
 
 def test_timeout_input_cannot_exceed_settings(env: Env) -> None:
-    tool = env.tool(settings=Settings(shell_timeout_s=2))
-    os.mkfifo(env.root / "ready.fifo")
+    tool = env.tool(settings=replace(env.settings, shell_timeout_s=2))
+    fifo = env.fifo("ready.fifo")
 
     async def scenario() -> None:
-        task = asyncio.ensure_future(env.run({"command": "echo s > ready.fifo; sleep 1000", "timeout": 500}, tool))
-        await wait_fifo(env.root / "ready.fifo")
+        task = asyncio.ensure_future(env.run({"command": f"echo s > {fifo}; sleep 1000", "timeout": 500}, tool))
+        await wait_fifo(fifo)
         env.clock.advance(2)
         with pytest.raises(ToolFailure, match="timed out after 2s"):
             await task

@@ -1,0 +1,361 @@
+"""Applying a command's overlay upper layer to the real workspace, through the ledger.
+
+When a command ran on an overlay (``kernel.sandbox_overlay``) the upper
+layer holds exactly what it created, changed or deleted; the real workspace
+was not touched. This module reads that layer, records every change as the
+agent's ``fs.write`` caused by the call — old contents from the real file,
+new contents from the upper layer — in one ledger transaction, and only then
+lands them, by rename (the layer lives on the workspace's filesystem). The
+cost follows what changed, not the size of the workspace.
+
+What the layer holds, and how each is read:
+
+- a regular file: created or changed (a chmod alone copies the whole file up,
+  ``metacopy=off``; same contents with other permission bits is recorded as a
+  change whose before and after are equal, and undo puts the bits back);
+- a character device 0:0 (owned by 0:0 on the host when the mount was made
+  as root in a user namespace): a whiteout, the path was deleted; over a
+  folder, every file below it was;
+- a folder marked opaque (``user.overlay.opaque`` or ``trusted.overlay.opaque``
+  = ``y``): it was deleted and made again, so what the real folder held and
+  the layer does not is deleted;
+- a symlink: recorded as a link (its target's text is the contents, never
+  followed) and landed as the link itself;
+- a folder rename: with ``redirect_dir=nofollow`` the kernel refuses it and
+  ``mv`` copies then deletes, so it arrives as new files plus a whiteout.
+
+The ignore rules now decide only whether contents are kept: an ignored path
+is still recorded, by hash. A file that some other program or agent changed
+while the command ran (the ledger holds a newer write by someone else, or its
+ctime is newer than the command's start) is a conflict: the other change is
+recorded (as ``outside`` when the ledger could not explain it), the command's
+version is applied on top, and the result names the file, so neither is lost.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import shutil
+import stat
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from ledger import OUTSIDE, FileChange, Snapshot
+
+from .ignore import VENV_MARKER
+
+if TYPE_CHECKING:
+    from ledger import Ledger
+
+_OPAQUE = (b"user.overlay.opaque", b"trusted.overlay.opaque")
+_CHUNK = 1 << 20
+_FLUSH_BYTES = 64 << 20  # blobs are stored in batches of about this much, to bound memory
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A file changed both by the command and by someone else while it ran."""
+
+    rel: str
+    by: str          # who made the other change
+    seq: int         # the ledger entry of the other change
+
+
+@dataclass
+class Applied:
+    """What applying one upper layer did."""
+
+    entries: list[FileChange] = field(default_factory=list)
+    snapshot: Snapshot | None = None
+    changes: list[tuple[str, str]] = field(default_factory=list)  # (rel, created|modified|deleted|mode|link)
+    hash_only: list[str] = field(default_factory=list)       # too large to keep
+    not_undoable: list[str] = field(default_factory=list)    # earlier contents not kept
+    ignored: list[str] = field(default_factory=list)         # recorded by hash: the ignore rules matched
+    skipped: list[str] = field(default_factory=list)         # special files (pipes, sockets, devices)
+    conflicts: list[Conflict] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (rel, why) recorded but could not land
+
+
+@dataclass(frozen=True)
+class _Content:
+    """One side of a change: its hash, permission bits, and whether the bytes are kept."""
+
+    digest: str | None
+    mode: int | None
+    stored: bool
+    link: bool = False
+
+
+@dataclass(frozen=True)
+class _Plan:
+    rel: str
+    before: _Content
+    after: _Content
+    source: Path | None  # in the upper layer (None: a deletion)
+    ignored: bool = False  # the ignore rules matched: recorded by hash only
+
+
+class UpperLayer:
+    """Reads one upper layer and applies it to ``root`` through ``ledger``."""
+
+    def __init__(self, root: Path, upper: Path, ledger: "Ledger", *, ignores: Callable[[str, bool], bool],
+                 excluded: frozenset[str] = frozenset(), max_blob: int, since_seq: int, start_ns: int,
+                 known: Callable[[str], str | None] = lambda rel: None) -> None:
+        self.root, self.upper, self.ledger = root, upper, ledger
+        self.known = known  # what the snapshot index last saw in a file (its hash), when it has seen it
+        self.ignores, self.excluded, self.max_blob = ignores, excluded, max_blob
+        self.since_seq, self.start_ns = since_seq, start_ns
+        self._plans: list[_Plan] = []
+        self._deleted_dirs: list[str] = []
+        self._made_dirs: list[tuple[str, int]] = []
+        self._dir_modes: list[tuple[str, int]] = []
+        self._blobs: dict[str, bytes] = {}
+        self._blob_bytes = 0
+        self.result = Applied()
+
+    # ---- reading the layer ---------------------------------------------------
+
+    def read(self) -> None:
+        stack: list[tuple[str, bool, bool]] = [("", False, False)]  # (folder, inside an opaque one, ignored)
+        while stack:
+            rel_dir, in_opaque, hidden = stack.pop()
+            try:
+                with os.scandir(self.upper / rel_dir if rel_dir else self.upper) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError:
+                continue
+            for entry in entries:
+                rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+                st = entry.stat(follow_symlinks=False)
+                real = _lstat(self.root / rel)
+                if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
+                    self._delete_tree(rel, real)
+                elif stat.S_ISDIR(st.st_mode):
+                    if real is not None and not stat.S_ISDIR(real.st_mode):
+                        self._delete(rel, real)  # a file replaced by a folder
+                        real = None
+                    if real is None:
+                        self._made_dirs.append((rel, stat.S_IMODE(st.st_mode)))
+                    opaque = in_opaque or _opaque(entry.path)  # below an opaque folder nothing is merged
+                    ignored = hidden or self.ignores(rel, True) or os.path.lexists(os.path.join(entry.path, VENV_MARKER))
+                    if real is not None:
+                        if opaque:
+                            self._delete_missing(rel)
+                        if stat.S_IMODE(real.st_mode) != stat.S_IMODE(st.st_mode):
+                            self._dir_modes.append((rel, stat.S_IMODE(st.st_mode)))
+                    stack.append((rel, opaque, ignored))
+                elif stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
+                    if real is not None and stat.S_ISDIR(real.st_mode):
+                        self._delete_tree(rel, real)  # a folder replaced by a file
+                        real = None
+                    self._change(rel, real, Path(entry.path), st, keep=not (hidden or self.ignores(rel, False)))
+                else:
+                    self.result.skipped.append(rel)
+
+    def _delete_tree(self, rel: str, real: os.stat_result | None) -> None:
+        """``rel`` was deleted: a file, or a folder with everything in it."""
+        if real is None:
+            return
+        if not stat.S_ISDIR(real.st_mode):
+            self._delete(rel, real)
+            return
+        for folder, dirs, names in os.walk(self.root / rel, topdown=False):
+            rel_folder = Path(folder).relative_to(self.root).as_posix()
+            for name in [*names, *(d for d in dirs if os.path.islink(os.path.join(folder, d)))]:
+                sub = f"{rel_folder}/{name}"
+                self._delete(sub, _lstat(self.root / sub))
+            self._deleted_dirs.append(rel_folder)
+
+    def _delete_missing(self, rel: str) -> None:
+        """An opaque folder: what the real folder holds and the layer does not was deleted."""
+        try:
+            names = os.listdir(self.root / rel)
+        except OSError:
+            return
+        for name in names:
+            sub = f"{rel}/{name}"
+            if not os.path.lexists(self.upper / sub):
+                self._delete_tree(sub, _lstat(self.root / sub))
+
+    def _delete(self, rel: str, real: os.stat_result | None) -> None:
+        if real is None or rel in self.excluded:
+            return
+        keep = not self.ignores(rel, False)
+        before = self._content(self.root / rel, real, keep)
+        if before is not None:
+            self._plans.append(_Plan(rel, before, _Content(None, None, True), None, ignored=not keep))
+
+    def _change(self, rel: str, real: os.stat_result | None, source: Path, st: os.stat_result, *, keep: bool) -> None:
+        if rel in self.excluded:
+            return
+        after = self._content(source, st, keep)
+        before = _Content(None, None, True) if real is None else self._content(self.root / rel, real, keep)
+        if after is None or before is None:
+            self.result.skipped.append(rel)
+            return
+        if before.digest == after.digest and before.mode == after.mode and before.link == after.link:
+            return  # copied up without a change (opened for writing, written the same)
+        self._plans.append(_Plan(rel, before, after, source, ignored=not keep))
+
+    def _content(self, path: Path, st: os.stat_result, keep: bool) -> _Content | None:
+        """Hash a file or link (storing its bytes when ``keep`` and not too large); None for anything else."""
+        if stat.S_ISLNK(st.st_mode):
+            data = os.fsencode(os.readlink(path))
+            return _Content(self._keep(data, keep), None, keep, link=True)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        mode = stat.S_IMODE(st.st_mode)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            return None
+        with os.fdopen(fd, "rb") as fh:
+            if keep and st.st_size <= self.max_blob:
+                data = fh.read(self.max_blob + 1)
+                if len(data) <= self.max_blob:
+                    return _Content(self._keep(data, True), mode, True)
+                fh.seek(0)
+            sha = hashlib.sha256()
+            while chunk := fh.read(_CHUNK):
+                sha.update(chunk)
+        return _Content(sha.hexdigest(), mode, False)
+
+    def _keep(self, data: bytes, keep: bool) -> str:
+        name = hashlib.sha256(data).hexdigest()
+        if keep and name not in self._blobs:
+            self._blobs[name] = data
+            self._blob_bytes += len(data)
+            if self._blob_bytes > _FLUSH_BYTES:
+                self.ledger.put_blobs(self._blobs)
+                self._blobs, self._blob_bytes = {}, 0
+        return name
+
+    # ---- recording and landing --------------------------------------------------
+
+    def record(self, actor: str, cause: int | None) -> None:
+        """Store the contents and append every change (one transaction), conflicts' other side first."""
+        entries: list[FileChange | Snapshot] = []
+        for plan in self._plans:
+            path = str(self.root / plan.rel)
+            last = self.ledger.last_write(path)
+            before = plan.before
+            if last is not None and last.seq > self.since_seq:
+                self.result.conflicts.append(Conflict(plan.rel, last.actor, last.seq))
+            elif self._changed_meanwhile(plan) and (last is None or last.after != before.digest):
+                entries.append(FileChange(actor=OUTSIDE, path=path,
+                                          before=self.known(plan.rel) if last is None else last.after,
+                                          after=before.digest, cause=None, stored=before.stored,
+                                          mode=before.mode))
+                self.result.conflicts.append(Conflict(plan.rel, OUTSIDE, 0))
+            stored = before.stored and plan.after.stored
+            entries.append(FileChange(actor=actor, path=path, before=before.digest, after=plan.after.digest,
+                                      cause=cause, mode=before.mode, stored=stored,
+                                      was_link=before.link, is_link=plan.after.link))
+            kind = ("deleted" if plan.source is None else "created" if before.digest is None
+                    else "mode" if before.digest == plan.after.digest and before.link == plan.after.link
+                    else "modified")
+            self.result.changes.append((plan.rel, "link " + kind if plan.after.link or before.link else kind))
+            if plan.ignored:
+                self.result.ignored.append(plan.rel)
+            elif not stored:
+                self.result.hash_only.append(plan.rel)
+                if not before.stored:
+                    self.result.not_undoable.append(plan.rel)
+        entries.append(Snapshot(actor=actor, root=str(self.root), cause=cause, files=0,
+                                changed=len(self.result.changes), overlay=True))
+        stored_entries = self.ledger.append_with_blobs(entries, self._blobs)
+        self._blobs = {}
+        snapshot = stored_entries.pop()
+        assert isinstance(snapshot, Snapshot)
+        self.result.snapshot = snapshot
+        self.result.entries = [e for e in stored_entries if isinstance(e, FileChange) and e.actor != OUTSIDE]
+        outside = {e.path: e.seq for e in stored_entries if isinstance(e, FileChange) and e.actor == OUTSIDE}
+        self.result.conflicts = [Conflict(c.rel, c.by, outside.get(str(self.root / c.rel), c.seq))
+                                 for c in self.result.conflicts]
+
+    def _changed_meanwhile(self, plan: _Plan) -> bool:
+        st = _lstat(self.root / plan.rel)
+        return st is not None and st.st_ctime_ns >= self.start_ns
+
+    def land(self) -> None:
+        """Make the real workspace hold what the layer holds: deletions, folders, then files by rename."""
+        root = self.root
+        for plan in self._plans:
+            if plan.source is None:
+                self._attempt(plan.rel, partial(_unlink, root / plan.rel))
+        for rel in sorted(set(self._deleted_dirs), key=lambda r: -r.count("/")):
+            self._attempt(rel, partial(shutil.rmtree, root / rel, ignore_errors=True))
+        for rel, mode in sorted(self._made_dirs, key=lambda d: d[0].count("/")):
+            self._attempt(rel, partial(_mkdir, root / rel, mode))
+        for rel, mode in self._dir_modes:
+            self._attempt(rel, partial(os.chmod, root / rel, mode))
+        for plan in self._plans:
+            if plan.source is not None:
+                self._attempt(plan.rel, partial(_move, plan.source, root / plan.rel))
+
+    def _attempt(self, rel: str, action: Callable[[], object]) -> None:
+        try:
+            action()
+        except OSError as exc:
+            self.result.failed.append((rel, exc.strerror or str(exc)))
+
+
+def _lstat(path: Path) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
+
+
+def _opaque(path: str) -> bool:
+    for name in _OPAQUE:
+        try:
+            if os.getxattr(path, name, follow_symlinks=False) == b"y":
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _unlink(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _mkdir(path: Path, mode: int) -> None:
+    try:
+        os.mkdir(path, mode)
+    except FileExistsError:
+        pass
+    os.chmod(path, mode)
+
+
+def _move(source: Path, target: Path) -> None:
+    """Rename ``source`` over ``target``; across filesystems (a mount inside the workspace), copy beside
+    it first so the target still changes in one rename."""
+    try:
+        os.replace(source, target)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        temp = target.parent / f".{target.name}.{os.urandom(6).hex()}.agentdesk"
+        shutil.copy2(source, temp, follow_symlinks=False)
+        os.replace(temp, target)
+
+
+def apply_upper(root: Path, upper: Path, ledger: "Ledger", *, actor: str, cause: int | None,
+                ignores: Callable[[str, bool], bool], excluded: frozenset[str] = frozenset(), max_blob: int,
+                since_seq: int, start_ns: int, known: Callable[[str], str | None] = lambda rel: None) -> Applied:
+    """Read ``upper``, record its changes to ``root`` as ``actor``'s, then land them."""
+    layer = UpperLayer(root, upper, ledger, ignores=ignores, excluded=excluded, max_blob=max_blob,
+                       since_seq=since_seq, start_ns=start_ns, known=known)
+    layer.read()
+    layer.record(actor, cause)
+    layer.land()
+    return layer.result
