@@ -107,6 +107,11 @@ def provider_map(what: str, entries: Rule) -> Rule:
 FOLDER_LIST = Rule("a list of folder paths, each absolute or starting with ~",
                    lambda v: isinstance(v, list) and len(v) <= 256 and all(FOLDER.ok(p) for p in v), tuple)
 
+WEB_SEARCH_BACKENDS = ("none", "brave", "tavily", "searxng")
+WEB_KEY_VARIABLES = {"brave": "BRAVE_API_KEY", "tavily": "TAVILY_API_KEY", "searxng": "SEARXNG_API_KEY"}
+KEY_NAMES = (*PROVIDER_NAMES, *WEB_SEARCH_BACKENDS[1:])  # what keys.json may hold a key for
+OPTIONAL_URL = Rule("an http:// or https:// URL naming a host, or empty", lambda v: v == "" or URL.ok(v))
+
 SETTINGS_RULES: dict[str, Rule] = {
     "user_name": text("a name of 1 to 200 characters on one line"),
     "workspace": FOLDER,
@@ -124,6 +129,11 @@ SETTINGS_RULES: dict[str, Rule] = {
     "allow_unsandboxed_shell": FLAG,
     "blob_max_bytes": number(1, 10**12, "bytes", whole=True),
     "sandbox_read_only": FOLDER_LIST,
+    "web_allow_private": FLAG,
+    "web_fetch_max_bytes": number(1024, 1 << 30, "bytes", whole=True),
+    "web_fetch_timeout_s": number(1, 600, "seconds"),
+    "web_search_backend": choice(WEB_SEARCH_BACKENDS),
+    "web_search_base_url": OPTIONAL_URL,
 }
 
 
@@ -208,8 +218,8 @@ def check_keys(data: Any) -> Checked:
     good: dict[str, str] = {}
     errors: list[ConfigError] = []
     for provider, key in data.items():
-        if provider not in PROVIDER_NAMES:
-            errors.append(_not_a_provider(KEYS_FILE, provider))
+        if provider not in KEY_NAMES:
+            errors.append(_not_a_provider(KEYS_FILE, provider, KEY_NAMES))
         elif not isinstance(key, str):
             errors.append(ConfigError.invalid(KEYS_FILE, provider, "an API key string", kind_of(key)))
         elif key and (len(key) > 4096 or not key.isprintable() or any(c.isspace() for c in key)):
@@ -220,8 +230,8 @@ def check_keys(data: Any) -> Checked:
     return Checked(good, tuple(errors))
 
 
-def _not_a_provider(file: str, field: str) -> ConfigError:
-    allowed = "one of " + ", ".join(PROVIDER_NAMES)
+def _not_a_provider(file: str, field: str, names: tuple[str, ...] = PROVIDER_NAMES) -> ConfigError:
+    allowed = "one of " + ", ".join(names)
     return ConfigError(f"{file}: {found(field)} names no provider (allowed: {allowed})", field, file=file,
                        field=field, allowed=allowed)
 

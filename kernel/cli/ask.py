@@ -68,6 +68,7 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     from ledger import Ledger, LedgerError
 
     from ..facade import Kernel
+    from ..secrets import SecretRegistry
     from ..providers.lazy import LazyProviders
 
     store = SettingsStore(home())
@@ -97,7 +98,8 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     interactive = stdin.isatty()
     approver = TerminalApprover(stdin, stderr) if interactive else None
     kernel = Kernel(ledger=ledger, settings=settings, providers=providers,
-                    approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots")
+                    approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots",
+                    secrets=SecretRegistry(store.held_secrets()), web_keys=store.web_key)
     known = known_scopes(kernel.tools())
     for scope in unused_scopes([scope for scope, _ in grants], known):
         print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
