@@ -138,8 +138,12 @@ async def _pinned_request(client: "httpx.AsyncClient", url: str, limits: FetchLi
         raise WebFailure("address", f"refused: {host} is {why} ({ip}); Settings → Web can allow "
                                     "private addresses")
     literal = f"[{ip}]" if ip.version == 6 else str(ip)
-    target = httpx.URL(url).copy_with(host=literal)
-    headers = {"Host": httpx.URL(url).netloc.decode("ascii"), "User-Agent": USER_AGENT,
+    try:
+        named = httpx.URL(url)
+        target = named.copy_with(host=literal)
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise WebFailure("url", f"not a usable URL: {exc}") from None
+    headers = {"Host": named.netloc.decode("ascii"), "User-Agent": USER_AGENT,
                "Accept": "text/html,application/xhtml+xml,text/plain,application/json;q=0.9,*/*;q=0.5"}
     extensions = {"sni_hostname": host} if scheme == "https" else {}
     return client.build_request("GET", target, headers=headers, extensions=extensions)
