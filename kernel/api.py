@@ -32,7 +32,7 @@ from .events import (
 from .leases import Lease, describe_duration, describe_left
 from .messages import Message, TextPart, ToolResultPart, ToolUse
 from .settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, KeySource, Settings
-from .settings_schema import looks_secret
+from .settings_schema import WEB_DEFAULT_BASE_URLS, WEB_KEY_VARIABLES, WEB_SEARCH_BACKENDS, looks_secret
 from .tools.descriptor import CallPreview
 from .workspace.root import check_workspace
 from .words import plural, short_number
@@ -135,6 +135,8 @@ __all__ = [
     "Intact", "LeaseGrant", "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
     # settings (what settings.json holds) and the provider names, key and base-URL variables
     "BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings",
+    # the web tools' search back-ends, their default base URLs and key variables
+    "WEB_DEFAULT_BASE_URLS", "WEB_KEY_VARIABLES", "WEB_SEARCH_BACKENDS",
     # errors (they carry fields)
     "ConfigError", "InvalidState", "KernelError", "LedgerError", "ProviderError", "UnknownAgent",
     # words for those values

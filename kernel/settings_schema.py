@@ -108,6 +108,7 @@ FOLDER_LIST = Rule("a list of folder paths, each absolute or starting with ~",
                    lambda v: isinstance(v, list) and len(v) <= 256 and all(FOLDER.ok(p) for p in v), tuple)
 
 WEB_SEARCH_BACKENDS = ("none", "brave", "tavily", "searxng")
+WEB_DEFAULT_BASE_URLS = {"brave": "https://api.search.brave.com", "tavily": "https://api.tavily.com"}
 WEB_KEY_VARIABLES = {"brave": "BRAVE_API_KEY", "tavily": "TAVILY_API_KEY", "searxng": "SEARXNG_API_KEY"}
 KEY_NAMES = (*PROVIDER_NAMES, *WEB_SEARCH_BACKENDS[1:])  # what keys.json may hold a key for
 OPTIONAL_URL = Rule("an http:// or https:// URL naming a host, or empty", lambda v: v == "" or URL.ok(v))

@@ -25,11 +25,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ...settings_schema import WEB_KEY_VARIABLES
+from ...settings_schema import WEB_DEFAULT_BASE_URLS, WEB_KEY_VARIABLES
 from .errors import WebFailure
 
 BACKENDS = ("brave", "tavily", "searxng")
-DEFAULT_BASE_URLS: Mapping[str, str] = {"brave": "https://api.search.brave.com", "tavily": "https://api.tavily.com"}
+DEFAULT_BASE_URLS: Mapping[str, str] = WEB_DEFAULT_BASE_URLS
 KEY_VARIABLES: Mapping[str, str] = WEB_KEY_VARIABLES
 NEEDS_KEY = frozenset({"brave", "tavily"})
 MAX_COUNT = 20
