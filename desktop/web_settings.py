@@ -43,10 +43,8 @@ class WebTab(QWidget):
         self.forget = QCheckBox("Forget the saved key", self)
         self.allow_private = QCheckBox("Let web_fetch reach private and local network addresses", self)
         self.allow_private.setChecked(settings.web_allow_private)
-        note = QLabel("Off, web_fetch refuses loopback, private and link-local addresses (a page cannot "
-                      "send an agent to your router or to this machine).", self)
-        note.setWordWrap(True)
-        note.setStyleSheet(f"color: {shade(MUTED, self.palette())};")
+        self.allow_private.setToolTip("Off, web_fetch refuses loopback, private and link-local addresses: a page "
+                                      "cannot send an agent to your router or to this machine.")
         form = QFormLayout(self)
         form.addRow("Search with", self.backend)
         form.addRow("Base URL", self.base_url)
@@ -54,7 +52,6 @@ class WebTab(QWidget):
         form.addRow("", self.source)
         form.addRow("", self.forget)
         form.addRow("", self.allow_private)
-        form.addRow("", note)
         self.backend.currentIndexChanged.connect(self._show_backend)
         self._show_backend()
 

@@ -20,6 +20,15 @@ HELD_RULE = "held-secret"
 _SECRET_VARIABLE = re.compile(r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PAT|CREDENTIALS?)$", re.I)
 
 
+def _looks_random(value: str) -> bool:
+    """At least two kinds of character (lower, upper, digit, other), and not a path."""
+    if value.startswith(("/", "~", "./")):
+        return False
+    kinds = (any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value),
+             any(not c.isalnum() for c in value))
+    return sum(kinds) >= 2
+
+
 class SecretRegistry:
     """Secret values by label; ``find`` gives their spans in a text."""
 
@@ -41,8 +50,10 @@ class SecretRegistry:
         return True
 
     def add_environment(self, env: Mapping[str, str]) -> int:
-        """Hold every variable of ``env`` whose name says it is a secret; how many were held."""
-        return sum(self.add(value, name) for name, value in env.items() if _SECRET_VARIABLE.search(name))
+        """Hold every variable of ``env`` whose name says it is a secret and whose value looks like one
+        (not a path, not a plain word: ``SOME_KEY=production`` must not redact "production" everywhere)."""
+        return sum(self.add(value, name) for name, value in env.items()
+                   if _SECRET_VARIABLE.search(name) and _looks_random(value))
 
     def items(self) -> list[tuple[str, str]]:
         """(label, value) for every held value."""
