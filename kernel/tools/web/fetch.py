@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Awaitable, Callable
@@ -39,6 +40,7 @@ class FetchLimits:
     timeout_s: float = 20.0
     allow_private: bool = False
     exempt: frozenset[tuple[str, int]] = frozenset()  # (address, port) pairs allowed anyway (tests' fakes)
+    verify: "ssl.SSLContext | bool" = True  # certificates: the system's trust store (tests: their own CA)
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,8 @@ async def fetch(url: str, limits: FetchLimits, resolver: Resolver = system_resol
     started = time.monotonic()
     deadline = started + limits.timeout_s
     timeout = httpx.Timeout(limits.timeout_s)
-    async with httpx.AsyncClient(follow_redirects=False, trust_env=False, timeout=timeout) as client:
+    async with httpx.AsyncClient(follow_redirects=False, trust_env=False, timeout=timeout,
+                                 verify=limits.verify) as client:
         hops: list[str] = []
         current = url
         while True:
