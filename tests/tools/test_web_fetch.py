@@ -229,3 +229,13 @@ def test_https_goes_to_the_checked_address_and_verifies_the_name():
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=30)
         loop.close()
+
+
+def test_a_resolver_that_hangs_is_cut_by_the_time_cap():
+    async def hanging(host: str, port: int) -> str:
+        await asyncio.Event().wait()
+        return "127.0.0.1"
+
+    with pytest.raises(WebFailure) as caught:
+        asyncio.run(fetch("http://slow-dns.test/", FetchLimits(timeout_s=0.2), hanging))
+    assert caught.value.kind == "timeout"

@@ -99,10 +99,10 @@ async def fetch(url: str, limits: FetchLimits, resolver: Resolver = system_resol
         hops: list[str] = []
         current = url
         while True:
-            request = await _pinned_request(client, current, limits, resolver)
             remaining = deadline - time.monotonic()
             try:
-                async with asyncio.timeout(max(remaining, 0.001)):
+                async with asyncio.timeout(max(remaining, 0.001)):  # resolving counts against the cap too
+                    request = await _pinned_request(client, current, limits, resolver)
                     response = await client.send(request, stream=True)
             except TimeoutError:
                 raise WebFailure("timeout", f"no reply from {current} within {limits.timeout_s:g} s") from None
