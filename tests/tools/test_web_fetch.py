@@ -1,4 +1,4 @@
-"""web_fetch against a real loopback aiohttp server: conversion, redirects, address rules, caps,
+"""web_fetch against a real loopback HTTP server: conversion, redirects, address rules, caps,
 charsets and error statuses, through the real httpx client."""
 
 from __future__ import annotations
@@ -182,53 +182,26 @@ def test_a_closed_port_is_a_network_failure(fake):
 def test_https_goes_to_the_checked_address_and_verifies_the_name():
     """The request is sent to the resolved IP, yet TLS uses the name: SNI and the certificate check."""
     import ssl
-    import threading
 
     import trustme
-    from aiohttp import web
 
     ca = trustme.CA()
-    cert = ca.issue_cert("web.test")
     server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    cert.configure_cert(server_ctx)
+    ca.issue_cert("web.test").configure_cert(server_ctx)
     client_ctx = ssl.create_default_context()
     ca.configure_trust(client_ctx)
-    seen: list[str | None] = []
-
-    async def page(request: web.Request) -> web.Response:
-        seen.append(request.headers.get("Host"))
-        return web.Response(text="over tls", content_type="text/plain")
-
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-
-    async def start() -> tuple[web.AppRunner, int]:
-        app = web.Application()
-        app.router.add_get("/", page)
-        runner = web.AppRunner(app, shutdown_timeout=1.0)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=server_ctx)
-        await site.start()
-        return runner, site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-
-    runner, port = asyncio.run_coroutine_threadsafe(start(), loop).result(timeout=30)
 
     async def to_loopback(host: str, port: int) -> str:
         return "127.0.0.1"
 
-    try:
+    with WebFake(ssl_context=server_ctx) as tls:
         limits = FetchLimits(allow_private=True, verify=client_ctx)
-        got = asyncio.run(fetch(f"https://web.test:{port}/", limits, to_loopback))
-        assert got.body == b"over tls" and seen == [f"web.test:{port}"]
+        got = asyncio.run(fetch(tls.url("/text", "https", "web.test"), limits, to_loopback))
+        assert got.body == b"plain words\nsecond line"
+        assert [r[2]["Host"] for r in tls.requests] == [f"web.test:{tls.port}"]
         with pytest.raises(WebFailure) as caught:  # the certificate names web.test, not other.test
-            asyncio.run(fetch(f"https://other.test:{port}/", limits, to_loopback))
-        assert caught.value.kind == "network" and len(seen) == 1
-    finally:
-        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(timeout=30)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=30)
-        loop.close()
+            asyncio.run(fetch(tls.url("/text", "https", "other.test"), limits, to_loopback))
+        assert caught.value.kind == "network" and len(tls.requests) == 1
 
 
 def test_a_resolver_that_hangs_is_cut_by_the_time_cap():
