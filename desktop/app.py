@@ -59,6 +59,7 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     ``grant_delay_ms`` is how long a lease dialog's grant buttons ignore input (tests: 0)."""
     from kernel.facade import Kernel
     from kernel.providers.lazy import LazyProviders, missing_key_message
+    from kernel.secrets import SecretRegistry
     from kernel.settings import SettingsStore
     from ledger import Ledger
 
@@ -73,7 +74,8 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     ledger = Ledger(store.ledger_path, **({"clock": clock.now} if clock is not None else {}))
     kernel = Kernel(ledger=ledger, settings=settings, providers=factory, clock=clock, attached=attached,
                     snapshot_dir=root / "snapshots", watch_workspaces=watch_workspaces,
-                    provider_problem=lambda name: missing_key_message(name, store), tools=tools, restore=True)
+                    provider_problem=lambda name: missing_key_message(name, store), tools=tools, restore=True,
+                    secrets=SecretRegistry(store.held_secrets()), web_keys=store.web_key)
     bridge = EventBridge(kernel)
     window = MainWindow(kernel, bridge, now=kernel.now, default_root=str(Path(settings.workspace).expanduser()),
                         attached=attached)
@@ -206,6 +208,8 @@ def apply_settings(desk: Desktop, new: Any) -> None:
     """Saved settings take effect: the kernel uses them for new agents, providers are rebuilt with
     the new keys, base URLs and models when next needed, and Ask windows recheck their provider's key."""
     desk.kernel.update_settings(new)
+    for label, value in desk.store.held_secrets():  # a key just saved is kept out of the ledger from now on
+        desk.kernel.hold_secret(value, label)
     if hasattr(desk.providers, "forget"):
         desk.providers.forget()
     desk.window.set_default_root(str(Path(new.workspace).expanduser()))

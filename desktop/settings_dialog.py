@@ -12,6 +12,7 @@ picker is opened, not executed.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Mapping
 
 from PySide6.QtCore import Qt, Signal
@@ -24,6 +25,7 @@ from kernel import SettingsStore
 from kernel.api import BASE_URL_VARIABLES, PROVIDERS, ConfigError, KeySource, Settings
 
 from .theme import ERROR, MUTED, mono_font, shade
+from .web_settings import WebTab
 from .settings_form import (
     PRICE_LINE_HELP, FormValues, ProviderValues, apply_form, check_form, key_changes, key_source_text, values_from,
 )
@@ -137,6 +139,8 @@ class SettingsDialog(QDialog):
             tab = ProviderTab(name, values.providers[name], name in saved_keys, self.tabs, self._key_source(name))
             self.provider_tabs[name] = tab
             self.tabs.addTab(tab, name)
+        self.web_tab = WebTab(self.settings, saved_keys, os.environ if self.env is None else self.env, self.tabs)
+        self.tabs.addTab(self.web_tab, "Web")
         self.tabs.setCurrentWidget(self.provider_tabs[values.provider])
         self.provider.currentTextChanged.connect(lambda p: self.tabs.setCurrentWidget(self.provider_tabs[p]))
 
@@ -160,7 +164,7 @@ class SettingsDialog(QDialog):
         layout.setContentsMargins(16, 12, 16, 12)
         layout.setSpacing(8)
         layout.addLayout(form)
-        layout.addWidget(QLabel("<b>Providers</b>", self))
+        layout.addWidget(QLabel("<b>Providers and the web</b>", self))
         layout.addWidget(self.tabs)
         layout.addWidget(keys_note)
         layout.addWidget(theme_note)
@@ -200,10 +204,13 @@ class SettingsDialog(QDialog):
             self.error_label.show()
             return False
         try:
-            new = apply_form(values, self.settings, self.store.root)
+            new = self.web_tab.applied(apply_form(values, self.settings, self.store.root))
             self.store.save(new)
             for provider, key in key_changes(values).items():
                 self.store.save_key(provider, key)
+            web_key = self.web_tab.key_change()
+            if web_key is not None:
+                self.store.save_key(*web_key)
         except (ConfigError, OSError) as exc:
             self.error_label.setText(f"Could not save: {exc}")
             self.error_label.show()

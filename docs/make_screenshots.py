@@ -177,6 +177,20 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
         path = out / f"history{suffix}.png"
         _save(history, path)
         shots.append(path)
+    if names is None or "settings-web" in names:  # Settings → Web: the search back-end and the address switch
+        from dataclasses import replace
+
+        from desktop.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(desk.store, replace(desk.settings, web_search_backend="brave"), win, env={})
+        dialog.tabs.setCurrentWidget(dialog.web_tab)
+        dialog.show()
+        await asyncio.sleep(0.1)
+        QApplication.processEvents()
+        path = out / f"settings-web{suffix}.png"
+        _save(dialog, path)
+        shots.append(path)
+        dialog.reject()
 
     desk.window._done = True
     await k.aclose()

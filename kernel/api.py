@@ -37,7 +37,7 @@ from .leases import Lease, describe_duration, describe_left
 from .prices import PRICE_FIELDS, PRICE_MAX, money
 from .messages import Message, TextPart, ToolResultPart, ToolUse
 from .settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, KeySource, Settings
-from .settings_schema import looks_secret
+from .settings_schema import WEB_DEFAULT_BASE_URLS, WEB_KEY_VARIABLES, WEB_SEARCH_BACKENDS, looks_secret
 from .tools.descriptor import CallPreview
 from .workspace.root import check_workspace
 from .words import plural, short_number
@@ -116,6 +116,7 @@ class KernelFacade(Protocol):
     def settings(self) -> Settings: ...
     def update_settings(self, settings: Settings) -> None: ...
     def provider_problem(self, provider: str) -> str | None: ...
+    def hold_secret(self, value: str, label: str = "secret") -> bool: ...  # kept out of the ledger from now on
     def tools(self) -> list[ToolInfo]: ...
 
     # events
@@ -180,6 +181,8 @@ __all__ = [
     "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn",
     # settings (what settings.json holds) and the provider names, key and base-URL variables
     "BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings",
+    # the web tools' search back-ends, their default base URLs and key variables
+    "WEB_DEFAULT_BASE_URLS", "WEB_KEY_VARIABLES", "WEB_SEARCH_BACKENDS",
     # errors (they carry fields)
     "ConfigError", "InvalidState", "KernelError", "LedgerError", "ProviderError", "UnknownAgent",
     # words for those values

@@ -11,6 +11,7 @@ over a local socket to a desktop in another process.
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -43,12 +44,42 @@ from .workspace.snapshot import SnapshotIndexes
 from .trust.taint import taint_from
 from .tools.registry import ToolRegistry, builtin_registry
 from .tools.shell import shell_tool
+from .secrets import Redactor, SecretRegistry
+from .settings_schema import WEB_KEY_VARIABLES
+from .tools.descriptor import ToolDescriptor
+from .tools.web import web_fetch_tool, web_search_tool
 from .workspace.root import Workspace
 from .workspace.watch import OutsideWatchers
 
 if TYPE_CHECKING:
     from .extensions.mcp_config import McpSecrets, McpServerConfig
     from .extensions.mcp_hub import McpHub, McpServerStatus
+
+
+def _redact_ledger(ledger: Ledger, secrets: SecretRegistry | None) -> SecretRegistry:
+    """Secrets never reach the record: the ledger runs a redactor over every entry it writes
+    (kernel/secrets), holding ``secrets`` and the environment's keys. One already there is kept."""
+    current = ledger.redactor
+    if isinstance(current, Redactor):
+        held = current.held
+    else:
+        held = secrets if secrets is not None else SecretRegistry()
+        ledger.redact_with(Redactor(held))
+    if secrets is not None and secrets is not held:
+        for label, value in secrets.items():
+            held.add(value, label)
+    held.add_environment(os.environ)
+    return held
+
+
+def web_tools(settings: Callable[[], Settings],
+              keys: Callable[[str], str | None] | None) -> tuple[ToolDescriptor, ...]:
+    """web_fetch and web_search, reading Settings at each call (keys: environment only when not given)."""
+    def env_key(backend: str) -> str | None:
+        variable = WEB_KEY_VARIABLES.get(backend)
+        return os.environ.get(variable) if variable else None
+
+    return web_fetch_tool(settings), web_search_tool(settings, keys or env_key)
 
 
 class Kernel:
@@ -58,17 +89,22 @@ class Kernel:
                  clock: Clock | None = None, approver: Approver | None = None,
                  tools: ToolRegistry | None = None, attached: bool = False, bus: EventBus | None = None,
                  snapshot_dir: Path | None = None, watch_workspaces: bool = False,
-                 provider_problem: Callable[[str], str | None] | None = None, restore: bool = False) -> None:
+                 provider_problem: Callable[[str], str | None] | None = None, restore: bool = False,
+                 secrets: SecretRegistry | None = None, web_keys: Callable[[str], str | None] | None = None) -> None:
         """``restore`` brings back the agents on the ledger's record (the kernel of a home does;
         a kernel sharing the file with another that runs must not); ``snapshot_dir`` keeps the shell tool's snapshot cache between runs; ``watch_workspaces``
         records edits by other programs in every workspace an agent works in (the desktop does);
-        ``provider_problem`` says why a provider cannot be used yet (a missing key), or None."""
+        ``provider_problem`` says why a provider cannot be used yet (a missing key), or None;
+        ``secrets`` holds the keys the ledger's redactor takes out of every entry (the environment's
+        are added here); ``web_keys(backend)`` gives web_search its back-end's key."""
+        self.secrets = _redact_ledger(ledger, secrets)
         clock = clock or SystemClock()
         bus = bus or EventBus()
         self._requests = LeaseRequests(bus)
         self._snapshots = SnapshotIndexes(ledger, max_blob=settings.blob_max_bytes, cache_dir=snapshot_dir)
         if tools is None:
-            tools = builtin_registry(extra=(shell_tool(lambda: self._services.settings, self._snapshots),))
+            tools = builtin_registry(extra=(shell_tool(lambda: self._services.settings, self._snapshots),
+                                            *web_tools(lambda: self._services.settings, web_keys)))
         self._services = Services(
             ledger=ledger, clock=clock, bus=bus, leases=LeaseBook(ledger, clock, bus.publish),
             approver=approver or self._requests.approver, tools=tools, providers=providers,
@@ -101,6 +137,10 @@ class Kernel:
         (agents already running keep their provider, model and budget)."""
         settings.validate()
         self._services.settings = settings
+
+    def hold_secret(self, value: str, label: str = "secret") -> bool:
+        """Keep ``value`` out of every ledger entry from now on (a key just saved); False if too short to hold."""
+        return self.secrets.add(value, label)
 
     def provider_problem(self, provider: str) -> str | None:
         """Why ``provider`` cannot be used yet (no API key, say), in words; None when it can."""

@@ -29,7 +29,9 @@ from .errors import ConfigError
 from .prices import DEFAULT_PRICES, frozen_prices
 from .providers.catalog import CATALOG
 from .trust.hook_config import Hook
-from .settings_schema import KEYS_FILE, PROVIDER_NAMES, SETTINGS_FILE, Checked, check_keys, check_settings, unreadable
+from .settings_schema import (
+    KEYS_FILE, PROVIDER_NAMES, SETTINGS_FILE, WEB_KEY_VARIABLES, Checked, check_keys, check_settings, unreadable,
+)
 
 PROVIDERS = PROVIDER_NAMES
 MAX_FILE_BYTES = 1 << 20  # a settings or keys file larger than this is not read
@@ -74,6 +76,12 @@ class Settings:
     hooks: tuple[Hook, ...] = ()
     # provider → model → {input, output, cached_input} per million tokens (kernel/prices.py)
     prices: Mapping[str, Mapping[str, Mapping[str, float]]] = field(default_factory=lambda: frozen_prices(DEFAULT_PRICES))
+    # The web tools (kernel/tools/web): what web_fetch may read, and which search service web_search uses.
+    web_allow_private: bool = False         # let web_fetch reach private, loopback and link-local addresses
+    web_fetch_max_bytes: int = 2 * 1024 * 1024
+    web_fetch_timeout_s: float = 20.0
+    web_search_backend: str = "none"        # none · brave · tavily · searxng
+    web_search_base_url: str = ""           # empty: the back-end's own (SearXNG has none: set yours)
 
     def model_for(self, provider: str) -> str:
         return self.models.get(provider) or DEFAULT_MODELS.get(provider, "")
@@ -194,6 +202,18 @@ class SettingsStore:
             if keys.get(name):
                 return KeySource(KEYS_FILE, name), keys[name]
         return KeySource(None, info.key_variable), None
+
+    def web_key(self, backend: str, env: Mapping[str, str] | None = None) -> str | None:
+        """A web search back-end's key: its environment variable first, then keys.json (never raises)."""
+        env = os.environ if env is None else env
+        variable = WEB_KEY_VARIABLES.get(backend)
+        if variable and env.get(variable):
+            return env[variable]
+        return self._check_keys().values.get(backend) or None
+
+    def held_secrets(self) -> list[tuple[str, str]]:
+        """Every key keys.json holds, as (where, value), for the ledger's redactor (never raises)."""
+        return [(f"keys.json {name}", value) for name, value in self._check_keys().values.items()]
 
     def base_url(self, provider: str, settings: Settings, env: Mapping[str, str] | None = None) -> str | None:
         env = os.environ if env is None else env

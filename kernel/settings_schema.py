@@ -116,6 +116,11 @@ POLICIES = Rule("an object mapping scopes (like fs.write, or *) to one of " + ",
 HOOKS = Rule(HOOK_ALLOWED, hooks_ok, to_hooks)
 PRICE_TABLE = Rule("an object mapping model names to {input, output, cached_input}, each a number of money "
                    "per million tokens from 0 to 10000", valid_models)
+WEB_SEARCH_BACKENDS = ("none", "brave", "tavily", "searxng")
+WEB_DEFAULT_BASE_URLS = {"brave": "https://api.search.brave.com", "tavily": "https://api.tavily.com"}
+WEB_KEY_VARIABLES = {"brave": "BRAVE_API_KEY", "tavily": "TAVILY_API_KEY", "searxng": "SEARXNG_API_KEY"}
+KEY_NAMES = (*PROVIDER_NAMES, *WEB_SEARCH_BACKENDS[1:])  # what keys.json may hold a key for
+OPTIONAL_URL = Rule("an http:// or https:// URL naming a host, or empty", lambda v: v == "" or URL.ok(v))
 
 SETTINGS_RULES: dict[str, Rule] = {
     "user_name": text("a name of 1 to 200 characters on one line"),
@@ -137,6 +142,11 @@ SETTINGS_RULES: dict[str, Rule] = {
     "policies": POLICIES,
     "hooks": HOOKS,
     "prices": provider_map("price tables", PRICE_TABLE),
+    "web_allow_private": FLAG,
+    "web_fetch_max_bytes": number(1024, 1 << 30, "bytes", whole=True),
+    "web_fetch_timeout_s": number(1, 600, "seconds"),
+    "web_search_backend": choice(WEB_SEARCH_BACKENDS),
+    "web_search_base_url": OPTIONAL_URL,
 }
 
 
@@ -221,8 +231,8 @@ def check_keys(data: Any) -> Checked:
     good: dict[str, str] = {}
     errors: list[ConfigError] = []
     for provider, key in data.items():
-        if provider not in PROVIDER_NAMES:
-            errors.append(_not_a_provider(KEYS_FILE, provider))
+        if provider not in KEY_NAMES:
+            errors.append(_not_a_provider(KEYS_FILE, provider, KEY_NAMES))
         elif not isinstance(key, str):
             errors.append(ConfigError.invalid(KEYS_FILE, provider, "an API key string", kind_of(key)))
         elif key and (len(key) > 4096 or not key.isprintable() or any(c.isspace() for c in key)):
@@ -233,8 +243,8 @@ def check_keys(data: Any) -> Checked:
     return Checked(good, tuple(errors))
 
 
-def _not_a_provider(file: str, field: str) -> ConfigError:
-    allowed = "one of " + ", ".join(PROVIDER_NAMES)
+def _not_a_provider(file: str, field: str, names: tuple[str, ...] = PROVIDER_NAMES) -> ConfigError:
+    allowed = "one of " + ", ".join(names)
     return ConfigError(f"{file}: {found(field)} names no provider (allowed: {allowed})", field, file=file,
                        field=field, allowed=allowed)
 

@@ -34,6 +34,8 @@ class Entry:
     actor: str
     seq: int = 0
     ts: float = 0.0
+    redacted: int = 0  # how many secrets were taken out of this entry's text before it was written
+
 
     @property
     def kind(self) -> str:
@@ -43,7 +45,7 @@ class Entry:
         """The entry as one flat JSON object: seq, ts (ISO 8601 UTC), actor, kind, then its own fields."""
         out: dict[str, Any] = {"seq": self.seq, "ts": iso_utc(self.ts), "actor": self.actor, "kind": self.KIND}
         for f in dataclasses.fields(self):
-            if f.name not in ("seq", "ts", "actor"):
+            if f.name not in ("seq", "ts", "actor") and not (f.name == "redacted" and not self.redacted):
                 out[f.name] = _jsonable(getattr(self, f.name))
         return out
 
@@ -362,7 +364,14 @@ def to_row(entry: Entry) -> tuple[dict[str, Any], str]:
     column_names, body_names, _ = _layout(type(entry))  # type: ignore[arg-type]  # mypy: classes aren't Hashable
     columns = {name: getattr(entry, name) for name in column_names}
     body = {name: getattr(entry, name) for name in body_names}
+    if not entry.redacted:  # said only when something was taken out, so other entries keep their shape
+        del body["redacted"]
     return columns, _encode(body)
+
+
+def body_fields(cls: type[Entry]) -> tuple[str, ...]:
+    """The fields of a kind that travel in the JSON body (not in indexed columns)."""
+    return _layout(cls)[1]  # type: ignore[arg-type]  # mypy: classes aren't Hashable
 
 
 def stamped(entry: Entry, seq: int, ts: float) -> Entry:

@@ -39,6 +39,7 @@ from .entries import COLUMN_FIELDS, Entry, FileChange, stamped, to_row
 from .errors import LedgerUnavailable
 from .integrity import Broken, Integrity, Intact
 from .migrations import migrate
+from .redaction import Redactor, redacted
 from .queries import Queries
 from .undo import UndoReport, undo as undo_after
 
@@ -54,9 +55,10 @@ class Ledger(Queries):
     ``Queries`` on the same connection. Close it when done (it is also a context manager)."""
 
     def __init__(self, path: str | os.PathLike[str], *, clock: Clock = time.time, create: bool = True,
-                 _schema_upto: int | None = None) -> None:
+                 redactor: Redactor | None = None, _schema_upto: int | None = None) -> None:
         self.path = str(path)
         self._clock = clock
+        self._redactor = redactor  # every entry's text passes it before the row is written (ledger.redaction)
         self._lock = threading.RLock()
         self._listeners: list[Callable[[Entry], None]] = []
         self._known_blobs: set[str] = set()  # blob names seen stored by this object (blobs are never deleted)
@@ -120,6 +122,8 @@ class Ledger(Queries):
         inside the caller's transaction (``in_tx``), or in one of its own.
         """
         ts = entry.ts or self._clock()
+        if self._redactor is not None:
+            entry = redacted(entry, self._redactor)
         columns, body = to_row(entry)
         fields = (entry.actor, entry.KIND, entry.VERSION, *[columns.get(name) for name in self._stored_fields], body)
         head = self._head
@@ -151,6 +155,14 @@ class Ledger(Queries):
             db.execute(self._insert_sql, (seq, ts, *fields))
             values = (seq, ts)
         return stamped(entry, seq, values[1])
+
+    def redact_with(self, redactor: Redactor | None) -> None:
+        """Run ``redactor`` over the text of every entry appended from now on (None: stop)."""
+        self._redactor = redactor
+
+    @property
+    def redactor(self) -> Redactor | None:
+        return self._redactor
 
     def listen(self, fn: Callable[[Entry], None]) -> Callable[[], None]:
         """Call ``fn`` with every entry this object appends, once committed, on the appending

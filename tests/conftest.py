@@ -22,6 +22,7 @@ PROVIDER_VARIABLES = (
     "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_CUSTOM_HEADERS", "OPENAI_API_KEY", "OPENAI_BASE_URL",
     "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GOOGLE_GENAI_USE_VERTEXAI",
     "GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_GENAI_API_VERSION",
+    "BRAVE_API_KEY", "TAVILY_API_KEY", "SEARXNG_API_KEY",  # the web search back-ends' keys
 )
 pytest_plugins = ["tests.qt_loop"]  # the qasync loop fixture of the desktop tests
 

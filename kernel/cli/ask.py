@@ -69,6 +69,7 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     from ledger import Ledger, LedgerError
 
     from ..facade import Kernel
+    from ..secrets import SecretRegistry
     from ..providers.lazy import LazyProviders
 
     store = SettingsStore(home())
@@ -106,7 +107,8 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     interactive = stdin.isatty()
     approver = TerminalApprover(stdin, stderr) if interactive else None
     kernel = Kernel(ledger=ledger, settings=settings, providers=providers,
-                    approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots")
+                    approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots",
+                    secrets=SecretRegistry(store.held_secrets()), web_keys=store.web_key)
     from ..extensions.setup import start_configured_mcp  # MCP servers' tools, before --grant scopes are checked
 
     for line in await start_configured_mcp(kernel, store.root):

@@ -370,6 +370,9 @@ class RemoteKernel:
     async def wait(self, agent_id: str) -> Any:
         return await self._events.call("wait", {"agent_id": agent_id})
 
+    def hold_secret(self, value: str, label: str = "secret") -> bool:
+        return bool(self._call("hold_secret", value=value, label=label))
+
     def archive(self, agent_id: str) -> Any:
         return self._call("archive", agent_id=agent_id)
 

@@ -36,12 +36,15 @@ from kernel.providers.scripted import ScriptedProvider, ScriptedTurn, reply
 from kernel.settings import Settings
 from kernel.tools.fs import FS_TOOLS
 from kernel.tools.shell import INPUT_SCHEMA as SHELL_SCHEMA
+from kernel.tools.web.tools import FETCH_INPUT, SEARCH_INPUT
 from ledger import Ledger
 
 from .conftest import run
 
-# Every built-in tool: the file tools and shell_exec (each episode checks the kernel registers exactly these).
-SCHEMAS = {**{d.name: d.input_schema for d in FS_TOOLS}, "shell_exec": SHELL_SCHEMA}
+# Every built-in tool: the file tools, shell_exec and the web tools (each episode checks the kernel registers
+# exactly these).
+SCHEMAS = {**{d.name: d.input_schema for d in FS_TOOLS}, "shell_exec": SHELL_SCHEMA,
+           "web_fetch": FETCH_INPUT, "web_search": SEARCH_INPUT}
 TOOLS = sorted(SCHEMAS)
 
 

@@ -154,7 +154,7 @@ def test_not_utf8_too_large_a_folder_and_a_fifo_are_refused_without_hanging(agen
     ({"openai": SECRET + " x"}, "openai", "keys.json: openai must be an API key without spaces or line breaks "
                                           "(found a string with spaces or control characters)"),
     ({SECRET: "k"}, SECRET, "keys.json: a string of 49 characters names no provider "
-                            "(allowed: one of anthropic, openai, openai-chat, gemini)"),
+                            "(allowed: one of anthropic, openai, openai-chat, gemini, brave, tavily, searxng)"),
 ])
 def test_keys_json_problems_never_quote_a_key(agentdesk_home, keys, field, message):
     store = store_with(agentdesk_home, keys=keys)

@@ -1,0 +1,110 @@
+"""``web_fetch`` and ``web_search``: the two network-read tools (R2, untrusted output).
+
+Both read Settings at each call (a change in Settings → Web applies to the
+next call), both mark what they return as untrusted content from where it
+came (``ToolOutput.source``; the executor wraps it in provenance markers and
+taints the agent), and both report a refusal or a failure as a result the
+model reads. What the model reads starts with the URL it came from and ends
+with what was cut, so a cut page is never mistaken for the whole.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from ..descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
+from ..fs.common import BOOL, integer, obj, string
+from .convert import describe, readable
+from .fetch import FetchLimits, Resolver, fetch, system_resolver
+from .search import DEFAULT_BASE_URLS, MAX_COUNT, SearchConfig, search
+
+FETCH_SCOPE = "net.fetch"
+SEARCH_SCOPE = "net.search"
+DEFAULT_COUNT = 5
+KeyLookup = Callable[[str], "str | None"]
+
+FETCH_INPUT = obj({"url": string("the http:// or https:// URL to read")}, required=("url",))
+FETCH_OUTPUT = obj({
+    "url": {"type": "string"}, "final_url": {"type": "string"}, "status": {"type": "integer"},
+    "content_type": {"type": "string"}, "bytes": {"type": "integer", "minimum": 0},
+    "redirects": {"type": "array", "items": {"type": "string"}}, "cut": {"type": "array", "items": {"type": "string"}},
+    "text": BOOL,
+}, required=("url", "final_url", "status", "content_type", "bytes"))
+SEARCH_INPUT = obj({
+    "query": string("what to search the web for"),
+    "count": {**integer(f"how many results (1 to {MAX_COUNT}, default {DEFAULT_COUNT})", minimum=1),
+              "maximum": MAX_COUNT},
+}, required=("query",))
+SEARCH_OUTPUT = obj({
+    "backend": {"type": "string"}, "query": {"type": "string"},
+    "results": {"type": "array", "items": obj({"title": {"type": "string"}, "url": {"type": "string"},
+                                                "snippet": {"type": "string"}}, required=("title", "url", "snippet"))},
+}, required=("backend", "query", "results"))
+
+
+def web_fetch_tool(settings: Callable[[], Any], resolver: Resolver = system_resolver,
+                   exempt: frozenset[tuple[str, int]] = frozenset()) -> ToolDescriptor:
+    """The ``web_fetch`` descriptor; ``settings()`` gives the Settings in force at each call.
+    ``resolver`` and ``exempt`` (addresses allowed whatever Settings say) are for tests' loopback fakes."""
+
+    async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
+        s = settings()
+        limits = FetchLimits(max_bytes=s.web_fetch_max_bytes, timeout_s=s.web_fetch_timeout_s,
+                             allow_private=s.web_allow_private, exempt=exempt)
+        got = await fetch(str(tool_input["url"]), limits, resolver)
+        text = readable(got.body, got.content_type, got.charset, got.final_url)
+        body = text if text is not None else describe(got.content_type, len(got.body), got.total_bytes)
+        head = f"{got.final_url} — HTTP {got.status} {got.reason}, {got.content_type}, {len(got.body):,} bytes"
+        if got.redirects:
+            head += f" (redirected from {got.url})"
+        notes = [_cut_note(reason, limits, got.total_bytes) for reason in got.cut]
+        if got.status >= 400:
+            notes.insert(0, f"[the server answered HTTP {got.status} {got.reason}: this is its error page]")
+        content = "\n\n".join([head, body, *notes])
+        data = {"url": got.url, "final_url": got.final_url, "status": got.status, "content_type": got.content_type,
+                "bytes": len(got.body), "redirects": list(got.redirects), "cut": list(got.cut),
+                "text": text is not None}
+        return ToolOutput(content, data, source=f"web_fetch {got.final_url}")
+
+    return ToolDescriptor(
+        name="web_fetch",
+        description=("Read a web page or file over http(s). HTML comes back as Markdown (the article, without "
+                     "menus), text and JSON as they are; other types are described. Private and local network "
+                     "addresses are refused unless the user allows them."),
+        input_schema=FETCH_INPUT, output_schema=FETCH_OUTPUT, tool_class="read", scope=FETCH_SCOPE, run=run,
+        timeout_s=15 * 60.0,  # the outer limit; the fetch's own time cap (Settings) ends it first
+        risk=Risk.NETWORK_READ, trusted=False)
+
+
+def web_search_tool(settings: Callable[[], Any], key_for: KeyLookup) -> ToolDescriptor:
+    """The ``web_search`` descriptor; ``key_for(backend)`` gives the back-end's key (or None)."""
+
+    async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
+        s = settings()
+        backend = s.web_search_backend
+        config = SearchConfig(backend=backend, base_url=s.web_search_base_url or DEFAULT_BASE_URLS.get(backend, ""),
+                              key=key_for(backend) if backend != "none" else None, timeout_s=s.web_fetch_timeout_s)
+        query = str(tool_input["query"])
+        results = await search(config, query, int(tool_input.get("count", DEFAULT_COUNT)))
+        lines = [f"{len(results)} results from {backend} for: {query}"]
+        for n, r in enumerate(results, 1):
+            lines.append(f"{n}. {r.title or '(no title)'}\n   {r.url}" + (f"\n   {r.snippet}" if r.snippet else ""))
+        data = {"backend": backend, "query": query,
+                "results": [{"title": r.title, "url": r.url, "snippet": r.snippet} for r in results]}
+        return ToolOutput("\n".join(lines), data, source=f"web_search {backend}")
+
+    return ToolDescriptor(
+        name="web_search",
+        description=("Search the web with the search service the user set up; returns titles, URLs and "
+                     "snippets. Read a result with web_fetch."),
+        input_schema=SEARCH_INPUT, output_schema=SEARCH_OUTPUT, tool_class="read", scope=SEARCH_SCOPE, run=run,
+        timeout_s=15 * 60.0, risk=Risk.NETWORK_READ, trusted=False)
+
+
+def _cut_note(reason: str, limits: FetchLimits, total: int | None) -> str:
+    if reason == "size":
+        whole = f" of {total:,}" if total is not None else ""
+        return f"[cut: only the first {limits.max_bytes:,} bytes{whole} were read (the size cap in Settings → Web)]"
+    if reason == "time":
+        return f"[cut: the body was still arriving after {limits.timeout_s:g} s (the time cap in Settings → Web)]"
+    return "[cut: the connection broke off before the body was complete]"
