@@ -183,6 +183,11 @@ class SettingsStore:
         for name in info.saved_key_names:
             if keys.get(name):
                 return KeySource(KEYS_FILE, name), keys[name]
+        from .secrets import keyring_secret  # keys moved to the system keyring (kernel.secrets)
+        for name in info.saved_key_names:
+            secret = keyring_secret(name)
+            if secret:
+                return KeySource("keyring", name), secret
         return KeySource(None, info.key_variable), None
 
     def base_url(self, provider: str, settings: Settings, env: Mapping[str, str] | None = None) -> str | None:
@@ -225,7 +230,7 @@ class KeySource:
     """Where a provider's key comes from: ``environment`` (``name`` is the variable), ``keys.json``
     (``name`` is the entry, ``openai`` for openai-chat), or nowhere (``name`` is the variable to set)."""
 
-    where: Literal["environment", "keys.json"] | None
+    where: Literal["environment", "keys.json", "keyring"] | None
     name: str
 
 

@@ -208,6 +208,9 @@ def check_keys(data: Any) -> Checked:
     good: dict[str, str] = {}
     errors: list[ConfigError] = []
     for provider, key in data.items():
+        if isinstance(provider, str) and provider.startswith("account:") and isinstance(key, str) and key:
+            good[provider] = key  # a mail account's password, when no system keyring is usable
+            continue
         if provider not in PROVIDER_NAMES:
             errors.append(_not_a_provider(KEYS_FILE, provider))
         elif not isinstance(key, str):

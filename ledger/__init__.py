@@ -8,6 +8,7 @@ from .entries import (
     KINDS, AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke,
     Snapshot, ToolCall, ToolError, ToolResult, Undo, iso_utc,
 )
+from .entries import Intent, Outcome
 from .errors import (
     CorruptBlob, LedgerError, LedgerUnavailable, NewerVersion, NotAFileChange, UnknownBlob, UnknownKind,
     UnknownSeq,
@@ -22,4 +23,5 @@ __all__ = [
     "FileChange", "Head", "Integrity", "Intact", "LeaseGrant", "LeaseRevoke", "Ledger", "LedgerError", "LedgerUnavailable",
     "NewerVersion", "NotAFileChange", "Snapshot", "Step", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
     "UnknownBlob", "UnknownKind", "UnknownSeq", "iso_utc",
+    "Intent", "Outcome",
 ]

@@ -108,7 +108,7 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
         return CallReport(lease.outcome, _shown(lease.message))
     started = time.perf_counter()  # the run, not the wait for a lease
     call_entry = s.record(ToolCall(actor=agent.id, tool=tool.name, scope=scope, input=dict(tool_input), lease=lease.id))
-    ctx = ToolContext(agent.id, agent.root, s.ledger, call_entry.seq, s.clock, s.limits)
+    ctx = ToolContext(agent.id, agent.root, s.ledger, call_entry.seq, s.clock, s.limits, call.id, agent.turns)
     changes: list[int] = []
     unlisten = None if tool.tool_class == "read" else s.ledger.listen(_changes_of(call_entry.seq, changes))
     try:

@@ -230,7 +230,7 @@ def start_smtp(dovecot: Dovecot) -> Smtp:
     def authenticate(server, session, envelope, mechanism, auth_data):
         ok = (not smtp.auth_fails and auth_data.login.decode() == USER
               and auth_data.password.decode() == PASSWORD)
-        return AuthResult(success=ok)
+        return AuthResult(success=ok, handled=False)  # handled=False: aiosmtpd itself answers 535
 
     controller = Controller(Handler(), hostname="127.0.0.1", port=port, authenticator=authenticate,
                             auth_require_tls=False, auth_required=True)
