@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ledger import KERNEL, USER, AgentKill, Entry, Integrity, Ledger, UndoReport
 
@@ -41,6 +41,10 @@ from .tools.shell import shell_tool
 from .workspace.root import Workspace
 from .workspace.watch import OutsideWatchers
 
+if TYPE_CHECKING:
+    from .mail.tools import MailService
+    from .outward import UnknownIntent
+
 
 class Kernel:
     """The facade (``kernel.api.KernelFacade``): what it gives out is plain data from ``kernel.api``."""
@@ -49,7 +53,8 @@ class Kernel:
                  clock: Clock | None = None, approver: Approver | None = None,
                  tools: ToolRegistry | None = None, attached: bool = False, bus: EventBus | None = None,
                  snapshot_dir: Path | None = None, watch_workspaces: bool = False,
-                 provider_problem: Callable[[str], str | None] | None = None) -> None:
+                 provider_problem: Callable[[str], str | None] | None = None,
+                 mail: "MailService | None" = None) -> None:
         """``snapshot_dir`` keeps the shell tool's snapshot cache between runs; ``watch_workspaces``
         records edits by other programs in every workspace an agent works in (the desktop does);
         ``provider_problem`` says why a provider cannot be used yet (a missing key), or None."""
@@ -59,6 +64,13 @@ class Kernel:
         self._snapshots = SnapshotIndexes(ledger, max_blob=settings.blob_max_bytes, cache_dir=snapshot_dir)
         if tools is None:
             tools = builtin_registry(extra=(shell_tool(lambda: self._services.settings, self._snapshots),))
+        if mail is not None:  # mail and calendar (issue 16): the tools, bound to this ledger and clock
+            from .mail.tools import mail_tools  # lazy: only a home with an account pays for it
+
+            mail.bind(ledger, clock)
+            for descriptor in mail_tools(mail):
+                tools.add(descriptor)
+        self._mail = mail
         self._services = Services(
             ledger=ledger, clock=clock, bus=bus, leases=LeaseBook(ledger, clock, bus.publish),
             approver=approver or self._requests.approver, tools=tools, providers=providers,
@@ -95,6 +107,21 @@ class Kernel:
     def tools(self) -> list[ToolInfo]:
         """The tools agents may call, with the scope each asks a lease for."""
         return [ToolInfo(d.name, d.scope, str(d.risk), d.trusted) for d in self._services.tools.descriptors()]
+
+    # ---- outward calls (mail, calendar): exactly once -----------------------------
+
+    async def resume_outward(self) -> int:
+        """Verify the outward calls a previous kernel left without an outcome (call once at start):
+        found → done, else ``unknown`` (never retried). How many were settled."""
+        if self._mail is None:
+            return 0
+        return len(await self._mail.book.resume(self._mail.verifiers()))
+
+    def unknown_outward(self) -> list["UnknownIntent"]:
+        """Outward calls that may or may not have happened, newest first: for the Inbox to show."""
+        from .outward import unknown_intents
+
+        return unknown_intents(self._services.ledger)
 
     # ---- events ------------------------------------------------------------
 

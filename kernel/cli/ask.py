@@ -96,8 +96,12 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         raise ConfigError(str(exc), "AGENTDESK_HOME") from exc
     interactive = stdin.isatty()
     approver = TerminalApprover(stdin, stderr) if interactive else None
+    from ..mail.wiring import mail_for_home
+
     kernel = Kernel(ledger=ledger, settings=settings, providers=providers,
-                    approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots")
+                    approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots",
+                    mail=mail_for_home(store))
+    await kernel.resume_outward()  # outward calls a crashed run left open: verified, never redone
     known = known_scopes(kernel.tools())
     for scope in unused_scopes([scope for scope, _ in grants], known):
         print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)

@@ -1,0 +1,32 @@
+"""Mail for a home folder: the service when an account is set up (else no mail tools at all), and the
+one-time move of keys.json secrets into the system keyring when one has become usable."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import ConfigError
+from ..secrets import SecretStore
+from ..settings import SettingsStore
+from .accounts import AccountStore
+
+if TYPE_CHECKING:
+    from .tools import MailService
+
+
+def mail_for_home(store: SettingsStore) -> MailService | None:
+    secrets = SecretStore(store)
+    try:
+        secrets.migrate_to_keyring()
+    except Exception:  # noqa: BLE001 - a keyring that fails mid-way leaves keys.json as it was: still works
+        pass
+    accounts = AccountStore(store.root, secrets)
+    try:
+        has_account = bool(accounts.list())
+    except ConfigError:
+        return None  # a broken accounts.json: `agentdesk account list` says why
+    if not has_account:
+        return None
+    from .tools import MailService  # lazy: the clients load only for a home with an account
+
+    return MailService(accounts)
