@@ -18,6 +18,7 @@ from ..errors import ConfigError
 
 # subcommand → module under kernel.cli with add_parser(subparsers) and run(args) -> int
 COMMANDS = {"ask": "ask", "ledger": "ledger_cmd", "undo": "undo_cmd"}
+COMMANDS["account"] = "account_cmd"  # mail and calendar accounts (issue 16)
 
 EXIT_USAGE = 2
 

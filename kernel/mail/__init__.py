@@ -1,7 +1,7 @@
-"""Mail (IMAP, SMTP) and calendars (CalDAV): accounts, the five tools, and the connection check."""
+"""Mail (IMAP, SMTP) and calendars (CalDAV): accounts, the five tools (``kernel.mail.tools``, imported
+only when an account exists), and the connection check (``kernel.mail.connection``)."""
 
 from .accounts import Account, AccountStore, Credentials
 from .errors import MailError
-from .tools import MailService, mail_service, mail_tools
 
-__all__ = ["Account", "AccountStore", "Credentials", "MailError", "MailService", "mail_service", "mail_tools"]
+__all__ = ["Account", "AccountStore", "Credentials", "MailError"]

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from kernel.mail import Account, AccountStore, MailService, mail_tools
+from kernel.mail import Account, AccountStore
+from kernel.mail.tools import MailService, mail_tools
 from kernel.secrets import SecretStore
 from kernel.settings import SettingsStore
 from kernel.tools.registry import builtin_registry
