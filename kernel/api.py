@@ -139,3 +139,10 @@ __all__ = [
     # words for those values
     "check_workspace", "describe_duration", "describe_left", "looks_secret", "plural", "short_number",
 ]
+
+# Mail and calendar accounts (issue 16): what Settings → Accounts edits and checks.
+from .mail.accounts import TLS_MODES, Account, AccountStore, Credentials  # noqa: E402
+from .mail.connection import check_account  # noqa: E402
+from .secrets import SecretStore  # noqa: E402
+
+__all__ += ["TLS_MODES", "Account", "AccountStore", "Credentials", "SecretStore", "check_account"]
