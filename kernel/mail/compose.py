@@ -69,9 +69,9 @@ def compose(account: Account, args: Mapping[str, Any], message_id: str | None, n
 
 
 def shown(msg: EmailMessage) -> str:
-    """The message as the confirmation shows it: headers, a blank line, the body text."""
-    head = "\n".join(f"{k}: {v}" for k, v in msg.items() if k.lower() not in ("content-type",
-                                                                                "content-transfer-encoding",
-                                                                                "mime-version"))
+    """The message as the confirmation shows it: headers, a blank line, the body text. Date and
+    Message-ID (from the call's idempotency key) are added when it is sent."""
+    hidden = ("content-type", "content-transfer-encoding", "mime-version", "date", "message-id")
+    head = "\n".join(f"{k}: {v}" for k, v in msg.items() if k.lower() not in hidden)
     body = msg.get_content() if not msg.is_multipart() else ""
     return f"{head}\n\n{body}"

@@ -159,7 +159,8 @@ class MailService:
 
     def send_preview(self, workspace: Any, args: Mapping[str, Any]) -> CallPreview:
         msg = compose(self.creds().account, args, None, self.clock.now())
-        return CallPreview(f"send this mail to {msg['To']}", None, shown(msg))
+        return CallPreview(f"send this mail to {msg['To']} (it cannot be taken back; the date and a "
+                           "Message-ID are added when it goes)", None, shown(msg))
 
     def event_preview(self, workspace: Any, args: Mapping[str, Any]) -> CallPreview:
         lines = [f"Title: {args['title']}", f"Start: {args['start']}", f"End: {args['end']}"]
