@@ -63,6 +63,7 @@ class OutwardBook:
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
         self._turn_keys: dict[tuple[str, int, str, str], str] = {}
+        self._keys: dict[str, int] | None = None  # idempotency key → intent seq, read on first use
 
     def key_for(self, ctx: ToolContext, tool: str, args: Mapping[str, Any]) -> str:
         """This call's key; an identical call earlier in the same turn gives that call's key."""
@@ -72,16 +73,19 @@ class OutwardBook:
         return self._turn_keys[turn]
 
     def intent(self, key: str) -> Intent | None:
-        """The intent recorded under ``key`` (intents are rare: a scan of their kind is cheap)."""
-        before = None
-        while True:
-            page = self.ledger.page(kind=Intent.KIND, before=before, limit=500)
-            for entry in page:
-                if isinstance(entry, Intent) and entry.key == key:
-                    return entry
-            if len(page) < 500:
-                return None
-            before = page[-1].seq
+        """The intent recorded under ``key``. The keys are read from the ledger once per book (one scan;
+        scanning per call cost 135 ms at 1,000 past intents, 2026-12-01), then kept as intents are added.
+        A key names its agent, and an agent lives in one kernel, so no other process adds to its keys."""
+        if self._keys is None:
+            self._keys = {}
+            for at, value in self.ledger.body_values(Intent.KIND, "key"):
+                if isinstance(value, str):
+                    self._keys.setdefault(value, at)
+        found = self._keys.get(key)
+        if found is None:
+            return None
+        entry = self.ledger.get(found)
+        return entry if isinstance(entry, Intent) else None
 
     def outcome(self, intent: Intent) -> Outcome | None:
         for entry in self.ledger.caused_by(intent.seq):
@@ -93,6 +97,8 @@ class OutwardBook:
         entry = self.ledger.append(Intent(actor=ctx.agent_id, tool=tool, key=key, call_id=ctx.call_id,
                                           target=target, cause=ctx.cause))
         assert isinstance(entry, Intent)
+        if self._keys is not None:
+            self._keys[key] = entry.seq
         return entry
 
     def finish(self, intent: Intent, status: str, detail: str = "", data: Mapping[str, Any] | None = None) -> Outcome:
