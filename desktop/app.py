@@ -58,6 +58,7 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     records other programs' edits in every workspace an agent works in (on in the real app);
     ``grant_delay_ms`` is how long a lease dialog's grant buttons ignore input (tests: 0)."""
     from kernel.facade import Kernel
+    from kernel.mail.wiring import held_account_secrets, mail_for_home
     from kernel.providers.lazy import LazyProviders, missing_key_message
     from kernel.secrets import SecretRegistry
     from kernel.settings import SettingsStore
@@ -75,7 +76,8 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     kernel = Kernel(ledger=ledger, settings=settings, providers=factory, clock=clock, attached=attached,
                     snapshot_dir=root / "snapshots", watch_workspaces=watch_workspaces,
                     provider_problem=lambda name: missing_key_message(name, store), tools=tools, restore=True,
-                    secrets=SecretRegistry(store.held_secrets()), web_keys=store.web_key)
+                    secrets=SecretRegistry([*store.held_secrets(), *held_account_secrets(store)]), web_keys=store.web_key,
+                    mail=mail_for_home(store))  # mail tools when the home has an account (issue 16)
     bridge = EventBridge(kernel)
     window = MainWindow(kernel, bridge, now=kernel.now, default_root=str(Path(settings.workspace).expanduser()),
                         attached=attached)

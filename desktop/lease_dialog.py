@@ -127,8 +127,9 @@ class LeaseDialog(QDialog):
             layout.addWidget(summary)
         self.diff_view: DiffView | None = None
         if preview is not None and preview.diff:
-            layout.addWidget(QLabel("Diff preview", self))
-            self.diff_view = DiffView(preview.diff, max_lines=DIFF_LINES, parent=self, shrink=True)
+            message = preview.path is None  # an outward call's exact message or event, not a file diff
+            layout.addWidget(QLabel("Exactly what will be sent" if message else "Diff preview", self))
+            self.diff_view = DiffView(preview.diff, max_lines=DIFF_LINES, parent=self, shrink=True, plain=message)
             layout.addWidget(self.diff_view, 1)  # the one part that gives way on a small screen
         err = shade(ERROR, self.palette())
         for note in req.notes:

@@ -177,6 +177,10 @@ class SettingsDialog(QDialog):
 
         extensions, self.open_page = extension_buttons(self, self.store.root, self.workspace.text, self.mcp_status)
         layout.addLayout(extensions)
+        self.accounts_button = QPushButton("Mail and calendar accounts\u2026", self)  # Settings → Accounts
+        self.accounts_button.clicked.connect(self.open_accounts)
+        self.accounts_dialog: QDialog | None = None
+        layout.addWidget(self.accounts_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
 
@@ -234,6 +238,15 @@ class SettingsDialog(QDialog):
         self.policies_dialog = dialog
         dialog.open()
         return dialog
+    def open_accounts(self) -> QDialog:
+        """Settings → Accounts (desktop/accounts_dialog.py), window-modal on this dialog."""
+        from kernel.api import AccountStore, SecretStore
+
+        from .accounts_dialog import AccountsDialog
+
+        self.accounts_dialog = AccountsDialog(AccountStore(self.store.root, SecretStore(self.store)), self)
+        self.accounts_dialog.open()
+        return self.accounts_dialog
 
     def choose_workspace(self) -> QFileDialog:
         dialog = QFileDialog(self, "Choose the workspace folder", self.workspace.text())

@@ -72,6 +72,7 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
     os.environ["AGENTDESK_HOME"] = str(tmp / "home")
     for variable in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY"):  # scripted providers: nothing is sent anywhere
         os.environ.setdefault(variable, "screenshot-placeholder")
+    _mail_account(tmp / "home")
     clock = ManualClock(time.time() - 600)
     providers: dict[str, ScriptedProvider] = {}
     desk = build_desktop(tmp / "home", providers=lambda name: providers[name], clock=clock,
@@ -166,6 +167,7 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
         _save(confirm, path)
         shots.append(path)
     confirm.reject()
+    shots += await _mail_shots(desk, agent, providers, out, suffix, names)
 
     shots += await extension_pages(out, tmp, ws, suffix, names)
     if names is None or "history" in names:
@@ -265,6 +267,54 @@ async def extension_pages(out: Path, tmp: Path, ws: Path, suffix: str, names: tu
         _save(dialog, path)
         shots.append(path)
         dialog.close()
+    return shots
+
+
+def _mail_account(home: Path) -> None:
+    """A Fastmail-like account (nothing is contacted: the shots stop at the confirmation)."""
+    from kernel.api import Account, AccountStore, SecretStore
+    from kernel.settings import SettingsStore
+
+    os.environ["AGENTDESK_KEYRING"] = "off"
+    accounts = AccountStore(home, SecretStore(SettingsStore(home), use_keyring=False))
+    accounts.save(Account(name="fastmail", address="ada@fastmail.example", user="ada@fastmail.example",
+                          imap_host="imap.fastmail.com", smtp_host="smtp.fastmail.com",
+                          caldav_url="https://caldav.fastmail.com/"), "app-password-placeholder")
+
+
+async def _mail_shots(desk, agent, providers, out: Path, suffix: str, names) -> list[Path]:
+    """The send confirmation (the exact message) and Settings → Accounts."""
+    from PySide6.QtWidgets import QApplication
+
+    from kernel.providers.scripted import reply
+
+    shots = []
+    mailer = agent("mailer")
+    providers["scripted-mailer"].script(reply("I'll send Bob the minutes.", tools=(("mail_send", {
+        "to": ["Bob Stone <bob@example.com>"], "cc": ["carol@example.com"], "subject": "Minutes of Tuesday's review",
+        "body": "Hi Bob,\n\nThe minutes are below. Action items:\n- Ada: update the budget sheet by Friday\n"
+                "- Bob: book the room for the next review\n\nBest,\nAda\n"}),), usage=(2_000, 300)))
+    desk.kernel.send(mailer, "send Bob the minutes from notes/minutes.md")
+    await _until(lambda: desk.lease_dialogs.dialog_for(mailer) is not None)
+    dialog = desk.lease_dialogs.dialog_for(mailer)
+    await asyncio.sleep(0.1)
+    QApplication.processEvents()
+    if names is None or "mail-send-confirm" in names:
+        path = out / f"mail-send-confirm{suffix}.png"
+        dialog.repaint()
+        _save(dialog, path)
+        shots.append(path)
+    settings = desk.window._open_settings()
+    accounts = settings.open_accounts()
+    await asyncio.sleep(0.1)
+    QApplication.processEvents()
+    if names is None or "accounts-settings" in names:
+        path = out / f"accounts-settings{suffix}.png"
+        accounts.repaint()
+        _save(accounts, path)
+        shots.append(path)
+    accounts.reject()
+    settings.reject()
     return shots
 
 

@@ -196,3 +196,9 @@ __all__ = [
 from .sandbox_overlay import OverlayStatus, overlay_status  # noqa: E402
 
 __all__ += ["OverlayStatus", "overlay_status"]
+# Mail and calendar accounts (issue 16): what Settings → Accounts edits and checks.
+from .mail.accounts import TLS_MODES, Account, AccountStore, Credentials  # noqa: E402
+from .mail.connection import check_account  # noqa: E402
+from .secret_store import SecretStore  # noqa: E402
+
+__all__ += ["TLS_MODES", "Account", "AccountStore", "Credentials", "SecretStore", "check_account"]

@@ -54,6 +54,8 @@ from .workspace.watch import OutsideWatchers
 if TYPE_CHECKING:
     from .extensions.mcp_config import McpSecrets, McpServerConfig
     from .extensions.mcp_hub import McpHub, McpServerStatus
+    from .mail.tools import MailService
+    from .outward import UnknownIntent
 
 
 def _redact_ledger(ledger: Ledger, secrets: SecretRegistry | None) -> SecretRegistry:
@@ -90,7 +92,8 @@ class Kernel:
                  tools: ToolRegistry | None = None, attached: bool = False, bus: EventBus | None = None,
                  snapshot_dir: Path | None = None, watch_workspaces: bool = False,
                  provider_problem: Callable[[str], str | None] | None = None, restore: bool = False,
-                 secrets: SecretRegistry | None = None, web_keys: Callable[[str], str | None] | None = None) -> None:
+                 secrets: SecretRegistry | None = None, web_keys: Callable[[str], str | None] | None = None,
+                 mail: "MailService | None" = None) -> None:
         """``restore`` brings back the agents on the ledger's record (the kernel of a home does;
         a kernel sharing the file with another that runs must not); ``snapshot_dir`` keeps the shell tool's snapshot cache between runs; ``watch_workspaces``
         records edits by other programs in every workspace an agent works in (the desktop does);
@@ -105,6 +108,13 @@ class Kernel:
         if tools is None:
             tools = builtin_registry(extra=(shell_tool(lambda: self._services.settings, self._snapshots),
                                             *web_tools(lambda: self._services.settings, web_keys)))
+        if mail is not None:  # mail and calendar (issue 16): the tools, bound to this ledger and clock
+            from .mail.tools import mail_tools  # lazy: only a home with an account pays for it
+
+            mail.bind(ledger, clock)
+            for descriptor in mail_tools(mail):
+                tools.add(descriptor)
+        self._mail = mail
         self._services = Services(
             ledger=ledger, clock=clock, bus=bus, leases=LeaseBook(ledger, clock, bus.publish),
             approver=approver or self._requests.approver, tools=tools, providers=providers,
@@ -154,6 +164,21 @@ class Kernel:
     def tools(self) -> list[ToolInfo]:
         """The tools agents may call, with the scope each asks a lease for."""
         return [ToolInfo(d.name, d.scope, str(d.risk), d.trusted) for d in self._services.tools.descriptors()]
+
+    # ---- outward calls (mail, calendar): exactly once -----------------------------
+
+    async def resume_outward(self) -> int:
+        """Verify the outward calls a previous kernel left without an outcome (call once at start):
+        found → done, else ``unknown`` (never retried). How many were settled."""
+        if self._mail is None:
+            return 0
+        return len(await self._mail.book.resume(self._mail.verifiers()))
+
+    def unknown_outward(self) -> list["UnknownIntent"]:
+        """Outward calls that may or may not have happened, newest first: for the Inbox to show."""
+        from .outward import unknown_intents
+
+        return unknown_intents(self._services.ledger)
 
     # ---- events ------------------------------------------------------------
 

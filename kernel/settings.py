@@ -201,6 +201,11 @@ class SettingsStore:
         for name in info.saved_key_names:
             if keys.get(name):
                 return KeySource(KEYS_FILE, name), keys[name]
+        from .secret_store import keyring_secret  # keys moved to the system keyring (kernel.secret_store)
+        for name in info.saved_key_names:
+            secret = keyring_secret(name)
+            if secret:
+                return KeySource("keyring", name), secret
         return KeySource(None, info.key_variable), None
 
     def web_key(self, backend: str, env: Mapping[str, str] | None = None) -> str | None:
@@ -255,7 +260,7 @@ class KeySource:
     """Where a provider's key comes from: ``environment`` (``name`` is the variable), ``keys.json``
     (``name`` is the entry, ``openai`` for openai-chat), or nowhere (``name`` is the variable to set)."""
 
-    where: Literal["environment", "keys.json"] | None
+    where: Literal["environment", "keys.json", "keyring"] | None
     name: str
 
 

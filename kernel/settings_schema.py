@@ -231,6 +231,9 @@ def check_keys(data: Any) -> Checked:
     good: dict[str, str] = {}
     errors: list[ConfigError] = []
     for provider, key in data.items():
+        if isinstance(provider, str) and provider.startswith("account:") and isinstance(key, str) and key:
+            good[provider] = key  # a mail account's password, when no system keyring is usable
+            continue
         if provider not in KEY_NAMES:
             errors.append(_not_a_provider(KEYS_FILE, provider, KEY_NAMES))
         elif not isinstance(key, str):

@@ -10,6 +10,7 @@ from .entries import (
 )
 from .entries import Confirmed, HookRun, UntrustedSeen
 from .entries import AgentArchive, AgentBudget, ModelRequest, UserTurn
+from .entries import Intent, Outcome
 from .errors import (
     CorruptBlob, LedgerError, LedgerUnavailable, NewerVersion, NotAFileChange, UnknownBlob, UnknownKind,
     UnknownSeq,
@@ -26,6 +27,7 @@ __all__ = [
     "UnknownBlob", "UnknownKind", "UnknownSeq", "iso_utc",
     "Confirmed", "HookRun", "UntrustedSeen",
     "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn",
+    "Intent", "Outcome",
 ]
 
 from .entries import ContextUsed  # noqa: E402 - extensions (issue 15): kept apart from the list above for clean merges

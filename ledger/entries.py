@@ -315,6 +315,31 @@ class AgentArchive(Entry):
     archived: bool = True
 
 
+@dataclass(frozen=True, kw_only=True)
+class Intent(Entry):
+    """An outward call is about to act (send a mail, create an event): ``key`` is its idempotency key,
+    ``cause`` the tool call; recorded before acting so a crash leaves a trace to verify."""
+
+    KIND: ClassVar[str] = "intent"
+    tool: str
+    key: str
+    call_id: str = ""
+    target: str = ""     # what a check can find it by: the Message-ID or the event UID
+    cause: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outcome(Entry):
+    """How an intent ended (``cause`` is the intent): ``done`` (it happened), ``failed`` (it surely did
+    not), or ``unknown`` (it may have: never retried automatically, shown to the user)."""
+
+    KIND: ClassVar[str] = "outcome"
+    status: str
+    detail: str = ""
+    data: Mapping[str, Any] = field(default_factory=dict)
+    cause: int | None = None
+
+
 ENTRY_TYPES: dict[str, type[Entry]] = {
     cls.KIND: cls
     for cls in (ToolCall, FileChange, ToolResult, ToolError, Denied, Expired, LeaseGrant,
@@ -323,6 +348,7 @@ ENTRY_TYPES: dict[str, type[Entry]] = {
 }
 ENTRY_TYPES.update({cls.KIND: cls for cls in (UntrustedSeen, Confirmed, HookRun)})
 ENTRY_TYPES[ContextUsed.KIND] = ContextUsed
+ENTRY_TYPES.update({cls.KIND: cls for cls in (Intent, Outcome)})  # outward calls, exactly once (issue 16)
 KINDS = tuple(ENTRY_TYPES)
 
 

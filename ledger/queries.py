@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from typing import Sequence
+from typing import Any, Sequence
 
 from . import blobs
 from .entries import Entry, FileChange, from_row
@@ -36,6 +36,15 @@ class Queries:
     def count(self) -> int:
         with self._lock:
             return self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+
+    def body_values(self, kind: str, name: str) -> list[tuple[int, Any]]:
+        """(seq, the body field ``name``) of every ``kind`` entry, oldest first, without building entries
+        (the outward calls' idempotency keys: 10,000 intents read in one query, not 20 pages)."""
+        if not name.isidentifier():
+            raise ValueError(f"not a field name: {name!r}")
+        with self._lock:
+            return [(seq, value) for seq, value in self._db.execute(
+                "SELECT seq, json_extract(body, ?) FROM entries WHERE kind = ? ORDER BY seq", (f"$.{name}", kind))]
 
     def highest_number(self, kind: str, prefix: str) -> int:
         """The highest n among the actors ``<prefix><n>`` of ``kind`` entries (0 when there is none).

@@ -13,7 +13,8 @@ if [ "$purpose" = desktop ]; then
   packages+=(libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0
              libxcb-xkb1 libxkbcommon-x11-0 libxcb-shape0 libxcb-randr0 libegl1 libgl1 libfontconfig1 libdbus-1-3)
 else
-  packages+=(libegl1 libgl1 libfontconfig1 libxkbcommon0 libglib2.0-0 libdbus-1-3)
+  # dovecot-imapd: the loopback IMAP server of the mail tests (run unprivileged, never the system service)
+  packages+=(libegl1 libgl1 libfontconfig1 libxkbcommon0 libglib2.0-0 libdbus-1-3 dovecot-imapd)
 fi
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

@@ -12,8 +12,8 @@ from ..theme import ADDED, ADDED_BG, MUTED, REMOVED, REMOVED_BG, mono_family, sh
 from ..wording import diff_line_kind
 
 
-def diff_html(diff: str, palette: QPalette | None = None) -> str:
-    """HTML for a unified diff: one coloured line per diff line."""
+def diff_html(diff: str, palette: QPalette | None = None, plain: bool = False) -> str:
+    """HTML for a unified diff: one coloured line per diff line (``plain``: text, nothing coloured)."""
     styles = {
         "add": f"color:{shade(ADDED, palette)}; background-color:{shade(ADDED_BG, palette)};",
         "remove": f"color:{shade(REMOVED, palette)}; background-color:{shade(REMOVED_BG, palette)};",
@@ -22,7 +22,7 @@ def diff_html(diff: str, palette: QPalette | None = None) -> str:
         "context": "",
     }
     lines = diff.rstrip("\n").split("\n") if diff.strip() else ["(no changes)"]
-    body = "".join(f'<div style="{styles[diff_line_kind(line)]}">{html.escape(line) or "&nbsp;"}</div>'
+    body = "".join(f'<div style="{styles["context" if plain else diff_line_kind(line)]}">{html.escape(line) or "&nbsp;"}</div>'
                    for line in lines)
     return f'<div style="font-family:\'{mono_family()}\'; white-space:pre;">{body}</div>'
 
@@ -36,8 +36,9 @@ class DiffView(QTextBrowser):
     """
 
     def __init__(self, diff: str = "", max_lines: int = 18, parent: QWidget | None = None, *,
-                 shrink: bool = False, min_lines: int = 3) -> None:
+                 shrink: bool = False, min_lines: int = 3, plain: bool = False) -> None:
         super().__init__(parent)
+        self.plain = plain  # a message to be sent, not a diff: no +/- colours
         self.shrink = shrink
         self.min_lines = min_lines
         self._preferred = 0
@@ -50,7 +51,7 @@ class DiffView(QTextBrowser):
 
     def set_diff(self, diff: str) -> None:
         self.diff = diff
-        self.setHtml(diff_html(diff, self.palette()))
+        self.setHtml(diff_html(diff, self.palette(), self.plain))
         doc = self.document()
         doc.setTextWidth(-1)  # no wrapping: the natural height of every line
         lines = max(1, diff.rstrip("\n").count("\n") + 1)

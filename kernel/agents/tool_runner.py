@@ -157,7 +157,7 @@ async def _run(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
                call_id: str, started: float) -> _Ran:
     """Step 4: run the tool under its timeout, cancellable (a cancelled call is recorded here)."""
     s = agent.services
-    ctx = ToolContext(agent.id, agent.root, s.ledger, call_seq, s.clock, s.limits)
+    ctx = ToolContext(agent.id, agent.root, s.ledger, call_seq, s.clock, s.limits, call_id, agent.turns)
     changes: list[int] = []
     unlisten = None if tool.tool_class == "read" else s.ledger.listen(_changes_of(call_seq, changes))
     try:

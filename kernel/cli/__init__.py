@@ -22,6 +22,7 @@ COMMANDS = {"ask": "ask", "ledger": "ledger_cmd", "undo": "undo_cmd",
             # the kernel service and its clients (kernel/service)
             "kernel": "kernel_cmd", "ps": "ps_cmd", "kill": "kill_cmd", "status": "status_cmd"}
 COMMANDS["mcp"] = "mcp_cmd"  # agentdesk mcp add|list|rm (kernel/extensions)
+COMMANDS["account"] = "account_cmd"  # mail and calendar accounts (issue 16)
 
 EXIT_USAGE = 2
 

@@ -106,13 +106,17 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         raise ConfigError(str(exc), "AGENTDESK_HOME") from exc
     interactive = stdin.isatty()
     approver = TerminalApprover(stdin, stderr) if interactive else None
+    from ..mail.wiring import held_account_secrets, mail_for_home
+
     kernel = Kernel(ledger=ledger, settings=settings, providers=providers,
                     approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots",
-                    secrets=SecretRegistry(store.held_secrets()), web_keys=store.web_key)
+                    secrets=SecretRegistry([*store.held_secrets(), *held_account_secrets(store)]), web_keys=store.web_key,
+                    mail=mail_for_home(store))
     from ..extensions.setup import start_configured_mcp  # MCP servers' tools, before --grant scopes are checked
 
     for line in await start_configured_mcp(kernel, store.root):
         print(f"agentdesk ask: {one_line(line)}", file=stderr)
+    await kernel.resume_outward()  # outward calls a crashed run left open: verified, never redone
     known = known_scopes(kernel.tools())
     for scope in unused_scopes([scope for scope, _ in grants], known):
         print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)

@@ -29,6 +29,8 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
     from ledger import Ledger
 
     from ..facade import Kernel
+    from ..mail.wiring import held_account_secrets, mail_for_home
+    from ..secrets import SecretRegistry
     from ..providers.lazy import LazyProviders, missing_key_message
 
     started = time.time()
@@ -43,7 +45,10 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
         kernel = Kernel(ledger=ledger, settings=settings, providers=providers, attached=False,
                         snapshot_dir=home / "snapshots", watch_workspaces=True,
                         provider_problem=lambda name: missing_key_message(name, store),
-                        restore=True)  # the agents on the record come back (working ones: interrupted)
+                        restore=True,  # the agents on the record come back (working ones: interrupted)
+                        secrets=SecretRegistry([*store.held_secrets(), *held_account_secrets(store)]),
+                        web_keys=store.web_key, mail=mail_for_home(store))
+        await kernel.resume_outward()  # outward calls a crashed kernel left open: verified, never redone
         path = socket_path(home)
         if path.parent != home:  # a runtime folder (the home's path was too long for a socket address)
             private_folder(path.parent)

@@ -81,6 +81,8 @@ class ToolContext:
     cause: int
     clock: "Clock"
     limits: ToolLimits = field(default_factory=ToolLimits)
+    call_id: str = ""   # the model's id for this call (outward calls key their idempotency on it)
+    turn: int = 0       # the agent's turn number in this kernel (a repeated call in one turn acts once)
 
     def write(self, path: Path, content: "bytes | Opened | None",
               current: "tuple[bytes | Opened | None, int | None] | None" = None,

@@ -1,0 +1,20 @@
+"""The mail package's one error: what failed, as one line a person can act on.
+
+``kind`` lets callers branch without reading the text: ``auth`` (user name
+or password refused), ``connect`` (no server there, TLS failed, timed out),
+``protocol`` (the server answered something unusable), ``not_found``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ..errors import ToolFailure
+
+MailErrorKind = Literal["auth", "connect", "protocol", "not_found", "config"]
+
+
+class MailError(ToolFailure):
+    def __init__(self, kind: MailErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind

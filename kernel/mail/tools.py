@@ -1,0 +1,233 @@
+"""The mail and calendar tools: reads that are untrusted, writes that happen exactly once.
+
+``mail_search``/``mail_read`` (scope ``mail.read``) and ``calendar_list``
+(``calendar.read``) are R2 and untrusted: what they return was written by
+whoever sent the mail or the invitation. ``mail_send`` (``mail.send``) and
+``calendar_create`` (``calendar.write``) are R3: their preview shows the
+exact message or event for the confirmation, and they act through
+``OutwardBook.once`` (intent → act → outcome; see kernel.outward). The
+blocking clients (imaplib, caldav) run in worker threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ledger import Intent, Ledger
+
+from ..clock import Clock
+from ..errors import ConfigError, ToolFailure
+from ..outward import DONE, FAILED, NotDone, OutwardBook, Verifier
+from ..tools.descriptor import CallPreview, Risk, ToolContext, ToolDescriptor, ToolOutput
+from ..tools.fs.common import integer, obj, string
+from . import calendar, imap, smtp
+from .accounts import AccountStore, Credentials
+from .compose import compose, message_id_for, shown
+from .errors import MailError
+
+TEXT_ARRAY = {"type": "array", "items": {"type": "string", "minLength": 1}, "maxItems": 50}
+ANY_OBJECT: dict[str, Any] = {"type": "object"}
+
+
+@dataclass
+class MailService:
+    """What the mail tools share: the accounts, the outward book and the clock (``bind`` sets the
+    last two once the kernel's ledger exists)."""
+
+    accounts: AccountStore
+    _book: OutwardBook | None = None
+    _clock: Clock | None = None
+
+    def bind(self, ledger: Ledger, clock: Clock) -> "MailService":
+        self._book, self._clock = OutwardBook(ledger), clock
+        return self
+
+    @property
+    def book(self) -> OutwardBook:
+        assert self._book is not None, "MailService.bind(ledger, clock) first"
+        return self._book
+
+    @property
+    def clock(self) -> Clock:
+        assert self._clock is not None, "MailService.bind(ledger, clock) first"
+        return self._clock
+
+    def creds(self) -> Credentials:
+        try:
+            return self.accounts.credentials()
+        except ConfigError as exc:
+            raise MailError("config", exc.message) from None
+
+    # ---- reads ---------------------------------------------------------------------
+
+    async def search(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+        folder = args.get("folder") or "INBOX"
+        found = await asyncio.to_thread(imap.search, self.creds(), str(args["query"]), folder,
+                                        int(args.get("limit") or 20))
+        lines = [f"{m.id}\t{m.date}\t{m.sender}\t{m.subject}" for m in found]
+        text = "\n".join(lines) if lines else f"no messages in {folder} match"
+        return ToolOutput(text, {"folder": folder, "count": len(found)}, source=f"mail_search {folder}")
+
+    async def read(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+        mail = await asyncio.to_thread(imap.read, self.creds(), str(args["id"]))
+        head = "\n".join(f"{k}: {v}" for k, v in mail.headers.items())
+        files = ("\nAttachments: " + ", ".join(mail.attachments)) if mail.attachments else ""
+        cut = "\n[... the body was cut ...]" if mail.cut else ""
+        return ToolOutput(f"{head}{files}\n\n{mail.body}{cut}",
+                          {"id": mail.id, "attachments": list(mail.attachments)}, source=f"mail_read {mail.id}")
+
+    async def list_events(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+        start = calendar.parse_time(args["from"], "from")
+        end = calendar.parse_time(args["to"], "to")
+        events = await asyncio.to_thread(calendar.list_events, self.creds(), start, end, args.get("calendar"))
+        lines = [f"{e.start} – {e.end}\t{e.title}" + (f"\t@ {e.location}" if e.location else "")
+                 + (f"\t[{e.calendar}]") for e in events]
+        return ToolOutput("\n".join(lines) or "no events in that time", {"count": len(events)},
+                          source="calendar_list")
+
+    # ---- writes --------------------------------------------------------------------
+
+    async def send(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+        creds = self.creds()
+        compose(creds.account, args, None, self.clock.now())  # a bad address fails here, before any intent
+
+        async def act(key: str) -> Mapping[str, Any]:
+            msg = compose(creds.account, args, message_id_for(key), self.clock.now())
+            for attempt in (1, 2):
+                try:
+                    await smtp.send(creds, msg)
+                    break
+                except smtp.Cut:
+                    if attempt == 2:
+                        raise
+                    if await self._mail_found(creds, msg["Message-ID"]):  # before any retry: did it go?
+                        return {"message_id": msg["Message-ID"], "verified": True}
+            note = await self._file_in_sent(creds, msg)
+            return {"message_id": msg["Message-ID"], "to": msg["To"], "subject": msg["Subject"], "sent_copy": note}
+
+        async def verify(intent: Intent) -> bool:
+            return await self._mail_found(creds, intent.target)
+
+        outcome, replayed = await self.book.once(ctx, "mail_send", args, message_id_for, act, verify)
+        return _reported(outcome, replayed, "mail", f"sent to {args['to']} (Message-ID {outcome.data.get('message_id', '')})")
+
+    async def _mail_found(self, creds: Credentials, message_id: str) -> bool:
+        folders = (creds.account.sent_folder, "INBOX")  # INBOX: a mail to oneself lands there
+        return await asyncio.to_thread(imap.has_message_id, creds, folders, message_id)
+
+    async def _file_in_sent(self, creds: Credentials, msg: Any) -> str:
+        if creds.account.server_files_sent:
+            return "filed by the server"
+        try:
+            await asyncio.to_thread(imap.append, creds, creds.account.sent_folder, msg.as_bytes())
+        except MailError as exc:  # the mail went; only the copy failed
+            return f"not saved in {creds.account.sent_folder}: {exc.message}"
+        return f"saved in {creds.account.sent_folder}"
+
+    async def create_event(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+        creds = self.creds()
+        tz = args.get("timezone")
+        if calendar.parse_time(args["end"], "end", tz) <= calendar.parse_time(args["start"], "start", tz):
+            raise MailError("config", "end must be after start")
+
+        async def act(key: str) -> Mapping[str, Any]:
+            try:
+                return await asyncio.to_thread(calendar.create, creds, calendar.uid_for(key), args)
+            except MailError as exc:
+                if exc.kind in ("auth", "config", "not_found"):
+                    raise NotDone(exc.message) from None
+                raise
+
+        outcome, replayed = await self.book.once(ctx, "calendar_create", args, calendar.uid_for, act,
+                                                 self.event_verifier(creds))
+        return _reported(outcome, replayed, "event", f"created {args['title']!r} (UID {outcome.data.get('uid', '')})")
+
+    def event_verifier(self, creds: Credentials | None = None) -> Verifier:
+        async def verify(intent: Intent) -> bool:
+            return await asyncio.to_thread(calendar.exists, creds or self.creds(), intent.target)
+        return verify
+
+    def verifiers(self) -> dict[str, Verifier]:
+        """For ``OutwardBook.resume`` at kernel start."""
+        async def mail(intent: Intent) -> bool:
+            return await self._mail_found(self.creds(), intent.target)
+        return {"mail_send": mail, "calendar_create": self.event_verifier()}
+
+    # ---- previews for the confirmation ------------------------------------------------
+
+    def send_preview(self, workspace: Any, args: Mapping[str, Any]) -> CallPreview:
+        msg = compose(self.creds().account, args, None, self.clock.now())
+        return CallPreview(f"send this mail to {msg['To']} (it cannot be taken back; the date and a "
+                           "Message-ID are added when it goes)", None, shown(msg))
+
+    def event_preview(self, workspace: Any, args: Mapping[str, Any]) -> CallPreview:
+        lines = [f"Title: {args['title']}", f"Start: {args['start']}", f"End: {args['end']}"]
+        for name in ("timezone", "location", "calendar"):
+            if args.get(name):
+                lines.append(f"{name.capitalize()}: {args[name]}")
+        if args.get("attendees"):
+            lines.append("Attendees (they will be invited): " + ", ".join(args["attendees"]))
+        if args.get("description"):
+            lines += ["", str(args["description"])]
+        return CallPreview(f"create the event {args['title']!r}", None, "\n".join(lines))
+
+
+def _reported(outcome: Any, replayed: bool, what: str, done_text: str) -> ToolOutput:
+    if outcome.status == DONE:
+        again = f" (an identical call already did this; the {what} was not sent again)" if replayed else ""
+        return ToolOutput(done_text + again, {"status": DONE, "intent": outcome.cause, **dict(outcome.data)})
+    if outcome.status == FAILED:
+        raise ToolFailure(f"the {what} was not sent: {outcome.detail}")
+    raise ToolFailure(f"it is not known whether the {what} went out: {outcome.detail}. It will not be retried "
+                      "automatically; the user can check it in the Inbox.")
+
+
+def mail_tools(service: MailService) -> tuple[ToolDescriptor, ...]:
+    s = service
+    return (
+        ToolDescriptor(
+            name="mail_search", risk=Risk.NETWORK_READ, trusted=False, tool_class="read", scope="mail.read",
+            description=("Search the mail account: the newest messages in a folder (default INBOX) whose text contains "
+                         "the query (empty: all). One line each: id, date, sender, subject; read one with mail_read."),
+            input_schema=obj({"query": string("words to look for (empty for all)", 0),
+                              "folder": string("folder name (default INBOX)"),
+                              "limit": integer("most messages to list (default 20)", 1) | {"maximum": 50}},
+                             required=("query",)),
+            output_schema=ANY_OBJECT, run=s.search, timeout_s=60.0),
+        ToolDescriptor(
+            name="mail_read", risk=Risk.NETWORK_READ, trusted=False, tool_class="read", scope="mail.read",
+            description="Read one message by the id mail_search gave: headers, the text body, attachment names.",
+            input_schema=obj({"id": string("the message id from mail_search (folder/number)")}, required=("id",)),
+            output_schema=ANY_OBJECT, run=s.read, timeout_s=60.0),
+        ToolDescriptor(
+            name="mail_send", risk=Risk.OUTWARD, trusted=True, tool_class="execute", scope="mail.send",
+            description=("Send a mail from the user's account. The user confirms the exact message first; it cannot be "
+                         "taken back. A copy is saved in Sent."),
+            input_schema=obj({"to": TEXT_ARRAY | {"minItems": 1}, "cc": TEXT_ARRAY,
+                              "subject": string("the subject line", 0), "body": string("plain text body", 0),
+                              "in_reply_to": string("Message-ID of the mail this answers")},
+                             required=("to", "subject", "body")),
+            output_schema=ANY_OBJECT, run=s.send, preview=s.send_preview, timeout_s=120.0),
+        ToolDescriptor(
+            name="calendar_list", risk=Risk.NETWORK_READ, trusted=False, tool_class="read", scope="calendar.read",
+            description="List calendar events between two ISO 8601 times (UTC unless they carry an offset).",
+            input_schema=obj({"from": string("start, e.g. 2026-12-01T00:00"), "to": string("end"),
+                              "calendar": string("calendar name (default: all)")}, required=("from", "to")),
+            output_schema=ANY_OBJECT, run=s.list_events, timeout_s=60.0),
+        ToolDescriptor(
+            name="calendar_create", risk=Risk.OUTWARD, trusted=True, tool_class="execute", scope="calendar.write",
+            description=("Create a calendar event (the user confirms it first; attendees get invitations). Times are "
+                         "ISO 8601, read in `timezone` (an IANA name, default UTC) when they carry no offset."),
+            input_schema=obj({"title": string("the event's title"), "start": string("start time"),
+                              "end": string("end time"), "timezone": string("e.g. Europe/Paris"),
+                              "attendees": TEXT_ARRAY, "location": string("where", 0),
+                              "description": string("notes", 0), "calendar": string("calendar name")},
+                             required=("title", "start", "end")),
+            output_schema=ANY_OBJECT, run=s.create_event, preview=s.event_preview, timeout_s=120.0),
+    )
+
+
+def mail_service(accounts: AccountStore, ledger: Ledger, clock: Clock) -> MailService:
+    return MailService(accounts).bind(ledger, clock)

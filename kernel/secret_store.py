@@ -1,0 +1,116 @@
+"""Secrets (account passwords, provider keys): the system keyring when one is usable, else keys.json.
+
+The ``keyring`` library finds the platform's store (Secret Service on Linux,
+Keychain, Windows Credential Locker). Where none is usable it answers with
+its ``fail`` backend (priority 0) or the null one: then secrets stay in the
+owner-only ``keys.json`` (mode 0600), as provider keys always have. A store
+that appears later takes over through ``migrate_to_keyring``: each entry of
+keys.json is copied into the keyring, read back, and only then dropped from
+the file, so an interrupted migration loses nothing and keys.json keeps
+working throughout. Secrets never enter the ledger; ``held_secrets`` lists
+them for the redaction registry (the web helper's) to mask.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .settings import SettingsStore
+
+SERVICE = "agentdesk"
+ACCOUNT_PREFIX = "account:"
+
+
+@lru_cache(maxsize=1)
+def usable_keyring() -> Any | None:
+    """The keyring backend to use, or None when only the fail/null backends are there."""
+    if os.environ.get("AGENTDESK_KEYRING") == "off":
+        return None
+    try:
+        import keyring  # lazy: it probes D-Bus and the platform's stores
+        backend = keyring.get_keyring()
+    except Exception:  # noqa: BLE001 - no usable keyring is a normal state: keys.json takes over
+        return None
+    if float(getattr(backend, "priority", 0) or 0) <= 0:
+        return None
+    return backend
+
+
+def keyring_secret(name: str) -> str | None:
+    """``name`` from the keyring, or None (no keyring, not there, or the keyring failed)."""
+    backend = usable_keyring()
+    if backend is None:
+        return None
+    try:
+        return backend.get_password(SERVICE, name) or None
+    except Exception:  # noqa: BLE001 - a locked or broken keyring reads as absent
+        return None
+
+
+class SecretStore:
+    """Get, set and delete named secrets; ``where`` says which store holds them."""
+
+    def __init__(self, settings: "SettingsStore", backend: Any | None = None, use_keyring: bool = True) -> None:
+        self.settings = settings
+        self.backend = (backend or usable_keyring()) if use_keyring else None
+
+    @property
+    def where(self) -> str:
+        return "system keyring" if self.backend is not None else "keys.json (owner-only)"
+
+    def get(self, name: str) -> str | None:
+        if self.backend is not None:
+            try:
+                value = self.backend.get_password(SERVICE, name)
+            except Exception:  # noqa: BLE001 - fall back to the file
+                value = None
+            if value:
+                return value
+        return self.settings.keys().get(name) or None
+
+    def set(self, name: str, value: str) -> None:
+        if self.backend is not None:
+            self.backend.set_password(SERVICE, name, value)
+            if name in self.settings.keys():
+                self.settings.save_key(name, None)
+            return
+        self.settings.save_key(name, value)
+
+    def delete(self, name: str) -> None:
+        if self.backend is not None:
+            try:
+                self.backend.delete_password(SERVICE, name)
+            except Exception:  # noqa: BLE001 - not there is fine
+                pass
+        if name in self.settings.keys():
+            self.settings.save_key(name, None)
+
+    def migrate_to_keyring(self) -> list[str]:
+        """Move every keys.json entry into the keyring (copy, read back, then drop); the names moved."""
+        if self.backend is None:
+            return []
+        moved = []
+        for name, value in self.settings.keys().items():
+            self.backend.set_password(SERVICE, name, value)
+            if self.backend.get_password(SERVICE, name) == value:
+                self.settings.save_key(name, None)
+                moved.append(name)
+        return moved
+
+    def held_secrets(self) -> list[str]:
+        """Every account password held, for the redaction registry (glue: register these after the merge)."""
+        from .mail.accounts import AccountStore
+
+        out = []
+        for account in AccountStore(self.settings.root, self).list():
+            secret = self.get(ACCOUNT_PREFIX + account.name)
+            if secret:
+                out.append(secret)
+        return out
+
+
+def account_secret_name(account: str) -> str:
+    return ACCOUNT_PREFIX + account
