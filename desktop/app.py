@@ -59,7 +59,7 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     ``grant_delay_ms`` is how long a lease dialog's grant buttons ignore input (tests: 0)."""
     from kernel.facade import Kernel
     from kernel.providers.lazy import LazyProviders, missing_key_message
-    from kernel.secrets import SecretRegistry
+    from kernel.redaction import SecretRegistry
     from kernel.settings import SettingsStore
     from ledger import Ledger
 
