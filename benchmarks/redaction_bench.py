@@ -28,8 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kernel.secrets import Redactor, SecretRegistry  # noqa: E402
-from kernel.secrets.patterns import default_rules  # noqa: E402
+from kernel.redaction import Redactor, SecretRegistry  # noqa: E402
+from kernel.redaction.patterns import default_rules  # noqa: E402
 from ledger import Ledger, ToolResult  # noqa: E402
 
 HELD = "held-key-Qm38zVx1pL0a"

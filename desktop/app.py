@@ -60,7 +60,7 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     from kernel.facade import Kernel
     from kernel.mail.wiring import held_account_secrets, mail_for_home
     from kernel.providers.lazy import LazyProviders, missing_key_message
-    from kernel.secrets import SecretRegistry
+    from kernel.redaction import SecretRegistry
     from kernel.settings import SettingsStore
     from ledger import Ledger
 

@@ -44,7 +44,7 @@ from .workspace.snapshot import SnapshotIndexes
 from .trust.taint import taint_from
 from .tools.registry import ToolRegistry, builtin_registry
 from .tools.shell import shell_tool
-from .secrets import Redactor, SecretRegistry
+from .redaction import Redactor, SecretRegistry
 from .settings_schema import WEB_KEY_VARIABLES
 from .tools.descriptor import ToolDescriptor
 from .tools.web import web_fetch_tool, web_search_tool
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 
 def _redact_ledger(ledger: Ledger, secrets: SecretRegistry | None) -> SecretRegistry:
     """Secrets never reach the record: the ledger runs a redactor over every entry it writes
-    (kernel/secrets), holding ``secrets`` and the environment's keys. One already there is kept."""
+    (kernel/redaction), holding ``secrets`` and the environment's keys. One already there is kept."""
     current = ledger.redactor
     if isinstance(current, Redactor):
         held = current.held

@@ -69,7 +69,7 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     from ledger import Ledger, LedgerError
 
     from ..facade import Kernel
-    from ..secrets import SecretRegistry
+    from ..redaction import SecretRegistry
     from ..providers.lazy import LazyProviders
 
     store = SettingsStore(home())

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from kernel.secrets import Redactor, SecretRegistry
+from kernel.redaction import Redactor, SecretRegistry
 from ledger import Ledger
 from ledger.entries import COLUMN_FIELDS, ENTRY_TYPES, Entry, body_fields
 
