@@ -30,7 +30,7 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
 
     from ..facade import Kernel
     from ..mail.wiring import held_account_secrets, mail_for_home
-    from ..secrets import SecretRegistry
+    from ..redaction import SecretRegistry
     from ..providers.lazy import LazyProviders, missing_key_message
 
     started = time.time()
