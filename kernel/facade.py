@@ -20,19 +20,23 @@ from .agents.ids import record_spawn
 from .agents.loop import run_loop
 from .agents.process import AgentProcess
 from .agents.services import ProviderFactory, Services
+from .automations.gate import UnattendedGate
+from .automations.service import Automations
+from .automations.store import AutomationStore
 from .api import LedgerFilter, ToolInfo
 from .approver import Approver, Decision, LeaseRequest
 from .budget import Budget
 from .clock import Clock, SystemClock
 from .errors import InvalidState, UnknownAgent
-from .events import AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LedgerAppended, UsageUpdated, UserMessage
+from .events import (AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LedgerAppended, ToolCallFinished,
+                     UsageUpdated, UserMessage)
 from .kernel_loop import KernelLoop
 from .lease_book import LeaseBook
 from .lease_requests import LeaseRequests, PendingApprover
 from .leases import Lease
 from .messages import Message, user_text
 from .settings import Settings
-from .states import AgentState
+from .states import AgentState, Outcome
 from .tools.descriptor import ToolLimits
 from .tools.fs.stale import sweep_temp_files
 from .workspace.snapshot import SnapshotIndexes
@@ -59,9 +63,12 @@ class Kernel:
         self._snapshots = SnapshotIndexes(ledger, max_blob=settings.blob_max_bytes, cache_dir=snapshot_dir)
         if tools is None:
             tools = builtin_registry(extra=(shell_tool(lambda: self._services.settings, self._snapshots),))
+        # automation runs are unattended: their lease requests are refused at once (automations/gate.py)
+        self.automation_gate = UnattendedGate(approver or self._requests.approver,
+                                              lambda a, scope, detail: self.automations.refused(a, scope, detail))
         self._services = Services(
             ledger=ledger, clock=clock, bus=bus, leases=LeaseBook(ledger, clock, bus.publish),
-            approver=approver or self._requests.approver, tools=tools, providers=providers,
+            approver=self.automation_gate, tools=tools, providers=providers,
             settings=settings, attached=attached, limits=ToolLimits(blob_max_bytes=settings.blob_max_bytes),
         )
         self._agents: dict[str, AgentProcess] = {}
@@ -71,6 +78,8 @@ class Kernel:
         self._swept: set[str] = set()
         self._provider_problem = provider_problem
         self._integrity = ledger.check_at_start()
+        self.automations = Automations(self, AutomationStore(ledger.path), self.automation_gate)
+        self._unlisten_runs = bus.subscribe(self._note_run_progress)
 
     # ---- time and settings -----------------------------------------------------
 
@@ -273,10 +282,34 @@ class Kernel:
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport:
         return self._services.ledger.undo(after_seq, by=USER, only_actor=only_actor, dry_run=dry_run)
 
+    # ---- for automation runs (kernel/automations) ---------------------------------
+
+    @property
+    def clock(self) -> Clock:
+        return self._services.clock
+
+    def process(self, agent_id: str) -> AgentProcess:
+        """The agent process itself (kernel components only; the desktop gets ``agent``)."""
+        return self._get(agent_id)
+
+    def grant_lease_as(self, agent_id: str, scope: str, duration_s: float, by: str) -> Lease:
+        return self._services.leases.grant(agent_id, scope, duration_s, by=by)
+
+    def revoke_all_as(self, agent_id: str, reason: str, by: str) -> list[Lease]:
+        return self._services.leases.revoke_all(agent_id, reason, by=by)
+
+    def ledger_page_of(self, actor: str, kind: str, limit: int = 1000) -> list[Entry]:
+        return self._services.ledger.page(actor=actor, kind=kind, limit=limit)
+
+    def _note_run_progress(self, event: Event) -> None:
+        if isinstance(event, ToolCallFinished) and event.outcome is Outcome.OK:
+            self.automation_gate.succeeded(event.agent_id)
+
     # ---- shutdown ----------------------------------------------------------
 
     async def aclose(self) -> None:
         """Stop every working agent (recorded as killed by the kernel) and the expiry watch."""
+        await self.automations.stop()
         tasks = []
         for agent in self._agents.values():
             if agent.busy:
@@ -289,6 +322,7 @@ class Kernel:
         if self._watchers is not None:
             await self._watchers.close()
         self._snapshots.close()
+        self._unlisten_runs()
 
 
 def _swallow_cancel(task: asyncio.Task[None]) -> None:

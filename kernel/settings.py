@@ -67,6 +67,8 @@ class Settings:
     allow_unsandboxed_shell: bool = False
     blob_max_bytes: int = MAX_BLOB_BYTES
     sandbox_read_only: tuple[str, ...] = ()  # folders a shell command may read (absolute or ~); kernel/sandbox_view.py
+    automation_grace_s: float = 12 * 3600.0  # a missed slot older than this is not caught up (kernel/automations)
+    automation_pause_after: int = 3  # failed slots in a row before an automation pauses itself
 
     def model_for(self, provider: str) -> str:
         return self.models.get(provider) or DEFAULT_MODELS.get(provider, "")

@@ -34,6 +34,7 @@ class AgentProcess:
     turns: int = 0
     task: asyncio.Task[None] | None = None
     pause_requested: bool = False
+    failure_kind: str = ""  # the ProviderError kind that failed it (automations tell "offline" from it)
     request_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
