@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Iterator
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -214,4 +214,16 @@ def utc_iso(t: float) -> str:
     return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
 
 
-_ = timedelta
+
+
+
+def in_words(seconds: float) -> str:
+    """How far off a time is, as people say it: "in 3 h", "in 12 min", "in 2 days", "now"."""
+    s = int(seconds)
+    if s <= 0:
+        return "now"
+    if s >= 2 * 86400:
+        return f"in {s // 86400} days"
+    if s >= 3600:
+        return f"in {round(s / 3600)} h"
+    return f"in {max(1, (s + 59) // 60)} min"

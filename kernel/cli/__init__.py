@@ -17,7 +17,7 @@ from typing import NoReturn, Sequence
 from ..errors import ConfigError
 
 # subcommand → module under kernel.cli with add_parser(subparsers) and run(args) -> int
-COMMANDS = {"ask": "ask", "ledger": "ledger_cmd", "undo": "undo_cmd"}
+COMMANDS = {"ask": "ask", "ledger": "ledger_cmd", "undo": "undo_cmd", "automation": "automation_cmd", "inbox": "inbox_cmd"}
 
 EXIT_USAGE = 2
 
