@@ -20,15 +20,17 @@ from .agents.ids import record_spawn
 from .agents.loop import run_loop
 from .agents.process import AgentProcess
 from .agents.services import ProviderFactory, Services
+from .automations.confirm import Confirmer, PendingConfirmations
 from .automations.gate import UnattendedGate
 from .automations.service import Automations
 from .automations.store import AutomationStore
+from .automations.tool import automation_tool
 from .api import LedgerFilter, ToolInfo
 from .approver import Approver, Decision, LeaseRequest
 from .budget import Budget
 from .clock import Clock, SystemClock
 from .errors import InvalidState, UnknownAgent
-from .events import (AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LedgerAppended, ToolCallFinished,
+from .events import (AgentInfo, AgentKilled, AgentSpawned, ConfirmationRequested, Event, EventBus, LedgerAppended, ToolCallFinished,
                      UsageUpdated, UserMessage)
 from .kernel_loop import KernelLoop
 from .lease_book import LeaseBook
@@ -53,7 +55,8 @@ class Kernel:
                  clock: Clock | None = None, approver: Approver | None = None,
                  tools: ToolRegistry | None = None, attached: bool = False, bus: EventBus | None = None,
                  snapshot_dir: Path | None = None, watch_workspaces: bool = False,
-                 provider_problem: Callable[[str], str | None] | None = None) -> None:
+                 provider_problem: Callable[[str], str | None] | None = None,
+                 confirmer: Confirmer | None = None) -> None:
         """``snapshot_dir`` keeps the shell tool's snapshot cache between runs; ``watch_workspaces``
         records edits by other programs in every workspace an agent works in (the desktop does);
         ``provider_problem`` says why a provider cannot be used yet (a missing key), or None."""
@@ -62,7 +65,10 @@ class Kernel:
         self._requests = LeaseRequests(bus)
         self._snapshots = SnapshotIndexes(ledger, max_blob=settings.blob_max_bytes, cache_dir=snapshot_dir)
         if tools is None:
-            tools = builtin_registry(extra=(shell_tool(lambda: self._services.settings, self._snapshots),))
+            tools = builtin_registry(extra=(shell_tool(lambda: self._services.settings, self._snapshots),
+                                            automation_tool(self)))
+        self.confirmations = PendingConfirmations(bus.publish)
+        self.confirmer: Confirmer = confirmer or self.confirmations
         # automation runs are unattended: their lease requests are refused at once (automations/gate.py)
         self.automation_gate = UnattendedGate(approver or self._requests.approver,
                                               lambda a, scope, detail: self.automations.refused(a, scope, detail))
@@ -300,6 +306,13 @@ class Kernel:
 
     def ledger_page_of(self, actor: str, kind: str, limit: int = 1000) -> list[Entry]:
         return self._services.ledger.page(actor=actor, kind=kind, limit=limit)
+
+    def pending_confirmations(self) -> list[ConfirmationRequested]:
+        return self.confirmations.pending()
+
+    def resolve_confirmation(self, request_id: int, confirmed: bool) -> bool:
+        """Answer a one-off confirmation (the desktop's dialog); False when it is no longer open."""
+        return self.confirmations.resolve(request_id, confirmed)
 
     def _note_run_progress(self, event: Event) -> None:
         if isinstance(event, ToolCallFinished) and event.outcome is Outcome.OK:

@@ -77,7 +77,10 @@ async def run_slot(kernel: "Kernel", a: Automation, slot: Slot, watch: "RunWatch
     agents_note(info.id)
     gate = kernel.automation_gate
     gate.runs[info.id] = watch
-    watch.on_block = lambda: kernel.kill(info.id, by=actor, reason="blocked: three requests outside the policy in a row")
+    def block() -> None:
+        kernel.kill(info.id, by=actor, reason="blocked: three requests outside the policy in a row")
+
+    watch.on_block = block
     timed_out = False
     try:
         for item in a.policy:

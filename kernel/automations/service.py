@@ -8,6 +8,8 @@ tool calls and denials are ordinary ledger entries.
 
 from __future__ import annotations
 
+import builtins
+
 import asyncio
 import uuid
 from dataclasses import dataclass
@@ -51,7 +53,7 @@ class Automations:
 
     # ---- the scheduler --------------------------------------------------------------
 
-    def start(self) -> list[RunRecord]:
+    def start(self) -> builtins.list[RunRecord]:
         """Mark runs a dead kernel left as interrupted, then run the scheduler on this loop."""
         interrupted = self.scheduler.recover()
         if self._task is None or self._task.done():
@@ -110,7 +112,7 @@ class Automations:
                 return a
         raise UnknownAutomation(automation_id)
 
-    def list(self) -> list[AutomationView]:
+    def list(self) -> builtins.list[AutomationView]:
         return [self.view(a) for a in self._store.automations()]
 
     def view(self, a: Automation) -> AutomationView:
@@ -121,10 +123,10 @@ class Automations:
         runs = self._store.runs(a.id, limit=1)
         return AutomationView(a, a.when.words(), nxt, runs[0] if runs else None)
 
-    def runs(self, automation_id: str, limit: int = 100) -> list[RunRecord]:
+    def runs(self, automation_id: str, limit: int = 100) -> builtins.list[RunRecord]:
         return self._store.runs(automation_id, limit)
 
-    def history(self, automation_id: str) -> list[tuple[float, str, str]]:
+    def history(self, automation_id: str) -> builtins.list[tuple[float, str, str]]:
         """(time, action, who) of every change to the definition."""
         return self._store.history(automation_id)
 
@@ -160,7 +162,7 @@ class Automations:
     def refused(self, automation_id: str, scope: str, detail: str) -> None:
         self._store.inbox_add(self.kernel.now(), automation_id, "request", scope, detail)
 
-    def inbox(self, *, open_only: bool = True) -> list[InboxItem]:
+    def inbox(self, *, open_only: bool = True) -> builtins.list[InboxItem]:
         return self._store.inbox(open_only=open_only)
 
     def _item(self, item_id: int) -> InboxItem:

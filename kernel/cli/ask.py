@@ -26,7 +26,7 @@ from ..states import AgentState
 from ..workspace.root import check_workspace
 from . import EXIT_USAGE, one_line
 from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
-from .terminal import TerminalApprover, ToolLines
+from .terminal import TerminalApprover, TerminalConfirmer, ToolLines
 
 EXIT_IDLE, EXIT_PAUSED, EXIT_FAILED, EXIT_INTERRUPTED = 0, 3, 4, 130
 
@@ -97,7 +97,8 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     interactive = stdin.isatty()
     approver = TerminalApprover(stdin, stderr) if interactive else None
     kernel = Kernel(ledger=ledger, settings=settings, providers=providers,
-                    approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots")
+                    approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots",
+                    confirmer=TerminalConfirmer(stdin, stderr) if interactive else _decline())
     known = known_scopes(kernel.tools())
     for scope in unused_scopes([scope for scope, _ in grants], known):
         print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
@@ -139,6 +140,12 @@ def _warn_if_broken(kernel, stderr: TextIO) -> None:
     line = warning(kernel.ledger_integrity())
     if line:
         print(line, file=stderr)
+
+
+def _decline():
+    from ..automations.confirm import Decline
+
+    return Decline()
 
 
 def _deny_all():

@@ -342,3 +342,65 @@ def test_a_run_the_kernel_was_killed_during_is_interrupted_and_never_run_twice(t
     assert [(r.outcome, r.slot) for r in interrupted] == [("interrupted", T0 + 1800)]
     assert [r.outcome for r in records] == ["interrupted"]
     first_ledger.close()
+
+
+# ---- the model's tool --------------------------------------------------------------------------
+
+
+def test_automation_create_through_the_loop_asks_a_confirmation_and_refused_schedules_come_back(make_env):
+    from kernel.approver import Grant
+    from kernel.events import ConfirmationRequested
+
+    env = make_env()
+    env.approver.will(Grant(300.0))
+    proposal = {"name": "Notes digest", "objective": "Summarise notes/", "timezone": BERLIN,
+                "policy": [{"scope": "fs.read", "minutes": 10}]}
+    errors: list[str] = []
+    env.provider.script(
+        reply(tools=(("automation_create", {**proposal, "schedule": "*/30 * * * *"}),)),
+        reply(tools=(("automation_create", {**proposal, "schedule": "0 7 * * 1-5"}),),
+              check=lambda req: errors.append(str(req.messages[-1].parts[0].content))),
+        reply("Created it."))
+    agent = env.kernel.spawn("helper")
+
+    async def go():
+        task = env.kernel.send(agent.id, "make me a weekday digest")
+        await until(lambda: bool(env.kernel.pending_confirmations()))
+        [asked] = env.kernel.pending_confirmations()
+        assert env.kernel.automations.list() == []  # nothing before the user says yes
+        assert env.kernel.resolve_confirmation(asked.id, True)
+        await task
+        return asked
+
+    asked = run(go())
+    assert "less than one hour apart" in errors[0]
+    assert "Runs: every weekday at 07:00 (Europe/Berlin)" in asked.lines
+    assert "Each run may use: fs.read for 10 min" in asked.lines
+    assert [r.scope for r in env.approver.requests] == ["automation.create"]  # one lease; the confirmation too
+    [view] = env.kernel.automations.list()
+    assert view.automation.name == "Notes digest" and view.automation.workspace == str(env.workspace)
+    assert [by for _, _, by in env.kernel.automations.history(view.automation.id)] == [agent.id]
+    assert len(env.of(ConfirmationRequested)) == 1
+    env.provider.assert_done()
+
+
+def test_a_declined_confirmation_creates_nothing(make_env):
+    from kernel.approver import Grant
+
+    env = make_env()
+    env.approver.will(Grant(300.0))
+    told: list[str] = []
+    env.provider.script(
+        reply(tools=(("automation_create", {"name": "n", "objective": "o", "schedule": "every 1d", "policy": []}),)),
+        reply("OK.", check=lambda req: told.append(str(req.messages[-1].parts[0].content))))
+    agent = env.kernel.spawn("helper")
+
+    async def go():
+        task = env.kernel.send(agent.id, "go")
+        await until(lambda: bool(env.kernel.pending_confirmations()))
+        env.kernel.resolve_confirmation(env.kernel.pending_confirmations()[0].id, False)
+        await task
+
+    run(go())
+    assert "declined" in told[0]
+    assert env.kernel.automations.list() == []
