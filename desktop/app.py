@@ -208,6 +208,7 @@ def run(argv: list[str] | None = None) -> int:
         desk.window.shown.connect(lambda: _report_shown(desk))
     desk.window.show()
     show_config_problems(desk)
+    loop.call_soon(desk.kernel.automations.start)  # scheduled runs fire while this kernel runs
     with loop:
         loop.run_until_complete(closed.wait())
         if hasattr(desk.providers, "aclose"):

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QApplication, QLabel, QMainWindow, QMessageBox, QSizePolicy, QSplitter, QToolBar, QVBoxLayout, QWidget,
 )
 
-from kernel.api import AgentKilled, ConfigError, KernelFacade, LeaseRequested, LeaseRequestResolved, plural
+from kernel.api import AgentKilled, AutomationsChanged, ConfigError, KernelFacade, LeaseRequested, LeaseRequestResolved, plural
 
 from . import style
 from .bridge import EventBridge
@@ -63,6 +63,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.kernel = kernel
         self.bridge = bridge
+        self._default_root = default_root
         self.windows: dict[str, QWidget] = {}
         self._make_ask_window = make_ask_window
         self._open_settings = open_settings
@@ -96,6 +97,11 @@ class MainWindow(QMainWindow):
         self.splitter = split
         self.setCentralWidget(split)
         self.statusBar().addPermanentWidget(self.status.footer)
+        self.automations_window: QWidget | None = None  # the Automations window, made on first use
+        self.inbox_label = QLabel()
+        self.inbox_label.setToolTip("Requests automation runs were refused, and notices (Automations window)")
+        self.statusBar().addPermanentWidget(self.inbox_label)
+        self._update_inbox()
         self.statusBar().setSizeGripEnabled(False)
 
         self.shortcuts: dict[str, QShortcut] = {}
@@ -121,6 +127,12 @@ class MainWindow(QMainWindow):
         self.settings_action.triggered.connect(self.open_settings)
         bar.addAction(self.new_action)
         bar.addAction(self.settings_action)
+        self.automations_action = QAction("Automations", self)
+        self.automations_action.setShortcut(QKeySequence("Ctrl+Shift+A"))
+        self.automations_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        self.automations_action.setToolTip("Scheduled runs and their Inbox (Ctrl+Shift+A)")
+        self.automations_action.triggered.connect(self.open_automations)
+        bar.addAction(self.automations_action)
         spacer = QWidget()
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         bar.addWidget(spacer)
@@ -137,6 +149,27 @@ class MainWindow(QMainWindow):
         self.status.on_event(event)
         if isinstance(event, (LeaseRequested, LeaseRequestResolved, AgentKilled)):
             self._flag_requests()
+        if isinstance(event, AutomationsChanged):
+            self._update_inbox()
+
+    def _update_inbox(self) -> None:
+        """The Inbox's count in the status line (hidden when it is empty)."""
+        count = len(self.kernel.automations.inbox())
+        self.inbox_label.setText(f"Inbox: {plural(count, 'item')}")
+        self.inbox_label.setVisible(count > 0)
+
+    def open_automations(self) -> QWidget:
+        """The Automations window (one), raised."""
+        from .automations_view import AutomationsWindow
+
+        window = self.automations_window
+        if window is None or not shiboken6.isValid(window):
+            window = AutomationsWindow(self.kernel, self.bridge, default_workspace=self._default_root or "")
+            self.automations_window = window
+        window.show()
+        window.raise_()
+        window.activateWindow()
+        return window
 
     def _flag_requests(self) -> None:
         """Say in the status line that a lease request waits, and how to answer it."""
@@ -227,6 +260,7 @@ class MainWindow(QMainWindow):
     def set_default_root(self, root: str) -> None:
         """The default workspace changed (Settings): relative paths in the ledger filter follow it."""
         self.ledger_view.set_default_root(root)
+        self._default_root = root
 
     def open_settings(self) -> None:
         if self._open_settings is not None:

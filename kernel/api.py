@@ -22,6 +22,11 @@ from ledger import (
 )
 
 from .approver import Decision, Denial, Grant, LeaseRequest
+from .automations import (
+    Automation, Automations, AutomationView, InboxItem, PolicyItem, RunRecord, Schedule, ScheduleRefused,
+    UnknownAutomation, in_words, local_time,
+)
+from .events import AutomationsChanged, ConfirmationRequested, ConfirmationResolved
 from .errors import ConfigError, InvalidState, KernelError, ProviderError, UnknownAgent
 from .states import AgentState, Outcome
 from .events import (
@@ -113,6 +118,12 @@ class KernelFacade(Protocol):
     def diff(self, seq: int) -> str: ...
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport: ...
 
+    # automations (kernel/automations): the desk, and one-off confirmations no lease covers
+    @property
+    def automations(self) -> Automations: ...
+    def pending_confirmations(self) -> list[ConfirmationRequested]: ...
+    def resolve_confirmation(self, request_id: int, confirmed: bool) -> bool: ...
+
     # shutdown
     async def aclose(self) -> None: ...
 
@@ -136,6 +147,10 @@ __all__ = [
     "BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings",
     # errors (they carry fields)
     "ConfigError", "InvalidState", "KernelError", "LedgerError", "ProviderError", "UnknownAgent",
+    # automations
+    "Automation", "AutomationView", "Automations", "AutomationsChanged", "ConfirmationRequested",
+    "ConfirmationResolved", "InboxItem", "PolicyItem", "RunRecord", "Schedule", "ScheduleRefused",
+    "UnknownAutomation", "in_words", "local_time",
     # words for those values
     "check_workspace", "describe_duration", "describe_left", "looks_secret", "plural", "short_number",
 ]

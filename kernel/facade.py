@@ -84,7 +84,7 @@ class Kernel:
         self._swept: set[str] = set()
         self._provider_problem = provider_problem
         self._integrity = ledger.check_at_start()
-        self.automations = Automations(self, AutomationStore(ledger.path), self.automation_gate)
+        self.automations = Automations(self, AutomationStore(ledger.path), self.automation_gate, bus.publish)
         self._unlisten_runs = bus.subscribe(self._note_run_progress)
 
     # ---- time and settings -----------------------------------------------------

@@ -13,9 +13,10 @@ import builtins
 import asyncio
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ..errors import KernelError
+from ..events import AutomationsChanged, Event
 from .gate import UnattendedGate
 from .model import Automation, PolicyItem, check_definition
 from .runner import Slot
@@ -44,8 +45,10 @@ class AutomationView:
 
 
 class Automations:
-    def __init__(self, kernel: "Kernel", store: AutomationStore, gate: UnattendedGate) -> None:
+    def __init__(self, kernel: "Kernel", store: AutomationStore, gate: UnattendedGate,
+                 publish: Callable[[Event], None] = lambda _e: None) -> None:
         self.kernel = kernel
+        self._publish = publish
         self._store = store
         self.gate = gate
         self.scheduler = Scheduler(self, store)
@@ -80,6 +83,7 @@ class Automations:
             raise ScheduleRefused(f"There is already an automation with the id {a.id}.")
         self.check(a)
         self._store.record(self.kernel.now(), a, "create", by)
+        self._publish(AutomationsChanged(a.id))
         self.scheduler.poke()
         return a
 
@@ -88,23 +92,27 @@ class Automations:
         a = automation.with_(created_at=old.created_at)
         self.check(a)
         self._store.record(self.kernel.now(), a, "update", by)
+        self._publish(AutomationsChanged(a.id))
         self.scheduler.poke()
         return a
 
     def pause(self, automation_id: str, by: str = "user") -> Automation:
         a = self.get(automation_id).with_(enabled=False)
         self._store.record(self.kernel.now(), a, "pause", by)
+        self._publish(AutomationsChanged(a.id))
         return a
 
     def resume(self, automation_id: str, by: str = "user") -> Automation:
         a = self.get(automation_id).with_(enabled=True)
         self._store.record(self.kernel.now(), a, "resume", by)
+        self._publish(AutomationsChanged(a.id))
         self.scheduler.poke()
         return a
 
     def delete(self, automation_id: str, by: str = "user") -> None:
         """Stop scheduling it; its definition, runs and history stay on record."""
         self._store.record(self.kernel.now(), self.get(automation_id), "delete", by)
+        self._publish(AutomationsChanged(automation_id))
 
     def get(self, automation_id: str) -> Automation:
         for a in self._store.automations():
@@ -139,6 +147,7 @@ class Automations:
 
     def ran(self, a: Automation, run: RunRecord) -> None:
         """After each run: pause the automation after too many failed slots in a row."""
+        self._publish(AutomationsChanged(a.id))
         if run.outcome != "failed":
             return
         limit = self.kernel.settings.automation_pause_after
@@ -157,10 +166,13 @@ class Automations:
     # ---- the inbox --------------------------------------------------------------------
 
     def notice(self, automation_id: str, detail: str) -> int:
-        return self._store.inbox_add(self.kernel.now(), automation_id, "notice", "", detail)
+        item = self._store.inbox_add(self.kernel.now(), automation_id, "notice", "", detail)
+        self._publish(AutomationsChanged(automation_id))
+        return item
 
     def refused(self, automation_id: str, scope: str, detail: str) -> None:
         self._store.inbox_add(self.kernel.now(), automation_id, "request", scope, detail)
+        self._publish(AutomationsChanged(automation_id))
 
     def inbox(self, *, open_only: bool = True) -> builtins.list[InboxItem]:
         return self._store.inbox(open_only=open_only)
@@ -180,7 +192,10 @@ class Automations:
         if not any(p.scope == item.scope for p in a.policy):
             a = self.update(a.with_(policy=a.policy + (PolicyItem(item.scope, duration_s),)))
         self._store.inbox_close(self.kernel.now(), item, "added")
+        self._publish(AutomationsChanged(item.automation))
         return a
 
     def dismiss(self, item_id: int) -> None:
-        self._store.inbox_close(self.kernel.now(), self._item(item_id), "dismissed")
+        item = self._item(item_id)
+        self._store.inbox_close(self.kernel.now(), item, "dismissed")
+        self._publish(AutomationsChanged(item.automation))

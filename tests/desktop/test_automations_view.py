@@ -1,0 +1,78 @@
+"""The Automations window on a real kernel: the form restates the schedule live and shows the kernel's
+refusal, the list shows words, next run and last outcome, Run now / Pause / Delete, a run opens
+read-only, the Inbox count in the status line and adding a refused scope after a confirmation."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+from kernel.api import Automation, PolicyItem
+from kernel.providers.scripted import ScriptedProvider, reply
+
+
+def _automation(main, **changes) -> Automation:
+    a = Automation(id="", name="Notes digest", objective="Summarise notes/", schedule="0 7 * * 1-5",
+                   timezone="Europe/Berlin", workspace=str(main.workspace), provider="scripted-auto",
+                   model="test-model", **changes)
+    return main.kernel.automations.add(a)
+
+
+def test_the_form_restates_the_schedule_as_the_user_types_and_saves_through_the_kernel(main, qtbot):
+    window = main.window.open_automations()
+    assert window.empty.isVisible()
+    form = window.new()
+    qtbot.keyClicks(form.name, "Digest")
+    form.objective.setPlainText("Summarise notes/")
+    form.schedule.clear()
+    qtbot.keyClicks(form.schedule, "*/30 * * * *")
+    assert "less than one hour apart" in form.words.text()
+    form.schedule.clear()
+    qtbot.keyClicks(form.schedule, "0 7 * * 1-5")
+    form.timezone.setText("Europe/Berlin")
+    assert form.words.text() == "every weekday at 07:00 (Europe/Berlin)"
+    form.schedule.setText("every 30m")
+    form.save()
+    assert form.isVisible() and "less than one hour apart" in form.error.text()  # the kernel refused it
+    assert main.kernel.automations.list() == []
+    form.schedule.setText("every 2h")
+    qtbot.keyClick(form, Qt.Key.Key_Return)  # Save is the default button
+    main.until(lambda: not form.isVisible())
+    [view] = main.kernel.automations.list()
+    assert view.automation.name == "Digest" and [p.scope for p in view.automation.policy] == ["fs.read"]
+    main.until(lambda: window.list.rowCount() == 1)
+    assert window.list.item(0, 1).text() == "every 2 hours"
+    assert "(in 2 h)" in window.list.item(0, 2).text() and window.list.item(0, 3).text() == "never run"
+
+
+def test_run_now_pause_history_run_window_and_the_inbox(main, qtbot):
+    provider = main.providers.setdefault("scripted-auto", ScriptedProvider())
+    a = _automation(main, policy=(PolicyItem("fs.read", 600.0),))
+    window = main.window.open_automations()
+    assert not main.window.inbox_label.isVisible()
+    provider.script(reply(tools=(("fs_write", {"path": "x.md", "content": "x"}),)), reply("Could not write x.md."))
+    window.buttons["run"].click()
+    main.until(lambda: window.history.rowCount() == 1)
+    assert window.history.item(0, 2).text() == "succeeded"
+    assert window.list.item(0, 3).text() == "succeeded"
+    main.until(lambda: main.window.inbox_label.isVisible())
+    assert main.window.inbox_label.text() == "Inbox: 1 item"
+    assert "outside the automation's policy" in window.inbox.item(0, 2).text()
+    window.history.setCurrentCell(0, 0)
+    run = window.open_run()
+    assert run is not None and "Could not write x.md." in run.text.toPlainText()
+    assert run.text.isReadOnly()
+    run.close()
+    box = window.add_to_policy()
+    assert isinstance(box, QMessageBox) and "fs.write" in box.text()
+    box.button(QMessageBox.StandardButton.Yes).click()
+    main.until(lambda: not main.window.inbox_label.isVisible())
+    assert [p.scope for p in main.kernel.automations.get(a.id).policy] == ["fs.read", "fs.write"]
+    window.buttons["pause"].click()
+    main.until(lambda: "paused" in window.list.item(0, 2).text())
+    assert window.buttons["pause"].text() == "&Resume"
+    box = window.delete()
+    assert box is not None
+    box.button(QMessageBox.StandardButton.Yes).click()
+    main.until(lambda: window.empty.isVisible())
+    provider.assert_done()
