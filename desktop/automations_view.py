@@ -151,8 +151,10 @@ class AutomationsWindow(QWidget):
         self.items = desk.inbox()
         self.inbox.setRowCount(len(self.items))
         names = {v.automation.id: v.automation.name for v in self.views}
+        zones = {v.automation.id: v.automation.timezone for v in self.views}
         for row, item in enumerate(self.items):
-            for col, text in enumerate((local_time(item.ts, "UTC"), names.get(item.automation, item.automation),
+            when = local_time(item.ts, zones.get(item.automation, "UTC"))
+            for col, text in enumerate((when, names.get(item.automation, item.automation),
                                         item.detail)):
                 self.inbox.setItem(row, col, _cell(text))
         self._enable()
