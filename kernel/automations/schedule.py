@@ -106,19 +106,30 @@ class Schedule:
             CronSim(self.text.strip(), datetime.fromtimestamp(now, zone))
         except CronSimError as exc:
             raise ScheduleRefused(f"{self.text!r} is not a cron expression Agentdesk reads: {exc}.") from None
-        prev: float | None = None
         end = now + CHECK_DAYS * 86400
-        for count, t in enumerate(self.fires(now, now)):
-            if t > end or count > CHECK_FIRES:
-                break
+        if next(self.fires(now, now)) > end:
+            raise ScheduleRefused(f"{self.text!r} never fires in the next {CHECK_DAYS} days.")
+        if self.text.split()[0].isdigit():
+            # One minute per hour: wall-clock gaps are whole hours, so only a DST change can shorten
+            # one; walk the next week and the days around each change (measured: 1.3 s for 400 days of
+            # an hourly job under load, against a few ms for these windows).
+            windows = [(now, now + 8 * 86400)] + [(t - 2 * 86400, t + 2 * 86400) for t in _offset_changes(zone, now, end)]
+        else:
+            windows = [(now, end)]  # several minutes an hour: the first day it fires shows the gap
+        for start, stop in windows:
+            self._check_window(zone, start, stop)
+
+    def _check_window(self, zone: ZoneInfo, start: float, stop: float) -> None:
+        prev: float | None = None
+        for count, t in enumerate(self.fires(start, start)):
+            if t > stop or count > CHECK_FIRES:
+                return
             if prev is not None and t - prev < MIN_GAP_S:
                 a, b = (datetime.fromtimestamp(x, zone) for x in (prev, t))
                 raise ScheduleRefused(
                     f"Runs would come less than one hour apart (at {a:%H:%M} and {b:%H:%M} on {b:%d %B %Y}, "
                     f"{_span(t - prev)} apart); automations run at most once an hour.")
             prev = t
-        if prev is None:
-            raise ScheduleRefused(f"{self.text!r} never fires in the next {CHECK_DAYS} days.")
 
     def words(self) -> str:
         """The schedule in words: ``every weekday at 07:00 (Europe/Berlin)``."""
@@ -126,6 +137,20 @@ class Schedule:
         if step is not None:
             return f"every {_span(step)}"
         return f"{describe_cron(self.text)} ({self.tz})"
+
+
+def _offset_changes(zone: ZoneInfo, start: float, end: float) -> list[float]:
+    """Days (unix seconds) on which the zone's UTC offset changes between ``start`` and ``end``."""
+    out = []
+    t = start
+    offset = datetime.fromtimestamp(t, zone).utcoffset()
+    while t < end:
+        t += 86400
+        now_offset = datetime.fromtimestamp(t, zone).utcoffset()
+        if now_offset != offset:
+            out.append(t)
+            offset = now_offset
+    return out
 
 
 def describe_cron(expr: str) -> str:

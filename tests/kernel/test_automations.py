@@ -62,6 +62,17 @@ def test_allowed_schedules_pass_and_read_in_words(text, words):
     assert s.words() == words
 
 
+def test_the_one_hour_rule_is_checked_over_real_fire_times_across_dst():
+    march = datetime(2026, 3, 1, tzinfo=ZoneInfo(BERLIN)).timestamp()
+    # 01:30 and 02:30 are an hour apart on the clock, but 02:30 does not exist on 29 March: it runs at 03:00
+    with pytest.raises(ScheduleRefused, match="at 01:30 and 03:00 on 29 March 2026, 30 minutes apart"):
+        Schedule("30 1,2 * * *", BERLIN).check(march)
+    Schedule("30 1,2 * * *", "UTC").check(march)  # no DST there
+    # several minutes in an hour on a rare day is refused though that day is weeks away
+    with pytest.raises(ScheduleRefused, match="on 15 April 2026"):
+        Schedule("0,30 9 15 4 *", BERLIN).check(march)
+
+
 def test_malformed_schedules_and_zones_are_refused_with_a_sentence():
     for text, tz, says in [("0 7 * *", BERLIN, "5-field"), ("0 25 * * *", BERLIN, "cron expression"),
                            ("0 7 * * *", "Mars/Olympus", "timezone"), ("every soon", BERLIN, "interval")]:
