@@ -76,3 +76,44 @@ def test_run_now_pause_history_run_window_and_the_inbox(main, qtbot):
     box.button(QMessageBox.StandardButton.Yes).click()
     main.until(lambda: window.empty.isVisible())
     provider.assert_done()
+
+
+def test_automation_create_shows_the_whole_definition_and_the_user_confirms(main, qtbot):
+    from kernel.approver import Grant
+
+    agent = main.spawn("helper")
+    main.provider(agent).script(
+        reply(tools=(("automation_create", {"name": "Digest", "objective": "Summarise notes/",
+                                            "schedule": "0 7 * * 1-5", "timezone": "Europe/Berlin",
+                                            "policy": [{"scope": "fs.read", "minutes": 30}]}),)),
+        reply("Created."))
+    main.kernel.send(agent, "make a weekday digest")
+    main.until(lambda: bool(main.requests()))
+    main.kernel.resolve_request(main.requests()[-1].id, Grant(300.0))  # the lease for automation.create
+    main.until(lambda: bool(main.window.confirmations))
+    [dialog] = main.window.confirmations.values()
+    assert dialog.isVisible() and "every weekday at 07:00 (Europe/Berlin)" in "\n".join(dialog.request.lines)
+    assert main.kernel.automations.list() == []
+    assert dialog.decline_button.isDefault()
+    dialog.confirm_button.click()
+    main.until(lambda: main.kernel.agent(agent).state == "idle")
+    [view] = main.kernel.automations.list()
+    assert view.automation.name == "Digest"
+
+
+def test_escape_on_the_confirmation_declines(main, qtbot):
+    from kernel.approver import Grant
+
+    agent = main.spawn("helper")
+    main.provider(agent).script(
+        reply(tools=(("automation_create", {"name": "D", "objective": "o", "schedule": "every 1d",
+                                            "policy": []}),)),
+        reply("OK, not created."))
+    main.kernel.send(agent, "go")
+    main.until(lambda: bool(main.requests()))
+    main.kernel.resolve_request(main.requests()[-1].id, Grant(300.0))
+    main.until(lambda: bool(main.window.confirmations))
+    [dialog] = main.window.confirmations.values()
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    main.until(lambda: main.kernel.agent(agent).state == "idle")
+    assert main.kernel.automations.list() == []
