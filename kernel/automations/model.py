@@ -35,6 +35,7 @@ class Automation:
     model: str = ""
     expires: float | None = None
     enabled: bool = True
+    retry_interrupted: bool = False  # a run the kernel stopped in is tried again for its slot (off: never twice)
     created_at: float = 0.0
     extra: Mapping[str, Any] = field(default_factory=dict)
 

@@ -7,7 +7,7 @@ the last claimed slot (or since it was created or resumed) are computed;
 all but the newest are recorded ``missed``; the newest runs once if it is
 within the grace window (Settings, 12 h), else it is missed too. A failed
 slot is retried after 30 s, 1, 5, 15 and 60 minutes while it is still the
-newest slot; after ``automation_pause_after`` failed slots in a row the
+newest slot (an interrupted one too, if the automation says so); after ``automation_pause_after`` failed slots in a row the
 automation pauses itself with a notice in the Inbox. Every start is a claim
 first: the scheduler that inserts the claim row runs the slot, any other
 scheduler on the same home skips it.
@@ -127,7 +127,8 @@ class Scheduler:
         if last is None or a.when.next_fire(last, a.created_at) <= now:
             return None  # a newer slot has come: the failed one is not retried
         runs = [r for r in self._store.runs(a.id, limit=len(BACKOFF_S) + 2) if r.slot == last]
-        if not runs or runs[0].outcome != "failed" or runs[0].attempt >= len(BACKOFF_S):
+        retryable = ("failed", "interrupted") if a.retry_interrupted else ("failed",)
+        if not runs or runs[0].outcome not in retryable or runs[0].attempt >= len(BACKOFF_S):
             return None
         due = runs[0].ts + BACKOFF_S[runs[0].attempt]
         if now >= due:

@@ -41,6 +41,8 @@ def add_parser(sub: Any) -> None:
     add.add_argument("--provider", help="provider (default: Settings)")
     add.add_argument("--model", help="model (default: Settings for the provider)")
     add.add_argument("--expires", help="stop after this date (YYYY-MM-DD)")
+    add.add_argument("--retry-interrupted", action="store_true",
+                     help="run a slot again if the kernel stopped in the middle of it (default: never twice)")
     lst = acts.add_parser("list", help="list automations")
     lst.add_argument("--json", action="store_true", help="one JSON object per line")
     show = acts.add_parser("show", help="one automation, its changes and its runs")
@@ -94,7 +96,8 @@ async def _run(args: argparse.Namespace) -> int:
             a = desk.add(Automation(id="", name=args.name, objective=args.objective, schedule=args.schedule,
                                     timezone=args.timezone, policy=policy, budget=args.budget, time_limit_s=limit,
                                     workspace=args.workspace or "", provider=args.provider or "",
-                                    model=args.model or "", expires=expires))
+                                    model=args.model or "", expires=expires,
+                                    retry_interrupted=args.retry_interrupted))
             v = desk.view(a)
             nxt = "" if v.next_run is None else f"; next run {local_time(v.next_run, a.timezone)} " \
                                                 f"({in_words(v.next_run - kernel.now())})"

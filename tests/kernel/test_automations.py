@@ -355,6 +355,42 @@ def test_a_run_the_kernel_was_killed_during_is_interrupted_and_never_run_twice(t
     first_ledger.close()
 
 
+def test_an_automation_that_says_retry_runs_its_interrupted_slot_again_once(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    clock = ManualClock(T0)
+    settings = Settings(user_name="Ada", workspace=str(ws))
+    provider = ScriptedProvider()
+    gate, reached = asyncio.Event(), asyncio.Event()
+    provider.script(ScriptedTurn((UsageReport(1, 0), Hold(gate, reached), StreamEnd("end_turn"))))
+    first_ledger = Ledger(tmp_path / "ledger.db", clock=clock.now)
+    first = Kernel(ledger=first_ledger, settings=settings, providers=lambda _n: provider, clock=clock)
+    a = first.automations.add(Automation(id="", name="Digest", objective="o", schedule="0 * * * *",
+                                         workspace=str(ws), retry_interrupted=True))
+    later = ScriptedProvider()
+    later.script(reply("Done after the restart."))
+
+    async def go():
+        first.automations.start()
+        await until(lambda: clock.sleepers >= 1)
+        clock.advance(1800)
+        await reached.wait()
+        second_ledger = Ledger(tmp_path / "ledger.db", clock=clock.now)
+        second = Kernel(ledger=second_ledger, settings=settings, providers=lambda _n: later, clock=clock)
+        second.automations.start()
+        await until(lambda: clock.sleepers >= 2)
+        clock.advance(30)  # the first retry's backoff
+        await until(lambda: len(second.automations.runs(a.id)) == 2)
+        await second.aclose()
+        second_ledger.close()
+        return second.automations.runs(a.id)
+
+    records = run(go())
+    assert [(r.attempt, r.outcome) for r in records] == [(1, "succeeded"), (0, "interrupted")]
+    later.assert_done()
+    first_ledger.close()
+
+
 # ---- the model's tool --------------------------------------------------------------------------
 
 
