@@ -451,3 +451,42 @@ def test_a_declined_confirmation_creates_nothing(make_env):
     run(go())
     assert "declined" in told[0]
     assert env.kernel.automations.list() == []
+
+
+def test_a_run_past_its_time_limit_is_stopped_as_timed_out_and_its_leases_revoked(make_env):
+    env = make_env()
+    env.clock.advance(T0 - env.clock.now())
+    a = hourly(env, time_limit_s=120.0, policy=(PolicyItem("fs.read", 600.0),))
+    gate, reached = asyncio.Event(), asyncio.Event()
+    env.provider.script(ScriptedTurn((UsageReport(1, 0), Hold(gate, reached), StreamEnd("end_turn"))))
+
+    async def go():
+        task = env.kernel.automations.run_now(a.id)
+        await reached.wait()
+        assert [l.scope for l in env.kernel.leases()] == ["fs.read"]
+        env.clock.advance(120)  # the kernel clock, not real time
+        record = await task
+        await env.kernel.aclose()
+        return record
+
+    record = run(go())
+    assert record.outcome == "timed-out"
+    assert env.kernel.leases() == []
+    [agent] = env.kernel.agents()
+    assert agent.state.value == "killed" and "time limit" in agent.reason
+
+
+def test_a_run_that_reaches_its_budget_ends_over_budget(make_env):
+    env = make_env()
+    env.clock.advance(T0 - env.clock.now())
+    a = hourly(env, budget=1000)
+    env.provider.script(reply(tools=(("fs_list", {}),), usage=(900, 200)))
+
+    async def go():
+        record = await env.kernel.automations.run_now(a.id)
+        await env.kernel.aclose()
+        return record
+
+    record = run(go())
+    assert record.outcome == "over-budget"
+    env.provider.assert_done()
