@@ -331,6 +331,7 @@ class Kernel:
         tasks.append(self._services.leases.stop_expiry_watch())
         if any(t is not None for t in tasks):
             await asyncio.wait([t for t in tasks if t is not None])
+        await self.automations.drain()
         self._unlisten()
         if self._watchers is not None:
             await self._watchers.close()

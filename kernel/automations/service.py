@@ -64,9 +64,13 @@ class Automations:
         return interrupted
 
     async def stop(self) -> None:
+        """Stop starting runs (runs under way end when the kernel stops their agents: ``drain``)."""
         if self._task is not None:
             self._task.cancel()
             await asyncio.wait({self._task})
+
+    async def drain(self) -> None:
+        """Wait for the runs under way to record how they ended."""
         running = list(self.scheduler.running.values())
         if running:
             await asyncio.wait(running)

@@ -490,3 +490,21 @@ def test_a_run_that_reaches_its_budget_ends_over_budget(make_env):
     record = run(go())
     assert record.outcome == "over-budget"
     env.provider.assert_done()
+
+
+def test_closing_the_kernel_mid_run_ends_the_run_as_cancelled_without_hanging(make_env):
+    env = make_env()
+    env.clock.advance(T0 - env.clock.now())
+    a = hourly(env)
+    gate, reached = asyncio.Event(), asyncio.Event()
+    env.provider.script(ScriptedTurn((UsageReport(1, 0), Hold(gate, reached), StreamEnd("end_turn"))))
+
+    async def go():
+        env.kernel.automations.start()
+        env.kernel.automations.run_now(a.id)
+        await reached.wait()
+        await env.kernel.aclose()
+
+    run(go())
+    [record] = runs(env, a)
+    assert record.outcome == "cancelled" and "shut down" in record.detail
