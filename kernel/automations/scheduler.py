@@ -16,7 +16,9 @@ scheduler on the same home skips it.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import sqlite3
 import uuid
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
     from .service import Automations
 
 BACKOFF_S = (30.0, 60.0, 300.0, 900.0, 3600.0)
+RETRY_TICK_S = 30.0
+log = logging.getLogger(__name__)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -76,7 +80,11 @@ class Scheduler:
         clock = self._service.kernel.clock
         while True:
             self._wake.clear()
-            wake_at = self.tick()
+            try:
+                wake_at = self.tick()
+            except sqlite3.Error as exc:  # a locked or damaged file must not end the scheduler: look again soon
+                log.warning("automations: could not read or claim slots (%s); trying again in %g s", exc, RETRY_TICK_S)
+                wake_at = clock.now() + RETRY_TICK_S
             waiters: list[asyncio.Future[Any]] = [asyncio.ensure_future(self._wake.wait())]
             if wake_at is not None:
                 waiters.append(asyncio.ensure_future(clock.sleep_until(wake_at)))

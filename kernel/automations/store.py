@@ -89,6 +89,7 @@ class AutomationStore:
         self._lock = threading.RLock()
         self._db = sqlite3.connect(":memory:" if path in ("", ":memory:") else path, isolation_level=None,
                                    check_same_thread=False, timeout=10.0)
+        self._db.execute("PRAGMA journal_mode=WAL")  # as the ledger: readers never wait on the writer
         self._db.execute("PRAGMA busy_timeout=10000")
         self._db.executescript(_SCHEMA)
 
