@@ -117,3 +117,13 @@ def test_escape_on_the_confirmation_declines(main, qtbot):
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     main.until(lambda: main.kernel.agent(agent).state == "idle")
     assert main.kernel.automations.list() == []
+
+
+def test_the_automations_shortcut_opens_the_window_and_clashes_with_no_other(main, qtbot):
+    from desktop.lease_dialog import ANSWER_SHORTCUT
+
+    keys = main.window.automations_action.shortcut().toString()
+    assert keys == "Ctrl+Shift+O" and keys != ANSWER_SHORTCUT
+    assert keys not in main.window.shortcuts
+    main.window.automations_action.trigger()
+    main.until(lambda: main.window.automations_window is not None and main.window.automations_window.isVisible())
