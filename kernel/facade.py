@@ -84,7 +84,7 @@ class Kernel:
         self._swept: set[str] = set()
         self._provider_problem = provider_problem
         self._integrity = ledger.check_at_start()
-        self.automations = Automations(self, AutomationStore(ledger.path), self.automation_gate, bus.publish)
+        self._automations = Automations(self, AutomationStore(ledger.path), self.automation_gate, bus.publish)
         self._unlisten_runs = bus.subscribe(self._note_run_progress)
 
     # ---- time and settings -----------------------------------------------------
@@ -289,6 +289,11 @@ class Kernel:
         return self._services.ledger.undo(after_seq, by=USER, only_actor=only_actor, dry_run=dry_run)
 
     # ---- for automation runs (kernel/automations) ---------------------------------
+
+    @property
+    def automations(self) -> Automations:
+        """The automations desk: definitions, runs, the Inbox (kernel/automations/service.py)."""
+        return self._automations
 
     @property
     def clock(self) -> Clock:
