@@ -276,6 +276,8 @@ def run(argv: list[str] | None = None) -> int:
         desk.window.shown.connect(lambda: _report_shown(desk))
     desk.window.show()
     show_config_problems(desk)
+    if not remote:  # the kernel service runs its own scheduler
+        loop.call_soon(cast(Any, desk.kernel).automations.start)  # scheduled runs fire while this kernel runs
     with loop:
         mcp = None
         if not remote:  # the kernel service starts its own MCP servers

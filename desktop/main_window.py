@@ -26,11 +26,13 @@ from PySide6.QtWidgets import (
 )
 
 from kernel.api import (
-    AgentArchived, AgentKilled, ConfigError, KernelFacade, LeaseRequested, LeaseRequestResolved, plural,
+    AgentArchived, AgentKilled, AutomationsChanged, ConfirmationRequested, ConfirmationResolved, ConfigError,
+    KernelFacade, LeaseRequested, LeaseRequestResolved, plural,
 )
 
 from . import style
 from .bridge import EventBridge
+from .confirm_dialog import ConfirmDialog
 from .desktop_state import DesktopState
 from .history_view import HistoryWindow
 from .lease_dialog import ANSWER_SHORTCUT
@@ -67,6 +69,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.kernel = kernel
         self.bridge = bridge
+        self._default_root = default_root
         self.windows: dict[str, QWidget] = {}
         self._make_ask_window = make_ask_window
         self._open_settings = open_settings
@@ -103,6 +106,12 @@ class MainWindow(QMainWindow):
         self.splitter = split
         self.setCentralWidget(split)
         self.statusBar().addPermanentWidget(self.status.footer)
+        self.automations_window: QWidget | None = None  # the Automations window, made on first use
+        self.confirmations: dict[int, ConfirmDialog] = {}  # open one-off confirmation dialogs by request id
+        self.inbox_label = QLabel()
+        self.inbox_label.setToolTip("Requests automation runs were refused, and notices (Automations window)")
+        self.statusBar().addPermanentWidget(self.inbox_label)
+        self._update_inbox()
         self.statusBar().setSizeGripEnabled(False)
 
         self.shortcuts: dict[str, QShortcut] = {}
@@ -134,6 +143,12 @@ class MainWindow(QMainWindow):
         bar.addAction(self.new_action)
         bar.addAction(self.settings_action)
         bar.addAction(self.history_action)
+        self.automations_action = QAction("Automations", self)
+        self.automations_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
+        self.automations_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        self.automations_action.setToolTip("Scheduled runs and their Inbox (Ctrl+Shift+O)")
+        self.automations_action.triggered.connect(self.open_automations)
+        bar.addAction(self.automations_action)
         spacer = QWidget()
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         bar.addWidget(spacer)
@@ -152,6 +167,41 @@ class MainWindow(QMainWindow):
             self._flag_requests()
         if isinstance(event, AgentArchived):
             self._archived(event.agent.id)
+        if isinstance(event, AutomationsChanged):
+            self._update_inbox()
+        if isinstance(event, ConfirmationRequested):
+            self._confirm(event)
+        if isinstance(event, ConfirmationResolved):
+            dialog = self.confirmations.pop(event.id, None)
+            if dialog is not None and shiboken6.isValid(dialog) and not dialog.answered:
+                dialog.withdraw()
+
+    def _confirm(self, request: ConfirmationRequested) -> None:
+        """Show a one-off confirmation without taking the keyboard; the status line says it waits."""
+        dialog = ConfirmDialog(self.kernel, request, self)
+        self.confirmations[request.id] = dialog
+        dialog.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
+        dialog.show()
+        self.statusBar().showMessage(f"\u25c6 {request.title}: confirm or decline", 20000)
+
+    def _update_inbox(self) -> None:
+        """The Inbox's count in the status line (hidden when it is empty)."""
+        count = len(self.kernel.automations.inbox())
+        self.inbox_label.setText(f"Inbox: {plural(count, 'item')}")
+        self.inbox_label.setVisible(count > 0)
+
+    def open_automations(self) -> QWidget:
+        """The Automations window (one), raised."""
+        from .automations_view import AutomationsWindow
+
+        window = self.automations_window
+        if window is None or not shiboken6.isValid(window):
+            window = AutomationsWindow(self.kernel, self.bridge, default_workspace=self._default_root or "")
+            self.automations_window = window
+        window.show()
+        window.raise_()
+        window.activateWindow()
+        return window
 
     def _flag_requests(self) -> None:
         """Say in the status line that a lease request waits, and how to answer it."""
@@ -284,6 +334,7 @@ class MainWindow(QMainWindow):
     def set_default_root(self, root: str) -> None:
         """The default workspace changed (Settings): relative paths in the ledger filter follow it."""
         self.ledger_view.set_default_root(root)
+        self._default_root = root
 
     def open_settings(self) -> None:
         if self._open_settings is not None:

@@ -194,6 +194,8 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
         shots.append(path)
         dialog.reject()
 
+    shots += await _automations(desk, providers, ws, clock, out, suffix, names)
+
     desk.window._done = True
     await k.aclose()
     desk.bridge.close()
@@ -315,6 +317,53 @@ async def _mail_shots(desk, agent, providers, out: Path, suffix: str, names) -> 
         shots.append(path)
     accounts.reject()
     settings.reject()
+    return shots
+
+
+async def _automations(desk, providers, ws: Path, clock, out: Path, suffix: str, names) -> list[Path]:
+    """The Automations window with runs and an Inbox item, the form, and one run opened read-only."""
+    from PySide6.QtWidgets import QApplication
+
+    from kernel.api import Automation, PolicyItem
+    from kernel.providers.scripted import ScriptedProvider, reply
+
+    if names is not None and not {"automations", "automation-form", "automation-run"} & set(names):
+        return []
+    k = desk.kernel
+    providers["scripted-digest"] = ScriptedProvider()
+    digest = k.automations.add(Automation(
+        id="", name="Notes digest", objective="Summarise what changed in notes/ into notes/digest.md.",
+        schedule="0 7 * * 1-5", timezone="Europe/Berlin", policy=(PolicyItem("fs.read", 900.0),),
+        workspace=str(ws), provider="scripted-digest", model="claude-sonnet-4-5"))
+    k.automations.add(Automation(id="", name="Weekly tidy", objective="Tidy src/.", schedule="every 1d",
+                                 workspace=str(ws), provider="scripted-digest", model="claude-sonnet-4-5"))
+    providers["scripted-digest"].script(
+        reply(tools=(("fs_read", {"path": "notes/todo.md"}),), usage=(4_000, 200)),
+        reply(tools=(("fs_write", {"path": "notes/digest.md", "content": "# Digest\n"}),), usage=(4_400, 300)),
+        reply("notes/todo.md: the bank call is done and a dentist reminder was added. I could not write "
+              "notes/digest.md: fs.write is outside this automation's policy.", usage=(4_800, 120)))
+    task = k.automations.run_now(digest.id)
+    await _until(lambda: task.done())
+    win = desk.window.open_automations()
+    win.resize(1000, 660)
+    win.move(10, 10)
+    win.history.setCurrentCell(0, 0)
+    await asyncio.sleep(0.1)
+    QApplication.processEvents()
+    shots = []
+    form = win.edit()
+    run = win.open_run()
+    for name, widget in (("automations", win), ("automation-form", form), ("automation-run", run)):
+        if names is not None and name not in names:
+            continue
+        widget.repaint()
+        QApplication.processEvents()
+        path = out / f"{name}{suffix}.png"
+        _save(widget, path)
+        shots.append(path)
+    form.reject()
+    run.close()
+    win.close()
     return shots
 
 

@@ -12,6 +12,8 @@ into words.
 
 from __future__ import annotations
 
+import builtins
+
 from dataclasses import dataclass
 from typing import Callable, Protocol, Sequence
 
@@ -22,6 +24,11 @@ from ledger import (
 from ledger import AgentArchive, AgentBudget, ModelRequest, UserTurn
 
 from .approver import Decision, Denial, Grant, LeaseRequest
+from .automations import (
+    Automation, Automations, AutomationView, InboxItem, PolicyItem, RunRecord, Schedule, ScheduleRefused,
+    UnknownAutomation, in_words, local_time,
+)
+from .events import AutomationsChanged, ConfirmationRequested, ConfirmationResolved
 from .errors import ConfigError, InvalidState, KernelError, ProviderError, UnknownAgent
 from .states import AgentState, Outcome
 from .events import (
@@ -107,6 +114,26 @@ class Spend:
     unpriced_tokens: int = 0
 
 
+class AutomationDesk(Protocol):
+    """What the desktop and the CLI may ask of the automations desk (``kernel.automations.Automations`` is
+    one); the kernel service serves it as ``automations.<method>``."""
+
+    def check(self, automation: Automation) -> None: ...
+    def add(self, automation: Automation, by: str = "user") -> Automation: ...
+    def update(self, automation: Automation, by: str = "user") -> Automation: ...
+    def pause(self, automation_id: str, by: str = "user") -> Automation: ...
+    def resume(self, automation_id: str, by: str = "user") -> Automation: ...
+    def delete(self, automation_id: str, by: str = "user") -> None: ...
+    def get(self, automation_id: str) -> Automation: ...
+    def list(self) -> builtins.list[AutomationView]: ...
+    def runs(self, automation_id: str, limit: int = 100) -> builtins.list[RunRecord]: ...
+    def history(self, automation_id: str) -> builtins.list[tuple[float, str, str]]: ...
+    def run_now(self, automation_id: str) -> object: ...  # the run is claimed and started, or nothing (None)
+    def inbox(self, *, open_only: bool = True) -> builtins.list[InboxItem]: ...
+    def add_to_policy(self, item_id: int, duration_s: float) -> Automation: ...
+    def dismiss(self, item_id: int) -> None: ...
+
+
 class KernelFacade(Protocol):
     """Everything the desktop and the CLI may ask of a kernel (``kernel.facade.Kernel`` is one)."""
 
@@ -159,13 +186,19 @@ class KernelFacade(Protocol):
     def diff(self, seq: int) -> str: ...
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport: ...
 
+    # automations (kernel/automations): the desk, and one-off confirmations no lease covers
+    @property
+    def automations(self) -> AutomationDesk: ...
+    def pending_confirmations(self) -> list[ConfirmationRequested]: ...
+    def resolve_confirmation(self, request_id: int, confirmed: bool) -> bool: ...
+
     # shutdown
     async def aclose(self) -> None: ...
 
 
 __all__ = [
     # the facade and its own values
-    "KernelFacade", "LedgerFilter", "ToolInfo", "HistoryItem", "Spend", "money", "PRICE_FIELDS", "PRICE_MAX",
+    "KernelFacade", "AutomationDesk", "LedgerFilter", "ToolInfo", "HistoryItem", "Spend", "money", "PRICE_FIELDS", "PRICE_MAX",
     # agents and events
     "AgentState", "Outcome",
     "AgentArchived", "AgentInfo", "AgentKilled", "AgentSpawned", "AgentStateChanged", "Event", "LeaseExpired", "LeaseGranted",
@@ -185,6 +218,10 @@ __all__ = [
     "WEB_DEFAULT_BASE_URLS", "WEB_KEY_VARIABLES", "WEB_SEARCH_BACKENDS",
     # errors (they carry fields)
     "ConfigError", "InvalidState", "KernelError", "LedgerError", "ProviderError", "UnknownAgent",
+    # automations
+    "Automation", "AutomationView", "Automations", "AutomationsChanged", "ConfirmationRequested",
+    "ConfirmationResolved", "InboxItem", "PolicyItem", "RunRecord", "Schedule", "ScheduleRefused",
+    "UnknownAutomation", "in_words", "local_time",
     # words for those values
     "check_workspace", "describe_duration", "describe_left", "looks_secret", "plural", "short_number",
     # trust: the taint event, the policy actor, its entries

@@ -44,6 +44,7 @@ class Grant:
 @dataclass(frozen=True)
 class Denial:
     reason: str = "the user did not grant it"
+    by: str = "user"  # who refused: the user, or a policy such as an automation's (``automation:<id>``)
 
 
 Decision = Union[Grant, Denial]

@@ -134,6 +134,30 @@ class AgentTainted:
 
 
 @dataclass(frozen=True)
+class ConfirmationRequested:
+    """A one-off confirmation no lease can cover (``automation_create``): the whole thing in words."""
+
+    id: int
+    agent_id: str
+    agent_name: str
+    title: str
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ConfirmationResolved:
+    id: int
+    confirmed: bool
+
+
+@dataclass(frozen=True)
+class AutomationsChanged:
+    """An automation was added, changed or ran, or the Inbox changed: views reload."""
+
+    automation: str
+
+
+@dataclass(frozen=True)
 class UsageUpdated:
     agent: AgentInfo
 
@@ -170,6 +194,7 @@ Event = Union[
     AgentSpawned, AgentStateChanged, AgentKilled, TurnStarted, TurnFinished, UserMessage, TextDelta,
     ToolCallStarted, ToolCallFinished, LeaseRequested, LeaseRequestResolved, UsageUpdated,
     LeaseGranted, LeaseRevoked, LeaseExpired, LedgerAppended, AgentTainted, AgentArchived,
+    ConfirmationRequested, ConfirmationResolved, AutomationsChanged,
 ]
 Subscriber = Callable[[Event], None]
 

@@ -24,12 +24,20 @@ from .agents.services import ProviderFactory, Services
 from .agents.rebuild import AgentRecord, conversation_of, summarise
 from .agents.records import RESUME, USER_TURN, record_user_turn
 from .agents.restore import history_item, process_from
+from .automations.confirm import Confirmer, PendingConfirmations
+from .automations.gate import UnattendedGate
+from .automations.service import Automations
+from .automations.store import AutomationStore
+from .automations.tool import automation_tool
 from .api import HistoryItem, LedgerFilter, Spend, ToolInfo
 from .approver import Approver, Decision, LeaseRequest
 from .budget import Budget
 from .clock import Clock, SystemClock
 from .errors import InvalidState, UnknownAgent
-from .events import AgentArchived, AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LedgerAppended, UsageUpdated, UserMessage
+from .events import (
+    AgentArchived, AgentInfo, AgentKilled, AgentSpawned, ConfirmationRequested, Event, EventBus, LedgerAppended,
+    ToolCallFinished, UsageUpdated, UserMessage,
+)
 from .kernel_loop import KernelLoop
 from .lease_book import LeaseBook
 from .lease_requests import LeaseRequests, PendingApprover
@@ -37,7 +45,7 @@ from .leases import Lease
 from .messages import Message, user_text
 from .settings import Settings
 from .spend import SpendToday
-from .states import AgentState
+from .states import AgentState, Outcome
 from .tools.descriptor import ToolLimits
 from .tools.fs.stale import sweep_temp_files
 from .workspace.snapshot import SnapshotIndexes
@@ -93,7 +101,7 @@ class Kernel:
                  snapshot_dir: Path | None = None, watch_workspaces: bool = False,
                  provider_problem: Callable[[str], str | None] | None = None, restore: bool = False,
                  secrets: SecretRegistry | None = None, web_keys: Callable[[str], str | None] | None = None,
-                 mail: "MailService | None" = None) -> None:
+                 mail: "MailService | None" = None, confirmer: Confirmer | None = None) -> None:
         """``restore`` brings back the agents on the ledger's record (the kernel of a home does;
         a kernel sharing the file with another that runs must not); ``snapshot_dir`` keeps the shell tool's snapshot cache between runs; ``watch_workspaces``
         records edits by other programs in every workspace an agent works in (the desktop does);
@@ -107,7 +115,8 @@ class Kernel:
         self._snapshots = SnapshotIndexes(ledger, max_blob=settings.blob_max_bytes, cache_dir=snapshot_dir)
         if tools is None:
             tools = builtin_registry(extra=(shell_tool(lambda: self._services.settings, self._snapshots),
-                                            *web_tools(lambda: self._services.settings, web_keys)))
+                                            *web_tools(lambda: self._services.settings, web_keys),
+                                            automation_tool(self)))
         if mail is not None:  # mail and calendar (issue 16): the tools, bound to this ledger and clock
             from .mail.tools import mail_tools  # lazy: only a home with an account pays for it
 
@@ -115,9 +124,14 @@ class Kernel:
             for descriptor in mail_tools(mail):
                 tools.add(descriptor)
         self._mail = mail
+        self.confirmations = PendingConfirmations(bus.publish)
+        self.confirmer: Confirmer = confirmer or self.confirmations
+        # automation runs are unattended: their lease requests are refused at once (automations/gate.py)
+        self.automation_gate = UnattendedGate(approver or self._requests.approver,
+                                              lambda a, scope, detail: self.automations.refused(a, scope, detail))
         self._services = Services(
             ledger=ledger, clock=clock, bus=bus, leases=LeaseBook(ledger, clock, bus.publish),
-            approver=approver or self._requests.approver, tools=tools, providers=providers,
+            approver=self.automation_gate, tools=tools, providers=providers,
             settings=settings, attached=attached, limits=ToolLimits(blob_max_bytes=settings.blob_max_bytes),
         )
         self._agents: dict[str, AgentProcess] = {}
@@ -131,6 +145,8 @@ class Kernel:
         self._spend = SpendToday(ledger, lambda: self._services.settings.prices, clock.now)
         if restore:
             self._restore()
+        self._automations = Automations(self, AutomationStore(ledger.path), self.automation_gate, bus.publish)
+        self._unlisten_runs = bus.subscribe(self._note_run_progress)
 
     # ---- time and settings -----------------------------------------------------
 
@@ -456,11 +472,46 @@ class Kernel:
     def mcp_status(self) -> "list[McpServerStatus]":
         """Every configured MCP server: connected or not, its tools, and the tools left out with why."""
         return [] if self._mcp is None else self._mcp.status()
+    # ---- for automation runs (kernel/automations) ---------------------------------
+
+    @property
+    def automations(self) -> Automations:
+        """The automations desk: definitions, runs, the Inbox (kernel/automations/service.py)."""
+        return self._automations
+
+    @property
+    def clock(self) -> Clock:
+        return self._services.clock
+
+    def process(self, agent_id: str) -> AgentProcess:
+        """The agent process itself (kernel components only; the desktop gets ``agent``)."""
+        return self._get(agent_id)
+
+    def grant_lease_as(self, agent_id: str, scope: str, duration_s: float, by: str) -> Lease:
+        return self._services.leases.grant(agent_id, scope, duration_s, by=by)
+
+    def revoke_all_as(self, agent_id: str, reason: str, by: str) -> list[Lease]:
+        return self._services.leases.revoke_all(agent_id, reason, by=by)
+
+    def ledger_page_of(self, actor: str, kind: str, limit: int = 1000) -> list[Entry]:
+        return self._services.ledger.page(actor=actor, kind=kind, limit=limit)
+
+    def pending_confirmations(self) -> list[ConfirmationRequested]:
+        return self.confirmations.pending()
+
+    def resolve_confirmation(self, request_id: int, confirmed: bool) -> bool:
+        """Answer a one-off confirmation (the desktop's dialog); False when it is no longer open."""
+        return self.confirmations.resolve(request_id, confirmed)
+
+    def _note_run_progress(self, event: Event) -> None:
+        if isinstance(event, ToolCallFinished) and event.outcome is Outcome.OK:
+            self.automation_gate.succeeded(event.agent_id)
 
     # ---- shutdown ----------------------------------------------------------
 
     async def aclose(self) -> None:
         """Stop every working agent (recorded as killed by the kernel) and the expiry watch."""
+        await self.automations.stop()
         tasks = []
         for agent in self._agents.values():
             if agent.busy:
@@ -469,12 +520,14 @@ class Kernel:
         tasks.append(self._services.leases.stop_expiry_watch())
         if any(t is not None for t in tasks):
             await asyncio.wait([t for t in tasks if t is not None])
+        await self.automations.drain()
         self._unlisten()
         if self._mcp is not None:
             await self._mcp.aclose()
         if self._watchers is not None:
             await self._watchers.close()
         self._snapshots.close()
+        self._unlisten_runs()
 
 
 def _swallow_cancel(task: asyncio.Task[None]) -> None:

@@ -82,6 +82,8 @@ class Settings:
     web_fetch_timeout_s: float = 20.0
     web_search_backend: str = "none"        # none · brave · tavily · searxng
     web_search_base_url: str = ""           # empty: the back-end's own (SearXNG has none: set yours)
+    automation_grace_s: float = 12 * 3600.0  # a missed slot older than this is not caught up (kernel/automations)
+    automation_pause_after: int = 3  # failed slots in a row before an automation pauses itself
 
     def model_for(self, provider: str) -> str:
         return self.models.get(provider) or DEFAULT_MODELS.get(provider, "")

@@ -127,6 +127,8 @@ SETTINGS_RULES: dict[str, Rule] = {
     "workspace": FOLDER,
     "default_lease_s": number(1, MAX_DURATION, "seconds"),
     "request_expiry_s": number(1, 24 * 3600, "seconds"),
+    "automation_grace_s": number(0, 7 * 24 * 3600, "seconds"),
+    "automation_pause_after": number(1, 100, "failed runs", whole=True),
     "default_budget": number(1, 2_000_000_000, "tokens", whole=True),
     "provider": choice(PROVIDER_NAMES),
     "models": provider_map("model names", MODEL),

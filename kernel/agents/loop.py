@@ -33,6 +33,7 @@ async def run_loop(agent: AgentProcess) -> None:
             try:
                 turn = await request_turn(agent)
             except ProviderError as exc:
+                agent.failure_kind = exc.kind
                 agent.set_state(AgentState.FAILED, _failure_reason(exc))
                 return
             agent.append(turn.message)

@@ -42,6 +42,7 @@ class AgentProcess:
     task: asyncio.Task[None] | None = None
     pause_requested: bool = False
     request_reason: str = "user-turn"  # why the next provider request is made (agents.records)
+    failure_kind: str = ""  # the ProviderError kind that failed it (automations tell "offline" from it)
     request_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # trust (kernel/trust): marker nonce, taint (only grows), automation runs, what untrusted text it read
     unattended: bool = False

@@ -27,7 +27,7 @@ from ..states import AgentState
 from ..workspace.root import check_workspace
 from . import EXIT_USAGE, one_line
 from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
-from .terminal import TerminalApprover, ToolLines
+from .terminal import TerminalApprover, TerminalConfirmer, ToolLines
 
 EXIT_IDLE, EXIT_PAUSED, EXIT_FAILED, EXIT_INTERRUPTED = 0, 3, 4, 130
 
@@ -111,7 +111,8 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     kernel = Kernel(ledger=ledger, settings=settings, providers=providers,
                     approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots",
                     secrets=SecretRegistry([*store.held_secrets(), *held_account_secrets(store)]), web_keys=store.web_key,
-                    mail=mail_for_home(store))
+                    mail=mail_for_home(store),
+                    confirmer=TerminalConfirmer(stdin, stderr) if interactive else _decline())
     from ..extensions.setup import start_configured_mcp  # MCP servers' tools, before --grant scopes are checked
 
     for line in await start_configured_mcp(kernel, store.root):
@@ -164,6 +165,12 @@ def _warn_if_broken(kernel, stderr: TextIO) -> None:
     line = warning(kernel.ledger_integrity())
     if line:
         print(line, file=stderr)
+
+
+def _decline():
+    from ..automations.confirm import Decline
+
+    return Decline()
 
 
 def _deny_all():

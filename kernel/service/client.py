@@ -14,6 +14,8 @@ detached.
 
 from __future__ import annotations
 
+import builtins
+
 import asyncio
 import itertools
 import json
@@ -370,6 +372,16 @@ class RemoteKernel:
     async def wait(self, agent_id: str) -> Any:
         return await self._events.call("wait", {"agent_id": agent_id})
 
+    @property
+    def automations(self) -> "RemoteDesk":
+        return RemoteDesk(self, "automations")
+
+    def pending_confirmations(self) -> list[Any]:
+        return list(self._call("pending_confirmations"))
+
+    def resolve_confirmation(self, request_id: int, confirmed: bool) -> bool:
+        return bool(self._call("resolve_confirmation", request_id=request_id, confirmed=confirmed))
+
     def hold_secret(self, value: str, label: str = "secret") -> bool:
         return bool(self._call("hold_secret", value=value, label=label))
 
@@ -441,6 +453,60 @@ class RemoteKernel:
         """Let go of the kernel (it keeps running)."""
         await self._events.aclose()
         self._sync.close()
+
+
+class RemoteDesk:
+    """A desk of the kernel (``automations``) over the socket: each method is ``<desk>.<method>``
+    with named params (``kernel.api.AutomationDesk`` says which)."""
+
+    def __init__(self, kernel: RemoteKernel, desk: str) -> None:
+        self._kernel = kernel
+        self._desk = desk
+
+    def _on(self, method: str, **params: Any) -> Any:
+        return self._kernel._call(f"{self._desk}.{method}", **params)
+
+    def check(self, automation: Any) -> None:
+        self._on("check", automation=automation)
+
+    def add(self, automation: Any, by: str = "user") -> Any:
+        return self._on("add", automation=automation, by=by)
+
+    def update(self, automation: Any, by: str = "user") -> Any:
+        return self._on("update", automation=automation, by=by)
+
+    def pause(self, automation_id: str, by: str = "user") -> Any:
+        return self._on("pause", automation_id=automation_id, by=by)
+
+    def resume(self, automation_id: str, by: str = "user") -> Any:
+        return self._on("resume", automation_id=automation_id, by=by)
+
+    def delete(self, automation_id: str, by: str = "user") -> None:
+        self._on("delete", automation_id=automation_id, by=by)
+
+    def get(self, automation_id: str) -> Any:
+        return self._on("get", automation_id=automation_id)
+
+    def list(self) -> builtins.list[Any]:
+        return list(self._on("list"))
+
+    def runs(self, automation_id: str, limit: int = 100) -> builtins.list[Any]:
+        return list(self._on("runs", automation_id=automation_id, limit=limit))
+
+    def history(self, automation_id: str) -> builtins.list[tuple[float, str, str]]:
+        return [tuple(row) for row in self._on("history", automation_id=automation_id)]
+
+    def run_now(self, automation_id: str) -> object:
+        return self._on("run_now", automation_id=automation_id)
+
+    def inbox(self, *, open_only: bool = True) -> builtins.list[Any]:
+        return list(self._on("inbox", open_only=open_only))
+
+    def add_to_policy(self, item_id: int, duration_s: float) -> Any:
+        return self._on("add_to_policy", item_id=item_id, duration_s=duration_s)
+
+    def dismiss(self, item_id: int) -> None:
+        self._on("dismiss", item_id=item_id)
 
 
 def kernel_running(home: Path) -> bool:

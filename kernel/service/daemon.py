@@ -61,6 +61,7 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
         if ready is not None:
             ready.set()
         mcp = asyncio.ensure_future(_start_mcp(kernel, home))
+        kernel.automations.start()  # scheduled runs fire while the kernel runs, with or without a desktop
         try:
             await server.stopped.wait()
         finally:

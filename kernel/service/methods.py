@@ -55,24 +55,29 @@ class Method:
         return dict(params)
 
 
+# Properties that are desks of their own: their methods are served as ``<desk>.<method>``.
+DESKS: Mapping[str, Any] = {"automations": api.AutomationDesk}
+
+
 def _methods() -> dict[str, Method]:
     out: dict[str, Method] = {}
-    for name, member in inspect.getmembers(api.KernelFacade):
-        if name.startswith("_") or name in NOT_SERVED:
-            continue
-        if isinstance(member, property):
-            out[name] = Method(name, {}, frozenset(), False, True)
-            continue
-        if not callable(member):
-            continue
-        hints = typing.get_type_hints(member, vars(api))
-        sig = inspect.signature(member)
-        params = {p: hints[p] for p in sig.parameters if p != "self"}
-        if any(_holds_callable(h) for h in params.values()):
-            continue
-        required = frozenset(p.name for p in sig.parameters.values()
-                             if p.name != "self" and p.default is inspect.Parameter.empty)
-        out[name] = Method(name, params, required, inspect.iscoroutinefunction(member), False)
+    for owner, prefix in ((api.KernelFacade, ""), *((proto, f"{desk}.") for desk, proto in DESKS.items())):
+        for name, member in inspect.getmembers(owner):
+            if name.startswith("_") or name in NOT_SERVED or (not prefix and name in DESKS):
+                continue
+            if isinstance(member, property):
+                out[prefix + name] = Method(prefix + name, {}, frozenset(), False, True)
+                continue
+            if not callable(member):
+                continue
+            hints = typing.get_type_hints(member, vars(api))
+            sig = inspect.signature(member)
+            params = {p: hints[p] for p in sig.parameters if p != "self"}
+            if any(_holds_callable(h) for h in params.values()):
+                continue
+            required = frozenset(p.name for p in sig.parameters.values()
+                                 if p.name != "self" and p.default is inspect.Parameter.empty)
+            out[prefix + name] = Method(prefix + name, params, required, inspect.iscoroutinefunction(member), False)
     return out
 
 

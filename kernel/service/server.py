@@ -263,14 +263,18 @@ class KernelServer:
         except (ValueError, RecursionError) as exc:
             await self._reply(conn, p.error(rid, p.INVALID_PARAMS, str(exc), p.error_data(exc)))
             return
+        target: Any = self.kernel
+        if "." in name:  # a desk's method (automations.add): the desk is a property of the kernel
+            desk, name = name.split(".", 1)
+            target = getattr(self.kernel, desk)
         if method.is_property:
-            await self._reply(conn, p.result(rid, codec.encode(getattr(self.kernel, name))))
+            await self._reply(conn, p.result(rid, codec.encode(getattr(target, name))))
         elif method.is_async:
-            task = asyncio.get_running_loop().create_task(self._answer(conn, rid, getattr(self.kernel, name)(**kwargs)))
+            task = asyncio.get_running_loop().create_task(self._answer(conn, rid, getattr(target, name)(**kwargs)))
             conn.tasks.add(task)
             task.add_done_callback(conn.tasks.discard)
         else:
-            await self._reply(conn, self._outcome(rid, lambda: getattr(self.kernel, name)(**kwargs)))
+            await self._reply(conn, self._outcome(rid, lambda: getattr(target, name)(**kwargs)))
             if name == "update_settings":
                 self._on_settings()
 

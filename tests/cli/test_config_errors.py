@@ -95,8 +95,8 @@ def test_a_grant_no_tool_uses_is_a_warning_and_the_run_goes_on(agentdesk_home, t
     warnings = [line for line in done.stderr.splitlines() if "warning" in line]
     assert warnings == [
         'agentdesk ask: warning: settings.json: unknown setting "default_lease" is ignored',
-        "agentdesk ask: warning: no tool uses the scope fs.wirte (known scopes: fs.read, fs.write, net.fetch, "
-        "net.search, shell.exec, shell.exec.net); granted anyway",
+        "agentdesk ask: warning: no tool uses the scope fs.wirte (known scopes: automation.create, fs.read, fs.write, "
+        "net.fetch, net.search, shell.exec, shell.exec.net); granted anyway",
     ]
     assert "granted fs.wirte for 5 minutes" in done.stderr and "granted * for 1 minute" in done.stderr
 

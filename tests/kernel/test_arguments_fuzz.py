@@ -35,16 +35,18 @@ from kernel.providers.host_protocol import encode_message
 from kernel.providers.scripted import ScriptedProvider, ScriptedTurn, reply
 from kernel.settings import Settings
 from kernel.tools.fs import FS_TOOLS
+from kernel.automations.tool import SCHEMA as AUTOMATION_SCHEMA
 from kernel.tools.shell import INPUT_SCHEMA as SHELL_SCHEMA
 from kernel.tools.web.tools import FETCH_INPUT, SEARCH_INPUT
 from ledger import Ledger
 
 from .conftest import run
 
-# Every built-in tool: the file tools, shell_exec and the web tools (each episode checks the kernel registers
-# exactly these).
+# Every built-in tool: the file tools, shell_exec, the web tools and automation_create (each episode checks the
+# kernel registers exactly these; automation.create is never granted here, so its calls are refused before a
+# confirmation).
 SCHEMAS = {**{d.name: d.input_schema for d in FS_TOOLS}, "shell_exec": SHELL_SCHEMA,
-           "web_fetch": FETCH_INPUT, "web_search": SEARCH_INPUT}
+           "web_fetch": FETCH_INPUT, "web_search": SEARCH_INPUT, "automation_create": AUTOMATION_SCHEMA}
 TOOLS = sorted(SCHEMAS)
 
 
@@ -88,7 +90,8 @@ paths = st.sampled_from(["a.txt", "sub/b.txt", "sub", ".", "new.txt", "sub/new/c
 commands = st.sampled_from(["true", "exit 3", "echo hi > out.txt", "printf '\\xff\\xfe'", "ls -la", "rm -f a.txt",
                             "touch $'odd\\xffname'", "cat a.txt"]) | plain
 FITTING = {"string": paths, "integer": st.integers(), "number": st.floats(allow_nan=False) | st.integers(),
-           "boolean": st.booleans()}
+           "boolean": st.booleans(),
+           "array": st.lists(st.fixed_dictionaries({"scope": plain, "minutes": st.integers()}), max_size=3)}
 
 
 @st.composite

@@ -1,0 +1,123 @@
+"""The automation form: a definition, with its schedule restated in words as the user types.
+
+The kernel decides: the words and any refusal under the schedule field come
+from ``Schedule`` (what the kernel itself checks), and Save goes through
+``kernel.automations.add``/``update``; a refusal is shown as the kernel's
+sentence and the form stays open.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QPlainTextEdit, QSpinBox, QVBoxLayout, QWidget,
+)
+
+from kernel.api import Automation, KernelFacade, PolicyItem, Schedule, ScheduleRefused
+
+from . import style
+from .theme import ERROR
+
+
+def parse_policy(text: str) -> tuple[PolicyItem, ...]:
+    """``fs.read=30m, fs.write=10m`` → policy items (minutes; a bare scope gets 30 minutes)."""
+    items = []
+    for part in text.replace(";", ",").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        scope, _, minutes = part.partition("=")
+        minutes = minutes.strip().rstrip("m").strip()
+        if minutes and not minutes.isdigit():
+            raise ScheduleRefused(f"{part!r}: write a scope and minutes, like fs.write=30m.")
+        items.append(PolicyItem(scope.strip(), float(int(minutes or 30) * 60)))
+    return tuple(items)
+
+
+def policy_text(policy: tuple[PolicyItem, ...]) -> str:
+    return ", ".join(f"{p.scope}={int(p.duration_s // 60)}m" for p in policy)
+
+
+class AutomationForm(QDialog):
+    def __init__(self, kernel: KernelFacade, existing: Automation | None = None, parent: QWidget | None = None,
+                 default_workspace: str = "") -> None:
+        super().__init__(parent)
+        self.kernel = kernel
+        self.existing = existing
+        self.saved: Automation | None = None
+        self.setWindowTitle("Edit automation" if existing else "New automation")
+        a = existing
+        self.name = QLineEdit(a.name if a else "")
+        self.objective = QPlainTextEdit(a.objective if a else "")
+        self.objective.setTabChangesFocus(True)
+        self.objective.setFixedHeight(80)
+        self.schedule = QLineEdit(a.schedule if a else "0 7 * * 1-5")
+        self.schedule.setFont(style.mono_font())
+        self.schedule.setPlaceholderText("0 7 * * 1-5   or   every 2h")
+        self.timezone = QLineEdit(a.timezone if a else "UTC")
+        self.words = QLabel()
+        self.words.setWordWrap(True)
+        self.policy = QLineEdit(policy_text(a.policy) if a else "fs.read=30m")
+        self.policy.setFont(style.mono_font())
+        self.budget = QSpinBox()
+        self.budget.setRange(1000, 2_000_000)
+        self.budget.setSingleStep(10_000)
+        self.budget.setGroupSeparatorShown(True)
+        self.budget.setValue(a.budget if a else 100_000)
+        self.time_limit = QSpinBox()
+        self.time_limit.setRange(1, 1440)
+        self.time_limit.setSuffix(" min")
+        self.time_limit.setValue(int(a.time_limit_s // 60) if a else 30)
+        self.workspace = QLineEdit(a.workspace if a else default_workspace)
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet(f"color: {ERROR};")
+        form = QFormLayout()
+        form.addRow("&Name", self.name)
+        form.addRow("&Objective", self.objective)
+        form.addRow("&Schedule", self.schedule)
+        form.addRow("", self.words)
+        form.addRow("&Timezone", self.timezone)
+        form.addRow("&Policy", self.policy)
+        form.addRow("&Budget per run", self.budget)
+        form.addRow("Time &limit", self.time_limit)
+        form.addRow("&Workspace", self.workspace)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.save)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(buttons)
+        self.schedule.textChanged.connect(self.restate)
+        self.timezone.textChanged.connect(self.restate)
+        self.restate()
+        self.resize(560, self.sizeHint().height())
+
+    def restate(self) -> None:
+        """The schedule in words, or the kernel's reason it would refuse it, as the user types."""
+        schedule = Schedule(self.schedule.text().strip(), self.timezone.text().strip() or "UTC")
+        try:
+            schedule.check(self.kernel.now())
+        except ScheduleRefused as exc:
+            self.words.setText(exc.reason)
+            self.words.setStyleSheet(f"color: {ERROR};")
+            return
+        self.words.setText(schedule.words())
+        self.words.setStyleSheet("")
+
+    def definition(self) -> Automation:
+        base = self.existing or Automation(id="", name="", objective="", schedule="")
+        return base.with_(name=self.name.text().strip(), objective=self.objective.toPlainText().strip(),
+                          schedule=self.schedule.text().strip(), timezone=self.timezone.text().strip() or "UTC",
+                          policy=parse_policy(self.policy.text()), budget=self.budget.value(),
+                          time_limit_s=float(self.time_limit.value() * 60), workspace=self.workspace.text().strip())
+
+    def save(self) -> None:
+        desk = self.kernel.automations
+        try:
+            a = self.definition()
+            self.saved = desk.update(a) if self.existing else desk.add(a)
+        except ScheduleRefused as exc:
+            self.error.setText(exc.reason)
+            return
+        self.accept()

@@ -1,0 +1,292 @@
+"""The Automations window: the list, Run now / Pause / Resume / Delete, run history, and the Inbox.
+
+A view of ``kernel.automations`` that reloads on ``AutomationsChanged``
+events and the bridge's tick (for "in 3 h"). Each run opens read-only: its
+transcript when the agent is in this kernel, else what the kernel recorded
+(outcome, final reply, files changed). Adding a refused scope to a policy
+asks first, in words.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QLabel, QMessageBox, QPlainTextEdit, QPushButton,
+    QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+)
+
+from kernel.api import (
+    AutomationsChanged, AutomationView, InboxItem, KernelFacade, RunRecord, ScheduleRefused, TextPart, in_words,
+    local_time,
+)
+
+from . import style
+from .automations_form import AutomationForm
+
+
+def _table(headers: list[str]) -> QTableWidget:
+    t = QTableWidget(0, len(headers))
+    t.setHorizontalHeaderLabels(headers)
+    t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    t.verticalHeader().setVisible(False)
+    t.horizontalHeader().setStretchLastSection(True)
+    t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    return t
+
+
+def _cell(text: str, tip: str = "") -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    item.setToolTip(tip or text)
+    return item
+
+
+def _bold(text: str) -> QLabel:
+    label = QLabel(text)
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
+    return label
+
+
+class AutomationsWindow(QWidget):
+    def __init__(self, kernel: KernelFacade, bridge: object | None = None, default_workspace: str = "") -> None:
+        super().__init__()
+        self.kernel = kernel
+        self.default_workspace = default_workspace
+        self.setWindowTitle("Automations")
+        self.views: list[AutomationView] = []
+        self.run_rows: list[RunRecord] = []
+        self.items: list[InboxItem] = []
+        self.list = _table(["Name", "Schedule", "Next run", "Last outcome"])
+        self.history = _table(["Slot", "Try", "Outcome", "Detail"])
+        self.inbox = _table(["When", "Automation", "What"])
+        self.buttons: dict[str, QPushButton] = {}
+        bar = QHBoxLayout()
+        for key, text, slot in (("new", "&New…", self.new), ("edit", "&Edit…", self.edit),
+                                ("run", "&Run now", self.run_now), ("pause", "&Pause", self.toggle_pause),
+                                ("delete", "&Delete", self.delete)):
+            button = QPushButton(text)
+            button.clicked.connect(slot)
+            self.buttons[key] = button
+            bar.addWidget(button)
+        bar.addStretch(1)
+        inbox_bar = QHBoxLayout()
+        for key, text, slot in (("add", "&Add to policy…", self.add_to_policy), ("dismiss", "Dis&miss", self.dismiss)):
+            button = QPushButton(text)
+            button.clicked.connect(slot)
+            self.buttons[key] = button
+            inbox_bar.addWidget(button)
+        inbox_bar.addStretch(1)
+        self.empty = QLabel("No automations yet. New… defines one: an objective, a schedule at least an hour "
+                            "apart, and the leases each run gets.")
+        self.empty.setWordWrap(True)
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addLayout(bar)
+        top_layout.addWidget(self.empty)
+        top_layout.addWidget(self.list)
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        for title, table, extra in (("Runs (Enter opens one)", self.history, None), ("Inbox", self.inbox, inbox_bar)):
+            box = QWidget()
+            lay = QVBoxLayout(box)
+            lay.setContentsMargins(0, 0, 0, 0)
+            lay.addWidget(_bold(title))
+            if extra is not None:
+                lay.addLayout(extra)
+            lay.addWidget(table)
+            bottom.addWidget(box)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(bottom)
+        split.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        m = style.SPACING * 2
+        layout.setContentsMargins(m, m, m, m)
+        layout.addWidget(split)
+        self.list.itemSelectionChanged.connect(self._show_runs)
+        self.list.doubleClicked.connect(lambda _i: self.edit())
+        self.history.activated.connect(lambda _i: self.open_run())
+        self.history.doubleClicked.connect(lambda _i: self.open_run())
+        self._unsubscribe = kernel.subscribe(self._on_event) if bridge is None else None
+        if bridge is not None:
+            bridge.event.connect(self._on_event)  # type: ignore[attr-defined]
+            bridge.tick.connect(self.reload)  # type: ignore[attr-defined]
+        self.resize(1000, 660)
+        self.reload()
+
+    # ---- loading ------------------------------------------------------------------------
+
+    def _on_event(self, event: object) -> None:
+        if isinstance(event, AutomationsChanged):
+            self.reload()
+
+    def selected(self) -> AutomationView | None:
+        row = self.list.currentRow()
+        return self.views[row] if 0 <= row < len(self.views) else None
+
+    def reload(self) -> None:
+        keep = self.selected()
+        desk = self.kernel.automations
+        self.views = desk.list()
+        now = self.kernel.now()
+        self.list.setRowCount(len(self.views))
+        for row, v in enumerate(self.views):
+            a = v.automation
+            if v.next_run is None:
+                nxt = "paused" if not a.enabled else "none"
+            else:
+                nxt = f"{local_time(v.next_run, a.timezone)} ({in_words(v.next_run - now)})"
+            last = v.last.outcome if v.last else "never run"
+            for col, text in enumerate((a.name, v.words, nxt, last)):
+                self.list.setItem(row, col, _cell(text))
+        self.empty.setVisible(not self.views)
+        self.list.setVisible(bool(self.views))
+        ids = [v.automation.id for v in self.views]
+        if ids:
+            self.list.selectRow(ids.index(keep.automation.id) if keep and keep.automation.id in ids else 0)
+        self._show_runs()
+        self.items = desk.inbox()
+        self.inbox.setRowCount(len(self.items))
+        names = {v.automation.id: v.automation.name for v in self.views}
+        zones = {v.automation.id: v.automation.timezone for v in self.views}
+        for row, item in enumerate(self.items):
+            when = local_time(item.ts, zones.get(item.automation, "UTC"))
+            for col, text in enumerate((when, names.get(item.automation, item.automation),
+                                        item.detail)):
+                self.inbox.setItem(row, col, _cell(text))
+        self._enable()
+
+    def _show_runs(self) -> None:
+        v = self.selected()
+        self.run_rows = self.kernel.automations.runs(v.automation.id) if v else []
+        self.history.setRowCount(len(self.run_rows))
+        for row, r in enumerate(self.run_rows):
+            tz = v.automation.timezone if v else "UTC"
+            for col, text in enumerate((local_time(r.slot, tz), str(r.attempt + 1), r.outcome, r.detail)):
+                self.history.setItem(row, col, _cell(text))
+        self._enable()
+
+    def _enable(self) -> None:
+        v = self.selected()
+        for key in ("edit", "run", "pause", "delete"):
+            self.buttons[key].setEnabled(v is not None)
+        self.buttons["pause"].setText("&Resume" if v is not None and not v.automation.enabled else "&Pause")
+        has_item = 0 <= self.inbox.currentRow() < len(self.items) or bool(self.items)
+        self.buttons["add"].setEnabled(has_item)
+        self.buttons["dismiss"].setEnabled(has_item)
+
+    # ---- actions ------------------------------------------------------------------------
+
+    def new(self) -> AutomationForm:
+        form = AutomationForm(self.kernel, None, self, default_workspace=self.default_workspace)
+        form.finished.connect(lambda _r: self.reload())
+        form.open()
+        return form
+
+    def edit(self) -> AutomationForm | None:
+        v = self.selected()
+        if v is None:
+            return None
+        form = AutomationForm(self.kernel, v.automation, self)
+        form.finished.connect(lambda _r: self.reload())
+        form.open()
+        return form
+
+    def run_now(self) -> None:
+        v = self.selected()
+        if v is not None:
+            self.kernel.automations.run_now(v.automation.id)
+
+    def toggle_pause(self) -> None:
+        v = self.selected()
+        if v is None:
+            return
+        desk = self.kernel.automations
+        desk.pause(v.automation.id) if v.automation.enabled else desk.resume(v.automation.id)
+
+    def delete(self) -> QMessageBox | None:
+        v = self.selected()
+        if v is None:
+            return None
+        box = QMessageBox(QMessageBox.Icon.Question, "Delete automation",
+                          f"Delete “{v.automation.name}”? No more runs start; its history stays on record.",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.accepted.connect(lambda: self.kernel.automations.delete(v.automation.id))
+        box.open()
+        return box
+
+    def _item(self) -> InboxItem | None:
+        row = self.inbox.currentRow()
+        if not self.items:
+            return None
+        return self.items[row if 0 <= row < len(self.items) else 0]
+
+    def add_to_policy(self) -> QMessageBox | None:
+        item = self._item()
+        if item is None or item.kind != "request":
+            return None
+        name = next((v.automation.name for v in self.views if v.automation.id == item.automation), item.automation)
+        box = QMessageBox(QMessageBox.Icon.Question, "Add to the policy",
+                          f"Let every future run of “{name}” use {item.scope} for 30 minutes without asking?",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.accepted.connect(lambda: self._add(item))
+        box.open()
+        return box
+
+    def _add(self, item: InboxItem) -> None:
+        try:
+            self.kernel.automations.add_to_policy(item.id, 1800.0)
+        except ScheduleRefused as exc:
+            QMessageBox.warning(self, "Not added", exc.reason)
+
+    def dismiss(self) -> None:
+        item = self._item()
+        if item is not None:
+            self.kernel.automations.dismiss(item.id)
+
+    def open_run(self) -> "RunWindow | None":
+        row = self.history.currentRow()
+        v = self.selected()
+        if v is None or not 0 <= row < len(self.run_rows):
+            return None
+        window = RunWindow(self.kernel, v.automation.name, v.automation.timezone, self.run_rows[row])
+        window.setParent(self, Qt.WindowType.Window)
+        window.show()
+        return window
+
+    def closeEvent(self, event) -> None:  # noqa: N802
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        super().closeEvent(event)
+
+
+class RunWindow(QDialog):
+    """One run, read-only: outcome, transcript (when the agent is here), the final reply and the files changed."""
+
+    def __init__(self, kernel: KernelFacade, name: str, tz: str, run: RunRecord) -> None:
+        super().__init__()
+        self.setWindowTitle(f"{name} · run of {local_time(run.slot, tz)}")
+        header = _bold(f"{run.outcome}" + (f" — {run.detail}" if run.detail else ""))
+        header.setWordWrap(True)
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        lines = []
+        if run.agent and any(a.id == run.agent for a in kernel.agents()):
+            for message in kernel.conversation(run.agent):
+                words = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+                if words.strip():
+                    lines.append(f"{'Run' if message.role == 'assistant' else 'Kernel'}: {words.strip()}\n")
+        else:
+            lines.append(f"Final reply:\n{run.summary or '(none)'}\n")
+        lines.append("Files changed: " + (", ".join(run.files) if run.files else "none"))
+        self.text.setPlainText("\n".join(lines))
+        layout = QVBoxLayout(self)
+        layout.addWidget(header)
+        layout.addWidget(self.text)
+        self.resize(760, 520)

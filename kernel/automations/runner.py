@@ -1,0 +1,147 @@
+"""One automation run: a fresh unattended agent, leases from the policy, the objective, an outcome.
+
+The run's first message carries the objective, the account context (user,
+date and time in the automation's timezone, workspace) and the prior run's
+state as the kernel recorded it (outcome, final reply, files changed per the
+ledger), never notes the model kept about itself. Leases are granted by
+``automation:<id>`` at the start and revoked at the end at the latest; the
+time limit is a wait on the kernel clock. The outcome is read from what the
+agent and the ledger say when it ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from ..messages import Message, TextPart
+from ..states import AgentState
+from .model import Automation
+from .schedule import local_time
+from .store import RunRecord
+
+if TYPE_CHECKING:
+    from ..facade import Kernel
+    from .gate import RunWatch
+
+NOTHING_TO_DO = "NOTHING TO DO"
+OFFLINE_KINDS = ("connection", "timeout")
+
+
+@dataclass(frozen=True)
+class Slot:
+    automation: str
+    at: float
+    attempt: int
+    manual: bool = False
+
+
+def actor_of(a: Automation) -> str:
+    return f"automation:{a.id}"
+
+
+def run_message(kernel: "Kernel", a: Automation, slot: Slot, workspace: str, prior: RunRecord | None) -> str:
+    now = kernel.now()
+    lines = [
+        f"Objective: {a.objective}",
+        "",
+        "Context:",
+        f"- You run for {kernel.settings.user_name}, unattended: nobody is at the desktop to answer.",
+        f"- It is {local_time(now, a.timezone)} ({a.timezone}); this run is for the slot of {local_time(slot.at, a.timezone)}.",
+        f"- Workspace: {workspace}",
+        "- Your leases come from the automation's policy: " + (
+            ", ".join(p.scope for p in a.policy) if a.policy else "none") + ". Anything else is refused at once.",
+        f"- If there is nothing to do, begin your reply with {NOTHING_TO_DO} and change nothing.",
+        "",
+    ]
+    if prior is None:
+        lines.append("Previous run: none (this is the first).")
+    else:
+        lines += [f"Previous run ({local_time(prior.ts, a.timezone)}): {prior.outcome}"
+                  + (f" — {prior.detail}" if prior.detail else ""),
+                  "Its final reply: " + (prior.summary or "(none)"),
+                  "Files it changed: " + (", ".join(prior.files) if prior.files else "none")]
+    return "\n".join(lines)
+
+
+async def run_slot(kernel: "Kernel", a: Automation, slot: Slot, watch: "RunWatch", prior: RunRecord | None,
+                   agents_note: Callable[[str], None]) -> RunRecord:
+    """Run one claimed slot to its end and say how it ended (the caller records it)."""
+    actor = actor_of(a)
+    try:
+        info = kernel.spawn(f"{a.name} · {local_time(slot.at, a.timezone)}", provider=a.provider or None,
+                            model=a.model or None, budget=a.budget, workspace=a.workspace or None,
+                            unattended=True)  # nobody is there: tainted R3 calls are refused at once
+    except Exception as exc:  # noqa: BLE001 - a run that cannot start is a failed run, not a dead scheduler
+        return _record(kernel, a, slot, None, "failed", f"could not start: {exc}")
+    agents_note(info.id)
+    gate = kernel.automation_gate
+    gate.runs[info.id] = watch
+    def block() -> None:
+        kernel.kill(info.id, by=actor, reason="blocked: three requests outside the policy in a row")
+
+    watch.on_block = block
+    timed_out = False
+    try:
+        for item in a.policy:
+            kernel.grant_lease_as(info.id, item.scope, min(item.duration_s, a.time_limit_s), by=actor)
+        kernel.send(info.id, run_message(kernel, a, slot, info.workspace, prior))
+        task = asyncio.ensure_future(kernel.wait(info.id))
+        limit = asyncio.ensure_future(kernel.clock.sleep(a.time_limit_s))
+        try:
+            done, _ = await asyncio.wait({task, limit}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            limit.cancel()
+        if task not in done:
+            timed_out = True
+            kernel.kill(info.id, by=actor, reason="the run reached its time limit")
+            await asyncio.wait({task})
+        return _outcome(kernel, a, slot, info.id, timed_out, watch)
+    finally:
+        gate.runs.pop(info.id, None)
+        kernel.revoke_all_as(info.id, "the automation run ended", by=actor)
+
+
+def _outcome(kernel: "Kernel", a: Automation, slot: Slot, agent_id: str, timed_out: bool,
+             watch: "RunWatch") -> RunRecord:
+    process = kernel.process(agent_id)
+    if watch.blocked:
+        return _record(kernel, a, slot, agent_id, "blocked", "three lease requests outside the policy in a row")
+    if timed_out:
+        return _record(kernel, a, slot, agent_id, "timed-out", "stopped at its time limit")
+    state = process.state
+    if state is AgentState.FAILED:
+        offline = process.failure_kind in OFFLINE_KINDS
+        return _record(kernel, a, slot, agent_id, "failed", ("offline: " if offline else "") + process.reason)
+    if state is AgentState.PAUSED:
+        over = process.budget.reached
+        kernel.kill(agent_id, by=actor_of(a), reason="the run ended " + ("at its budget" if over else "paused"))
+        return _record(kernel, a, slot, agent_id, "over-budget" if over else "cancelled", process.reason)
+    if state is AgentState.KILLED:
+        return _record(kernel, a, slot, agent_id, "cancelled", process.reason)
+    text = _final_text(process.conversation)
+    files = _files(kernel, agent_id)
+    if text.lstrip().upper().startswith(NOTHING_TO_DO) and not files:
+        return _record(kernel, a, slot, agent_id, "nothing-to-do", "", text, files)
+    return _record(kernel, a, slot, agent_id, "succeeded", "", text, files)
+
+
+def _record(kernel: "Kernel", a: Automation, slot: Slot, agent: str | None, outcome: str, detail: str,
+            summary: str = "", files: tuple[str, ...] = ()) -> RunRecord:
+    return RunRecord(a.id, slot.at, slot.attempt, kernel.now(), agent, outcome, detail, summary[:4000], files)
+
+
+def _final_text(conversation: tuple[Message, ...]) -> str:
+    for message in reversed(conversation):
+        if message.role == "assistant":
+            text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+            if text.strip():
+                return text.strip()
+    return ""
+
+
+def _files(kernel: "Kernel", agent_id: str) -> tuple[str, ...]:
+    """The files the run changed, from its fs.write entries."""
+    entries = kernel.ledger_page_of(agent_id, "fs.write")
+    return tuple(sorted({str(getattr(e, "path", "")) for e in entries}))

@@ -1,0 +1,205 @@
+"""The automations desk the kernel owns: define, change, pause, run now, the Inbox, and the scheduler.
+
+Every change is checked here, by the kernel, so the desktop and the CLI only
+show the sentence a ``ScheduleRefused`` carries. Definitions, claims, runs
+and Inbox items are append-only rows (``store``); the runs' agents, leases,
+tool calls and denials are ordinary ledger entries.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import asyncio
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from ..errors import KernelError
+from ..events import AutomationsChanged, Event
+from .gate import UnattendedGate
+from .model import Automation, PolicyItem, check_definition
+from .runner import Slot
+from .schedule import ScheduleRefused
+from .scheduler import Scheduler
+from .store import AutomationStore, InboxItem, RunRecord
+
+if TYPE_CHECKING:
+    from ..facade import Kernel
+
+
+class UnknownAutomation(KernelError):
+    def __init__(self, automation: str) -> None:
+        super().__init__(f"no automation {automation!r}")
+        self.automation = automation
+
+
+@dataclass(frozen=True)
+class AutomationView:
+    """An automation as the list shows it: the definition, in words, with its next and last runs."""
+
+    automation: Automation
+    words: str
+    next_run: float | None
+    last: RunRecord | None
+
+
+class Automations:
+    def __init__(self, kernel: "Kernel", store: AutomationStore, gate: UnattendedGate,
+                 publish: Callable[[Event], None] = lambda _e: None) -> None:
+        self.kernel = kernel
+        self._publish = publish
+        self._store = store
+        self.gate = gate
+        self.scheduler = Scheduler(self, store)
+        self._task: asyncio.Task[None] | None = None
+
+    # ---- the scheduler --------------------------------------------------------------
+
+    def start(self) -> builtins.list[RunRecord]:
+        """Mark runs a dead kernel left as interrupted, then run the scheduler on this loop."""
+        interrupted = self.scheduler.recover()
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self.scheduler.run_forever(), name="automations")
+        return interrupted
+
+    async def stop(self) -> None:
+        """Stop starting runs (runs under way end when the kernel stops their agents: ``drain``)."""
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.wait({self._task})
+
+    async def drain(self) -> None:
+        """Wait for the runs under way to record how they ended."""
+        running = list(self.scheduler.running.values())
+        if running:
+            await asyncio.wait(running)
+
+    # ---- definitions ------------------------------------------------------------------
+
+    def check(self, automation: Automation) -> None:
+        """Raise ``ScheduleRefused`` with the sentence to show when the kernel would refuse it."""
+        check_definition(automation, self.kernel.now())
+
+    def add(self, automation: Automation, by: str = "user") -> Automation:
+        a = automation.with_(id=automation.id or uuid.uuid4().hex[:8], created_at=self.kernel.now())
+        if any(x.id == a.id for x in self._store.automations(deleted=True)):
+            raise ScheduleRefused(f"There is already an automation with the id {a.id}.")
+        self.check(a)
+        self._store.record(self.kernel.now(), a, "create", by)
+        self._publish(AutomationsChanged(a.id))
+        self.scheduler.poke()
+        return a
+
+    def update(self, automation: Automation, by: str = "user") -> Automation:
+        old = self.get(automation.id)
+        a = automation.with_(created_at=old.created_at)
+        self.check(a)
+        self._store.record(self.kernel.now(), a, "update", by)
+        self._publish(AutomationsChanged(a.id))
+        self.scheduler.poke()
+        return a
+
+    def pause(self, automation_id: str, by: str = "user") -> Automation:
+        a = self.get(automation_id).with_(enabled=False)
+        self._store.record(self.kernel.now(), a, "pause", by)
+        self._publish(AutomationsChanged(a.id))
+        return a
+
+    def resume(self, automation_id: str, by: str = "user") -> Automation:
+        a = self.get(automation_id).with_(enabled=True)
+        self._store.record(self.kernel.now(), a, "resume", by)
+        self._publish(AutomationsChanged(a.id))
+        self.scheduler.poke()
+        return a
+
+    def delete(self, automation_id: str, by: str = "user") -> None:
+        """Stop scheduling it; its definition, runs and history stay on record."""
+        self._store.record(self.kernel.now(), self.get(automation_id), "delete", by)
+        self._publish(AutomationsChanged(automation_id))
+
+    def get(self, automation_id: str) -> Automation:
+        for a in self._store.automations():
+            if a.id == automation_id:
+                return a
+        raise UnknownAutomation(automation_id)
+
+    def list(self) -> builtins.list[AutomationView]:
+        return [self.view(a) for a in self._store.automations()]
+
+    def view(self, a: Automation) -> AutomationView:
+        now = self.kernel.now()
+        nxt = a.when.next_fire(now, a.created_at) if a.enabled else None
+        if nxt is not None and a.expires is not None and nxt >= a.expires:
+            nxt = None
+        runs = self._store.runs(a.id, limit=1)
+        return AutomationView(a, a.when.words(), nxt, runs[0] if runs else None)
+
+    def runs(self, automation_id: str, limit: int = 100) -> builtins.list[RunRecord]:
+        return self._store.runs(automation_id, limit)
+
+    def history(self, automation_id: str) -> builtins.list[tuple[float, str, str]]:
+        """(time, action, who) of every change to the definition."""
+        return self._store.history(automation_id)
+
+    def run_now(self, automation_id: str) -> asyncio.Task[RunRecord | None] | None:
+        """Run once now, outside the schedule (a manual slot)."""
+        a = self.get(automation_id)
+        return self.scheduler.start(a, Slot(a.id, self.kernel.now(), 0, manual=True))
+
+    # ---- what runs report -------------------------------------------------------------
+
+    def ran(self, a: Automation, run: RunRecord) -> None:
+        """After each run: pause the automation after too many failed slots in a row."""
+        self._publish(AutomationsChanged(a.id))
+        if run.outcome != "failed":
+            return
+        limit = self.kernel.settings.automation_pause_after
+        newest: dict[float, RunRecord] = {}
+        for r in self._store.runs(a.id, limit=limit * 8):
+            newest.setdefault(r.slot, r)
+        in_a_row = 0
+        for r in sorted(newest.values(), key=lambda r: r.slot, reverse=True):
+            if r.outcome != "failed":
+                break
+            in_a_row += 1
+        if in_a_row >= limit and self.get(a.id).enabled:
+            self.pause(a.id, by="kernel")
+            self.notice(a.id, f"{a.name} paused itself after {in_a_row} failed runs in a row (last: {run.detail}).")
+
+    # ---- the inbox --------------------------------------------------------------------
+
+    def notice(self, automation_id: str, detail: str) -> int:
+        item = self._store.inbox_add(self.kernel.now(), automation_id, "notice", "", detail)
+        self._publish(AutomationsChanged(automation_id))
+        return item
+
+    def refused(self, automation_id: str, scope: str, detail: str) -> None:
+        self._store.inbox_add(self.kernel.now(), automation_id, "request", scope, detail)
+        self._publish(AutomationsChanged(automation_id))
+
+    def inbox(self, *, open_only: bool = True) -> builtins.list[InboxItem]:
+        return self._store.inbox(open_only=open_only)
+
+    def _item(self, item_id: int) -> InboxItem:
+        for item in self._store.inbox(open_only=True):
+            if item.id == item_id:
+                return item
+        raise KernelError(f"no open Inbox item {item_id}")
+
+    def add_to_policy(self, item_id: int, duration_s: float) -> Automation:
+        """The user confirmed: future runs of the item's automation get its scope for ``duration_s``."""
+        item = self._item(item_id)
+        if item.kind != "request":
+            raise KernelError("only a refused request can be added to a policy")
+        a = self.get(item.automation)
+        if not any(p.scope == item.scope for p in a.policy):
+            a = self.update(a.with_(policy=a.policy + (PolicyItem(item.scope, duration_s),)))
+        self._store.inbox_close(self.kernel.now(), item, "added")
+        self._publish(AutomationsChanged(item.automation))
+        return a
+
+    def dismiss(self, item_id: int) -> None:
+        item = self._item(item_id)
+        self._store.inbox_close(self.kernel.now(), item, "dismissed")
+        self._publish(AutomationsChanged(item.automation))

@@ -1,0 +1,81 @@
+"""``automation_create``: the model proposes an automation; the user confirms the whole of it, every time.
+
+Scope ``automation.create``, risk R3 (it acts later, with nobody watching).
+The kernel checks the definition first: a refused schedule or policy comes
+back as an error result whose sentence the model can act on. Then the
+confirmation shows the definition in words; a lease never stands in for it,
+and an unattended agent (an automation run) is refused without asking.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from ..errors import ToolFailure
+from ..events import ConfirmationRequested
+from ..tools.descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
+from .model import Automation, PolicyItem
+from .schedule import ScheduleRefused
+
+if TYPE_CHECKING:
+    from ..facade import Kernel
+
+SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "minLength": 1, "maxLength": 80},
+        "objective": {"type": "string", "minLength": 1, "maxLength": 4000},
+        "schedule": {"type": "string", "description": "5-field cron ('0 7 * * 1-5') or 'every 2h'; at least an hour apart"},
+        "timezone": {"type": "string", "description": "IANA name, e.g. Europe/Berlin (default UTC)"},
+        "policy": {"type": "array", "maxItems": 16, "items": {
+            "type": "object", "properties": {"scope": {"type": "string"},
+                                             "minutes": {"type": "integer", "minimum": 1, "maximum": 480}},
+            "required": ["scope", "minutes"], "additionalProperties": False}},
+        "budget": {"type": "integer", "minimum": 1000, "maximum": 2_000_000},
+        "time_limit_minutes": {"type": "integer", "minimum": 1, "maximum": 1440},
+    },
+    "required": ["name", "objective", "schedule", "policy"],
+    "additionalProperties": False,
+}
+
+
+def definition_lines(a: Automation, words: str) -> tuple[str, ...]:
+    """The whole definition, in words, as the confirmation shows it."""
+    policy = ", ".join(f"{p.scope} for {int(p.duration_s // 60)} min" for p in a.policy) or "none: every request refused"
+    return (f"Name: {a.name}", f"Runs: {words}", f"Objective: {a.objective}", f"Each run may use: {policy}",
+            f"Budget per run: {a.budget:,} tokens; time limit: {int(a.time_limit_s // 60)} min",
+            f"Workspace: {a.workspace}", "Runs are unattended: anything outside the policy is refused and goes to the Inbox.")
+
+
+def automation_tool(kernel: "Kernel") -> ToolDescriptor:
+    async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
+        desk = kernel.automations
+        agent = kernel.process(ctx.agent_id)
+        a = Automation(
+            id="", name=str(tool_input["name"]), objective=str(tool_input["objective"]),
+            schedule=str(tool_input["schedule"]), timezone=str(tool_input.get("timezone") or "UTC"),
+            policy=tuple(PolicyItem(str(p["scope"]), float(p["minutes"]) * 60) for p in tool_input["policy"]),
+            budget=int(tool_input.get("budget") or 100_000),
+            time_limit_s=float(tool_input.get("time_limit_minutes") or 30) * 60,
+            workspace=agent.workspace, provider=agent.provider, model=agent.model)
+        try:
+            desk.check(a.with_(created_at=kernel.now()))
+        except ScheduleRefused as exc:
+            raise ToolFailure(f"the kernel refused this automation: {exc.reason} Change it and call again.") from None
+        if kernel.automation_gate.unattended(ctx.agent_id):
+            raise ToolFailure("refused: an automation run cannot create automations (nobody is there to confirm)")
+        request = ConfirmationRequested(next(kernel.confirmations.ids), ctx.agent_id, agent.name,
+                                        f"{agent.name} wants to create an automation",
+                                        definition_lines(a, a.when.words()))
+        if not await kernel.confirmer.confirm(request):
+            raise ToolFailure("the user declined to create this automation")
+        made = desk.add(a, by=ctx.agent_id)
+        return ToolOutput(f"created automation {made.id} ({made.name}): {made.when.words()}",
+                          data={"automation": made.id})
+
+    return ToolDescriptor(
+        name="automation_create",
+        description="Propose a scheduled automation (runs at least an hour apart, unattended, with the leases in "
+                    "its policy). The user confirms the whole definition every time.",
+        input_schema=SCHEMA, output_schema={}, tool_class="execute", scope="automation.create", run=run,
+        risk=Risk.OUTWARD, trusted=True, timeout_s=15 * 60.0)

@@ -1,0 +1,77 @@
+"""``agentdesk automation`` and ``agentdesk inbox`` as real processes on a temp home, a real SDK run
+against the loopback fake server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.cli.test_ask import ROOT, anthropic_env
+from tests.fakes import FakeProviderServer, Text, ToolCall, Turn
+
+
+def agentdesk(args: list[str], home: Path, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE"))}
+    env.update({"AGENTDESK_HOME": str(home), "PYTHONPATH": str(ROOT)})
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-m", "desktop.launcher", *args], env=env, capture_output=True, text=True,
+                          timeout=60, cwd=ROOT, stdin=subprocess.DEVNULL)
+
+
+def test_add_refuses_a_half_hourly_schedule_with_the_kernels_sentence(agentdesk_home, tmp_path):
+    done = agentdesk(["automation", "add", "digest", "--objective", "o", "--schedule", "*/30 * * * *",
+                      "--workspace", str(tmp_path)], agentdesk_home)
+    assert done.returncode == 2
+    assert "less than one hour apart" in done.stderr and "Traceback" not in done.stderr
+    assert agentdesk(["automation", "list", "--json"], agentdesk_home).stdout == ""
+
+
+def test_add_list_show_pause_resume_rm(agentdesk_home, tmp_path):
+    done = agentdesk(["automation", "add", "Notes digest", "--objective", "Summarise notes/", "--schedule",
+                      "0 7 * * 1-5", "--timezone", "Europe/Berlin", "--allow", "fs.read=30m",
+                      "--workspace", str(tmp_path)], agentdesk_home)
+    assert done.returncode == 0, done.stderr
+    assert "every weekday at 07:00 (Europe/Berlin)" in done.stdout and "next run" in done.stdout
+    [line] = agentdesk(["automation", "list", "--json"], agentdesk_home).stdout.splitlines()
+    listed = json.loads(line)
+    assert listed["words"] == "every weekday at 07:00 (Europe/Berlin)"
+    assert listed["policy"] == [{"scope": "fs.read", "duration_s": 1800.0}] and listed["last_outcome"] is None
+    aid = listed["id"]
+    assert agentdesk(["automation", "pause", aid], agentdesk_home).returncode == 0
+    assert agentdesk(["automation", "resume", aid], agentdesk_home).returncode == 0
+    shown = json.loads(agentdesk(["automation", "show", aid, "--json"], agentdesk_home).stdout)
+    assert [h["action"] for h in shown["history"]] == ["create", "pause", "resume"]
+    assert agentdesk(["automation", "rm", aid], agentdesk_home).returncode == 0
+    assert agentdesk(["automation", "list"], agentdesk_home).stdout == ""
+    missing = agentdesk(["automation", "show", aid], agentdesk_home)
+    assert missing.returncode == 2 and "no automation" in missing.stderr
+
+
+def test_run_now_denies_outside_the_policy_and_the_inbox_adds_it(agentdesk_home, tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    added = agentdesk(["automation", "add", "Scribe", "--objective", "write a note", "--schedule", "every 1d",
+                       "--allow", "fs.read=10m", "--workspace", str(ws)], agentdesk_home)
+    aid = added.stdout.split()[1].rstrip(":")
+    with FakeProviderServer() as srv:
+        srv.script(Turn(parts=(ToolCall("fs_write", {"path": "note.md", "content": "x"}),)),
+                   Turn(parts=(Text("I was not allowed to write note.md."),)))
+        done = agentdesk(["automation", "run", aid], agentdesk_home, anthropic_env(srv))
+        srv.assert_done()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("succeeded") and "not allowed" in done.stdout
+    assert not (ws / "note.md").exists()
+    inbox = agentdesk(["inbox"], agentdesk_home)
+    [line] = inbox.stdout.splitlines()
+    assert "fs.write" in line and "outside the automation's policy" in line
+    item = line.split()[0]
+    unconfirmed = agentdesk(["inbox", "add", item], agentdesk_home)
+    assert unconfirmed.returncode == 2 and "--yes" in unconfirmed.stderr
+    assert agentdesk(["inbox", "add", item, "--for", "15m", "--yes"], agentdesk_home).returncode == 0
+    assert agentdesk(["inbox"], agentdesk_home).stdout.strip() == "The Inbox is empty."
+    shown = json.loads(agentdesk(["automation", "show", aid, "--json"], agentdesk_home).stdout)
+    assert [p["scope"] for p in shown["policy"]] == ["fs.read", "fs.write"]
+    assert shown["runs"][0]["outcome"] == "succeeded"

@@ -1,0 +1,129 @@
+"""The Automations window on a real kernel: the form restates the schedule live and shows the kernel's
+refusal, the list shows words, next run and last outcome, Run now / Pause / Delete, a run opens
+read-only, the Inbox count in the status line and adding a refused scope after a confirmation."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+from kernel.api import Automation, PolicyItem
+from kernel.providers.scripted import ScriptedProvider, reply
+
+
+def _automation(main, **changes) -> Automation:
+    a = Automation(id="", name="Notes digest", objective="Summarise notes/", schedule="0 7 * * 1-5",
+                   timezone="Europe/Berlin", workspace=str(main.workspace), provider="scripted-auto",
+                   model="test-model", **changes)
+    return main.kernel.automations.add(a)
+
+
+def test_the_form_restates_the_schedule_as_the_user_types_and_saves_through_the_kernel(main, qtbot):
+    window = main.window.open_automations()
+    assert window.empty.isVisible()
+    form = window.new()
+    qtbot.keyClicks(form.name, "Digest")
+    form.objective.setPlainText("Summarise notes/")
+    form.schedule.clear()
+    qtbot.keyClicks(form.schedule, "*/30 * * * *")
+    assert "less than one hour apart" in form.words.text()
+    form.schedule.clear()
+    qtbot.keyClicks(form.schedule, "0 7 * * 1-5")
+    form.timezone.setText("Europe/Berlin")
+    assert form.words.text() == "every weekday at 07:00 (Europe/Berlin)"
+    form.schedule.setText("every 30m")
+    form.save()
+    assert form.isVisible() and "less than one hour apart" in form.error.text()  # the kernel refused it
+    assert main.kernel.automations.list() == []
+    form.schedule.setText("every 2h")
+    qtbot.keyClick(form, Qt.Key.Key_Return)  # Save is the default button
+    main.until(lambda: not form.isVisible())
+    [view] = main.kernel.automations.list()
+    assert view.automation.name == "Digest" and [p.scope for p in view.automation.policy] == ["fs.read"]
+    main.until(lambda: window.list.rowCount() == 1)
+    assert window.list.item(0, 1).text() == "every 2 hours"
+    assert "(in 2 h)" in window.list.item(0, 2).text() and window.list.item(0, 3).text() == "never run"
+
+
+def test_run_now_pause_history_run_window_and_the_inbox(main, qtbot):
+    provider = main.providers.setdefault("scripted-auto", ScriptedProvider())
+    a = _automation(main, policy=(PolicyItem("fs.read", 600.0),))
+    window = main.window.open_automations()
+    assert not main.window.inbox_label.isVisible()
+    provider.script(reply(tools=(("fs_write", {"path": "x.md", "content": "x"}),)), reply("Could not write x.md."))
+    window.buttons["run"].click()
+    main.until(lambda: window.history.rowCount() == 1)
+    assert window.history.item(0, 2).text() == "succeeded"
+    assert window.list.item(0, 3).text() == "succeeded"
+    main.until(lambda: main.window.inbox_label.isVisible())
+    assert main.window.inbox_label.text() == "Inbox: 1 item"
+    assert "outside the automation's policy" in window.inbox.item(0, 2).text()
+    window.history.setCurrentCell(0, 0)
+    run = window.open_run()
+    assert run is not None and "Could not write x.md." in run.text.toPlainText()
+    assert run.text.isReadOnly()
+    run.close()
+    box = window.add_to_policy()
+    assert isinstance(box, QMessageBox) and "fs.write" in box.text()
+    box.button(QMessageBox.StandardButton.Yes).click()
+    main.until(lambda: not main.window.inbox_label.isVisible())
+    assert [p.scope for p in main.kernel.automations.get(a.id).policy] == ["fs.read", "fs.write"]
+    window.buttons["pause"].click()
+    main.until(lambda: "paused" in window.list.item(0, 2).text())
+    assert window.buttons["pause"].text() == "&Resume"
+    box = window.delete()
+    assert box is not None
+    box.button(QMessageBox.StandardButton.Yes).click()
+    main.until(lambda: window.empty.isVisible())
+    provider.assert_done()
+
+
+def test_automation_create_shows_the_whole_definition_and_the_user_confirms(main, qtbot):
+    from kernel.approver import Grant
+
+    agent = main.spawn("helper")
+    main.provider(agent).script(
+        reply(tools=(("automation_create", {"name": "Digest", "objective": "Summarise notes/",
+                                            "schedule": "0 7 * * 1-5", "timezone": "Europe/Berlin",
+                                            "policy": [{"scope": "fs.read", "minutes": 30}]}),)),
+        reply("Created."))
+    main.kernel.send(agent, "make a weekday digest")
+    main.until(lambda: bool(main.requests()))
+    main.kernel.resolve_request(main.requests()[-1].id, Grant(300.0))  # the lease for automation.create
+    main.until(lambda: bool(main.window.confirmations))
+    [dialog] = main.window.confirmations.values()
+    assert dialog.isVisible() and "every weekday at 07:00 (Europe/Berlin)" in "\n".join(dialog.request.lines)
+    assert main.kernel.automations.list() == []
+    assert dialog.decline_button.isDefault()
+    dialog.confirm_button.click()
+    main.until(lambda: main.kernel.agent(agent).state == "idle")
+    [view] = main.kernel.automations.list()
+    assert view.automation.name == "Digest"
+
+
+def test_escape_on_the_confirmation_declines(main, qtbot):
+    from kernel.approver import Grant
+
+    agent = main.spawn("helper")
+    main.provider(agent).script(
+        reply(tools=(("automation_create", {"name": "D", "objective": "o", "schedule": "every 1d",
+                                            "policy": []}),)),
+        reply("OK, not created."))
+    main.kernel.send(agent, "go")
+    main.until(lambda: bool(main.requests()))
+    main.kernel.resolve_request(main.requests()[-1].id, Grant(300.0))
+    main.until(lambda: bool(main.window.confirmations))
+    [dialog] = main.window.confirmations.values()
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    main.until(lambda: main.kernel.agent(agent).state == "idle")
+    assert main.kernel.automations.list() == []
+
+
+def test_the_automations_shortcut_opens_the_window_and_clashes_with_no_other(main, qtbot):
+    from desktop.lease_dialog import ANSWER_SHORTCUT
+
+    keys = main.window.automations_action.shortcut().toString()
+    assert keys == "Ctrl+Shift+O" and keys != ANSWER_SHORTCUT
+    assert keys not in main.window.shortcuts
+    main.window.automations_action.trigger()
+    main.until(lambda: main.window.automations_window is not None and main.window.automations_window.isVisible())
