@@ -13,7 +13,7 @@ import signal
 import stat
 import subprocess
 
-from kernel.api import AgentSpawned, Grant, LeaseRequested, TextDelta, TurnFinished
+from kernel.api import AgentSpawned, Grant, LeaseRequested, LedgerFilter, TextDelta, ToolCallStarted, TurnFinished
 from kernel.service.client import RemoteKernel
 from tests.fakes import Text, ToolCall as FakeCall, Turn, Usage
 
@@ -160,17 +160,55 @@ def test_a_kernel_killed_mid_turn_serves_again_after_a_restart(kernel_proc, srv,
             kernel_proc.start()
             assert await connection.get() is True   # and came back on its own
             again = k.spawn("after", workspace=str(ws))
-            return agent, again, k.agents(), k.ledger_integrity()
+            return agent, again, k.agents(), k.ledger_integrity(), k.conversation(agent.id)
         finally:
             await k.aclose()
 
-    agent, again, agents, integrity = run(body())
+    agent, again, agents, integrity, conversation = run(body())
     assert again.id != agent.id and again.id in [a.id for a in agents]
     assert integrity.upto >= 1  # the ledger written before the kill checks out
-    # TODO(durable): once agents are rebuilt from the ledger at start, also assert here that
-    # `agent.id` is listed with state `interrupted` (reason names the restart), that its
-    # conversation holds the user turn "talk", and that the provider saw exactly one request
-    # (nothing re-run by the restart). This part guarantees only that the kernel serves again.
+    [back] = [a for a in agents if a.id == agent.id]  # rebuilt from the record, waiting for the user
+    assert back.state == "interrupted"
+    assert "talk" in _texts(conversation)
+    assert len(srv.requests) == 1  # nothing was asked of the model again by the restart
+
+
+def test_a_kernel_killed_mid_tool_call_runs_nothing_twice(kernel_proc, srv, tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    command = "sleep 60; echo ran >> once.txt"
+    srv.script(Turn(parts=(FakeCall("shell_exec", {"command": command}),)))
+
+    async def body():
+        k, events = await attach(kernel_proc.home)
+        connection: asyncio.Queue = asyncio.Queue()
+        k.on_connection(connection.put_nowait)
+        try:
+            agent = k.spawn("doomed", workspace=str(ws))
+            k.grant_lease(agent.id, "shell.exec", 300)
+            k.send(agent.id, "run it")
+            await next_event(events, ToolCallStarted)  # mid-tool-call
+            kernel_proc.kill9()
+            assert await connection.get() is False
+            kernel_proc.start()
+            assert await connection.get() is True
+            calls = [e for e in k.ledger_page(LedgerFilter(actor=agent.id)) if e.kind in ("tool", "error", "result")]
+            return agent, k.agent(agent.id), calls
+        finally:
+            await k.aclose()
+
+    agent, back, calls = run(body())
+    assert back.state == "interrupted"
+    kinds = sorted(e.kind for e in calls)
+    assert kinds == ["error", "tool"]  # the call, answered as interrupted; never run again
+    [error] = [e for e in calls if e.kind == "error"]
+    assert "interrupted" in error.message
+    assert not (ws / "once.txt").exists()
+    assert len(srv.requests) == 1
+
+
+def _texts(conversation) -> str:
+    return " ".join(getattr(part, "text", "") for message in conversation for part in message.parts)
 
 
 def test_sigterm_and_stop_end_the_kernel_cleanly(kernel_proc, kernel_env):
