@@ -51,6 +51,9 @@ async def permit(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[
                f"{scope} is an outward action: it is confirmed every time" if risk is Risk.OUTWARD else
                f"your policy for {scope} is to confirm every call")
         if agent.unattended:
+            note = getattr(s.approver, "note_refusal", None)  # an automation run: to the Inbox
+            if note is not None:
+                note(agent.id, scope, f"{agent.name} wanted to call {tool.name} ({scope}); refused at once: {why}")
             return _refuse(agent, tool, tool_input, scope, KERNEL, f"unattended: {why}",
                            f"permission denied: nobody is there to confirm {tool.name} ({why})")
         user_words = _user_text(agent)
@@ -60,10 +63,17 @@ async def permit(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[
     if mode is Mode.AUTO:
         lease = s.leases.find(agent.id, scope)
         return lease if lease is not None else s.leases.grant(agent.id, scope, s.settings.default_lease_s, by=POLICY)
-    if agent.unattended and s.leases.find(agent.id, scope) is None:
+    if agent.unattended and s.leases.find(agent.id, scope) is None and not _automation_run(agent):
         return _refuse(agent, tool, tool_input, scope, KERNEL, "unattended: no lease covers it",
                        f"permission denied: no lease covers {scope} and nobody is there to grant one")
     return await acquire(agent, tool, tool_input, scope, call_id)
+
+
+def _automation_run(agent: AgentProcess) -> bool:
+    """An automation run's lease requests go to its gate (kernel/automations/gate.py), which refuses them at
+    once, by ``automation:<id>``, into the Inbox, counting toward ``blocked``; nobody is ever asked."""
+    unattended = getattr(agent.services.approver, "unattended", None)
+    return bool(unattended is not None and unattended(agent.id))
 
 
 def _refuse(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any], scope: str, by: str,

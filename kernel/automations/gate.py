@@ -43,14 +43,24 @@ class UnattendedGate:
         run = self.runs.get(request.agent_id)
         if run is None:
             return await self._inner.decide(request)
+        self._refused(run, request.scope,
+                      f"{request.agent_name} asked for {request.scope} to call {request.tool}; refused: {OUTSIDE_POLICY}")
+        return Denial(f"{OUTSIDE_POLICY}; it waits in the user's Inbox. Do without it or finish.",
+                      by=f"automation:{run.automation}")
+
+    def note_refusal(self, agent_id: str, scope: str, detail: str) -> None:
+        """The kernel refused a run's call before any lease request (a tainted run's outward call): it goes
+        to the Inbox and counts toward ``blocked`` like a refused request. Other agents: nothing."""
+        run = self.runs.get(agent_id)
+        if run is not None:
+            self._refused(run, scope, detail)
+
+    def _refused(self, run: RunWatch, scope: str, detail: str) -> None:
         run.refusals_in_a_row += 1
-        self._inbox(run.automation, request.scope,
-                    f"{request.agent_name} asked for {request.scope} to call {request.tool}; refused: {OUTSIDE_POLICY}")
+        self._inbox(run.automation, scope, detail)
         if run.refusals_in_a_row >= BLOCK_AFTER and not run.blocked:
             run.blocked = True
             run.on_block()
-        return Denial(f"{OUTSIDE_POLICY}; it waits in the user's Inbox. Do without it or finish.",
-                      by=f"automation:{run.automation}")
 
     def succeeded(self, agent_id: str) -> None:
         """A tool call of this run went through: the refusals are no longer in a row."""
