@@ -40,7 +40,7 @@ async def permit(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[
                  call_id: str = "") -> Permit:
     s = agent.services
     risk = call_risk(tool, tool_input)
-    mode = mode_for(scope, risk, s.settings.policies)
+    mode = mode_for(scope, risk, s.settings.policies, tool.confirms_itself)
     if mode is Mode.DENY:
         return _refuse(agent, tool, tool_input, scope, POLICY, f"the policy for {scope} is deny",
                        f"permission denied: your policy refuses {scope} without asking")

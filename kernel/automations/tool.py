@@ -78,4 +78,5 @@ def automation_tool(kernel: "Kernel") -> ToolDescriptor:
         description="Propose a scheduled automation (runs at least an hour apart, unattended, with the leases in "
                     "its policy). The user confirms the whole definition every time.",
         input_schema=SCHEMA, output_schema={}, tool_class="execute", scope="automation.create", run=run,
-        risk=Risk.OUTWARD, trusted=True, timeout_s=15 * 60.0)
+        risk=Risk.OUTWARD, trusted=True, timeout_s=15 * 60.0,
+        confirms_itself=True)  # its own confirmation shows the whole definition, every call

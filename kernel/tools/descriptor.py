@@ -115,6 +115,9 @@ class ToolDescriptor:
     scope_of: Callable[[Mapping[str, Any]], str] | None = None  # when a call may need more (network)
     notes_of: Callable[[Mapping[str, Any]], tuple[str, ...]] | None = None  # warnings for the lease dialog
     risk_of: Callable[[Mapping[str, Any]], Risk] | None = None  # when a call may be riskier (network)
+    # The tool itself shows the user the whole call and asks on every call (automation_create), so the
+    # ``confirm`` default of outward scopes would only ask twice: it defaults to ``ask`` (a lease) instead.
+    confirms_itself: bool = False
 
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, self.input_schema)

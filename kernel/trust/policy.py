@@ -39,12 +39,13 @@ def configured(scope: str, policies: Mapping[str, str], outward: bool = False) -
     return best
 
 
-def mode_for(scope: str, risk: Risk, policies: Mapping[str, str]) -> Mode:
-    """What to do for a call of ``risk`` needing ``scope``: the configured policy, else the default."""
+def mode_for(scope: str, risk: Risk, policies: Mapping[str, str], confirms_itself: bool = False) -> Mode:
+    """What to do for a call of ``risk`` needing ``scope``: the configured policy, else the default
+    (``confirm`` for outward calls, unless the tool asks the user itself on every call)."""
     found = configured(scope, policies, outward=risk is Risk.OUTWARD)
     if found is not None:
         return found[1]
-    return Mode.CONFIRM if risk is Risk.OUTWARD else Mode.ASK
+    return Mode.CONFIRM if risk is Risk.OUTWARD and not confirms_itself else Mode.ASK
 
 
 def _specificity(pattern: str) -> int:

@@ -411,12 +411,12 @@ def test_automation_create_through_the_loop_asks_a_confirmation_and_refused_sche
     agent = env.kernel.spawn("helper")
 
     async def go():
-        task = env.kernel.send(agent.id, "make me a weekday digest")
+        env.kernel.send(agent.id, "make me a weekday digest")
         await until(lambda: bool(env.kernel.pending_confirmations()))
         [asked] = env.kernel.pending_confirmations()
         assert env.kernel.automations.list() == []  # nothing before the user says yes
         assert env.kernel.resolve_confirmation(asked.id, True)
-        await task
+        await env.kernel.wait(agent.id)
         return asked
 
     asked = run(go())
@@ -443,10 +443,10 @@ def test_a_declined_confirmation_creates_nothing(make_env):
     agent = env.kernel.spawn("helper")
 
     async def go():
-        task = env.kernel.send(agent.id, "go")
+        env.kernel.send(agent.id, "go")
         await until(lambda: bool(env.kernel.pending_confirmations()))
         env.kernel.resolve_confirmation(env.kernel.pending_confirmations()[0].id, False)
-        await task
+        await env.kernel.wait(agent.id)
 
     run(go())
     assert "declined" in told[0]

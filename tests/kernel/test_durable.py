@@ -127,9 +127,9 @@ def test_an_abandoned_kernel_comes_back_interrupted_and_runs_nothing_twice(make_
             assert ledger.last_seq() == before and again.conversation(a2.id) == conv2
 
             # resume continues the same conversation, with reason "resume"; nothing is re-run
-            task = kernel.resume(a2.id)
-            assert task is not None
-            await asyncio.wait({task})
+            kernel.resume(a2.id)
+            assert kernel.agent(a2.id).state is AgentState.RUNNING  # there was something to continue
+            await kernel.wait(a2.id)
             assert kernel.agent(a2.id).state is AgentState.IDLE
             assert provider.requests[0].messages == conv2
             provider.assert_done()
@@ -204,12 +204,12 @@ def test_working_agents_cannot_be_archived(make_env):
     a = env.kernel.spawn("busy")
 
     async def go():
-        task = env.kernel.send(a.id, "go")
+        env.kernel.send(a.id, "go")
         await reached.wait()
         with pytest.raises(InvalidState):
             env.kernel.archive(a.id)
         gate.set()
-        await asyncio.wait({task})
+        await env.kernel.wait(a.id)
 
     run(go())
 

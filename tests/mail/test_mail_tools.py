@@ -23,7 +23,8 @@ from .conftest import account_for
 
 
 async def _go(m, agent_id, text):
-    await m.env.kernel.send(agent_id, text)
+    m.env.kernel.send(agent_id, text)
+    await m.env.kernel.wait(agent_id)
 
 
 def results(provider, index):
@@ -54,7 +55,8 @@ def test_search_and_read_are_untrusted_and_show_text_and_attachment_names(mail_e
     run(_go(m, agent.id, "go"))
     [res] = results(m.env.provider, 1)
     assert not res.is_error and "Quarterly report" in res.content and "bob@example.test" in res.content
-    message_id = res.content.split("\t")[0]
+    assert res.content.startswith('<untrusted source="mail_search')  # the mailbox is untrusted content
+    message_id = res.content.split("\n", 1)[1].split("\t")[0]
     assert message_id.startswith("INBOX/")
     m.env.provider.script(reply(tools=(("mail_read", {"id": message_id}),)), reply("read"))
     run(_go(m, agent.id, "read it"))
@@ -102,11 +104,12 @@ def test_send_with_confirmation_shows_the_exact_message_and_sends_once(mail_env,
 
 def test_identical_send_twice_in_one_turn_sends_once(mail_env, servers):
     m = mail_env()
-    m.env.approver.will(GRANT_5M)
+    m.env.approver.will(GRANT_5M, GRANT_5M)  # an outward call is confirmed every time, the second too
     args = _send_args("Twice")
     m.env.provider.script(reply(tools=(("mail_send", args), ("mail_send", args))), reply("ok"))
     agent = m.env.kernel.spawn("writer")
     run(_go(m, agent.id, "send"))
+    assert [r.once for r in m.env.approver.requests] == [True, True]
     first, second = results(m.env.provider, 1)
     assert not first.is_error and not second.is_error and "was not sent again" in second.content
     [intent] = m.env.ledger.page(kind="intent")
@@ -133,10 +136,10 @@ def test_unanswered_confirmation_expires_and_sends_nothing(mail_env, servers):
     agent = m.env.kernel.spawn("writer")
 
     async def go():
-        task = m.env.kernel.send(agent.id, "send")
+        m.env.kernel.send(agent.id, "send")
         await until(lambda: bool(m.env.approver.requests))
         m.env.clock.advance(3600)
-        await task
+        await m.env.kernel.wait(agent.id)
 
     run(go())
     [res] = results(m.env.provider, 1)
@@ -220,11 +223,12 @@ def test_create_twice_gives_one_event(mail_env, servers):
     m = mail_env()
     args = {"title": "Design review", "start": "2026-12-02T10:00", "end": "2026-12-02T11:00",
             "timezone": "Europe/Paris", "location": "Room 4"}
-    m.env.approver.will(GRANT_5M)
+    m.env.approver.will(GRANT_5M, GRANT_5M)  # an outward call is confirmed every time, the second too
     m.env.provider.script(reply(tools=(("calendar_create", args), ("calendar_create", args))), reply("ok"))
     agent = m.env.kernel.spawn("planner")
     run(_go(m, agent.id, "book it"))
-    [req] = m.env.approver.requests
+    req, again_asked = m.env.approver.requests
+    assert req.once and again_asked.once
     assert "Title: Design review" in req.preview.diff and "Room 4" in req.preview.diff
     first, second = results(m.env.provider, 1)
     assert not first.is_error and "not sent again" in second.content

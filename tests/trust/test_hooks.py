@@ -16,7 +16,8 @@ from tests.kernel.conftest import run
 
 
 async def _send(env, agent_id, text="go"):
-    await env.kernel.send(agent_id, text)
+    env.kernel.send(agent_id, text)
+    await env.kernel.wait(agent_id)
 
 
 def script(path: Path, body: str) -> str:

@@ -14,7 +14,8 @@ from tests.kernel.conftest import GRANT_5M, run
 
 
 async def _send(env, agent_id, text="go"):
-    await env.kernel.send(agent_id, text)
+    env.kernel.send(agent_id, text)
+    await env.kernel.wait(agent_id)
 
 
 def writes(*names: str):

@@ -124,7 +124,8 @@ def test_r3_defaults_to_confirm_every_call_even_untainted(make_env):
 
 
 async def _send(env, agent_id, text):
-    await env.kernel.send(agent_id, text)
+    env.kernel.send(agent_id, text)
+    await env.kernel.wait(agent_id)
 
 
 def test_a_trusted_tool_passing_on_untrusted_text_names_its_source_and_is_wrapped(make_env):
