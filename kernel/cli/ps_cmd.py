@@ -29,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     try:
         agents = ch.call("agents")
+        history = ch.call("history") if args.all else []  # archived agents, and those killed before
     except ServiceError as exc:
         say_error("ps", exc)
         return EXIT_ERROR
@@ -40,14 +41,26 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps({"id": a.id, "name": a.name, "state": str(a.state), "reason": a.reason,
                               "provider": a.provider, "model": a.model, "budget": a.budget,
                               "input_tokens": a.input_tokens, "output_tokens": a.output_tokens,
-                              "started_at": a.started_at, "workspace": a.workspace}))
+                              "started_at": a.started_at, "workspace": a.workspace, "tainted": a.tainted,
+                              "cost": a.cost}))
+        for h in history:
+            print(json.dumps({"id": h.id, "name": h.name, "state": "archived" if h.archived else "killed",
+                              "provider": h.provider, "model": h.model, "first_prompt": h.first_prompt,
+                              "input_tokens": h.input_tokens, "output_tokens": h.output_tokens,
+                              "started_at": h.started_at, "cost": h.cost}))
         return EXIT_OK
-    if not shown:
+    if not shown and not history:
         print("no agents", file=sys.stderr)
         return EXIT_OK
     print(f"{'ID':<10} {'NAME':<20} {'STATE':<8} {'TOKENS':>13}  MODEL")
     for a in shown:
         tokens = f"{short_number(a.used)}/{short_number(a.budget)}"
         print(f"{a.id:<10} {a.name[:20]:<20} {str(a.state):<8} {tokens:>13}  {a.provider}/{a.model}"
-              + (f"  ({a.reason})" if a.reason else ""))
+              + (f"  ({a.reason})" if a.reason else "") + (f"  [tainted: {a.tainted}]" if a.tainted else ""))
+    shown_ids = {a.id for a in shown}
+    for h in history:
+        if h.id not in shown_ids:
+            tokens = short_number(h.input_tokens + h.output_tokens)
+            print(f"{h.id:<10} {h.name[:20]:<20} {'archived' if h.archived else 'killed':<8} {tokens:>13}  "
+                  f"{h.provider}/{h.model}  {h.first_prompt[:40]!r}")
     return EXIT_OK

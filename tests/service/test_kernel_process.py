@@ -105,6 +105,11 @@ def test_an_ask_in_a_terminal_shows_in_another_client_which_answers_its_lease(ke
     assert killed.returncode == 0 and "killed" in killed.stdout
     assert subprocess.run(agentdesk("ps", "--json"), env=kernel_env, cwd=ROOT, capture_output=True, text=True,
                           timeout=60).stdout == ""
+    everything = subprocess.run(agentdesk("ps", "--all", "--json"), env=kernel_env, cwd=ROOT, capture_output=True,
+                                text=True, timeout=60)
+    rows = [json.loads(line) for line in everything.stdout.splitlines()]
+    assert everything.returncode == 0 and [(r["id"], r["state"]) for r in rows] == [(agent_id, "killed")]
+    assert rows[0]["tainted"] == ""  # it read nothing untrusted
     assert subprocess.run(agentdesk("kill", "a404"), env=kernel_env, cwd=ROOT, capture_output=True, text=True,
                           timeout=60).returncode == 1
 
