@@ -23,13 +23,11 @@ from ..leases import describe_duration
 from ..providers.catalog import PROVIDER_NAMES
 from ..settings import SettingsStore, home, with_overrides
 from ..settings_schema import found
-from ..states import AgentState
 from ..workspace.root import check_workspace
 from . import EXIT_USAGE, one_line
 from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
-from .terminal import TerminalApprover, TerminalConfirmer, ToolLines
+from .terminal import TerminalApprover, TerminalConfirmer, ToolLines, exit_status
 
-EXIT_IDLE, EXIT_PAUSED, EXIT_FAILED, EXIT_INTERRUPTED = 0, 3, 4, 130
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -134,16 +132,7 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         await kernel.wait(info.id)
         final = kernel.agent(info.id)
         lines.finish()
-        if interrupted.is_set() or final.state.final:
-            print("interrupted: the agent was killed", file=stderr)
-            return EXIT_INTERRUPTED
-        if final.state is AgentState.PAUSED:
-            print(f"paused: {final.reason}", file=stderr)
-            return EXIT_PAUSED
-        if final.state is AgentState.FAILED:
-            print(f"failed: {final.reason}", file=stderr)
-            return EXIT_FAILED
-        return EXIT_IDLE
+        return exit_status(final.state, final.reason, interrupted.is_set(), stderr)
     finally:
         if warming is not None:
             warming.cancel()

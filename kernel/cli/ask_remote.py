@@ -19,11 +19,9 @@ from ..approver import Denial
 from ..errors import ConfigError
 from ..events import Event, LeaseRequested, LeaseRequestResolved
 from ..leases import describe_duration
-from ..states import AgentState
 from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
-from .terminal import TerminalApprover, ToolLines
+from .terminal import TerminalApprover, ToolLines, exit_status
 
-EXIT_IDLE, EXIT_PAUSED, EXIT_FAILED, EXIT_INTERRUPTED = 0, 3, 4, 130
 NOBODY = "no one is attached to grant it (run with --grant, or from a terminal)"
 
 
@@ -83,15 +81,6 @@ async def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, st
         interrupted = on_interrupt(lambda: kernel.kill(info.id, reason="interrupted (Ctrl-C)"))
         final = await kernel.wait(info.id)
         lines.finish()
-        if interrupted.is_set() or final.state.final:
-            print("interrupted: the agent was killed", file=stderr)
-            return EXIT_INTERRUPTED
-        if final.state is AgentState.PAUSED:
-            print(f"paused: {final.reason}", file=stderr)
-            return EXIT_PAUSED
-        if final.state is AgentState.FAILED:
-            print(f"failed: {final.reason}", file=stderr)
-            return EXIT_FAILED
-        return EXIT_IDLE
+        return exit_status(final.state, final.reason, interrupted.is_set(), stderr)
     finally:
         await kernel.aclose()

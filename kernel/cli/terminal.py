@@ -13,6 +13,24 @@ from typing import TextIO
 from ..approver import Decision, Denial, Grant, LeaseRequest
 from ..events import ConfirmationRequested, Event, TextDelta, ToolCallFinished, ToolCallStarted
 from ..leases import describe_duration
+from ..states import AgentState
+
+EXIT_IDLE, EXIT_PAUSED, EXIT_FAILED, EXIT_INTERRUPTED = 0, 3, 4, 130
+
+
+def exit_status(final_state: AgentState, reason: str, interrupted: bool, stderr: TextIO) -> int:
+    """How ``agentdesk ask`` ends (in-process or attached): the agent's last state said on stderr,
+    and the exit status for it."""
+    if interrupted or final_state.final:
+        print("interrupted: the agent was killed", file=stderr)
+        return EXIT_INTERRUPTED
+    if final_state is AgentState.PAUSED:
+        print(f"paused: {reason}", file=stderr)
+        return EXIT_PAUSED
+    if final_state is AgentState.FAILED:
+        print(f"failed: {reason}", file=stderr)
+        return EXIT_FAILED
+    return EXIT_IDLE
 
 SUMMARY_KEYS = ("path", "src", "command", "pattern")
 
