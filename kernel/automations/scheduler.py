@@ -26,6 +26,7 @@ from .gate import RunWatch
 from .model import Automation
 from .runner import Slot, run_slot
 from .store import AutomationStore, RunRecord
+from ..pids import pid_alive
 
 if TYPE_CHECKING:
     from .service import Automations
@@ -34,15 +35,6 @@ BACKOFF_S = (30.0, 60.0, 300.0, 900.0, 3600.0)
 RETRY_TICK_S = 30.0
 log = logging.getLogger(__name__)
 
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class Scheduler:
@@ -62,7 +54,7 @@ class Scheduler:
         for claim in self._store.unfinished():
             pid_s, _, _ = claim.worker.partition(":")
             pid = int(pid_s) if pid_s.isdigit() else -1
-            if claim.worker == self.worker or (pid != os.getpid() and _pid_alive(pid)):
+            if claim.worker == self.worker or (pid != os.getpid() and pid_alive(pid)):
                 continue
             agent = self._store.agent_of(claim.automation, claim.slot, claim.attempt)
             run = RunRecord(claim.automation, claim.slot, claim.attempt, now, agent, "interrupted",

@@ -49,7 +49,8 @@ async def _serve() -> int:
 
 
 def _stop() -> int:
-    from ..service.client import SyncChannel, pid_alive
+    from ..pids import pid_alive
+    from ..service.client import SyncChannel
     from ..service.home import is_locked, socket_path
     from ..service.protocol import ServiceError
 

@@ -20,7 +20,6 @@ import asyncio
 import itertools
 import json
 import logging
-import os
 import socket
 import threading
 import time
@@ -30,6 +29,7 @@ from typing import Any, Callable, Sequence
 from ..events import Event, LedgerAppended
 from . import codec, protocol as p
 from .home import socket_path
+
 
 log = logging.getLogger(__name__)
 CALL_TIMEOUT_S = 30.0
@@ -521,12 +521,3 @@ def kernel_running(home: Path) -> bool:
     finally:
         sock.close()
 
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
