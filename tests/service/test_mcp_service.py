@@ -80,8 +80,9 @@ def test_status_and_add_edit_rm_apply_in_the_running_kernel(mcp_kernel_proc, age
                                                   "--env", "MCP_TEST_ECHO_NOTE= (changed)"]) == 0
             assert "the running kernel: restarted t" in capsys.readouterr().err
             assert on_server.id not in {lease.id for lease in k.leases(agent.id)}
-            echo = next(t for t in k.tools() if t.name == "mcp__t__echo")
-            assert echo.description.endswith("(changed)")
+            revokes = [e for e in k.ledger_page(limit=500) if e.kind == "lease.revoke"]
+            assert [e.reason for e in revokes] == ["the MCP server t changed or removed its tools: echo"]
+            assert "mcp__t__echo" in {t.name for t in k.tools()}  # described again, as the server lists it now
 
             # remove: stopped, its tools gone, leases on them revoked
             on_u = k.grant_lease(agent.id, "mcp.u.echo", 300)
