@@ -9,6 +9,7 @@ import asyncio
 import sys
 
 import pytest
+import shiboken6
 from PySide6.QtCore import Qt
 
 from kernel.extensions.mcp_config import McpServerConfig, McpStore
@@ -38,9 +39,12 @@ def attached(qtbot, qloop, agentdesk_home, monkeypatch):
             qtbot.waitUntil(ready.done, timeout=60_000)
             assert ready.result().problems == ()
             yield desk
+            window = desk.window
+            window.close()
+            window.deleteLater()  # its status line asks the kernel on repaint: gone before the kernel is
+            qtbot.waitUntil(lambda: not shiboken6.isValid(window), timeout=10_000)
             closing = asyncio.ensure_future(desk.kernel.aclose())
             qtbot.waitUntil(closing.done, timeout=30_000)
-            desk.window.close()
         finally:
             proc.stop()
     usable_keyring.cache_clear()
