@@ -10,6 +10,10 @@ A server's list can change (it says so, or it was restarted and came back differ
 lists again after every call and every restart; a tool that went away or changed (description,
 schema or hints) is taken out or replaced, and every lease on it, or on its whole server, is
 revoked with the reason in the ledger: what the user granted was the tool they saw.
+
+``reload`` brings the servers in step with mcp.json as it is now (Settings or ``agentdesk mcp``
+changed it while the kernel runs): new servers start, removed or switched-off ones stop (their tools
+go and every lease on them is revoked), changed ones restart and are listed again under that rule.
 """
 
 from __future__ import annotations
@@ -139,6 +143,8 @@ class McpHub:
     # ---- keeping the registry in step --------------------------------------------------------
 
     def _apply(self, name: str, server: _Server, listed: tuple[ListedTool, ...]) -> tuple[str, ...]:
+        if self._servers.get(name) is not server:
+            return ()  # removed while it was listing: nothing of it goes back into the registry
         new = {}
         for tool in listed:
             if tool.name in new:
