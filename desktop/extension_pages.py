@@ -1,8 +1,10 @@
-"""Settings pages for extensions: MCP servers (mcp.json, secrets in mcp_keys.json) and Skills (pins).
+"""Settings pages for extensions: MCP servers (mcp.json; secrets where keys live) and Skills (pins).
 
 Thin Qt over kernel files: the MCP page lists the servers with what the running kernel says of
 each (connected, its tools, the tools left out and why) and adds, replaces or removes one; secret
-values are typed into a password field, stored owner-only, and shown back by name only. The
+values are typed into a password field, stored like provider keys (the system keyring, or the
+owner-only keys.json), and shown back by name only. After each save the running kernel (in this
+process or the kernel service) is asked to read mcp.json again, so the change applies at once. The
 Skills page lists every skill found in the home and the workspace, with its state in words
 (enabled, changed since enabled, off), what its manifest allows, and the folders that were
 skipped with the reason; enabling pins the folder's current hash. Keyboard-only: every control
@@ -11,10 +13,11 @@ takes focus in reading order, and the buttons have mnemonics.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QHeaderView, QLabel,
     QLineEdit, QPlainTextEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
@@ -27,6 +30,7 @@ from kernel import (
 from .theme import ERROR, MUTED, mono_font, shade
 
 StatusFn = Callable[[], list[Any]]
+ReloadFn = Callable[[], Awaitable[Any]]
 
 
 def _table(parent: QWidget, headers: list[str], stretch: int | None = None) -> QTableWidget:
@@ -72,9 +76,13 @@ def _pairs(text: str, what: str) -> dict[str, str]:
 class McpServersPage(QWidget):
     """The MCP servers in mcp.json: a table, and a form to add, replace or remove one."""
 
-    def __init__(self, store: McpStore, status: StatusFn | None = None, parent: QWidget | None = None) -> None:
+    applied = Signal(object)  # the kernel's McpReload (or the exception) after a save was applied
+
+    def __init__(self, store: McpStore, status: StatusFn | None = None, parent: QWidget | None = None,
+                 reload: ReloadFn | None = None) -> None:
         super().__init__(parent)
-        self.store, self.status = store, status
+        self.store, self.status, self.reload = store, status, reload
+        self._reloads: set[asyncio.Future[Any]] = set()
         self.table = _table(self, ["Server", "Runs", "Secrets", "State"], stretch=1)
         self.table.itemSelectionChanged.connect(self._fill_from_selection)
         self.name = QLineEdit(self)
@@ -91,7 +99,7 @@ class McpServersPage(QWidget):
         self.plain.setFixedHeight(self.fontMetrics().lineSpacing() * 2 + 12)
         self.secret = QLineEdit(self)
         self.secret.setEchoMode(QLineEdit.EchoMode.Password)
-        self.secret.setPlaceholderText("NAME=value, kept in mcp_keys.json (readable only by you)")
+        self.secret.setPlaceholderText("NAME=value, kept where your API keys are (never shown again)")
         self.timeout = QLineEdit("60", self)
         self.timeout.setMaximumWidth(80)
         form = QFormLayout()
@@ -110,8 +118,9 @@ class McpServersPage(QWidget):
         buttons.addWidget(self.remove_button)
         buttons.addStretch(1)
         self.note = QLabel("Each tool becomes mcp__<server>__<tool> under the lease scope mcp.<server>.<tool>; a "
-                           "lease on mcp.<server> covers the whole server. Their output is untrusted. Changes "
-                           "apply when Agentdesk next starts.", self)
+                           "lease on mcp.<server> covers the whole server. Their output is untrusted. " +
+                           ("Changes apply at once in the running kernel." if reload is not None else
+                            "Changes apply when Agentdesk next starts."), self)
         self.note.setWordWrap(True)
         self.note.setStyleSheet(f"color: {shade(MUTED, self.palette())};")
         self.problem = QLabel(self)
@@ -132,7 +141,7 @@ class McpServersPage(QWidget):
         self.plain.setPlaceholderText("X-Team=docs  (one header per line)" if url else
                                       "LOG_LEVEL=info  (one NAME=value per line)")
 
-    def refresh(self) -> None:
+    def refresh(self, keep_problem: bool = False) -> None:
         loaded = self.store.load()
         live = {s.name: s for s in (self.status() if self.status is not None else [])}
         self.table.setRowCount(0)
@@ -145,6 +154,8 @@ class McpServersPage(QWidget):
             self.table.setItem(row, 2, _cell(secrets))
             self.table.setItem(row, 3, _cell(*_state_words(server.enabled, live.get(server.name))))
         problems = [p.message for p in loaded.problems]
+        if keep_problem and self.problem.text():
+            problems = [self.problem.text(), *problems]
         self.problem.setText("\n".join(problems))
         self.problem.setVisible(bool(problems))
 
@@ -187,6 +198,7 @@ class McpServersPage(QWidget):
             return False
         self.secret.clear()
         self.refresh()
+        self._apply()
         return True
 
     def remove(self) -> bool:
@@ -198,7 +210,39 @@ class McpServersPage(QWidget):
             self.problem.show()
             return False
         self.refresh()
+        if removed:
+            self._apply()
         return removed
+
+    def _apply(self) -> None:
+        """Ask the running kernel to read mcp.json again; the table shows its word when it answers."""
+        if self.reload is None:
+            return
+        self.note.setText("Applying the change in the running kernel\u2026")
+        future = asyncio.ensure_future(self.reload())
+        self._reloads.add(future)
+        future.add_done_callback(self._applied)
+
+    def _applied(self, future: "asyncio.Future[Any]") -> None:
+        self._reloads.discard(future)
+        if future.cancelled():
+            return
+        error = future.exception()
+        outcome: Any = error if error is not None else future.result()
+        try:
+            if error is not None:
+                self.problem.setText(f"The running kernel did not take the change: {error}")
+                self.problem.show()
+                self.note.setText("It applies when the kernel next starts.")
+            else:
+                self.note.setText(f"Applied in the running kernel: {outcome.in_words()}.")
+                problems = list(outcome.problems)
+                self.problem.setText("\n".join(problems))
+                self.problem.setVisible(bool(problems))
+                self.refresh(keep_problem=True)
+        except RuntimeError:  # the page was closed before the kernel answered
+            return
+        self.applied.emit(outcome)
 
 
 def _state_words(enabled: bool, live: Any) -> tuple[str, str]:
@@ -207,7 +251,10 @@ def _state_words(enabled: bool, live: Any) -> tuple[str, str]:
     if live is None:
         return "not started", "starts with Agentdesk"
     tools = len(live.tools)
-    words = f"{live.state} · {tools} tool{'s' if tools != 1 else ''}"
+    state = "not started" if live.state == "stopped" else live.state
+    words = f"{state} · {tools} tool{'s' if tools != 1 else ''}"
+    if live.error:
+        words += f" · {live.error}"
     tip_lines = [words] + ([f"error: {live.error}"] if live.error else [])
     if live.disabled:
         words += f" · {len(live.disabled)} left out"
@@ -306,11 +353,11 @@ class PageDialog(QDialog):
         self.resize(760, 560)
 
 
-def extension_buttons(parent: QWidget, home: Path, workspace: Callable[[], str],
-                      status: StatusFn | None) -> tuple[QHBoxLayout, dict[str, Callable[[], PageDialog]]]:
+def extension_buttons(parent: QWidget, home: Path, workspace: Callable[[], str], status: StatusFn | None,
+                      reload: ReloadFn | None = None) -> tuple[QHBoxLayout, dict[str, Callable[[], PageDialog]]]:
     """A row of buttons opening the MCP servers and Skills pages (for the Settings dialog)."""
     def open_mcp() -> PageDialog:
-        dialog = PageDialog("MCP servers", McpServersPage(McpStore(home), status), parent)
+        dialog = PageDialog("MCP servers", McpServersPage(McpStore(home), status, reload=reload), parent)
         dialog.open()
         return dialog
 

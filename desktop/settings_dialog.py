@@ -13,7 +13,7 @@ picker is opened, not executed.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Mapping
+from typing import Any, Awaitable, Callable, Mapping
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -75,10 +75,12 @@ class SettingsDialog(QDialog):
     saved = Signal(object)  # the new Settings
 
     def __init__(self, store: SettingsStore, settings: Settings, parent: QWidget | None = None,
-                 env: Mapping[str, str] | None = None, mcp_status: Callable[[], list[Any]] | None = None) -> None:
+                 env: Mapping[str, str] | None = None, mcp_status: Callable[[], list[Any]] | None = None,
+                 mcp_reload: Callable[[], Awaitable[Any]] | None = None) -> None:
         super().__init__(parent)
         self.store, self.settings, self.env = store, settings, env
         self.mcp_status = mcp_status  # the running kernel's word on each MCP server, for that page
+        self.mcp_reload = mcp_reload  # asks the running kernel to read mcp.json again after the page saves
         self.setWindowTitle("Settings")
         self.setWindowModality(Qt.WindowModality.WindowModal if parent is not None else Qt.WindowModality.NonModal)
         self.setMinimumWidth(560)
@@ -175,7 +177,8 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.policies_button, 0, Qt.AlignmentFlag.AlignLeft)
         from .extension_pages import extension_buttons  # Settings → MCP servers, Skills (issue 15)
 
-        extensions, self.open_page = extension_buttons(self, self.store.root, self.workspace.text, self.mcp_status)
+        extensions, self.open_page = extension_buttons(self, self.store.root, self.workspace.text, self.mcp_status,
+                                                       self.mcp_reload)
         layout.addLayout(extensions)
         self.accounts_button = QPushButton("Mail and calendar accounts\u2026", self)  # Settings → Accounts
         self.accounts_button.clicked.connect(self.open_accounts)

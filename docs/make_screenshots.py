@@ -222,23 +222,32 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
 
 
 async def extension_pages(out: Path, tmp: Path, ws: Path, suffix: str, names: tuple[str, ...] | None) -> list[Path]:
-    """Settings → MCP servers and Settings → Skills, with a few servers and skills in place."""
+    """Settings → MCP servers and Settings → Skills in service mode: a kernel service (``agentdesk kernel``,
+    started as the desktop starts one) runs the home's MCP servers, and the page shows its word on each:
+    the repository's small stdio test server connected, an HTTP server that refuses, one switched off."""
     from PySide6.QtWidgets import QApplication
 
     from desktop.extension_pages import McpServersPage, PageDialog, SkillsPage
     from kernel import McpSecrets, McpServerConfig, McpStore, find_skills, set_pin
-    from kernel.extensions.mcp_hub import McpServerStatus
+    from kernel.service import RemoteKernel, ensure_kernel
+    from kernel.service.client import kernel_running
 
-    home = tmp / "home"
+    if names is not None and not {"settings-mcp", "settings-skills"} & set(names):
+        return []
+    os.environ["AGENTDESK_KEYRING"] = "off"  # the example's secret goes to the throwaway home's keys.json
+    home = tmp / "service-home"
     store = McpStore(home)
-    store.add(McpServerConfig("git", command="mcp-server-git", args=("--repository", str(ws))))
-    store.add(McpServerConfig("issues", url="https://mcp.example.com/mcp", headers={"X-Team": "docs"}),
-              McpSecrets(headers={"Authorization": "Bearer example"}))
-    store.add(McpServerConfig("files", command="npx", args=("@modelcontextprotocol/server-filesystem", str(ws)),
+    bin_dir = tmp / "bin"  # the test server as a command on PATH, so the shot shows no machine's paths
+    bin_dir.mkdir()
+    demo = bin_dir / "mcp-server-demo"
+    demo.write_text(f"#!{sys.executable}\n" + (ROOT / "tests" / "extensions" / "mcp_test_server.py").read_text())
+    demo.chmod(0o755)
+    path_before = os.environ.get("PATH", "")
+    store.add(McpServerConfig("demo", command="mcp-server-demo"))
+    store.add(McpServerConfig("issues", url="http://127.0.0.1:9/mcp", headers={"X-Team": "docs"}, timeout_s=5),
+              McpSecrets(headers={"Authorization": "Bearer example-token"}))
+    store.add(McpServerConfig("files", command="npx", args=("@modelcontextprotocol/server-filesystem", "~/notes"),
                               enabled=False))
-    status = [McpServerStatus("git", "connected", tuple(f"mcp__git__git_{t}" for t in ("status", "log", "diff"))),
-              McpServerStatus("issues", "failed", error="the MCP server issues could not be reached",
-                              disabled=(("bulk_edit", "its input schema is not a JSON object"),))]
     for name, where, manifest, text in (
             ("release-notes", home / "skills", {"scopes": ["fs.read", "fs.write"],
                                                 "paths": {"fs.write": ["CHANGELOG.md"]}}, "Drafts release notes."),
@@ -255,20 +264,33 @@ async def extension_pages(out: Path, tmp: Path, ws: Path, suffix: str, names: tu
     for state in find_skills(home, ws).skills:
         if state.skill.name != "style-guide":
             set_pin(home, state.skill, True, mine=state.skill.name == "release-notes")
+    os.environ["PATH"] = f"{bin_dir}{os.pathsep}{path_before}"  # the kernel started here inherits it
+    try:
+        await asyncio.to_thread(ensure_kernel, home)
+    finally:
+        os.environ["PATH"] = path_before
+    kernel = await RemoteKernel.for_home(home, client="screenshots").start()
     shots = []
-    for name, title, page in (("settings-mcp", "MCP servers", McpServersPage(store, lambda: status)),
-                              ("settings-skills", "Skills", SkillsPage(home, ws))):
-        if names is not None and name not in names:
-            continue
-        dialog = PageDialog(title, page)
-        dialog.resize(760, 520)
-        dialog.show()
-        await asyncio.sleep(0.05)
-        QApplication.processEvents()
-        path = out / f"{name}{suffix}.png"
-        _save(dialog, path)
-        shots.append(path)
-        dialog.close()
+    try:
+        await kernel.mcp_reload()  # returns once the kernel's own start of mcp.json is done
+        for name, title, page in (("settings-mcp", "MCP servers",
+                                   McpServersPage(store, kernel.mcp_status, reload=kernel.mcp_reload)),
+                                  ("settings-skills", "Skills", SkillsPage(home, ws))):
+            if names is not None and name not in names:
+                continue
+            dialog = PageDialog(title, page)
+            dialog.resize(760, 520)
+            dialog.show()
+            await asyncio.sleep(0.05)
+            QApplication.processEvents()
+            path = out / f"{name}{suffix}.png"
+            _save(dialog, path)
+            shots.append(path)
+            dialog.close()
+    finally:
+        kernel.shutdown()
+        await kernel.aclose()
+        await _until(lambda: not kernel_running(home), timeout=30)
     return shots
 
 

@@ -192,6 +192,10 @@ class KernelFacade(Protocol):
     def pending_confirmations(self) -> list[ConfirmationRequested]: ...
     def resolve_confirmation(self, request_id: int, confirmed: bool) -> bool: ...
 
+    # extensions (kernel/extensions): the MCP servers the kernel runs, and reading mcp.json again after a change
+    def mcp_status(self) -> list[McpServerStatus]: ...
+    async def mcp_reload(self) -> McpReload: ...
+
     # shutdown
     async def aclose(self) -> None: ...
 
@@ -239,3 +243,7 @@ from .mail.connection import check_account  # noqa: E402
 from .secret_store import SecretStore  # noqa: E402
 
 __all__ += ["TLS_MODES", "Account", "AccountStore", "Credentials", "SecretStore", "check_account"]
+# MCP servers (issue 15): what the running kernel says of each, and what reading mcp.json again changed.
+from .extensions.mcp_status import McpReload, McpServerStatus  # noqa: E402
+
+__all__ += ["McpReload", "McpServerStatus"]

@@ -61,7 +61,8 @@ from .workspace.watch import OutsideWatchers
 
 if TYPE_CHECKING:
     from .extensions.mcp_config import McpSecrets, McpServerConfig
-    from .extensions.mcp_hub import McpHub, McpServerStatus
+    from .extensions.mcp_hub import McpHub
+    from .extensions.mcp_status import McpReload, McpServerStatus
     from .mail.tools import MailService
     from .outward import UnknownIntent
 
@@ -142,6 +143,7 @@ class Kernel:
         self._provider_problem = provider_problem
         self._integrity = ledger.check_at_start()
         self._mcp: "McpHub | None" = None
+        self._mcp_home: Path | None = None  # whose mcp.json mcp_reload reads
         self._spend = SpendToday(ledger, lambda: self._services.settings.prices, clock.now)
         if restore:
             self._restore()
@@ -461,8 +463,38 @@ class Kernel:
         if self._mcp is None:
             self._mcp = McpHub(self._services.tools, self._services.leases, log_dir=log_dir, mode=mode)
         for config, secrets in servers:
+            self._hold_mcp_secrets(config.name, secrets)
             self._mcp.add_server(config, secrets)
         return await self._mcp.start()
+
+    def use_mcp_home(self, root: Path) -> None:
+        """The home whose mcp.json ``mcp_reload`` reads (set by ``extensions.setup.start_configured_mcp``)."""
+        self._mcp_home = root
+
+    async def mcp_reload(self) -> "McpReload":
+        """Read the home's mcp.json (and the servers' secrets) again and bring the running servers in step:
+        new ones start, removed or switched-off ones stop (leases on their tools revoked), changed ones
+        restart. Called by Settings and ``agentdesk mcp add|rm`` after they save."""
+        from .extensions.mcp_hub import McpHub
+        from .extensions.mcp_status import McpReload
+        from .extensions.setup import configured_mcp
+
+        root = self._mcp_home
+        if root is None:
+            return McpReload(problems=("this kernel was started without a home folder to read mcp.json from",))
+        servers, problems = configured_mcp(root)
+        if self._mcp is None:
+            if not servers:
+                return McpReload(problems=tuple(problems))
+            self._mcp = McpHub(self._services.tools, self._services.leases, log_dir=root / "logs")
+        for config, secrets in servers:
+            self._hold_mcp_secrets(config.name, secrets)
+        done = await self._mcp.reload(servers)
+        return McpReload(done.started, done.stopped, done.restarted, (*problems, *done.problems))
+
+    def _hold_mcp_secrets(self, server: str, secrets: "McpSecrets") -> None:
+        for label, value in secrets.values():  # kept out of the ledger from now on
+            self.secrets.add(value, f"MCP server {server}: {label}")
 
     async def stop_mcp(self) -> None:
         """Stop every MCP server (their tools stay listed; a call starts the server again)."""

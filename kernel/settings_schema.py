@@ -236,6 +236,9 @@ def check_keys(data: Any) -> Checked:
         if isinstance(provider, str) and provider.startswith("account:") and isinstance(key, str) and key:
             good[provider] = key  # a mail account's password, when no system keyring is usable
             continue
+        if isinstance(provider, str) and provider.startswith("mcp:") and isinstance(key, str) and key:
+            good[provider] = key  # an MCP server's secrets (kernel/extensions/mcp_secrets), likewise
+            continue
         if provider not in KEY_NAMES:
             errors.append(_not_a_provider(KEYS_FILE, provider, KEY_NAMES))
         elif not isinstance(key, str):

@@ -1,9 +1,11 @@
-"""``agentdesk mcp add|list|rm``: the MCP servers of this home, in mcp.json and mcp_keys.json.
+"""``agentdesk mcp add|list|rm``: the MCP servers of this home, in mcp.json; their secrets where keys live.
 
 ``add NAME --command 'COMMAND ARGS...'`` adds a stdio server, ``add NAME --url URL`` a streamable-HTTP one.
-Secret values (``--secret-env``, ``--secret-header``) go to the owner-only mcp_keys.json; given as a
-bare NAME, the value is taken from this shell's environment variable of that name, so it never
-appears in the command line or the shell history. ``list`` never prints a secret, only its name.
+Secret values (``--secret-env``, ``--secret-header``) go where provider keys are kept (the system keyring,
+or the owner-only keys.json); given as a bare NAME, the value is taken from this shell's environment
+variable of that name, so it never appears in the command line or the shell history. ``list`` never
+prints a secret, only its name. When this home's kernel is running, ``add`` and ``rm`` ask it to read
+mcp.json again, so the change takes effect at once (``mcp_reload``).
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
             print(f"agentdesk mcp rm: there is no server called {args.name!r}", file=stderr)
             return EXIT_USAGE
         print(f"removed {args.name}", file=stderr)
+        _reload_running_kernel(stderr)
         return 0
     try:
         command = shlex.split(args.server_command) if args.server_command else []
@@ -91,7 +94,33 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
     store.add(config, secrets)
     print(f"added {config.name} ({config.transport}: {config.target()}); its tools are mcp__{config.name}__*, "
           f"scope mcp.{config.name}", file=stderr)
+    _reload_running_kernel(stderr)
     return 0
+
+
+RELOAD_TIMEOUT_S = 180.0  # starting a server may take its whole start timeout (kernel/extensions/mcp_client)
+
+
+def _reload_running_kernel(stderr: TextIO) -> None:
+    """Tell this home's running kernel (if any) to read mcp.json again, and say what changed."""
+    from ..service.client import SyncChannel, kernel_running
+    from ..service.home import socket_path
+
+    root = home()
+    if not kernel_running(root):
+        return
+    channel = SyncChannel(socket_path(root), "agentdesk mcp", timeout=RELOAD_TIMEOUT_S)
+    try:
+        done = channel.call("mcp_reload")
+    except Exception as exc:  # noqa: BLE001 - the file is saved either way: the kernel reads it when it next starts
+        print(f"the running kernel did not take the change ({exc}); it applies when the kernel next starts",
+              file=stderr)
+        return
+    finally:
+        channel.close()
+    print(f"the running kernel: {done.in_words()}", file=stderr)
+    for problem in done.problems:
+        print(f"agentdesk mcp: {problem}", file=stderr)
 
 
 def _list(store: McpStore, as_json: bool, stdout: TextIO, stderr: TextIO) -> int:

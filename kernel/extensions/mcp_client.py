@@ -61,6 +61,10 @@ class McpConnection:
         return self.config.name
 
     @property
+    def secrets(self) -> McpSecrets:
+        return self._secrets
+
+    @property
     def alive(self) -> bool:
         return self._client is not None and self._owner is not None and not self._owner.done()
 

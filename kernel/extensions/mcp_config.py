@@ -1,10 +1,10 @@
-"""Which MCP servers the user added: ``mcp.json`` for the plain settings, ``mcp_keys.json`` for secrets.
+"""Which MCP servers the user added: ``mcp.json`` for the plain settings; secrets stored like provider keys.
 
 A server is a stdio command (with arguments and environment) or a streamable-HTTP URL (with
 headers). Values the user marks secret (an API token in the environment, an ``Authorization``
-header) are kept apart in ``mcp_keys.json``, owner-only (0600) like the provider keys in
-``keys.json``, so they are never in ``mcp.json``, the ledger or a log; a sentence about one names
-it, never its value. Both files are hostile input, read with the settings reader (size-capped, no
+header) are kept apart where provider keys are: the system keyring when one is usable, else the
+owner-only ``keys.json`` (``mcp_secrets``), so they are never in ``mcp.json``, the ledger or a
+log; a sentence about one names it, never its value. Both files are hostile input, read with the settings reader (size-capped, no
 FIFOs): a bad server entry is skipped with its reason, the others still load.
 """
 
@@ -12,22 +12,25 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import ConfigError
 from ..settings import _read_json, _write_private
 from .mcp_names import server_problem
+from .mcp_secrets import ENV_NAME, HEADER_NAME, LEGACY_FILE, McpSecretBook, McpSecrets, string_map
+
+if TYPE_CHECKING:
+    from ..secret_store import SecretStore
+
+__all__ = ["McpSecrets", "McpServerConfig", "McpServers", "McpStore", "parse_server", "parse_servers"]
 
 MCP_FILE = "mcp.json"
-MCP_KEYS_FILE = "mcp_keys.json"
+MCP_KEYS_FILE = LEGACY_FILE  # where older versions kept the secrets (moved on first use)
 DEFAULT_TIMEOUT_S = 60.0
 MAX_SERVERS = 64
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
-_HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$")
 _EMPTY: Mapping[str, str] = MappingProxyType({})
 
 
@@ -64,17 +67,6 @@ class McpServerConfig:
 
 
 @dataclass(frozen=True)
-class McpSecrets:
-    """Secret environment values and headers of one server (never shown, never recorded)."""
-
-    env: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
-    headers: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
-
-    def names(self) -> tuple[str, ...]:
-        return tuple(sorted(self.env)) + tuple(sorted(self.headers))
-
-
-@dataclass(frozen=True)
 class McpServers:
     """What ``mcp.json`` holds that can be used, and why anything else was skipped."""
 
@@ -88,21 +80,6 @@ def _text(value: Any, max_len: int = 4096) -> bool:
 
 def _problem(name: str, what: str) -> ConfigError:
     return ConfigError(f"{MCP_FILE}: server {name!r}: {what}", name, file=MCP_FILE, field=name, allowed=what)
-
-
-def _string_map(value: Any, key_re: re.Pattern[str], what: str, header: bool) -> dict[str, str] | str:
-    if value is None:
-        return {}
-    if not isinstance(value, dict) or len(value) > 128:
-        return f"{what} must be an object of at most 128 names and text values"
-    out: dict[str, str] = {}
-    for key, item in value.items():
-        if not key_re.match(key):
-            return f"{what} has a bad name {json.dumps(key)[:60]}"
-        if not isinstance(item, str) or len(item) > 8192 or "\x00" in item or (header and ("\r" in item or "\n" in item)):
-            return f"{what} {key} must be text on one line"
-        out[key] = item
-    return out
 
 
 def parse_server(name: str, data: Any) -> McpServerConfig:
@@ -126,7 +103,7 @@ def parse_server(name: str, data: Any) -> McpServerConfig:
         if not _text(command) or not isinstance(args, list) or len(args) > 256 or \
                 not all(isinstance(a, str) and len(a) <= 4096 and "\x00" not in a for a in args):
             raise _problem(name, "command must be text and args a list of at most 256 texts")
-        env = _string_map(data.get("env"), _ENV_NAME, "env", header=False)
+        env = string_map(data.get("env"), ENV_NAME, "env", header=False)
         if isinstance(env, str):
             raise _problem(name, env)
         return McpServerConfig(name, command=command, args=tuple(args), env=MappingProxyType(env),
@@ -134,7 +111,7 @@ def parse_server(name: str, data: Any) -> McpServerConfig:
     if not isinstance(url, str) or not _text(url, 2048) or not url.startswith(("http://", "https://")) \
             or any(c.isspace() for c in url):
         raise _problem(name, "url must be an http:// or https:// URL")
-    headers = _string_map(data.get("headers"), _HEADER_NAME, "headers", header=True)
+    headers = string_map(data.get("headers"), HEADER_NAME, "headers", header=True)
     if isinstance(headers, str):
         raise _problem(name, headers)
     return McpServerConfig(name, url=url, headers=MappingProxyType(headers), timeout_s=float(timeout), enabled=enabled)
@@ -158,11 +135,12 @@ def parse_servers(data: Any) -> McpServers:
     return McpServers(tuple(good), tuple(problems))
 
 
-@dataclass
 class McpStore:
-    """Reads and writes mcp.json and mcp_keys.json under one home folder."""
+    """Reads and writes mcp.json under one home folder, and the servers' secrets in the secret store."""
 
-    root: Path
+    def __init__(self, root: Path, secrets: "SecretStore | None" = None) -> None:
+        self.root = root
+        self.book = McpSecretBook(root, secrets)
 
     @property
     def path(self) -> Path:
@@ -170,36 +148,31 @@ class McpStore:
 
     @property
     def keys_path(self) -> Path:
-        return self.root / MCP_KEYS_FILE
+        """The older versions' secrets file (gone once its secrets were moved)."""
+        return self.book.legacy_path
 
     def load(self) -> McpServers:
         try:
-            return parse_servers(_read_json(self.path, MCP_FILE))
+            loaded = parse_servers(_read_json(self.path, MCP_FILE))
         except ConfigError as exc:
-            return McpServers((), (exc,))
+            loaded = McpServers((), (exc,))
+        if self.keys_path.exists():  # an older home: its secrets move to the secret store now
+            self.book.migrate()
+            if self.book.problem is not None:
+                loaded = McpServers(loaded.servers, (*loaded.problems, self.book.problem))
+        return loaded
 
     def secrets(self, name: str) -> McpSecrets:
-        """The secrets saved for server ``name`` (empty when none, or when the file cannot be used)."""
-        entry = self._keys().get(name)
-        if not isinstance(entry, dict):
-            return McpSecrets()
-        env = _string_map(entry.get("env"), _ENV_NAME, "env", header=False)
-        headers = _string_map(entry.get("headers"), _HEADER_NAME, "headers", header=True)
-        return McpSecrets(MappingProxyType(env if isinstance(env, dict) else {}),
-                          MappingProxyType(headers if isinstance(headers, dict) else {}))
+        """The secrets saved for server ``name`` (empty when none, or when they cannot be read)."""
+        return self.book.get(name)
 
     def add(self, config: McpServerConfig, secrets: McpSecrets = McpSecrets()) -> None:
         """Add or replace a server (ConfigError when it does not pass the same check as loading)."""
         parse_server(config.name, config.to_json())
         data = self._raw()
+        self.book.set(config.name, secrets)  # secrets first: a server is never saved without the ones it needs
         data["servers"][config.name] = config.to_json()
         self._write(data)
-        keys = self._keys()
-        if secrets.env or secrets.headers:
-            keys[config.name] = {"env": dict(secrets.env), "headers": dict(secrets.headers)}
-        else:
-            keys.pop(config.name, None)
-        self._write_keys(keys)
 
     def remove(self, name: str) -> bool:
         """Forget a server and its secrets; False when there was none by that name."""
@@ -207,9 +180,7 @@ class McpStore:
         found = data["servers"].pop(name, None) is not None
         if found:
             self._write(data)
-        keys = self._keys()
-        if keys.pop(name, None) is not None:
-            self._write_keys(keys)
+        self.book.forget(name)
         return found
 
     def _raw(self) -> dict[str, Any]:
@@ -221,17 +192,6 @@ class McpStore:
                               file=MCP_FILE)
         return data
 
-    def _keys(self) -> dict[str, Any]:
-        try:
-            data = _read_json(self.keys_path, MCP_KEYS_FILE)
-        except ConfigError:
-            return {}
-        return data if isinstance(data, dict) else {}
-
     def _write(self, data: dict[str, Any]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         _write_private(self.path, json.dumps(data, indent=2), mode=0o644)
-
-    def _write_keys(self, keys: dict[str, Any]) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        _write_private(self.keys_path, json.dumps(keys, indent=2), mode=0o600)

@@ -10,6 +10,10 @@ A server's list can change (it says so, or it was restarted and came back differ
 lists again after every call and every restart; a tool that went away or changed (description,
 schema or hints) is taken out or replaced, and every lease on it, or on its whole server, is
 revoked with the reason in the ledger: what the user granted was the tool they saw.
+
+``reload`` brings the servers in step with mcp.json as it is now (Settings or ``agentdesk mcp``
+changed it while the kernel runs): new servers start, removed or switched-off ones stop (their tools
+go and every lease on them is revoked), changed ones restart and are listed again under that rule.
 """
 
 from __future__ import annotations
@@ -26,23 +30,12 @@ from ..tools.descriptor import ToolContext, ToolOutput
 from .mcp_client import McpConnection, McpError
 from .mcp_config import McpSecrets, McpServerConfig
 from .mcp_names import scope_name, server_scope
+from .mcp_status import McpReload, McpServerStatus
 from .mcp_tools import ListedTool, describe, result_text
 
 if TYPE_CHECKING:
     from ..lease_book import LeaseBook
     from ..tools.registry import ToolRegistry
-
-
-@dataclass(frozen=True)
-class McpServerStatus:
-    """One server as the Settings page and ``agentdesk mcp list`` show it."""
-
-    name: str
-    state: str                              # "connected" · "stopped" · "failed" · "disabled"
-    tools: tuple[str, ...] = ()             # wire names in the registry
-    disabled: tuple[tuple[str, str], ...] = ()  # (tool, why it is left out)
-    error: str | None = None
-    protocol: str | None = None
 
 
 @dataclass
@@ -52,6 +45,7 @@ class _Server:
     registered: dict[str, str] = field(default_factory=dict)        # server's tool name → wire name
     disabled: dict[str, str] = field(default_factory=dict)          # server's tool name → reason
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    redescribe: bool = False  # its config changed: every tool is described again (timeout) on the next listing
 
 
 class McpHub:
@@ -63,14 +57,61 @@ class McpHub:
         self._mode = mode
         self._servers: dict[str, _Server] = {}
         self._skipped: dict[str, str] = {}
+        self._reloading = asyncio.Lock()
 
     def add_server(self, config: McpServerConfig, secrets: McpSecrets = McpSecrets()) -> None:
         """Know a server (not started yet: ``start`` or its first refresh starts it)."""
         if not config.enabled:
             self._skipped[config.name] = "disabled"
             return
+        self._skipped.pop(config.name, None)
+        self._servers[config.name] = _Server(self._connection(config, secrets))
+
+    def _connection(self, config: McpServerConfig, secrets: McpSecrets) -> McpConnection:
         log = None if self._log_dir is None else self._log_dir / f"mcp-{config.name}.log"
-        self._servers[config.name] = _Server(McpConnection(config, secrets, log_path=log, mode=self._mode))
+        return McpConnection(config, secrets, log_path=log, mode=self._mode)
+
+    async def reload(self, wanted: "list[tuple[McpServerConfig, McpSecrets]]") -> McpReload:
+        """Bring the running servers in step with ``wanted`` (mcp.json as it is now): start the new ones,
+        stop the removed or switched-off ones (their tools go, and every lease on them is revoked), and
+        restart the changed ones (a tool that then differs loses its leases, as on any list change)."""
+        async with self._reloading:
+            want = {c.name: (c, s) for c, s in wanted}
+            gone = [n for n in self._servers if n not in want or not want[n][0].enabled]
+            changed = [n for n in self._servers if n not in gone and
+                       (self._servers[n].connection.config, self._servers[n].connection.secrets) != want[n]]
+            added = [n for n, (c, _s) in want.items() if c.enabled and n not in self._servers]
+            await asyncio.gather(*(self.remove_server(n) for n in gone))
+            self._skipped = {n: "disabled" for n, (c, _s) in want.items() if not c.enabled}
+            for name in changed:
+                await self._replace(name, *want[name])
+            for name in added:
+                self.add_server(*want[name])
+            failed = [n for n, s in self._servers.items() if n not in added and n not in changed
+                      and not s.connection.alive and s.connection.last_error]  # tried again too
+            names = (*added, *changed, *failed)
+            outcomes = await asyncio.gather(*(self.refresh(n) for n in names), return_exceptions=True)
+            problems = tuple(o.message if isinstance(o, McpError) else f"MCP server {n}: {type(o).__name__}: {o}"
+                             for n, o in zip(names, outcomes) if isinstance(o, BaseException))
+            return McpReload(tuple(added), tuple(gone), tuple(changed), problems)
+
+    async def remove_server(self, name: str) -> None:
+        """Stop server ``name``, take its tools out of the registry and revoke every lease on them."""
+        server = self._servers.pop(name, None)
+        self._skipped.pop(name, None)
+        if server is None:
+            return
+        for wire in server.registered.values():
+            self._registry.remove(wire)
+        self._revoke(name, sorted(set(server.listed) | set(server.registered)), removed=True)
+        await server.connection.close()
+
+    async def _replace(self, name: str, config: McpServerConfig, secrets: McpSecrets) -> None:
+        server = self._servers[name]
+        async with server.lock:
+            await server.connection.close()
+            server.connection = self._connection(config, secrets)
+            server.redescribe = True
 
     async def start(self) -> dict[str, str]:
         """Connect every server and register its tools, together; returns why any could not start."""
@@ -102,6 +143,8 @@ class McpHub:
     # ---- keeping the registry in step --------------------------------------------------------
 
     def _apply(self, name: str, server: _Server, listed: tuple[ListedTool, ...]) -> tuple[str, ...]:
+        if self._servers.get(name) is not server:
+            return ()  # removed while it was listing: nothing of it goes back into the registry
         new = {}
         for tool in listed:
             if tool.name in new:
@@ -110,6 +153,10 @@ class McpHub:
             new[tool.name] = tool
         old = server.listed
         gone = [t for t in old if t not in new or new[t].fingerprint() != old[t].fingerprint()]
+        if server.redescribe:  # same tools, new settings (a timeout): described again, leases kept
+            for tool_name in [t for t in server.registered if t not in gone]:
+                self._registry.remove(server.registered.pop(tool_name))
+            server.redescribe = False
         for tool_name in gone:
             wire = server.registered.pop(tool_name, None)
             if wire is not None:
@@ -137,15 +184,16 @@ class McpHub:
             scopes[descriptor.scope] = tool_name
         return tuple(gone) if old else ()
 
-    def _revoke(self, server: str, tools: list[str]) -> None:
+    def _revoke(self, server: str, tools: list[str], removed: bool = False) -> None:
         """Revoke every lease on ``tools`` or on the whole server (not broader grants like ``mcp`` or ``*``)."""
         scopes = {scope_name(server, t): t for t in tools}
         whole = server_scope(server)
         what = ", ".join(sorted(tools))
+        reason = f"the MCP server {server} was removed or switched off" if removed else \
+            f"the MCP server {server} changed or removed its tools: {what}"
         for lease in self._leases.live():
-            if lease.scope == whole or lease.scope in scopes:
-                self._leases.revoke(lease.id, f"the MCP server {server} changed or removed its tools: {what}",
-                                    by=KERNEL)
+            if lease.scope == whole or lease.scope in scopes or lease.scope.startswith(whole + ".") and removed:
+                self._leases.revoke(lease.id, reason, by=KERNEL)
 
     def _runner(self, server: str, tool: str) -> Callable[[ToolContext, Mapping[str, Any]], Any]:
         async def run(_ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
@@ -154,7 +202,9 @@ class McpHub:
         return run
 
     async def _call(self, name: str, tool: str, arguments: dict[str, Any]) -> ToolOutput:
-        server = self._servers[name]
+        server = self._servers.get(name)
+        if server is None:
+            raise ToolFailure(f"the MCP server {name} was removed")
         try:
             content, structured, is_error = await server.connection.call(tool, arguments)
         except McpError as exc:
@@ -170,7 +220,7 @@ class McpHub:
 
     async def _after_call(self, name: str) -> None:
         """List again: a call may have changed the server's tools (or restarted it)."""
-        if not self._servers[name].connection.alive:
+        if name not in self._servers or not self._servers[name].connection.alive:
             return  # it stopped: the next call starts it and lists again
         try:
             await self.refresh(name)

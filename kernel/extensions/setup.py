@@ -9,19 +9,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .mcp_config import McpStore
+from .mcp_config import McpSecrets, McpStore
 
 if TYPE_CHECKING:
     from ..facade import Kernel
+    from .mcp_config import McpServerConfig
+
+
+def configured_mcp(root: Path) -> "tuple[list[tuple[McpServerConfig, McpSecrets]], list[str]]":
+    """Every server in ``root/mcp.json`` with its secrets (disabled ones too: a reload stops them), and one
+    sentence per problem. The secrets are read only for enabled servers."""
+    store = McpStore(root)
+    loaded = store.load()
+    servers = [(s, store.secrets(s.name) if s.enabled else McpSecrets()) for s in loaded.servers]
+    return servers, [p.message for p in loaded.problems]
 
 
 async def start_configured_mcp(kernel: "Kernel", root: Path) -> list[str]:
-    """Start the servers in ``root/mcp.json``; returns one sentence per problem."""
-    store = McpStore(root)
-    loaded = store.load()
-    problems = [p.message for p in loaded.problems]
-    servers = [(s, store.secrets(s.name)) for s in loaded.servers if s.enabled]
-    if servers:
-        failed = await kernel.start_mcp(servers, log_dir=root / "logs")
-        problems += list(failed.values())
-    return problems
+    """Start the servers in ``root/mcp.json``; returns one sentence per problem. The kernel remembers
+    ``root``, so ``mcp_reload`` later reads the same file."""
+    kernel.use_mcp_home(root)
+    done = await kernel.mcp_reload()
+    return list(done.problems)

@@ -382,6 +382,13 @@ class RemoteKernel:
     def resolve_confirmation(self, request_id: int, confirmed: bool) -> bool:
         return bool(self._call("resolve_confirmation", request_id=request_id, confirmed=confirmed))
 
+    def mcp_status(self) -> list[Any]:
+        return list(self._call("mcp_status"))
+
+    async def mcp_reload(self) -> Any:
+        """Servers may take a while to start: asked on the event connection, so no call times out on it."""
+        return await self._events.call("mcp_reload", {})
+
     def hold_secret(self, value: str, label: str = "secret") -> bool:
         return bool(self._call("hold_secret", value=value, label=label))
 

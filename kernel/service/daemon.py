@@ -54,6 +54,7 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
             private_folder(path.parent)
         server = KernelServer(kernel, path, status=lambda: health(kernel, store),
                               on_attached=kernel.set_attached, on_settings=providers.forget)
+        kernel.use_mcp_home(home)  # before any client can ask: mcp_reload reads this home's mcp.json
         await server.start()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):

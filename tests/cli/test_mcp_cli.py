@@ -9,9 +9,12 @@ import sys
 from pathlib import Path
 
 from kernel.cli import main
+from kernel.secret_store import usable_keyring
 
 
 def test_add_list_rm_keeps_secrets_apart(agentdesk_home: Path, monkeypatch, capsys):
+    monkeypatch.setenv("AGENTDESK_KEYRING", "off")  # never a real keyring from a test
+    usable_keyring.cache_clear()
     monkeypatch.setenv("GIT_TOKEN", "tok-from-env-123")
     assert main(["mcp", "add", "git", "--env", "LOG=1", "--secret-env", "GIT_TOKEN", "--secret-env", "OTHER=sek-456",
                  "--command", "mcp-server-git --repository /tmp/r"]) == 0
@@ -27,9 +30,10 @@ def test_add_list_rm_keeps_secrets_apart(agentdesk_home: Path, monkeypatch, caps
     assert [r["name"] for r in rows] == ["git", "web"] and rows[0]["secrets"] == ["GIT_TOKEN", "OTHER"]
     mcp_json = (agentdesk_home / "mcp.json").read_text()
     assert "tok-from-env" not in mcp_json and "sek-456" not in mcp_json and "LOG" in mcp_json
-    assert stat.S_IMODE((agentdesk_home / "mcp_keys.json").stat().st_mode) == 0o600
+    keys = agentdesk_home / "keys.json"  # where provider keys are, no keyring here (kernel/extensions/mcp_secrets.py)
+    assert stat.S_IMODE(keys.stat().st_mode) == 0o600 and not (agentdesk_home / "mcp_keys.json").exists()
     assert main(["mcp", "rm", "git"]) == 0 and main(["mcp", "rm", "git"]) == 2
-    assert "tok-from-env" not in (agentdesk_home / "mcp_keys.json").read_text()
+    assert "tok-from-env" not in keys.read_text() and "x9" in keys.read_text()
 
 
 def test_bad_input_is_a_sentence_and_exit_2(agentdesk_home: Path, capsys):

@@ -9,6 +9,8 @@ from PySide6.QtCore import Qt
 
 from desktop.extension_pages import McpServersPage, SkillsPage
 from kernel import McpStore, find_skills
+from kernel.secret_store import SecretStore
+from kernel.settings import SettingsStore
 
 
 def test_settings_opens_both_pages(main, qtbot):
@@ -23,7 +25,7 @@ def test_settings_opens_both_pages(main, qtbot):
 
 
 def test_the_mcp_page_adds_replaces_and_removes_with_secrets_kept_apart(tmp_path: Path, qtbot):
-    store = McpStore(tmp_path)
+    store = McpStore(tmp_path, SecretStore(SettingsStore(tmp_path), use_keyring=False))  # never a real keyring
     page = McpServersPage(store)
     qtbot.addWidget(page)
     page.name.setFocus()

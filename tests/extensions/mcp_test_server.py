@@ -3,7 +3,9 @@
 Tools: ``echo`` (read-only hint), ``shout`` (no hints: unknown risk), ``hang`` (never answers),
 ``crash`` (the process exits mid-call), ``drop_extra`` (removes the tool ``extra`` from the list,
 so the client's next listing differs), ``extra``, ``big`` (a megabyte of text), ``fail`` (an error result), and ``dup-name`` /
-``dup_name`` (one name once sanitised for the wire).
+``dup_name`` (one name once sanitised for the wire), ``getenv`` (an environment variable's value: what
+the kernel passed the server). ``MCP_TEST_ECHO_NOTE`` in the environment changes echo's description
+(a restarted server that lists a changed tool).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from mcp.types import ToolAnnotations
 server = MCPServer("agentdesk-test")
 
 
-@server.tool(description="Repeat the text back.", annotations=ToolAnnotations(read_only_hint=True))
+@server.tool(description="Repeat the text back." + os.environ.get("MCP_TEST_ECHO_NOTE", ""),
+             annotations=ToolAnnotations(read_only_hint=True))
 def echo(text: str) -> str:
     return f"echo: {text}"
 
@@ -69,6 +72,11 @@ def dup_dash() -> str:
 @server.tool(name="dup_name", description="Meets dup-name on the wire.", annotations=ToolAnnotations(read_only_hint=True))
 def dup_underscore() -> str:
     return "underscore"
+
+
+@server.tool(description="The value of an environment variable.", annotations=ToolAnnotations(read_only_hint=True))
+def getenv(name: str) -> str:
+    return os.environ.get(name, "(not set)")
 
 
 if __name__ == "__main__":

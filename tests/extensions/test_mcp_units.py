@@ -13,6 +13,8 @@ from kernel.extensions.mcp_names import scope_name, wire_name
 from kernel.extensions.mcp_tools import ListedTool, describe, result_text
 from kernel.tools.descriptor import ToolOutput
 from kernel.tools.registry import NAME_RE, SCOPE_RE
+from kernel.secret_store import SecretStore
+from kernel.settings import SettingsStore
 
 
 async def _never(_ctx, _input) -> ToolOutput:  # the descriptors here are never run
@@ -93,15 +95,16 @@ def test_config_files_are_hostile_input(tmp_path):
 
 
 def test_secrets_live_apart_owner_only_and_never_in_mcp_json(tmp_path):
-    store = McpStore(tmp_path)
+    store = McpStore(tmp_path, SecretStore(SettingsStore(tmp_path), use_keyring=False))
     store.add(McpServerConfig("api", url="https://example.test/mcp", headers={"X-Team": "a"}),
               McpSecrets(headers={"Authorization": "Bearer sekrit-token-123"}))
     assert "sekrit" not in store.path.read_text()
-    assert stat.S_IMODE(store.keys_path.stat().st_mode) == 0o600
+    keys = SettingsStore(tmp_path).keys_path  # where provider keys are (kernel/extensions/mcp_secrets.py)
+    assert stat.S_IMODE(keys.stat().st_mode) == 0o600 and not store.keys_path.exists()
     assert store.secrets("api").headers == {"Authorization": "Bearer sekrit-token-123"}
     assert [s.name for s in store.load().servers] == ["api"]
     assert store.remove("api") and not store.remove("api")
-    assert store.load().servers == () and json.loads(store.keys_path.read_text()) == {}
+    assert store.load().servers == () and json.loads(keys.read_text()) == {}
 
 
 def test_an_unreadable_mcp_json_is_a_problem_not_a_crash(tmp_path):

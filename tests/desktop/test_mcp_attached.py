@@ -1,0 +1,79 @@
+"""Settings → MCP servers on a desktop attached to a real kernel process: each server's state as the
+kernel says it (connected with its tool count, failed with the reason), and a change saved on the
+page applied in the running kernel at once. pytest-qt over ``attach_desktop``; the stdio server is
+tests/extensions/mcp_test_server.py, started by the kernel process."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import pytest
+import shiboken6
+from PySide6.QtCore import Qt
+
+from kernel.extensions.mcp_config import McpServerConfig, McpStore
+from kernel.secret_store import usable_keyring
+from tests.extensions.conftest import SERVER
+from tests.fakes import FakeProviderServer
+from tests.service.conftest import KernelProcess, clean_env
+
+
+@pytest.fixture
+def attached(qtbot, qloop, agentdesk_home, monkeypatch):
+    """The desktop attached to a kernel process whose mcp.json lists the test server ``t``."""
+    from desktop.app import attach_desktop
+
+    monkeypatch.setenv("AGENTDESK_KEYRING", "off")  # a test never writes a real keyring
+    usable_keyring.cache_clear()
+    McpStore(agentdesk_home).add(McpServerConfig("t", command=sys.executable, args=(str(SERVER),), timeout_s=30))
+    with FakeProviderServer() as srv:
+        env = clean_env(agentdesk_home, {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.anthropic_base_url,
+                                         "AGENTDESK_KEYRING": "off"})
+        proc = KernelProcess(agentdesk_home, env).start()
+        try:
+            task = asyncio.ensure_future(attach_desktop(agentdesk_home, grant_delay_ms=0))
+            qtbot.waitUntil(task.done, timeout=30_000)
+            desk = task.result()
+            ready = asyncio.ensure_future(desk.kernel.mcp_reload())  # the kernel's own start of mcp.json is done
+            qtbot.waitUntil(ready.done, timeout=60_000)
+            assert ready.result().problems == ()
+            yield desk
+            window = desk.window
+            window.close()
+            window.deleteLater()  # its status line asks the kernel on repaint: gone before the kernel is
+            qtbot.waitUntil(lambda: not shiboken6.isValid(window), timeout=10_000)
+            closing = asyncio.ensure_future(desk.kernel.aclose())
+            qtbot.waitUntil(closing.done, timeout=30_000)
+        finally:
+            proc.stop()
+    usable_keyring.cache_clear()
+
+
+def test_the_mcp_page_shows_the_kernel_services_word_and_applies_changes_at_once(attached, qtbot, tmp_path):
+    attached.window.settings_action.trigger()
+    dialog = attached.extras["settings_dialog"]
+    page = dialog.open_page["mcp"]().page
+    [t] = attached.kernel.mcp_status()
+    state = page.table.item(0, 3).text()
+    assert page.table.item(0, 0).text() == "t" and state == f"connected · {len(t.tools)} tools" and len(t.tools) > 5
+    assert "Changes apply at once" in page.note.text()
+
+    # a server that cannot start: saved with the keyboard, applied, shown failed with the reason
+    page.name.setFocus()
+    qtbot.keyClicks(page.name, "gone")
+    qtbot.keyClicks(page.target, str(tmp_path / "no-such-server"))
+    page.timeout.setText("10")
+    with qtbot.waitSignal(page.applied, timeout=60_000) as applied:
+        qtbot.mouseClick(page.add_button, Qt.MouseButton.LeftButton)
+    assert applied.args[0].started == ("gone",) and applied.args[0].problems
+    rows = {page.table.item(r, 0).text(): page.table.item(r, 3) for r in range(page.table.rowCount())}
+    assert rows["gone"].text().startswith("failed · 0 tools · ") and "error:" in rows["gone"].toolTip()
+    assert "started gone" in page.note.text() and page.problem.isVisible()
+
+    # removed: stopped in the kernel, gone from the table
+    with qtbot.waitSignal(page.applied, timeout=60_000) as applied:
+        assert page.remove()
+    assert applied.args[0].stopped == ("gone",)
+    assert [s.name for s in attached.kernel.mcp_status()] == ["t"] and page.table.rowCount() == 1
+    dialog.reject()

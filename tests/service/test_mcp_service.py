@@ -1,0 +1,124 @@
+"""MCP servers in the kernel service: status over the socket, and ``agentdesk mcp add|rm`` taking effect in
+the running kernel at once (started, restarted when changed, stopped when removed, leases revoked), with
+the servers' secrets held by the kernel and kept out of the ledger. A real kernel process, real stdio
+MCP servers (tests/extensions/mcp_test_server.py) and the loopback fake provider."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+import pytest
+
+from kernel.cli import main
+from kernel.extensions.mcp_config import McpSecrets, McpServerConfig, McpStore
+from kernel.secret_store import usable_keyring
+from kernel.service.client import RemoteKernel
+from tests.extensions.conftest import SERVER
+from tests.fakes import Text, ToolCall, Turn
+
+from .conftest import KernelProcess
+
+SECRET = "s3cret-Value-4242"
+
+
+@pytest.fixture
+def no_keyring(monkeypatch):
+    """Secrets go to the home's keys.json here and in the kernel process: a test never writes a real keyring."""
+    monkeypatch.setenv("AGENTDESK_KEYRING", "off")
+    usable_keyring.cache_clear()
+    yield
+    usable_keyring.cache_clear()
+
+
+@pytest.fixture
+def mcp_kernel_proc(no_keyring, kernel_env, agentdesk_home):
+    McpStore(agentdesk_home).add(McpServerConfig("t", command=sys.executable, args=(str(SERVER),), timeout_s=30),
+                                 McpSecrets(env={"MCP_TEST_SECRET": SECRET}))
+    k = KernelProcess(agentdesk_home, {**kernel_env, "AGENTDESK_KEYRING": "off"}).start()
+    yield k
+    if k.proc is not None and k.proc.poll() is None:
+        k.stop()
+
+
+def _run(body):
+    return asyncio.run(asyncio.wait_for(body(), timeout=150))
+
+
+def test_status_and_add_edit_rm_apply_in_the_running_kernel(mcp_kernel_proc, agentdesk_home, srv, tmp_path, capsys):
+    async def body() -> None:
+        k = await RemoteKernel.for_home(agentdesk_home, client="test").start()
+        try:
+            first = await k.mcp_reload()  # waits for the kernel's own start of mcp.json (nothing changed since)
+            assert first.problems == () and first.in_words() == "no change"
+            [t] = k.mcp_status()
+            assert (t.name, t.state, t.error) == ("t", "connected", None) and "mcp__t__echo" in t.tools
+
+            # the secret reached the server, and the kernel keeps it out of the record
+            ws = tmp_path / "ws"
+            ws.mkdir()
+            agent = k.spawn("mcp", workspace=str(ws))
+            on_server = k.grant_lease(agent.id, "mcp.t", 300)
+            srv.script(Turn(parts=(ToolCall("mcp__t__getenv", {"name": "MCP_TEST_SECRET"}),)), Turn(parts=(Text("ok"),)))
+            k.send(agent.id, "go")
+            assert (await k.wait(agent.id)).state == "idle"
+            entries = k.ledger_page(limit=200)
+            results = [e for e in entries if e.kind == "result"]
+            assert results and "[REDACTED:held-secret]" in repr(results[-1])
+            assert SECRET not in repr(entries)
+
+            # add: started at once
+            command = f"{sys.executable} {SERVER}"
+            assert await asyncio.to_thread(main, ["mcp", "add", "u", "--command", command]) == 0
+            assert "the running kernel: started u" in capsys.readouterr().err
+            states = {s.name: s for s in k.mcp_status()}
+            assert states["u"].state == "connected" and "mcp__u__echo" in {t.name for t in k.tools()}
+
+            # edit: restarted; a tool that changed revokes the leases on it (and on its whole server)
+            assert await asyncio.to_thread(main, ["mcp", "add", "t", "--command", command,
+                                                  "--env", "MCP_TEST_ECHO_NOTE= (changed)"]) == 0
+            assert "the running kernel: restarted t" in capsys.readouterr().err
+            assert on_server.id not in {lease.id for lease in k.leases(agent.id)}
+            revokes = [e for e in k.ledger_page(limit=500) if e.kind == "lease.revoke"]
+            assert [e.reason for e in revokes] == ["the MCP server t changed or removed its tools: echo"]
+            assert "mcp__t__echo" in {t.name for t in k.tools()}  # described again, as the server lists it now
+
+            # remove: stopped, its tools gone, leases on them revoked
+            on_u = k.grant_lease(agent.id, "mcp.u.echo", 300)
+            assert await asyncio.to_thread(main, ["mcp", "rm", "u"]) == 0
+            assert "the running kernel: stopped u" in capsys.readouterr().err
+            assert [s.name for s in k.mcp_status()] == ["t"]
+            assert not any(t.name.startswith("mcp__u__") for t in k.tools())
+            assert on_u.id not in {lease.id for lease in k.leases(agent.id)}
+            revokes = [e for e in k.ledger_page(limit=500) if e.kind == "lease.revoke"]
+            assert any("the MCP server u was removed" in e.reason for e in revokes)
+        finally:
+            await k.aclose()
+
+    _run(body)
+
+
+def test_a_server_that_fails_says_why_and_a_fix_is_taken_without_a_restart(mcp_kernel_proc, agentdesk_home, tmp_path,
+                                                                          capsys):
+    missing = tmp_path / "no-such-server"
+
+    async def body() -> None:
+        k = await RemoteKernel.for_home(agentdesk_home, client="test").start()
+        try:
+            await k.mcp_reload()
+            assert await asyncio.to_thread(main, ["mcp", "add", "gone", "--command", str(missing),
+                                                  "--timeout", "10"]) == 0
+            err = capsys.readouterr().err
+            assert "the running kernel: started gone" in err and "agentdesk mcp: " in err
+            gone = {s.name: s for s in k.mcp_status()}["gone"]
+            assert gone.state == "failed" and gone.error and gone.tools == ()
+            (agentdesk_home / "mcp.json").write_text(json.dumps({"servers": {"gone": {"command": sys.executable,
+                                                                                       "args": [str(SERVER)]}}}))
+            done = await k.mcp_reload()  # t was removed from the file, gone was fixed
+            assert done.stopped == ("t",) and done.restarted == ("gone",) and done.problems == ()
+            assert [(s.name, s.state) for s in k.mcp_status()] == [("gone", "connected")]
+        finally:
+            await k.aclose()
+
+    _run(body)
