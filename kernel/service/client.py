@@ -382,6 +382,15 @@ class RemoteKernel:
     def resolve_confirmation(self, request_id: int, confirmed: bool) -> bool:
         return bool(self._call("resolve_confirmation", request_id=request_id, confirmed=confirmed))
 
+    def unknown_outward(self) -> list[Any]:
+        return list(self._call("unknown_outward"))
+
+    def settle_outward(self, intent_seq: int, sent: bool) -> None:
+        self._call("settle_outward", intent_seq=intent_seq, sent=sent)
+
+    async def recheck_outward(self, intent_seq: int) -> str:
+        return str(await self._events.call("recheck_outward", {"intent_seq": intent_seq}))
+
     def hold_secret(self, value: str, label: str = "secret") -> bool:
         return bool(self._call("hold_secret", value=value, label=label))
 
