@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Mapping
 
-from ledger import KERNEL, USER, Intent, Ledger, Outcome, ToolCall
+from ledger import KERNEL, USER, Intent, Ledger, LedgerError, Outcome, ToolCall
 
 from .errors import KernelError, ToolFailure
 from .tools.descriptor import ToolContext
@@ -188,11 +188,19 @@ def unknown_intents(ledger: Ledger) -> list[UnknownIntent]:
         seen.add(entry.cause)
         intent = ledger.get(entry.cause)
         if isinstance(intent, Intent) and settled(ledger, intent) is None:
-            call = ledger.get(intent.cause) if intent.cause is not None else None
-            args = call.input if isinstance(call, ToolCall) else {}
+            args = call_input(ledger, intent)
             out.append(UnknownIntent(intent.seq, intent.actor, intent.tool, intent.target, entry.detail, intent.ts,
                                      described(intent.tool, args, intent.target)))
     return out
+
+
+def call_input(ledger: Ledger, intent: Intent) -> Mapping[str, Any]:
+    """The arguments of the call an intent came from, as recorded ({} when there is no such call)."""
+    try:
+        call = ledger.get(intent.cause) if intent.cause else None
+    except LedgerError:
+        return {}
+    return call.input if isinstance(call, ToolCall) else {}
 
 
 def settled(ledger: Ledger, intent: Intent) -> Outcome | None:

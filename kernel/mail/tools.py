@@ -15,11 +15,11 @@ import asyncio
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
-from ledger import Intent, Ledger, Outcome, ToolCall
+from ledger import Intent, Ledger, Outcome
 
 from ..clock import Clock
 from ..errors import ConfigError, ToolFailure
-from ..outward import DONE, FAILED, NotDone, OutwardBook, Verifier
+from ..outward import DONE, FAILED, NotDone, OutwardBook, Verifier, call_input
 from ..tools.descriptor import CallPreview, Risk, ToolContext, ToolDescriptor, ToolOutput
 from ..tools.fs.common import integer, obj, string
 from . import calendar, imap, smtp
@@ -168,8 +168,7 @@ class MailService:
 
     def intent_creds(self, intent: Intent) -> Credentials:
         """The account an intent acted from: the ``account`` of its recorded call (older calls: the first)."""
-        call = self.book.ledger.get(intent.cause) if intent.cause is not None else None
-        return self.creds(call.input if isinstance(call, ToolCall) else None)
+        return self.creds(call_input(self.book.ledger, intent))
 
     def verifiers(self) -> dict[str, Verifier]:
         """For ``OutwardBook.resume`` at kernel start."""
