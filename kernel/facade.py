@@ -190,7 +190,7 @@ class Kernel:
             return 0
         return len(await self._mail.book.resume(self._mail.verifiers()))
 
-    def unknown_outward(self) -> list["UnknownIntent"]:
+    def unknown_outward(self) -> list[UnknownIntent]:
         """Outward calls that may or may not have happened, newest first: for the Inbox to show."""
         from .outward import unknown_intents
 
