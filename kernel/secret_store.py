@@ -110,16 +110,21 @@ class SecretStore:
                 return value
         return self.settings.keys().get(name) or None
 
-    def set(self, name: str, value: str) -> None:
+    def set(self, name: str, value: str) -> str:
         """Keep ``value`` under ``name``: in the keyring when one is usable (then not in keys.json too),
-        else in keys.json."""
+        else in keys.json. Where it went, in words."""
         if self.backend is not None:
-            self.backend.set_password(SERVICE, name, value)
-            _note_keyring(self.settings.root, name, True)
-            if name in self.settings.keys():
-                self.settings.save_key(name, None)
-            return
+            try:
+                self.backend.set_password(SERVICE, name, value)
+            except Exception:  # noqa: BLE001 - a locked or broken keyring: the owner-only file keeps it instead
+                pass
+            else:
+                _note_keyring(self.settings.root, name, True)
+                if name in self.settings.keys():
+                    self.settings.save_key(name, None)
+                return "the system keyring"
         self.settings.save_key(name, value)
+        return "keys.json"
 
     def delete(self, name: str) -> None:
         if self.backend is not None:

@@ -246,9 +246,8 @@ class SettingsStore:
 
         secrets = SecretStore(self)
         if key:
-            secrets.set(name, key)
-        else:
-            secrets.delete(name)
+            return secrets.set(name, key)
+        secrets.delete(name)
         return "the system keyring" if secrets.backend is not None else "keys.json"
 
     def base_url(self, provider: str, settings: Settings, env: Mapping[str, str] | None = None) -> str | None:

@@ -62,16 +62,16 @@ class MailService:
         except ConfigError as exc:
             raise MailError("config", exc.message) from None
 
-    def answer_before_asking(self, tool: str, what: str, done_text: Callable[[Mapping[str, Any], Outcome], str]
-                             ) -> Callable[[str, int, Mapping[str, Any]], ToolOutput | None]:
+    def answer_before_asking(self, tool: str) -> Callable[[str, int, Mapping[str, Any]], ToolOutput | None]:
         """For the executor, before anyone is asked: an unknown account fails at once (naming the configured
-        ones); an identical call earlier in this turn gives its recorded result (nothing asked, nothing sent)."""
+        ones); an identical write earlier in this turn gives its recorded result (nothing asked, nothing sent)."""
         def answer(agent_id: str, turn: int, args: Mapping[str, Any]) -> ToolOutput | None:
             account = self.creds(args).account
             if tool == "mail_send":
                 compose(account, args, None, self.clock.now())  # a bad address fails here, before any ask
-            if tool not in ("mail_send", "calendar_create"):
+            if tool not in _WRITES:
                 return None
+            what, done_text = _WRITES[tool]
             outcome = self.book.earlier(agent_id, turn, tool, keyed(args, account))
             return None if outcome is None else _reported(outcome, True, what, done_text(args, outcome))
         return answer
@@ -213,6 +213,11 @@ def _created_text(args: Mapping[str, Any], outcome: Outcome) -> str:
     return f"created {args['title']!r} (UID {outcome.data.get('uid', '')})"
 
 
+# The outward tools: what they make (for the words of a replayed result) and how a done one reads.
+_WRITES: dict[str, tuple[str, Callable[[Mapping[str, Any], Outcome], str]]] = {
+    "mail_send": ("mail", _sent_text), "calendar_create": ("event", _created_text)}
+
+
 def _reported(outcome: Any, replayed: bool, what: str, done_text: str) -> ToolOutput:
     if outcome.status == DONE:
         again = f" (an identical call already did this; the {what} was not sent again)" if replayed else ""
@@ -233,13 +238,9 @@ def _with_account(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def mail_tools(service: MailService) -> tuple[ToolDescriptor, ...]:
-    s = service
-    done = {"mail_send": _sent_text, "calendar_create": _created_text}
-    answer = {name: s.answer_before_asking(name, "mail" if name.startswith("mail") else "event",
-                                           done.get(name, _created_text))
-              for name in ("mail_search", "mail_read", "mail_send", "calendar_list", "calendar_create")}
-    return tuple(replace(d, input_schema=_with_account(dict(d.input_schema)), answer_before_asking=answer[d.name])
-                 for d in _descriptors(s))
+    return tuple(replace(d, input_schema=_with_account(dict(d.input_schema)),
+                         answer_before_asking=service.answer_before_asking(d.name))
+                 for d in _descriptors(service))
 
 
 def _descriptors(s: MailService) -> tuple[ToolDescriptor, ...]:

@@ -143,3 +143,17 @@ def test_agentdesk_key_reads_the_key_from_stdin_and_lists_where_keys_come_from(a
     assert agentdesk("key", "set", "anthropic", stdin="").returncode == 2  # no key given: nothing saved
     assert agentdesk("key", "rm", "anthropic").returncode == 0
     assert SettingsStore(agentdesk_home).keys() == {}
+
+
+def test_a_keyring_that_refuses_to_store_leaves_the_key_in_keys_json(agentdesk_home, monkeypatch):
+    class LockedKeyring(DictKeyring):
+        def set_password(self, service, username, password):
+            from keyring.errors import PasswordSetError
+
+            raise PasswordSetError("the keyring is locked")
+
+    monkeypatch.setattr("kernel.secret_store.usable_keyring", lambda: LockedKeyring())
+    store = SettingsStore(agentdesk_home)
+    assert store.save_secret_key("anthropic", "sk-ant-locked-1234567890") == "keys.json"
+    assert store.keys() == {"anthropic": "sk-ant-locked-1234567890"} and store.keyring_names() == []
+    assert store.key_source("anthropic", env={}).where == "keys.json"
