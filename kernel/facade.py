@@ -194,7 +194,7 @@ class Kernel:
         """Outward calls that may or may not have happened, newest first: for the Inbox to show."""
         from .outward import unknown_intents
 
-        return unknown_intents(self._services.ledger)
+        return unknown_intents(self._services.ledger, None if self._mail is None else self._mail.describe)
 
     def settle_outward(self, intent_seq: int, sent: bool) -> None:
         """The user's word on an outward call whose outcome is unknown: it was sent, or it was not

@@ -175,9 +175,13 @@ class OutwardBook:
         return settled
 
 
-def unknown_intents(ledger: Ledger) -> list[UnknownIntent]:
+Describer = Callable[[str, Mapping[str, Any], str], "str | None"]  # (tool, arguments, target) → the effect in words
+
+
+def unknown_intents(ledger: Ledger, describe: Describer | None = None) -> list[UnknownIntent]:
     """Every outward call whose outcome is ``unknown`` and that nobody has settled since (the user saying
-    it was or was not sent, or a later check finding it), newest first: what the Inbox shows."""
+    it was or was not sent, or a later check finding it), newest first: what the Inbox shows. ``describe``
+    (the mail service's) shows the message or event exactly; else the call's arguments are listed."""
     out: list[UnknownIntent] = []
     seen: set[int] = set()
     for entry in ledger.page(kind=Outcome.KIND, limit=10_000):
@@ -189,8 +193,10 @@ def unknown_intents(ledger: Ledger) -> list[UnknownIntent]:
         intent = ledger.get(entry.cause)
         if isinstance(intent, Intent) and settled(ledger, intent) is None:
             args = call_input(ledger, intent)
+            shown = (describe(intent.tool, args, intent.target) if describe is not None else None) \
+                or described(intent.tool, args, intent.target)
             out.append(UnknownIntent(intent.seq, intent.actor, intent.tool, intent.target, entry.detail, intent.ts,
-                                     described(intent.tool, args, intent.target)))
+                                     shown))
     return out
 
 

@@ -176,7 +176,19 @@ class MailService:
             return await self._mail_found(self.intent_creds(intent), intent.target)
         return {"mail_send": mail, "calendar_create": self.event_verifier()}
 
-    # ---- previews for the confirmation ------------------------------------------------
+    # ---- previews for the confirmation, and the Inbox ----------------------------------
+
+    def describe(self, tool: str, args: Mapping[str, Any], target: str) -> str | None:
+        """A mail that may have gone out, exactly as it was sent (its From from the account, its Message-ID),
+        for the Inbox; None when it cannot be rebuilt (the account is gone, another tool)."""
+        if tool != "mail_send":
+            return None
+        try:
+            account = self.accounts.get(str(args["account"]) if args.get("account") else None)
+            head, _, body = shown(compose(account, args, target, 0)).partition("\n\n")
+        except (ConfigError, ToolFailure, KeyError, TypeError):
+            return None
+        return f"Account: {account.name}\n{head}\nMessage-ID: {target}\n\n{body}"
 
     def send_preview(self, workspace: Any, args: Mapping[str, Any]) -> CallPreview:
         account = self.creds(args).account

@@ -51,6 +51,7 @@ def test_listed_with_the_message_settled_by_the_user_and_never_retried(kernel, s
     assert newest.tool == "mail_send" and newest.actor == "a-1" and "connection broke" in newest.detail
     assert f"To: {ms.USER}" in newest.shown and "Subject: Late minutes" in newest.shown
     assert f"Message-ID: {late.target}" in newest.shown and newest.shown.endswith("Body of Late minutes.\n")
+    assert f"From: {ms.USER}" in newest.shown and newest.shown.startswith("Account: work\n")  # exactly as sent
     # the late one did reach the server after all: a check finds it and records it as done (by the kernel)
     creds = kernel._mail.creds()
     run(smtp.send(creds, compose(creds.account, {"to": [ms.USER], "subject": "Late minutes", "body": "x"},
