@@ -62,11 +62,19 @@ class MailService:
         except ConfigError as exc:
             raise MailError("config", exc.message) from None
 
+    def account(self, args: Mapping[str, Any] | None = None) -> Account:
+        """The call's ``account`` (by name), else the first account; MailError naming the configured ones."""
+        name = (args or {}).get("account") or None
+        try:
+            return self.accounts.get(None if name is None else str(name))
+        except ConfigError as exc:
+            raise MailError("config", exc.message) from None
+
     def answer_before_asking(self, tool: str) -> Callable[[str, int, Mapping[str, Any]], ToolOutput | None]:
         """For the executor, before anyone is asked: an unknown account fails at once (naming the configured
         ones); an identical write earlier in this turn gives its recorded result (nothing asked, nothing sent)."""
         def answer(agent_id: str, turn: int, args: Mapping[str, Any]) -> ToolOutput | None:
-            account = self.creds(args).account
+            account = self.account(args)  # no secret is read before the permission step
             if tool == "mail_send":
                 compose(account, args, None, self.clock.now())  # a bad address fails here, before any ask
             if tool not in _WRITES:
@@ -184,20 +192,20 @@ class MailService:
         if tool != "mail_send":
             return None
         try:
-            account = self.accounts.get(str(args["account"]) if args.get("account") else None)
+            account = self.account(args)
             head, _, body = shown(compose(account, args, target, 0)).partition("\n\n")
         except (ConfigError, ToolFailure, KeyError, TypeError):
             return None
         return f"Account: {account.name}\n{head}\nMessage-ID: {target}\n\n{body}"
 
     def send_preview(self, workspace: Any, args: Mapping[str, Any]) -> CallPreview:
-        account = self.creds(args).account
+        account = self.account(args)
         msg = compose(account, args, None, self.clock.now())
         return CallPreview(f"send this mail from the account {account.name!r} to {msg['To']} (it cannot be "
                            "taken back; the date and a Message-ID are added when it goes)", None, shown(msg))
 
     def event_preview(self, workspace: Any, args: Mapping[str, Any]) -> CallPreview:
-        account = self.creds(args).account
+        account = self.account(args)
         lines = [f"Account: {account.name}", f"Title: {args['title']}", f"Start: {args['start']}",
                  f"End: {args['end']}"]
         for name in ("timezone", "location", "calendar"):
