@@ -213,7 +213,7 @@ class SettingsStore:
         return KeySource(None, info.key_variable), None
 
     def web_key(self, backend: str, env: Mapping[str, str] | None = None) -> str | None:
-        """A web search back-end's key: its environment variable first, then keys.json (never raises)."""
+        """A web search back-end's key: its environment variable first, then keys.json, then the keyring (never raises)."""
         env = os.environ if env is None else env
         variable = WEB_KEY_VARIABLES.get(backend)
         if variable and env.get(variable):
