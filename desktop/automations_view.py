@@ -1,4 +1,5 @@
-"""The Automations window: the list, Run now / Pause / Resume / Delete, run history, and the Inbox.
+"""The Automations window: the list, Run now / Pause / Resume / Delete, run history, and the Inbox
+(with the outward calls whose outcome is unknown: ``outward_inbox``).
 
 A view of ``kernel.automations`` that reloads on ``AutomationsChanged``
 events and the bridge's tick (for "in 3 h"). Each run opens read-only: its
@@ -22,6 +23,7 @@ from kernel.api import (
 
 from . import style
 from .automations_form import AutomationForm
+from .outward_inbox import OutwardInbox
 
 
 def _table(headers: list[str]) -> QTableWidget:
@@ -88,6 +90,7 @@ class AutomationsWindow(QWidget):
         top_layout.addLayout(bar)
         top_layout.addWidget(self.empty)
         top_layout.addWidget(self.list)
+        self.outward = OutwardInbox(kernel)  # outward calls whose outcome is unknown (kernel/outward.py)
         bottom = QSplitter(Qt.Orientation.Horizontal)
         for title, table, extra in (("Runs (Enter opens one)", self.history, None), ("Inbox", self.inbox, inbox_bar)):
             box = QWidget()
@@ -97,6 +100,8 @@ class AutomationsWindow(QWidget):
             if extra is not None:
                 lay.addLayout(extra)
             lay.addWidget(table)
+            if table is self.inbox:
+                lay.addWidget(self.outward, 3)
             bottom.addWidget(box)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(top)
@@ -122,6 +127,7 @@ class AutomationsWindow(QWidget):
     def _on_event(self, event: object) -> None:
         if isinstance(event, AutomationsChanged):
             self.reload()
+        self.outward.on_event(event)
 
     def selected(self) -> AutomationView | None:
         row = self.list.currentRow()

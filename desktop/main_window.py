@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from kernel.api import (
     AgentArchived, AgentKilled, AutomationsChanged, ConfirmationRequested, ConfirmationResolved, ConfigError,
-    KernelFacade, LeaseRequested, LeaseRequestResolved, plural,
+    KernelFacade, LeaseRequested, LeaseRequestResolved, LedgerAppended, plural,
 )
 
 from . import style
@@ -109,7 +109,8 @@ class MainWindow(QMainWindow):
         self.automations_window: QWidget | None = None  # the Automations window, made on first use
         self.confirmations: dict[int, ConfirmDialog] = {}  # open one-off confirmation dialogs by request id
         self.inbox_label = QLabel()
-        self.inbox_label.setToolTip("Requests automation runs were refused, and notices (Automations window)")
+        self.inbox_label.setToolTip("Requests automation runs were refused, notices, and mails or events not known "
+                                    "to have gone out (Automations window)")
         self.statusBar().addPermanentWidget(self.inbox_label)
         self._update_inbox()
         self.statusBar().setSizeGripEnabled(False)
@@ -167,7 +168,8 @@ class MainWindow(QMainWindow):
             self._flag_requests()
         if isinstance(event, AgentArchived):
             self._archived(event.agent.id)
-        if isinstance(event, AutomationsChanged):
+        if isinstance(event, AutomationsChanged) or (isinstance(event, LedgerAppended)
+                                                      and event.entry.kind == "outcome"):
             self._update_inbox()
         if isinstance(event, ConfirmationRequested):
             self._confirm(event)
@@ -185,8 +187,9 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"\u25c6 {request.title}: confirm or decline", 20000)
 
     def _update_inbox(self) -> None:
-        """The Inbox's count in the status line (hidden when it is empty)."""
-        count = len(self.kernel.automations.inbox())
+        """The Inbox's count in the status line (hidden when it is empty): refused requests and notices of
+        automations, and outward calls whose outcome is unknown."""
+        count = len(self.kernel.automations.inbox()) + len(self.kernel.unknown_outward())
         self.inbox_label.setText(f"Inbox: {plural(count, 'item')}")
         self.inbox_label.setVisible(count > 0)
 

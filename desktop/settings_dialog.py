@@ -135,6 +135,7 @@ class SettingsDialog(QDialog):
             saved_keys = self.store.keys()
         except ConfigError:  # each tab says why keys.json cannot be used
             saved_keys = {}
+        saved_keys = {**dict.fromkeys(self.store.keyring_names(), ""), **saved_keys}  # saved in the keyring too
         self.tabs = QTabWidget(self)
         self.provider_tabs: dict[str, ProviderTab] = {}
         for name in PROVIDERS:
@@ -147,8 +148,9 @@ class SettingsDialog(QDialog):
         self.provider.currentTextChanged.connect(lambda p: self.tabs.setCurrentWidget(self.provider_tabs[p]))
 
         muted = shade(MUTED, self.palette())
-        keys_note = QLabel(f"Keys are stored in {self.store.keys_path} (readable only by you), never in the "
-                           "ledger; environment variables win over them.", self)
+        keys_note = QLabel("Keys you save go to the system keyring when there is one, else to "
+                           f"{self.store.keys_path} (readable only by you); never to the ledger. Environment "
+                           "variables win over them.", self)
         theme_note = QLabel("The theme follows the system's light or dark setting.", self)
         for note in (keys_note, theme_note, self.read_only_note):
             note.setWordWrap(True)
@@ -213,11 +215,11 @@ class SettingsDialog(QDialog):
         try:
             new = self.web_tab.applied(apply_form(values, self.settings, self.store.root))
             self.store.save(new)
-            for provider, key in key_changes(values).items():
-                self.store.save_key(provider, key)
+            for provider, key in key_changes(values).items():  # the system keyring when usable, else keys.json
+                self.store.save_secret_key(provider, key)
             web_key = self.web_tab.key_change()
             if web_key is not None:
-                self.store.save_key(*web_key)
+                self.store.save_secret_key(*web_key)
         except (ConfigError, OSError) as exc:
             self.error_label.setText(f"Could not save: {exc}")
             self.error_label.show()

@@ -170,15 +170,16 @@ def key_changes(values: FormValues) -> dict[str, str | None]:
 
 
 def key_source_text(provider: str, source: KeySource | ConfigError, saved: bool) -> str:
-    """Where the key in use comes from, in words (never the key): the environment, keys.json, or
-    nowhere yet, with how to set one; or why keys.json cannot be used."""
+    """Where the key in use comes from, in words (never the key): the environment, keys.json, the system
+    keyring, or nowhere yet, with how to set one; or why keys.json cannot be used."""
     variable = KEY_VARIABLES[provider]
     if isinstance(source, ConfigError):
         return f"Key in use: none — {source.message}. Type a key here and Save, or set {variable}."
     if source.where == "environment":
         text = f"Key in use: from {source.name} (environment)."
         return text + (" The key saved in keys.json is not used while it is set." if saved else "")
-    if source.where == "keys.json":
+    if source.where in ("keys.json", "keyring"):
         whose = "" if source.name == provider else f" (the {source.name} key)"
-        return f"Key in use: saved in keys.json{whose}."
+        where = "keys.json" if source.where == "keys.json" else "the system keyring"
+        return f"Key in use: saved in {where}{whose}."
     return f"Key in use: not set — type a key here and Save, or set {variable} in the environment."

@@ -78,8 +78,8 @@ class WebTab(QWidget):
         variable = WEB_KEY_VARIABLES[name]
         if self._env.get(variable):
             return f"Key in use: from {variable} (environment)."
-        if saved:
-            return "Key in use: saved in keys.json."
+        if saved:  # keys.json holds the key itself; a name with no value here is kept in the system keyring
+            return "Key in use: saved in " + ("keys.json." if self._saved.get(name) else "the system keyring.")
         optional = " (optional for SearXNG)" if name == "searxng" else ""
         return f"Key in use: not set{optional} — type a key here and Save, or set {variable}."
 

@@ -366,6 +366,7 @@ async def _automations(desk, providers, ws: Path, clock, out: Path, suffix: str,
               "notes/digest.md: fs.write is outside this automation's policy.", usage=(4_800, 120)))
     task = k.automations.run_now(digest.id)
     await _until(lambda: task.done())
+    _unknown_mail(desk.ledger)  # the Inbox also shows a mail not known to have gone out
     win = desk.window.open_automations()
     win.resize(1000, 660)
     win.move(10, 10)
@@ -387,6 +388,19 @@ async def _automations(desk, providers, ws: Path, clock, out: Path, suffix: str,
     run.close()
     win.close()
     return shots
+
+
+def _unknown_mail(ledger) -> None:
+    """A mail whose sending broke off and could not be checked: its call, intent and ``unknown`` outcome."""
+    from ledger import KERNEL, Intent, Outcome, ToolCall
+
+    args = {"to": ["Bob Stone <bob@example.com>"], "subject": "Minutes of Tuesday's review",
+            "body": "Hi Bob,\n\nThe minutes are below.\n\nBest,\nAda\n", "account": "fastmail"}
+    call = ledger.append(ToolCall(actor="a-3", tool="mail_send", scope="mail.send", input=args, call="c-1"))
+    intent = ledger.append(Intent(actor="a-3", tool="mail_send", key="k-shot", call_id="c-1", cause=call.seq,
+                                  target="<5f2c9e0a@agentdesk.invalid>"))
+    ledger.append(Outcome(actor=KERNEL, status="unknown", cause=intent.seq,
+                          detail="the connection broke after sending; could not check: the IMAP server did not answer"))
 
 
 def _save(widget, path: Path) -> None:

@@ -43,6 +43,7 @@ from ledger import POLICY, Confirmed, HookRun, UntrustedSeen
 from .leases import Lease, describe_duration, describe_left
 from .prices import PRICE_FIELDS, PRICE_MAX, money
 from .messages import Message, TextPart, ToolResultPart, ToolUse
+from .outward import UnknownIntent
 from .settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, KeySource, Settings
 from .settings_schema import WEB_DEFAULT_BASE_URLS, WEB_KEY_VARIABLES, WEB_SEARCH_BACKENDS, looks_secret
 from .tools.descriptor import CallPreview
@@ -195,6 +196,11 @@ class KernelFacade(Protocol):
     # extensions (kernel/extensions): the MCP servers the kernel runs, and reading mcp.json again after a change
     def mcp_status(self) -> list[McpServerStatus]: ...
     async def mcp_reload(self) -> McpReload: ...
+    # outward calls (mail, calendar) whose outcome is unknown: the Inbox shows them with the message; the user
+    # says whether it went out (recorded by ``user``, never retried) or has the kernel look again
+    def unknown_outward(self) -> list[UnknownIntent]: ...
+    def settle_outward(self, intent_seq: int, sent: bool) -> None: ...
+    async def recheck_outward(self, intent_seq: int) -> str: ...  # "done" (found, recorded) or "unknown"
 
     # shutdown
     async def aclose(self) -> None: ...
@@ -226,6 +232,8 @@ __all__ = [
     "Automation", "AutomationView", "Automations", "AutomationsChanged", "ConfirmationRequested",
     "ConfirmationResolved", "InboxItem", "PolicyItem", "RunRecord", "Schedule", "ScheduleRefused",
     "UnknownAutomation", "in_words", "local_time",
+    # outward calls whose outcome is unknown (the Inbox)
+    "UnknownIntent",
     # words for those values
     "check_workspace", "describe_duration", "describe_left", "looks_secret", "plural", "short_number",
     # trust: the taint event, the policy actor, its entries

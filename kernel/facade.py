@@ -33,7 +33,7 @@ from .api import HistoryItem, LedgerFilter, Spend, ToolInfo
 from .approver import Approver, Decision, LeaseRequest
 from .budget import Budget
 from .clock import Clock, SystemClock
-from .errors import InvalidState, UnknownAgent
+from .errors import InvalidState, KernelError, ToolFailure, UnknownAgent
 from .events import (
     AgentArchived, AgentInfo, AgentKilled, AgentSpawned, ConfirmationRequested, Event, EventBus, LedgerAppended,
     ToolCallFinished, UsageUpdated, UserMessage,
@@ -192,11 +192,32 @@ class Kernel:
             return 0
         return len(await self._mail.book.resume(self._mail.verifiers()))
 
-    def unknown_outward(self) -> list["UnknownIntent"]:
+    def unknown_outward(self) -> list[UnknownIntent]:
         """Outward calls that may or may not have happened, newest first: for the Inbox to show."""
         from .outward import unknown_intents
 
-        return unknown_intents(self._services.ledger)
+        return unknown_intents(self._services.ledger, None if self._mail is None else self._mail.describe)
+
+    def settle_outward(self, intent_seq: int, sent: bool) -> None:
+        """The user's word on an outward call whose outcome is unknown: it was sent, or it was not
+        (recorded as an outcome by ``user``; nothing is retried either way)."""
+        from .outward import user_says
+
+        user_says(self._services.ledger, intent_seq, sent)
+
+    async def recheck_outward(self, intent_seq: int) -> str:
+        """Look on the server again for an unknown outward call: "done" (found, recorded) or "unknown"."""
+        from .outward import open_unknown
+
+        intent = open_unknown(self._services.ledger, intent_seq)
+        verify = None if self._mail is None else self._mail.verifiers().get(intent.tool)
+        if self._mail is None or verify is None:
+            raise KernelError(f"there is no account set up to check {intent.tool} with")
+        try:
+            found = await self._mail.book.recheck(intent, verify)
+        except ToolFailure as exc:
+            raise KernelError(f"could not check: {exc.message}") from None
+        return "unknown" if found is None else found.status
 
     # ---- events ------------------------------------------------------------
 

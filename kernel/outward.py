@@ -20,9 +20,9 @@ import json
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Mapping
 
-from ledger import KERNEL, Intent, Ledger, Outcome
+from ledger import KERNEL, USER, Intent, Ledger, LedgerError, Outcome, ToolCall
 
-from .errors import ToolFailure
+from .errors import KernelError, ToolFailure
 from .tools.descriptor import ToolContext
 
 DONE, FAILED, UNKNOWN = "done", "failed", "unknown"
@@ -48,13 +48,16 @@ def idempotency_key(agent_id: str, tool: str, args: Mapping[str, Any], call_id: 
 
 @dataclass(frozen=True)
 class UnknownIntent:
-    """An outward call that may or may not have happened: for the user to check (the Inbox)."""
+    """An outward call that may or may not have happened: for the user to check (the Inbox). ``shown`` is
+    the message or event as the call asked for it (what may have gone out); ``ts`` when it was attempted."""
 
     intent_seq: int
     actor: str
     tool: str
     target: str
     detail: str
+    ts: float = 0.0
+    shown: str = ""
 
 
 class OutwardBook:
@@ -71,6 +74,13 @@ class OutwardBook:
         if turn not in self._turn_keys:
             self._turn_keys[turn] = idempotency_key(ctx.agent_id, tool, args, ctx.call_id)
         return self._turn_keys[turn]
+
+    def earlier(self, agent_id: str, turn: int, tool: str, args: Mapping[str, Any]) -> Outcome | None:
+        """The recorded outcome of an identical call earlier in this agent's turn, or None (no such call,
+        or it has no outcome yet): checked before the confirmation, so the user is not asked twice."""
+        key = self._turn_keys.get((agent_id, turn, tool, canonical(args)))
+        intent = None if key is None else self.intent(key)
+        return None if intent is None else self.outcome(intent)
 
     def intent(self, key: str) -> Intent | None:
         """The intent recorded under ``key``. The keys are read from the ledger once per book (one scan;
@@ -137,6 +147,13 @@ class OutwardBook:
             return self.finish(intent, DONE, "found on the server after an interruption", {"verified": True})
         return self.finish(intent, UNKNOWN, _joined(why, "not found on the server; it was not retried"))
 
+    async def recheck(self, intent: Intent, verify: Verifier) -> Outcome | None:
+        """Look again for an unknown call's effect (the user asked): found → recorded as ``done``; not
+        found → None (still unknown, nothing recorded, never retried). ToolFailure when it cannot tell."""
+        if not await verify(intent):
+            return None
+        return self.finish(intent, DONE, "found on the server when checked again", {"verified": True})
+
     def open_intents(self) -> list[Intent]:
         """Intents with no outcome yet, oldest first (after a crash)."""
         out: list[Intent] = []
@@ -158,15 +175,93 @@ class OutwardBook:
         return settled
 
 
-def unknown_intents(ledger: Ledger) -> list[UnknownIntent]:
-    """Every outward call whose outcome is ``unknown``, newest first: what the Inbox shows."""
+Describer = Callable[[str, Mapping[str, Any], str], "str | None"]  # (tool, arguments, target) → the effect in words
+
+
+def unknown_intents(ledger: Ledger, describe: Describer | None = None) -> list[UnknownIntent]:
+    """Every outward call whose outcome is ``unknown`` and that nobody has settled since (the user saying
+    it was or was not sent, or a later check finding it), newest first: what the Inbox shows. ``describe``
+    (the mail service's) shows the message or event exactly; else the call's arguments are listed."""
     out: list[UnknownIntent] = []
+    seen: set[int] = set()
     for entry in ledger.page(kind=Outcome.KIND, limit=10_000):
-        if isinstance(entry, Outcome) and entry.status == UNKNOWN and entry.cause is not None:
-            intent = ledger.get(entry.cause)
-            if isinstance(intent, Intent):
-                out.append(UnknownIntent(intent.seq, intent.actor, intent.tool, intent.target, entry.detail))
+        if not (isinstance(entry, Outcome) and entry.status == UNKNOWN and entry.cause is not None):
+            continue
+        if entry.cause in seen:
+            continue
+        seen.add(entry.cause)
+        intent = ledger.get(entry.cause)
+        if isinstance(intent, Intent) and settled(ledger, intent) is None:
+            args = call_input(ledger, intent)
+            shown = (describe(intent.tool, args, intent.target) if describe is not None else None) \
+                or described(intent.tool, args, intent.target)
+            out.append(UnknownIntent(intent.seq, intent.actor, intent.tool, intent.target, entry.detail, intent.ts,
+                                     shown))
     return out
+
+
+def call_input(ledger: Ledger, intent: Intent) -> Mapping[str, Any]:
+    """The arguments of the call an intent came from, as recorded ({} when there is no such call)."""
+    try:
+        call = ledger.get(intent.cause) if intent.cause else None
+    except LedgerError:
+        return {}
+    return call.input if isinstance(call, ToolCall) else {}
+
+
+def settled(ledger: Ledger, intent: Intent) -> Outcome | None:
+    """The outcome that settled an intent (``done`` or ``failed``, whoever recorded it), or None."""
+    for entry in ledger.caused_by(intent.seq):
+        if isinstance(entry, Outcome) and entry.status != UNKNOWN:
+            return entry
+    return None
+
+
+def open_unknown(ledger: Ledger, intent_seq: int) -> Intent:
+    """The intent ``intent_seq`` when its outcome is unknown and unsettled (KernelError otherwise)."""
+    intent = ledger.get(intent_seq)
+    if not isinstance(intent, Intent):
+        raise KernelError(f"#{intent_seq} is not an outward call")
+    outcomes = [e for e in ledger.caused_by(intent.seq) if isinstance(e, Outcome)]
+    if not any(o.status == UNKNOWN for o in outcomes) or settled(ledger, intent) is not None:
+        raise KernelError(f"outward call #{intent_seq} is not waiting for a check")
+    return intent
+
+
+def user_says(ledger: Ledger, intent_seq: int, sent: bool) -> Outcome:
+    """Record the user's word on an unknown outward call: it went out (``done``) or not (``failed``).
+    Nothing is retried either way."""
+    intent = open_unknown(ledger, intent_seq)
+    entry = ledger.append(Outcome(actor=USER, status=DONE if sent else FAILED, cause=intent.seq,
+                                  detail="the user says it was sent" if sent else
+                                  "the user says it was not sent; it was not retried"))
+    assert isinstance(entry, Outcome)
+    return entry
+
+
+# The arguments shown first, in this order, for the tools the kernel knows; anything else follows, sorted.
+_SHOWN_FIRST = {"mail_send": ("account", "to", "cc", "subject", "in_reply_to"),
+                "calendar_create": ("account", "title", "start", "end", "timezone", "location", "attendees",
+                                    "calendar")}
+_LONG = ("body", "description")
+_TARGET = {"mail_send": "Message-ID", "calendar_create": "UID"}
+
+
+def described(tool: str, args: Mapping[str, Any], target: str) -> str:
+    """The call as the user can check it: the arguments as asked (a mail's headers, then its body)."""
+    first = _SHOWN_FIRST.get(tool, ())
+    names = [n for n in first if n in args] + sorted(n for n in args if n not in first and n not in _LONG)
+    lines = [f"{n.replace('_', ' ').capitalize()}: {_words(args[n])}" for n in names]
+    if target:
+        lines.append(f"{_TARGET.get(tool, 'Key')}: {target}")
+    for name in _LONG:
+        if args.get(name):
+            lines += ["", str(args[name])]
+    return "\n".join(lines)
+
+
+def _words(value: Any) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
 def _joined(*parts: str) -> str:

@@ -1,9 +1,11 @@
 """Settings: a small JSON file in ``$AGENTDESK_HOME``, and keys kept apart.
 
 ``settings.json`` holds preferences (user name, workspace, lease and budget
-defaults, provider models and base URLs). API keys live in ``keys.json``
-with mode 0600, are never written to the ledger or logs, and are only read
-when a provider is built; the SDKs' own environment variables win over them.
+defaults, provider models and base URLs). API keys are saved in the system
+keyring when one is usable (``save_secret_key``, kernel/secret_store.py), else
+in ``keys.json`` with mode 0600; they are never written to the ledger or logs,
+and are only read when a provider is built; the SDKs' own environment
+variables win over them.
 
 Both files are checked value by value (``settings_schema``): ``load`` raises
 the first problem as a ``ConfigError`` naming the file, the field and what it
@@ -211,16 +213,42 @@ class SettingsStore:
         return KeySource(None, info.key_variable), None
 
     def web_key(self, backend: str, env: Mapping[str, str] | None = None) -> str | None:
-        """A web search back-end's key: its environment variable first, then keys.json (never raises)."""
+        """A web search back-end's key: its environment variable first, then keys.json, then the keyring (never raises)."""
         env = os.environ if env is None else env
         variable = WEB_KEY_VARIABLES.get(backend)
         if variable and env.get(variable):
             return env[variable]
-        return self._check_keys().values.get(backend) or None
+        saved = self._check_keys().values.get(backend)
+        if saved:
+            return saved
+        from .secret_store import keyring_names, keyring_secret  # a key saved to the system keyring
+
+        return keyring_secret(backend) if backend in keyring_names(self.root) else None
 
     def held_secrets(self) -> list[tuple[str, str]]:
-        """Every key keys.json holds, as (where, value), for the ledger's redactor (never raises)."""
-        return [(f"keys.json {name}", value) for name, value in self._check_keys().values.items()]
+        """Every key keys.json and the keyring hold, as (where, value), for the ledger's redactor (never raises;
+        the keyring is asked only when this home keeps something there)."""
+        from .secret_store import keyring_held
+
+        held = [(f"keys.json {name}", value) for name, value in self._check_keys().values.items()]
+        return held + [(f"keyring {name}", value) for name, value in keyring_held(self.root)]
+
+    def keyring_names(self) -> list[str]:
+        """The key names this home keeps in the system keyring (names only; no keyring probe)."""
+        from .secret_store import keyring_names
+
+        return keyring_names(self.root)
+
+    def save_secret_key(self, name: str, key: str | None) -> str:
+        """Save (or, None, forget) a provider or web key where secrets go: the system keyring when one is
+        usable, else keys.json. Where it went, in words (never the key)."""
+        from .secret_store import SecretStore
+
+        secrets = SecretStore(self)
+        if key:
+            return secrets.set(name, key)
+        secrets.delete(name)
+        return "the system keyring" if secrets.backend is not None else "keys.json"
 
     def base_url(self, provider: str, settings: Settings, env: Mapping[str, str] | None = None) -> str | None:
         env = os.environ if env is None else env

@@ -52,4 +52,5 @@ def agentdesk_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     """A fresh AGENTDESK_HOME for every test."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("AGENTDESK_HOME", str(home))
+    monkeypatch.setenv("AGENTDESK_KEYRING", "off")  # never a developer's real keyring (tests pass their own)
     return home

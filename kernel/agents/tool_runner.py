@@ -1,8 +1,9 @@
 """The executor: every tool call goes through the same five steps.
 
 1. unknown tool or input that fails its schema → an error result the model
-   sees, recorded; 2. the permission step (``gate``: policy, taint, then a
-   live lease or a request; waiting) → refused: an error result, recorded;
+   sees, recorded (so is a result the tool gives before asking: an identical
+   outward call earlier in the turn, ``replay_step``); 2. the permission
+   step (``gate``: policy, taint, then a live lease or a request; waiting) → refused: an error result, recorded;
    3. record the call (``tool`` entry, with the lease or the one-off
    confirmation) and run the user's before-hooks (a veto is an error result);
    4. run it with this agent as actor and the call as cause, under the tool's
@@ -33,7 +34,7 @@ from ..tools.descriptor import ToolContext, ToolDescriptor
 from ..tools.schema import validate_input
 from ..states import Outcome
 from ..untrusted import capped, clean_text, quoted
-from . import hook_step
+from . import hook_step, replay_step
 from .gate import call_risk, permit
 from .lease_request import Once, Refusal
 from .process import AgentProcess
@@ -114,6 +115,9 @@ def _refused(agent: AgentProcess, call: ToolCallReady, tool_input: Mapping[str, 
 async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescriptor,
                    tool_input: Mapping[str, Any], scope: str) -> CallReport:
     s = agent.services
+    replay = replay_step.replayed(agent, call, tool, tool_input, scope)  # an identical call this turn: no ask
+    if replay is not None:
+        return replay
     allowed = await permit(agent, tool, tool_input, scope, call.id)
     if isinstance(allowed, Refusal):  # the denial is on the record; so is what the model reads
         message = _shown(allowed.message)

@@ -23,6 +23,7 @@ COMMANDS = {"ask": "ask", "ledger": "ledger_cmd", "undo": "undo_cmd",
             "kernel": "kernel_cmd", "ps": "ps_cmd", "kill": "kill_cmd", "status": "status_cmd"}
 COMMANDS["mcp"] = "mcp_cmd"  # agentdesk mcp add|list|rm (kernel/extensions)
 COMMANDS["account"] = "account_cmd"  # mail and calendar accounts (issue 16)
+COMMANDS["key"] = "key_cmd"  # provider and web keys: the system keyring, else keys.json (issue 16)
 COMMANDS.update({"automation": "automation_cmd", "inbox": "inbox_cmd"})  # automations (issue 13)
 
 EXIT_USAGE = 2

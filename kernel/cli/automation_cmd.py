@@ -62,8 +62,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 @asynccontextmanager
-async def home_kernel(approver: Any = None) -> AsyncIterator[Any]:
-    """A kernel on the home's ledger and settings (providers loaded only if a run needs one)."""
+async def home_kernel(approver: Any = None, with_mail: bool = False) -> AsyncIterator[Any]:
+    """A kernel on the home's ledger and settings (providers loaded only if a run needs one); ``with_mail``:
+    with the home's mail accounts (to check an outward call again)."""
     from ledger import Ledger
 
     from ..approver import DenyAll
@@ -74,8 +75,13 @@ async def home_kernel(approver: Any = None) -> AsyncIterator[Any]:
     settings = store.load()
     providers = LazyProviders(store, lambda: settings, out_of_process=False)
     ledger = Ledger(store.ledger_path)
+    mail = None
+    if with_mail:
+        from ..mail.wiring import mail_for_home
+
+        mail = mail_for_home(store)
     kernel = Kernel(ledger=ledger, settings=settings, providers=providers, approver=approver or DenyAll(),
-                    snapshot_dir=store.root / "snapshots")
+                    snapshot_dir=store.root / "snapshots", mail=mail)
     try:
         yield kernel
     finally:

@@ -12,18 +12,18 @@ blocking clients (imaplib, caldav) run in worker threads.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from typing import Any, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Mapping
 
-from ledger import Intent, Ledger
+from ledger import Intent, Ledger, Outcome
 
 from ..clock import Clock
 from ..errors import ConfigError, ToolFailure
-from ..outward import DONE, FAILED, NotDone, OutwardBook, Verifier
+from ..outward import DONE, FAILED, NotDone, OutwardBook, Verifier, call_input
 from ..tools.descriptor import CallPreview, Risk, ToolContext, ToolDescriptor, ToolOutput
 from ..tools.fs.common import integer, obj, string
 from . import calendar, imap, smtp
-from .accounts import AccountStore, Credentials
+from .accounts import Account, AccountStore, Credentials
 from .compose import compose, message_id_for, shown
 from .errors import MailError
 
@@ -54,24 +54,48 @@ class MailService:
         assert self._clock is not None, "MailService.bind(ledger, clock) first"
         return self._clock
 
-    def creds(self) -> Credentials:
+    def creds(self, args: Mapping[str, Any] | None = None) -> Credentials:
+        """The credentials of the call's ``account`` (by name), else of the first account."""
+        name = (args or {}).get("account") or None
         try:
-            return self.accounts.credentials()
+            return self.accounts.credentials(None if name is None else str(name))
         except ConfigError as exc:
             raise MailError("config", exc.message) from None
+
+    def account(self, args: Mapping[str, Any] | None = None) -> Account:
+        """The call's ``account`` (by name), else the first account; MailError naming the configured ones."""
+        name = (args or {}).get("account") or None
+        try:
+            return self.accounts.get(None if name is None else str(name))
+        except ConfigError as exc:
+            raise MailError("config", exc.message) from None
+
+    def answer_before_asking(self, tool: str) -> Callable[[str, int, Mapping[str, Any]], ToolOutput | None]:
+        """For the executor, before anyone is asked: an unknown account fails at once (naming the configured
+        ones); an identical write earlier in this turn gives its recorded result (nothing asked, nothing sent)."""
+        def answer(agent_id: str, turn: int, args: Mapping[str, Any]) -> ToolOutput | None:
+            account = self.account(args)  # no secret is read before the permission step
+            if tool == "mail_send":
+                compose(account, args, None, self.clock.now())  # a bad address fails here, before any ask
+            if tool not in _WRITES:
+                return None
+            what, done_text = _WRITES[tool]
+            outcome = self.book.earlier(agent_id, turn, tool, keyed(args, account))
+            return None if outcome is None else _reported(outcome, True, what, done_text(args, outcome))
+        return answer
 
     # ---- reads ---------------------------------------------------------------------
 
     async def search(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
         folder = args.get("folder") or "INBOX"
-        found = await asyncio.to_thread(imap.search, self.creds(), str(args["query"]), folder,
+        found = await asyncio.to_thread(imap.search, self.creds(args), str(args["query"]), folder,
                                         int(args.get("limit") or 20))
         lines = [f"{m.id}\t{m.date}\t{m.sender}\t{m.subject}" for m in found]
         text = "\n".join(lines) if lines else f"no messages in {folder} match"
         return ToolOutput(text, {"folder": folder, "count": len(found)}, source=f"mail_search {folder}")
 
     async def read(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
-        mail = await asyncio.to_thread(imap.read, self.creds(), str(args["id"]))
+        mail = await asyncio.to_thread(imap.read, self.creds(args), str(args["id"]))
         head = "\n".join(f"{k}: {v}" for k, v in mail.headers.items())
         files = ("\nAttachments: " + ", ".join(mail.attachments)) if mail.attachments else ""
         cut = "\n[... the body was cut ...]" if mail.cut else ""
@@ -81,7 +105,7 @@ class MailService:
     async def list_events(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
         start = calendar.parse_time(args["from"], "from")
         end = calendar.parse_time(args["to"], "to")
-        events = await asyncio.to_thread(calendar.list_events, self.creds(), start, end, args.get("calendar"))
+        events = await asyncio.to_thread(calendar.list_events, self.creds(args), start, end, args.get("calendar"))
         lines = [f"{e.start} – {e.end}\t{e.title}" + (f"\t@ {e.location}" if e.location else "")
                  + (f"\t[{e.calendar}]") for e in events]
         return ToolOutput("\n".join(lines) or "no events in that time", {"count": len(events)},
@@ -90,7 +114,7 @@ class MailService:
     # ---- writes --------------------------------------------------------------------
 
     async def send(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
-        creds = self.creds()
+        creds = self.creds(args)
         compose(creds.account, args, None, self.clock.now())  # a bad address fails here, before any intent
 
         async def act(key: str) -> Mapping[str, Any]:
@@ -110,8 +134,9 @@ class MailService:
         async def verify(intent: Intent) -> bool:
             return await self._mail_found(creds, intent.target)
 
-        outcome, replayed = await self.book.once(ctx, "mail_send", args, message_id_for, act, verify)
-        return _reported(outcome, replayed, "mail", f"sent to {args['to']} (Message-ID {outcome.data.get('message_id', '')})")
+        outcome, replayed = await self.book.once(ctx, "mail_send", keyed(args, creds.account), message_id_for,
+                                                 act, verify)
+        return _reported(outcome, replayed, "mail", _sent_text(args, outcome))
 
     async def _mail_found(self, creds: Credentials, message_id: str) -> bool:
         folders = (creds.account.sent_folder, "INBOX")  # INBOX: a mail to oneself lands there
@@ -127,7 +152,7 @@ class MailService:
         return f"saved in {creds.account.sent_folder}"
 
     async def create_event(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
-        creds = self.creds()
+        creds = self.creds(args)
         tz = args.get("timezone")
         if calendar.parse_time(args["end"], "end", tz) <= calendar.parse_time(args["start"], "start", tz):
             raise MailError("config", "end must be after start")
@@ -140,30 +165,49 @@ class MailService:
                     raise NotDone(exc.message) from None
                 raise
 
-        outcome, replayed = await self.book.once(ctx, "calendar_create", args, calendar.uid_for, act,
-                                                 self.event_verifier(creds))
-        return _reported(outcome, replayed, "event", f"created {args['title']!r} (UID {outcome.data.get('uid', '')})")
+        outcome, replayed = await self.book.once(ctx, "calendar_create", keyed(args, creds.account),
+                                                 calendar.uid_for, act, self.event_verifier(creds))
+        return _reported(outcome, replayed, "event", _created_text(args, outcome))
 
     def event_verifier(self, creds: Credentials | None = None) -> Verifier:
         async def verify(intent: Intent) -> bool:
-            return await asyncio.to_thread(calendar.exists, creds or self.creds(), intent.target)
+            return await asyncio.to_thread(calendar.exists, creds or self.intent_creds(intent), intent.target)
         return verify
+
+    def intent_creds(self, intent: Intent) -> Credentials:
+        """The account an intent acted from: the ``account`` of its recorded call (older calls: the first)."""
+        return self.creds(call_input(self.book.ledger, intent))
 
     def verifiers(self) -> dict[str, Verifier]:
         """For ``OutwardBook.resume`` at kernel start."""
         async def mail(intent: Intent) -> bool:
-            return await self._mail_found(self.creds(), intent.target)
+            return await self._mail_found(self.intent_creds(intent), intent.target)
         return {"mail_send": mail, "calendar_create": self.event_verifier()}
 
-    # ---- previews for the confirmation ------------------------------------------------
+    # ---- previews for the confirmation, and the Inbox ----------------------------------
+
+    def describe(self, tool: str, args: Mapping[str, Any], target: str) -> str | None:
+        """A mail that may have gone out, exactly as it was sent (its From from the account, its Message-ID),
+        for the Inbox; None when it cannot be rebuilt (the account is gone, another tool)."""
+        if tool != "mail_send":
+            return None
+        try:
+            account = self.account(args)
+            head, _, body = shown(compose(account, args, target, 0)).partition("\n\n")
+        except (ConfigError, ToolFailure, KeyError, TypeError):
+            return None
+        return f"Account: {account.name}\n{head}\nMessage-ID: {target}\n\n{body}"
 
     def send_preview(self, workspace: Any, args: Mapping[str, Any]) -> CallPreview:
-        msg = compose(self.creds().account, args, None, self.clock.now())
-        return CallPreview(f"send this mail to {msg['To']} (it cannot be taken back; the date and a "
-                           "Message-ID are added when it goes)", None, shown(msg))
+        account = self.account(args)
+        msg = compose(account, args, None, self.clock.now())
+        return CallPreview(f"send this mail from the account {account.name!r} to {msg['To']} (it cannot be "
+                           "taken back; the date and a Message-ID are added when it goes)", None, shown(msg))
 
     def event_preview(self, workspace: Any, args: Mapping[str, Any]) -> CallPreview:
-        lines = [f"Title: {args['title']}", f"Start: {args['start']}", f"End: {args['end']}"]
+        account = self.account(args)
+        lines = [f"Account: {account.name}", f"Title: {args['title']}", f"Start: {args['start']}",
+                 f"End: {args['end']}"]
         for name in ("timezone", "location", "calendar"):
             if args.get(name):
                 lines.append(f"{name.capitalize()}: {args[name]}")
@@ -171,7 +215,27 @@ class MailService:
             lines.append("Attendees (they will be invited): " + ", ".join(args["attendees"]))
         if args.get("description"):
             lines += ["", str(args["description"])]
-        return CallPreview(f"create the event {args['title']!r}", None, "\n".join(lines))
+        return CallPreview(f"create the event {args['title']!r} in the account {account.name!r}", None,
+                           "\n".join(lines))
+
+
+def keyed(args: Mapping[str, Any], account: Account) -> dict[str, Any]:
+    """The arguments the idempotency key is made of: the call's, with the account it acts from by name
+    (so the same mail from two accounts is two intents, and leaving out the default account is the same call)."""
+    return {**args, "account": account.name}
+
+
+def _sent_text(args: Mapping[str, Any], outcome: Outcome) -> str:
+    return f"sent to {args['to']} (Message-ID {outcome.data.get('message_id', '')})"
+
+
+def _created_text(args: Mapping[str, Any], outcome: Outcome) -> str:
+    return f"created {args['title']!r} (UID {outcome.data.get('uid', '')})"
+
+
+# The outward tools: what they make (for the words of a replayed result) and how a done one reads.
+_WRITES: dict[str, tuple[str, Callable[[Mapping[str, Any], Outcome], str]]] = {
+    "mail_send": ("mail", _sent_text), "calendar_create": ("event", _created_text)}
 
 
 def _reported(outcome: Any, replayed: bool, what: str, done_text: str) -> ToolOutput:
@@ -184,8 +248,22 @@ def _reported(outcome: Any, replayed: bool, what: str, done_text: str) -> ToolOu
                       "automatically; the user can check it in the Inbox.")
 
 
+ACCOUNT = "account"
+
+
+def _with_account(schema: dict[str, Any]) -> dict[str, Any]:
+    """Every mail and calendar tool takes an optional ``account`` (by name; default the first account)."""
+    props = {**schema["properties"], ACCOUNT: string("the account to use, by name (default: the first account)")}
+    return {**schema, "properties": props}
+
+
 def mail_tools(service: MailService) -> tuple[ToolDescriptor, ...]:
-    s = service
+    return tuple(replace(d, input_schema=_with_account(dict(d.input_schema)),
+                         answer_before_asking=service.answer_before_asking(d.name))
+                 for d in _descriptors(service))
+
+
+def _descriptors(s: MailService) -> tuple[ToolDescriptor, ...]:
     return (
         ToolDescriptor(
             name="mail_search", risk=Risk.NETWORK_READ, trusted=False, tool_class="read", scope="mail.read",

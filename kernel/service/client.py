@@ -388,6 +388,14 @@ class RemoteKernel:
     async def mcp_reload(self) -> Any:
         """Servers may take a while to start: asked on the event connection, so no call times out on it."""
         return await self._events.call("mcp_reload", {})
+    def unknown_outward(self) -> list[Any]:
+        return list(self._call("unknown_outward"))
+
+    def settle_outward(self, intent_seq: int, sent: bool) -> None:
+        self._call("settle_outward", intent_seq=intent_seq, sent=sent)
+
+    async def recheck_outward(self, intent_seq: int) -> str:
+        return str(await self._events.call("recheck_outward", {"intent_seq": intent_seq}))
 
     def hold_secret(self, value: str, label: str = "secret") -> bool:
         return bool(self._call("hold_secret", value=value, label=label))

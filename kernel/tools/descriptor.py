@@ -118,6 +118,10 @@ class ToolDescriptor:
     # The tool itself shows the user the whole call and asks on every call (automation_create), so the
     # ``confirm`` default of outward scopes would only ask twice: it defaults to ``ask`` (a lease) instead.
     confirms_itself: bool = False
+    # A result the tool can give before anyone is asked: (agent id, turn, input) → the result of an identical
+    # outward call earlier in this turn (a ToolOutput), or ToolFailure raised for a call no confirmation could
+    # make work (an unknown account); None: go on to the permission step as usual (kernel/agents/replay_step).
+    answer_before_asking: Callable[[str, int, Mapping[str, Any]], "ToolOutput | None"] | None = None
 
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, self.input_schema)

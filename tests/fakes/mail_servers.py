@@ -26,6 +26,9 @@ from pathlib import Path
 
 USER = "alice@example.test"
 PASSWORD = "s3cret"
+USER2 = "bob@example.test"  # a second account on the same servers (tests that choose the account)
+PASSWORD2 = "b0b-s3cret"
+USERS = {USER: PASSWORD, USER2: PASSWORD2}
 RUN_USER = "dovetest"
 DOVECOT = "/usr/sbin/dovecot"
 
@@ -123,20 +126,20 @@ def dovecot_unavailable() -> str | None:
 
 @dataclass
 class Dovecot:
-    """Dovecot on 127.0.0.1:port with the single user USER / PASSWORD."""
+    """Dovecot on 127.0.0.1:port with the users USER / PASSWORD and USER2 / PASSWORD2."""
 
     dir: Path
     port: int
     proc: subprocess.Popen
 
-    def imap(self) -> imaplib.IMAP4:
+    def imap(self, user: str = USER) -> imaplib.IMAP4:
         conn = imaplib.IMAP4("127.0.0.1", self.port, timeout=10)
-        conn.login(USER, PASSWORD)
+        conn.login(user, USERS[user])
         return conn
 
-    def count(self, folder: str, message_id: str | None = None) -> int:
-        """How many messages ``folder`` holds (with that Message-ID, when given)."""
-        conn = self.imap()
+    def count(self, folder: str, message_id: str | None = None, user: str = USER) -> int:
+        """How many messages ``folder`` of ``user``'s mailbox holds (with that Message-ID, when given)."""
+        conn = self.imap(user)
         try:
             conn.select(folder, readonly=True)
             if message_id is None:
@@ -170,7 +173,7 @@ def start_dovecot() -> Dovecot:
     port = free_port()
     for sub in ("run", "state", "home"):
         (base / sub).mkdir()
-    (base / "users").write_text(f"{USER}:{{PLAIN}}{PASSWORD}\n")
+    (base / "users").write_text("".join(f"{u}:{{PLAIN}}{p}\n" for u, p in USERS.items()))
     (base / "dovecot.conf").write_text(DOVECOT_CONF.format(dir=base, user=user, group=group, port=port))
     if as_root:
         shutil.chown(base, RUN_USER, RUN_USER)
@@ -228,8 +231,7 @@ def start_smtp(dovecot: Dovecot) -> Smtp:
             return "250 OK queued"
 
     def authenticate(server, session, envelope, mechanism, auth_data):
-        ok = (not smtp.auth_fails and auth_data.login.decode() == USER
-              and auth_data.password.decode() == PASSWORD)
+        ok = (not smtp.auth_fails and USERS.get(auth_data.login.decode()) == auth_data.password.decode())
         return AuthResult(success=ok, handled=False)  # handled=False: aiosmtpd itself answers 535
 
     controller = Controller(Handler(), hostname="127.0.0.1", port=port, authenticator=authenticate,
@@ -256,7 +258,7 @@ class Radicale:
 
 def start_radicale() -> Radicale:
     base = Path(tempfile.mkdtemp(prefix="agentdesk-radicale-"))
-    (base / "users").write_text(f"{USER}:{PASSWORD}\n")
+    (base / "users").write_text("".join(f"{u}:{p}\n" for u, p in USERS.items()))
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "radicale", "--server-hosts", f"127.0.0.1:{port}",

@@ -102,18 +102,32 @@ def test_send_with_confirmation_shows_the_exact_message_and_sends_once(mail_env,
     assert servers.dovecot.count("Sent", intent.target) == 1  # Dovecot does not file it: we APPEND
 
 
-def test_identical_send_twice_in_one_turn_sends_once(mail_env, servers):
+def test_identical_send_twice_in_one_turn_sends_once_and_asks_once(mail_env, servers):
+    """The second identical call in the turn returns the first outcome before any confirmation: one mail in
+    the mailbox, one confirmation asked. The same call in a later turn is a new intent, confirmed again."""
     m = mail_env()
-    m.env.approver.will(GRANT_5M, GRANT_5M)  # an outward call is confirmed every time, the second too
+    m.env.approver.will(GRANT_5M)  # one answer only: a second confirmation would find none and fail the test
     args = _send_args("Twice")
     m.env.provider.script(reply(tools=(("mail_send", args), ("mail_send", args))), reply("ok"))
     agent = m.env.kernel.spawn("writer")
     run(_go(m, agent.id, "send"))
-    assert [r.once for r in m.env.approver.requests] == [True, True]
+    assert [r.once for r in m.env.approver.requests] == [True]
     first, second = results(m.env.provider, 1)
     assert not first.is_error and not second.is_error and "was not sent again" in second.content
     [intent] = m.env.ledger.page(kind="intent")
     assert servers.dovecot.count("INBOX", intent.target) == 1
+    calls = [e for e in m.env.ledger.page(kind="tool") if e.tool == "mail_send"]
+    assert len(calls) == 2 and calls[0].lease is None and calls[0].confirmed is None  # newest first: the replay
+    assert calls[1].confirmed is not None
+    m.env.approver.will(GRANT_5M)
+    m.env.provider.script(reply(tools=(("mail_send", args),)), reply("ok"))
+    run(_go(m, agent.id, "send it again"))
+    assert len(m.env.approver.requests) == 2  # a later turn: asked again
+    [again] = results(m.env.provider, 3)
+    assert not again.is_error and "not sent again" not in again.content
+    later, first_intent = m.env.ledger.page(kind="intent")
+    assert first_intent.seq == intent.seq and later.target != intent.target
+    assert servers.dovecot.count("INBOX", later.target) == 1 and servers.dovecot.count("INBOX", intent.target) == 1
 
 
 def test_denied_send_sends_nothing_and_records_no_intent(mail_env, servers):
@@ -223,12 +237,12 @@ def test_create_twice_gives_one_event(mail_env, servers):
     m = mail_env()
     args = {"title": "Design review", "start": "2026-12-02T10:00", "end": "2026-12-02T11:00",
             "timezone": "Europe/Paris", "location": "Room 4"}
-    m.env.approver.will(GRANT_5M, GRANT_5M)  # an outward call is confirmed every time, the second too
+    m.env.approver.will(GRANT_5M)  # the identical second call gives the first outcome without asking
     m.env.provider.script(reply(tools=(("calendar_create", args), ("calendar_create", args))), reply("ok"))
     agent = m.env.kernel.spawn("planner")
     run(_go(m, agent.id, "book it"))
-    req, again_asked = m.env.approver.requests
-    assert req.once and again_asked.once
+    [req] = m.env.approver.requests
+    assert req.once
     assert "Title: Design review" in req.preview.diff and "Room 4" in req.preview.diff
     first, second = results(m.env.provider, 1)
     assert not first.is_error and "not sent again" in second.content
