@@ -203,8 +203,11 @@ class SettingsDialog(QDialog):
         """Validate, write settings.json and keys.json, emit ``saved``; False (with reasons shown) if invalid."""
         values = self.form_values()
         problems = check_form(values, self.store.root)
-        if problems:
-            self.error_label.setText("\n".join(message for _, message in problems))
+        web_problems = self.web_tab.problems()  # Settings → Web: the fetch caps as typed
+        if problems or web_problems:
+            if web_problems:
+                self.tabs.setCurrentWidget(self.web_tab)
+            self.error_label.setText("\n".join([message for _, message in problems] + web_problems))
             self.error_label.show()
             return False
         try:
