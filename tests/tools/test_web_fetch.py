@@ -182,7 +182,7 @@ def test_the_redirect_cap_comes_from_settings_and_never_exceeds_five(fake):
     assert run_tool(replace(OPEN, web_fetch_max_redirects=2), fake.url("/redirect/2")).data["redirects"]
     with pytest.raises(WebFailure) as caught:
         run_tool(replace(OPEN, web_fetch_max_redirects=2), fake.url("/redirect/3"))
-    assert caught.value.kind == "redirects" and "more than 2 redirects" in caught.value.message
+    assert caught.value.kind == "redirects" and "more than 2 redirects (the limit in Settings → Web)" in caught.value.message
     with pytest.raises(WebFailure):
         run_tool(replace(OPEN, web_fetch_max_redirects=0), fake.url("/redirect/1"))
     with pytest.raises(WebFailure) as caught:  # a hand-edited 50 still stops at five

@@ -115,7 +115,9 @@ async def fetch(url: str, limits: FetchLimits, resolver: Resolver = system_resol
                 if response.status_code in REDIRECTS and location:
                     most = max(0, min(limits.max_redirects, MAX_REDIRECTS))
                     if len(hops) >= most:
-                        raise WebFailure("redirects", f"more than {most} redirects (last: {current})")
+                        where = " (the limit in Settings → Web)" if most < MAX_REDIRECTS else ""
+                        raise WebFailure("redirects", f"more than {most} redirect{'' if most == 1 else 's'}{where} "
+                                                      f"(last: {current})")
                     hops.append(current)
                     current = urljoin(current, location.strip())
                     continue
