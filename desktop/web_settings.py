@@ -127,6 +127,9 @@ class WebTab(QWidget):
         form.addRow("", self.forget)
         form.addRow("Largest page", caps)
         form.addRow("", self.allow_private)
+        for first, then in ((self.forget, self.max_size), (self.max_size, self.timeout), (self.timeout, self.redirects),
+                            (self.redirects, self.allow_private)):  # Tab goes as the rows read
+            QWidget.setTabOrder(first, then)
         self.backend.currentIndexChanged.connect(self._show_backend)
         self._show_backend()
 

@@ -79,14 +79,24 @@ def test_fetch_caps_are_typed_checked_and_saved(qtbot, tmp_path, agentdesk_home)
     store, dialog = make(qtbot, tmp_path, agentdesk_home)
     web = dialog.web_tab
     assert (web.max_size.text(), web.timeout.text(), web.redirects.text()) == ("2", "20", "5")  # the defaults
+    dialog.tabs.setCurrentWidget(web)
+    web.backend.setCurrentIndex(web.backend.findData("brave"))
+    dialog.show()
+    dialog.activateWindow()
+    web.key.setFocus()
+    qtbot.waitUntil(web.key.hasFocus)
     for field, typed in ((web.max_size, "0.5"), (web.timeout, "45"), (web.redirects, "2")):
-        field.setFocus()
+        qtbot.keyClick(dialog.focusWidget(), Qt.Key.Key_Tab)  # keyboard only: Tab from the key to each cap
+        assert dialog.focusWidget() is field
         field.selectAll()
         qtbot.keyClicks(field, typed)
+    qtbot.keyClick(web.redirects, Qt.Key.Key_Tab)
+    assert dialog.focusWidget() is web.allow_private
     with qtbot.waitSignal(dialog.saved, timeout=2000) as got:
         qtbot.keyClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Save), Qt.Key.Key_Space)
     new = got.args[0]
     assert (new.web_fetch_max_bytes, new.web_fetch_timeout_s, new.web_fetch_max_redirects) == (512 * 1024, 45.0, 2)
+    assert new.web_search_backend == "brave"
     assert store.load() == new  # in settings.json, read back by the kernel
 
 
