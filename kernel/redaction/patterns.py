@@ -20,8 +20,8 @@ on the shared 2-core machine under load; a profile put most of it in the
 keyword prefilter (one ``in`` per keyword: hundreds of scans of the text)
 and most of the rest in the URL-password regex (RE2 left its DFA). With the
 keyword set and that rule found from each "://" instead, the same bench run
-beside the old code printed 68-121 µs/KB after against 655-854 before
-(best of nine, load average 10-16 on 2 cores); the rules it runs there sum
+beside the old code printed 68-139 µs/KB after against 636-854 before
+(best of nine, load average 7-16 on 2 cores); the rules it runs there sum
 to about 40 µs/KB at their quickest. Still 0 false positives. Held values
 alone cost about 1 µs/KB. Text shorter than ``MIN_TEXT`` holds no token and
 is not scanned.
