@@ -18,7 +18,7 @@ from typing import Any, Awaitable, Callable, Mapping
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-    QPlainTextEdit, QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget,
+    QFrame, QPlainTextEdit, QPushButton, QScrollArea, QSpinBox, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from kernel import SettingsStore
@@ -164,8 +164,18 @@ class SettingsDialog(QDialog):
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(16, 12, 16, 12)
+        # Everything above Save scrolls: with the pages added since, the dialog wants ~800 px, more than a
+        # 1024x700 screen gives, and Qt squeezed it until wrapped notes overlapped their fields.
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 12)
+        self.body = QScrollArea(self)
+        self.body.setWidgetResizable(True)
+        self.body.setFrameShape(QFrame.Shape.NoFrame)
+        self.body.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        body = QWidget(self.body)
+        self.body.setWidget(body)
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(16, 12, 16, 0)
         layout.setSpacing(8)
         layout.addLayout(form)
         layout.addWidget(QLabel("<b>Providers and the web</b>", self))
@@ -186,8 +196,18 @@ class SettingsDialog(QDialog):
         self.accounts_button.clicked.connect(self.open_accounts)
         self.accounts_dialog: QDialog | None = None
         layout.addWidget(self.accounts_button, 0, Qt.AlignmentFlag.AlignLeft)
-        layout.addWidget(self.error_label)
-        layout.addWidget(self.buttons)
+        outer.addWidget(self.body, 1)
+        for below in (self.error_label, self.buttons):
+            outer.addWidget(below)
+            below.setContentsMargins(16, 0, 16, 0)
+        self._fit_body(body)
+
+    def _fit_body(self, body: QWidget) -> None:
+        """Show the whole form when the screen has room; else as much as fits, the rest by scrolling."""
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        room = screen.height() - 140 if screen is not None else body.sizeHint().height()
+        self.body.setMinimumHeight(max(200, min(body.sizeHint().height(), room)))
+        self.body.setMinimumWidth(body.sizeHint().width())
 
     def _key_source(self, provider: str) -> KeySource | ConfigError:
         try:
@@ -208,8 +228,12 @@ class SettingsDialog(QDialog):
         """Validate, write settings.json and keys.json, emit ``saved``; False (with reasons shown) if invalid."""
         values = self.form_values()
         problems = check_form(values, self.store.root)
-        if problems:
-            self.error_label.setText("\n".join(message for _, message in problems))
+        web_problems = self.web_tab.problems()  # Settings → Web: the fetch caps as typed
+        if problems or web_problems:
+            if web_problems:
+                self.tabs.setCurrentWidget(self.web_tab)
+                self.body.ensureWidgetVisible(self.web_tab.max_size)
+            self.error_label.setText("\n".join([message for _, message in problems] + web_problems))
             self.error_label.show()
             return False
         try:

@@ -179,7 +179,7 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
         path = out / f"history{suffix}.png"
         _save(history, path)
         shots.append(path)
-    if names is None or "settings-web" in names:  # Settings → Web: the search back-end and the address switch
+    if names is None or "settings-web" in names:  # Settings → Web: the search back-end, the fetch caps, the switch
         from dataclasses import replace
 
         from desktop.settings_dialog import SettingsDialog
@@ -187,6 +187,7 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
         dialog = SettingsDialog(desk.store, replace(desk.settings, web_search_backend="brave"), win, env={})
         dialog.tabs.setCurrentWidget(dialog.web_tab)
         dialog.show()
+        dialog.body.ensureWidgetVisible(dialog.web_tab.allow_private)  # the Web page, scrolled into view
         await asyncio.sleep(0.1)
         QApplication.processEvents()
         path = out / f"settings-web{suffix}.png"

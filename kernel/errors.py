@@ -112,9 +112,14 @@ class ToolFailure(KernelError):
     """Raised by a tool to end its call with an error result the model sees.
 
     ``message`` is written for the model (and the user): what went wrong and,
-    where it helps, what to do instead.
+    where it helps, what to do instead. ``source`` is set when the message
+    quotes content from outside (an HTTP error page, a server's or an MCP
+    tool's error text): where it came from, e.g. ``web_fetch https://…``. The
+    executor then treats the error like an untrusted result (markers, an
+    ``untrusted`` entry, taint); a local refusal leaves it None.
     """
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, source: str | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.source = source

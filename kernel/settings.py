@@ -82,6 +82,7 @@ class Settings:
     web_allow_private: bool = False         # let web_fetch reach private, loopback and link-local addresses
     web_fetch_max_bytes: int = 2 * 1024 * 1024
     web_fetch_timeout_s: float = 20.0
+    web_fetch_max_redirects: int = 5        # hops web_fetch follows (0 to 5), each one checked again
     web_search_backend: str = "none"        # none · brave · tavily · searxng
     web_search_base_url: str = ""           # empty: the back-end's own (SearXNG has none: set yours)
     automation_grace_s: float = 12 * 3600.0  # a missed slot older than this is not caught up (kernel/automations)

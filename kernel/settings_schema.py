@@ -147,6 +147,7 @@ SETTINGS_RULES: dict[str, Rule] = {
     "web_allow_private": FLAG,
     "web_fetch_max_bytes": number(1024, 1 << 30, "bytes", whole=True),
     "web_fetch_timeout_s": number(1, 600, "seconds"),
+    "web_fetch_max_redirects": number(0, 5, "redirects", whole=True),
     "web_search_backend": choice(WEB_SEARCH_BACKENDS),
     "web_search_base_url": OPTIONAL_URL,
 }

@@ -9,7 +9,9 @@
    4. run it with this agent as actor and the call as cause, under the tool's
    timeout, cancellable; 5. record the result or the error, run the
    after-hooks, and wrap an untrusted result in provenance markers (recorded,
-   and the agent tainted: ``provenance``).
+   and the agent tainted: ``provenance``). An error that quotes content from
+   outside (the failure's ``source``: an HTTP error page, an MCP tool's error)
+   is wrapped, recorded and taints the same way; a local refusal is not.
 
 Consecutive read-class calls run concurrently; results keep the model's order.
 Whatever a result says is clean text, and an error quotes at most
@@ -38,7 +40,7 @@ from . import hook_step, replay_step
 from .gate import call_risk, permit
 from .lease_request import Once, Refusal
 from .process import AgentProcess
-from .provenance import admit_untrusted, untrusted_source
+from .provenance import admit_untrusted, input_source, untrusted_source
 from ..trust.markers import wrap
 
 
@@ -134,14 +136,14 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
     ran = await _run(agent, tool, tool_input, call_entry.seq, call.id, started)
     content = await hook_step.after(agent, tool.name, scope, risk, tool_input, call_entry.seq, ran.ok, ran.content)
     if not ran.ok:
-        return _failed(agent, call_entry.seq, tool.name, content, ran.duration_ms, ran.changes, call.id)
+        return _failed(agent, call_entry.seq, tool.name, content, ran.duration_ms, ran.changes, call.id, ran.source)
     # Recorded last, with exactly the text the model reads (after the hooks, in its markers when untrusted),
     # so the conversation can be rebuilt from the ledger.
     shown = content if ran.source is None else wrap(content, ran.source, agent.nonce)
     result = s.record(ToolResult(actor=agent.id, cause=call_entry.seq, output=ran.data, duration_ms=ran.duration_ms,
                                  call=call.id, content=shown))
     if ran.source is not None:
-        admit_untrusted(agent, tool, ran.source, content, result.seq)
+        admit_untrusted(agent, tool.name, ran.source, content, result.seq)
     return CallReport(Outcome.OK, shown, result.seq, call_entry.seq, ran.duration_ms, ran.changes)
 
 
@@ -171,12 +173,14 @@ async def _run(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
         s.record(ToolError(actor=agent.id, cause=call_seq, tool=tool.name,
                            message="cancelled: the agent was stopped", duration_ms=_ms(started), call=call_id))
         raise
-    except ToolFailure as exc:
-        return _Ran(False, exc.message, _ms(started), tuple(sorted(changes)))
+    except ToolFailure as exc:  # its ``source`` says whether it quotes content from outside
+        return _Ran(False, exc.message, _ms(started), tuple(sorted(changes)), source=exc.source)
     except (TimeoutError, asyncio.TimeoutError):
         return _Ran(False, f"{tool.name} timed out after {tool.timeout_s:g} s", _ms(started), tuple(sorted(changes)))
     except Exception as exc:  # noqa: BLE001 - a broken tool is a result, never the agent's death
-        return _Ran(False, f"{tool.name} failed: {type(exc).__name__}: {exc}", _ms(started), tuple(sorted(changes)))
+        # An untrusted tool's unforeseen exception may quote whatever it read: untrusted too.
+        return _Ran(False, f"{tool.name} failed: {type(exc).__name__}: {exc}", _ms(started), tuple(sorted(changes)),
+                    source=None if tool.trusted else input_source(tool, tool_input))
     finally:
         if unlisten is not None:
             unlisten()
@@ -224,11 +228,15 @@ def _shown(message: str) -> str:
 
 
 def _failed(agent: AgentProcess, cause: int, tool: str, message: str, duration_ms: float,
-            changes: Sequence[int] = (), call: str | None = None) -> CallReport:
-    message = _shown(message)
-    entry = agent.services.record(ToolError(actor=agent.id, cause=cause, tool=tool, message=message,
+            changes: Sequence[int] = (), call: str | None = None, source: str | None = None) -> CallReport:
+    """An error result; one quoting content from ``source`` is wrapped in markers, recorded and taints."""
+    text = _shown(message)
+    shown = text if source is None else wrap(text, source, agent.nonce)
+    entry = agent.services.record(ToolError(actor=agent.id, cause=cause, tool=tool, message=shown,
                                             duration_ms=duration_ms, call=call))
-    return CallReport(Outcome.ERROR, message, entry.seq, cause, duration_ms, tuple(sorted(changes)))
+    if source is not None:
+        admit_untrusted(agent, tool, source, text, entry.seq)
+    return CallReport(Outcome.ERROR, shown, entry.seq, cause, duration_ms, tuple(sorted(changes)))
 
 
 def _ms(started: float) -> float:

@@ -207,14 +207,15 @@ class McpHub:
             raise ToolFailure(f"the MCP server {name} was removed")
         try:
             content, structured, is_error = await server.connection.call(tool, arguments)
-        except McpError as exc:
+        except McpError as exc:  # its words quote the server (a JSON-RPC error, its stderr): untrusted too
             await self._after_call(name)
-            raise ToolFailure(exc.message) from None
+            raise ToolFailure(exc.message, source=f"MCP server {name}, tool {tool}") from None
         # (a timeout or a cancellation propagates at once: listing a hung server would only hang too)
         await self._after_call(name)
         text = result_text(content, structured)
-        if is_error:
-            raise ToolFailure(f"the MCP tool {tool} of {name} reported an error: {text}")
+        if is_error:  # the server's own words: untrusted, like its results
+            raise ToolFailure(f"the MCP tool {tool} of {name} reported an error: {text}",
+                              source=f"MCP server {name}, tool {tool}")
         return ToolOutput(text, data={"server": name, "tool": tool, "chars": len(text)},
                           source=f"MCP server {name}, tool {tool}")
 

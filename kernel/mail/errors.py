@@ -3,6 +3,8 @@
 ``kind`` lets callers branch without reading the text: ``auth`` (user name
 or password refused), ``connect`` (no server there, TLS failed, timed out),
 ``protocol`` (the server answered something unusable), ``not_found``.
+A ``protocol`` error quotes the server's answer, so it is untrusted content
+(``source``: the executor wraps it in markers and taints the agent).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ MailErrorKind = Literal["auth", "connect", "protocol", "not_found", "config"]
 
 
 class MailError(ToolFailure):
-    def __init__(self, kind: MailErrorKind, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, kind: MailErrorKind, message: str, *, source: str | None = None) -> None:
+        if source is None and kind == "protocol":
+            source = "the mail or calendar server's answer"
+        super().__init__(message, source=source)
         self.kind = kind

@@ -242,10 +242,11 @@ def _reported(outcome: Any, replayed: bool, what: str, done_text: str) -> ToolOu
     if outcome.status == DONE:
         again = f" (an identical call already did this; the {what} was not sent again)" if replayed else ""
         return ToolOutput(done_text + again, {"status": DONE, "intent": outcome.cause, **dict(outcome.data)})
+    server = f"the server's answer to the {what}"  # the detail quotes the server (an SMTP refusal): untrusted
     if outcome.status == FAILED:
-        raise ToolFailure(f"the {what} was not sent: {outcome.detail}")
+        raise ToolFailure(f"the {what} was not sent: {outcome.detail}", source=server)
     raise ToolFailure(f"it is not known whether the {what} went out: {outcome.detail}. It will not be retried "
-                      "automatically; the user can check it in the Inbox.")
+                      "automatically; the user can check it in the Inbox.", source=server)
 
 
 ACCOUNT = "account"

@@ -73,3 +73,61 @@ def test_a_bad_base_url_is_refused_in_words(qtbot, tmp_path, agentdesk_home):
     assert dialog.save() is False
     assert "web_search_base_url" in dialog.error_label.text() and "http://" in dialog.error_label.text()
     assert not store.settings_path.exists()
+
+
+def test_fetch_caps_are_typed_checked_and_saved(qtbot, tmp_path, agentdesk_home):
+    store, dialog = make(qtbot, tmp_path, agentdesk_home)
+    web = dialog.web_tab
+    assert (web.max_size.text(), web.timeout.text(), web.redirects.text()) == ("2", "20", "5")  # the defaults
+    dialog.tabs.setCurrentWidget(web)
+    web.backend.setCurrentIndex(web.backend.findData("brave"))
+    dialog.show()
+    dialog.activateWindow()
+    web.key.setFocus()
+    qtbot.waitUntil(web.key.hasFocus)
+    for field, typed in ((web.max_size, "0.5"), (web.timeout, "45"), (web.redirects, "2")):
+        qtbot.keyClick(dialog.focusWidget(), Qt.Key.Key_Tab)  # keyboard only: Tab from the key to each cap
+        assert dialog.focusWidget() is field
+        field.selectAll()
+        qtbot.keyClicks(field, typed)
+    qtbot.keyClick(web.redirects, Qt.Key.Key_Tab)
+    assert dialog.focusWidget() is web.allow_private
+    with qtbot.waitSignal(dialog.saved, timeout=2000) as got:
+        qtbot.keyClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Save), Qt.Key.Key_Space)
+    new = got.args[0]
+    assert (new.web_fetch_max_bytes, new.web_fetch_timeout_s, new.web_fetch_max_redirects) == (512 * 1024, 45.0, 2)
+    assert new.web_search_backend == "brave"
+    assert store.load() == new  # in settings.json, read back by the kernel
+
+
+def test_bad_caps_are_refused_in_words_and_nothing_is_saved(qtbot, tmp_path, agentdesk_home):
+    store, dialog = make(qtbot, tmp_path, agentdesk_home)
+    web = dialog.web_tab
+    for size, timeout, redirects, words in (
+            ("-1", "20", "5", "Largest page must be a number of MB between 0.001 and 1024 (found '-1')"),
+            ("5000000", "20", "5", "Largest page must be"),
+            ("lots", "20", "5", "(found 'lots')"),
+            ("nan", "20", "5", "Largest page must be"),
+            ("2", "0", "5", "Time cap must be a number of seconds between 1 and 600 (found '0')"),
+            ("2", "1e9", "5", "Time cap must be"),
+            ("2", "soon", "5", "Time cap must be"),
+            ("2", "20", "6", "Redirects must be a whole number from 0 to 5 (found '6')"),
+            ("2", "20", "2.5", "Redirects must be a whole number"),
+            ("2", "20", "-1", "Redirects must be a whole number")):
+        web.max_size.setText(size)
+        web.timeout.setText(timeout)
+        web.redirects.setText(redirects)
+        assert dialog.save() is False, (size, timeout, redirects)
+        assert words in dialog.error_label.text()
+        assert dialog.tabs.currentWidget() is web  # the page with the problem is shown
+    assert not store.settings_path.exists()
+
+
+def test_a_size_left_as_shown_keeps_its_exact_bytes(qtbot, tmp_path, agentdesk_home):
+    ws = tmp_path / "work"
+    ws.mkdir()
+    _, dialog = make(qtbot, tmp_path, agentdesk_home, settings=Settings(workspace=str(ws), web_fetch_max_bytes=1_000_000))
+    assert dialog.web_tab.max_size.text() == "0.953674"
+    with qtbot.waitSignal(dialog.saved, timeout=2000) as got:
+        assert dialog.save()
+    assert got.args[0].web_fetch_max_bytes == 1_000_000

@@ -155,3 +155,35 @@ def test_a_url_password_is_taken_out_but_the_url_kept(redactor):
     text, n = redactor.redact("clone https://bob:s3cr3t-pw@git.example.com/repo.git and http://example.com:8080/x@y")
     assert n == 1
     assert text == "clone https://bob:[REDACTED:url-password]@git.example.com/repo.git and http://example.com:8080/x@y"
+
+
+URL_CASES = [
+    "https://bob:pw-1@h.example/x", "git+ssh://u:p@h", "1abc://u:p@h", "://u:p@h", "x1://u:p", "http://u@h",
+    "a://b:c@", "see http://a:b@c and ftp://d:e@f, then ://g:h@i", "hTTp://Ünï:cödé@h", "s3://:p@h", "http://u:@h",
+    "http://u:p/q@h", "http://u:p p@h", "a.b-c+d://u:p@h" * 3, "http://u:p@h://v:q@k", "naïve://u:p@h",
+    "https://example.com:8080/x@y", "'http://u:\"p\"@h'", "\u00e9://u:p@h", "x" * 50 + "://u:p@h",
+]
+
+
+@pytest.mark.parametrize("text", URL_CASES)
+def test_the_url_password_finder_agrees_with_its_regex(text):
+    """Found from each "://" for speed; the spans must be exactly the regex's (run under RE2 as before)."""
+    from kernel.redaction.patterns import _URL_PASSWORD, URL_PASSWORD_RULE, Rule, url_password_rule
+
+    regex = Rule(id=URL_PASSWORD_RULE, regex=_URL_PASSWORD, keywords=("://",))
+    assert list(url_password_rule().find(text)) == list(regex.find(text))
+
+
+def test_the_keyword_set_runs_the_rules_a_search_per_keyword_would(redactor):
+    """One RE2 set pass picks the same rules as a substring search per keyword, on text with and without."""
+    rules = redactor.rules
+    for text in ("", "nothing here at all", f"token {GITHUB}", "AKIA and xoxb- and TOKEN_ID and sk-ant- and ://",
+                 "Ünïcode with a KEY in it", "aws_secret and heroku and private key and " * 3):
+        low = text.lower()
+        expected = [r.id for r in rules.rules if not r.keywords or any(k in low for k in r.keywords)]
+        assert [r.id for r in rules.active(text)] == expected, text
+
+
+def test_very_short_text_is_not_scanned(redactor):
+    assert redactor.rules.find("a://b:c@") and redactor.rules.find("://b:c@") == []
+    assert redactor.redact("tok") == ("tok", 0)

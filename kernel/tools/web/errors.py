@@ -10,8 +10,9 @@ WebFailureKind = Literal["url", "address", "redirects", "http", "timeout", "netw
 
 
 class WebFailure(ToolFailure):
-    """A fetch or search that could not be made or answered; ``kind`` says which way it failed."""
+    """A fetch or search that could not be made or answered; ``kind`` says which way it failed.
+    ``source`` is set when the message quotes what a server sent (its error page, its reason phrase)."""
 
-    def __init__(self, kind: WebFailureKind, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, kind: WebFailureKind, message: str, *, source: str | None = None) -> None:
+        super().__init__(message, source=source)
         self.kind = kind

@@ -6,7 +6,7 @@ httpx is told never to follow redirects itself: each hop's URL is checked
 name kept for the ``Host`` header and for TLS (SNI and certificate checks use
 the name, so https stays verified). Proxies from the environment are not
 used: they would connect to an address nobody checked. At most
-``MAX_REDIRECTS`` hops are followed. The body is read up to ``max_bytes`` and
+``max_redirects`` hops (Settings, at most ``MAX_REDIRECTS``) are followed. The body is read up to ``max_bytes`` and
 until ``timeout_s`` after the first request started; a body cut by either is
 returned with the cut said, while a server that sends no reply in time is a
 failure.
@@ -39,6 +39,7 @@ class FetchLimits:
     max_bytes: int = 2 * 1024 * 1024
     timeout_s: float = 20.0
     allow_private: bool = False
+    max_redirects: int = MAX_REDIRECTS  # Settings → Web; never more than MAX_REDIRECTS
     exempt: frozenset[tuple[str, int]] = frozenset()  # (address, port) pairs allowed anyway (tests' fakes)
     verify: "ssl.SSLContext | bool" = True  # certificates: the system's trust store (tests: their own CA)
 
@@ -107,16 +108,20 @@ async def fetch(url: str, limits: FetchLimits, resolver: Resolver = system_resol
             except TimeoutError:
                 raise WebFailure("timeout", f"no reply from {current} within {limits.timeout_s:g} s") from None
             except httpx.HTTPError as exc:
-                raise WebFailure("network", f"cannot fetch {current}: {type(exc).__name__}: {exc}") from None
+                raise WebFailure("network", f"cannot fetch {current}: {type(exc).__name__}: {exc}",
+                                 source=_quoting_server(exc, current)) from None
             try:
                 location = response.headers.get("location")
                 if response.status_code in REDIRECTS and location:
-                    if len(hops) >= MAX_REDIRECTS:
-                        raise WebFailure("redirects", f"more than {MAX_REDIRECTS} redirects (last: {current})")
+                    most = max(0, min(limits.max_redirects, MAX_REDIRECTS))
+                    if len(hops) >= most:
+                        where = " (the limit in Settings → Web)" if most < MAX_REDIRECTS else ""
+                        raise WebFailure("redirects", f"more than {most} redirect{'' if most == 1 else 's'}{where} "
+                                                      f"(last: {current})")
                     hops.append(current)
                     current = urljoin(current, location.strip())
                     continue
-                body, cut = await _read(response, limits, deadline)
+                body, cut = await _read(response, limits, deadline, current)
             finally:
                 await response.aclose()
             return Fetched(url=url, final_url=current, status=response.status_code,
@@ -152,7 +157,8 @@ async def _pinned_request(client: "httpx.AsyncClient", url: str, limits: FetchLi
     return client.build_request("GET", target, headers=headers, extensions=extensions)
 
 
-async def _read(response: "httpx.Response", limits: FetchLimits, deadline: float) -> tuple[bytes, tuple[str, ...]]:
+async def _read(response: "httpx.Response", limits: FetchLimits, deadline: float,
+                url: str) -> tuple[bytes, tuple[str, ...]]:
     """The body up to the size cap and the deadline, and which of them cut it."""
     import httpx
 
@@ -183,9 +189,18 @@ async def _read(response: "httpx.Response", limits: FetchLimits, deadline: float
             size += len(chunk)
     except httpx.HTTPError as exc:
         if not chunks:
-            raise WebFailure("network", f"the reply broke off: {type(exc).__name__}: {exc}") from None
+            raise WebFailure("network", f"the reply broke off: {type(exc).__name__}: {exc}",
+                             source=_quoting_server(exc, url)) from None
         cut = ("broken",)
     return b"".join(chunks), cut
+
+
+def _quoting_server(exc: Exception, url: str) -> str | None:
+    """The source when ``exc``'s text may quote bytes the server sent (a protocol or decoding error), else None
+    (a refused connection, a TLS failure: our side's words)."""
+    import httpx
+
+    return f"web_fetch {url}" if isinstance(exc, (httpx.ProtocolError, httpx.DecodingError)) else None
 
 
 def _media_type(headers: "httpx.Headers") -> str:

@@ -35,6 +35,7 @@ NEEDS_KEY = frozenset({"brave", "tavily"})
 MAX_COUNT = 20
 FIELD_MAX = {"title": 300, "url": 2048, "snippet": 1000}
 REPLY_MAX_BYTES = 4 * 1024 * 1024
+ERROR_TEXT_MAX_BYTES = 1_000  # what of a server's error reply the model reads
 _TAG = re.compile(r"</?[a-zA-Z][^<>]{0,100}>")
 
 
@@ -74,9 +75,10 @@ async def search(config: SearchConfig, query: str, count: int) -> tuple[SearchRe
             raise WebFailure("timeout", f"{config.backend} did not answer within {config.timeout_s:g} s") from None
         except httpx.HTTPError as exc:
             raise WebFailure("network", f"cannot reach {config.backend} at {base}: {type(exc).__name__}") from None
-    if response.status_code >= 400:
+    if response.status_code >= 400:  # its reason phrase and error text are the server's words: untrusted
         raise WebFailure("http", f"{config.backend} answered HTTP {response.status_code} {response.reason_phrase}"
-                                 + _hint(config.backend, response.status_code))
+                                 + _hint(config.backend, response.status_code) + _said(response, config.key),
+                         source=f"web_search {config.backend}")
     if len(response.content) > REPLY_MAX_BYTES:
         raise WebFailure("reply", f"{config.backend}'s reply is larger than {REPLY_MAX_BYTES // 1024 // 1024} MB")
     try:
@@ -128,6 +130,14 @@ def _field(value: Any, name: str) -> str:
     text = " ".join(_TAG.sub("", text).split())  # Brave marks matches with <strong>
     limit = FIELD_MAX[name]
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _said(response: Any, key: str | None) -> str:
+    """What the server's error reply says, capped (never the key, should it echo it back), or nothing."""
+    text = response.content[:ERROR_TEXT_MAX_BYTES].decode("utf-8", "replace").strip()
+    if key:
+        text = text.replace(key, "[the API key]")
+    return f"\nThe server said: {text}" if text else ""
 
 
 def _hint(backend: str, status: int) -> str:

@@ -5,7 +5,10 @@ next call), both mark what they return as untrusted content from where it
 came (``ToolOutput.source``; the executor wraps it in provenance markers and
 taints the agent), and both report a refusal or a failure as a result the
 model reads. What the model reads starts with the URL it came from and ends
-with what was cut, so a cut page is never mistaken for the whole.
+with what was cut, so a cut page is never mistaken for the whole. A server's
+error page (HTTP 4xx/5xx) is an error result that quotes the page: the
+failure carries its ``source``, so the executor wraps and records it like a
+page that loaded, and the agent that read it is tainted all the same.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any, Callable, Mapping
 from ..descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
 from ..fs.common import BOOL, integer, obj, string
 from .convert import describe, readable
+from .errors import WebFailure
 from .fetch import FetchLimits, Resolver, fetch, system_resolver
 from .search import DEFAULT_BASE_URLS, MAX_COUNT, SearchConfig, search
 
@@ -50,7 +54,8 @@ def web_fetch_tool(settings: Callable[[], Any], resolver: Resolver = system_reso
     async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
         s = settings()
         limits = FetchLimits(max_bytes=s.web_fetch_max_bytes, timeout_s=s.web_fetch_timeout_s,
-                             allow_private=s.web_allow_private, exempt=exempt)
+                             allow_private=s.web_allow_private, exempt=exempt,
+                             max_redirects=s.web_fetch_max_redirects)
         got = await fetch(str(tool_input["url"]), limits, resolver)
         text = readable(got.body, got.content_type, got.charset, got.final_url)
         body = text if text is not None else describe(got.content_type, len(got.body), got.total_bytes)
@@ -61,6 +66,8 @@ def web_fetch_tool(settings: Callable[[], Any], resolver: Resolver = system_reso
         if got.status >= 400:
             notes.insert(0, f"[the server answered HTTP {got.status} {got.reason}: this is its error page]")
         content = "\n\n".join([head, body, *notes])
+        if got.status >= 400:  # a failure the model reads, quoting the page: untrusted like any page
+            raise WebFailure("http", content, source=f"web_fetch {got.final_url}")
         data = {"url": got.url, "final_url": got.final_url, "status": got.status, "content_type": got.content_type,
                 "bytes": len(got.body), "redirects": list(got.redirects), "cut": list(got.cut),
                 "text": text is not None}
