@@ -83,11 +83,14 @@ def test_sigterm_mid_tool_call_interrupts_it_and_runs_nothing_twice(kernel_proc,
             await next_event(events, ToolCallStarted)  # mid-tool-call
             await _stopped_then_back(kernel_proc, k, events, connection, kernel_proc.stop)
             calls = [e for e in k.ledger_page(LedgerFilter(actor=agent.id)) if e.kind in ("tool", "error", "result")]
-            return k.agent(agent.id), calls, k.leases(agent.id), k.ledger_page(LedgerFilter(kind="agent.kill"))
+            requests = k.ledger_page(LedgerFilter(actor=agent.id, kind="request"))
+            return k.agent(agent.id), calls, k.leases(agent.id), k.ledger_page(LedgerFilter(kind="agent.kill")), requests
         finally:
             await k.aclose()
 
-    back, calls, leases, kills = run(body())
+    back, calls, leases, kills, requests = run(body())
+    [request] = requests  # the reply with the call, on the record with the provider's request id
+    assert (request.status, request.request_id) == ("ok", srv.request_ids[0])
     assert back.state == "interrupted"
     assert sorted(e.kind for e in calls) == ["error", "tool"]  # answered once, as interrupted
     [error] = [e for e in calls if e.kind == "error"]
