@@ -122,6 +122,8 @@ async def attach_desktop(root: Path, *, grant_delay_ms: int | None = None) -> De
 
 def _show_attached(window: Any, up: bool) -> None:
     window.status.counts.attached = up
+    if up:
+        window.reattach()  # back after a restart: the agents as the kernel has them now
     window.status.refresh()
 
 

@@ -28,7 +28,7 @@ from kernel.api import (
     AgentState,
     AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, KernelError, KernelFacade, LeaseRequest,
     LeaseRequested, LeaseRequestResolved, TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated,
-    UserMessage, money,
+    UnknownAgent, UserMessage, money,
 )
 from kernel.api import AgentTainted
 
@@ -67,9 +67,9 @@ class AskWindow(QWidget):
         self.check_key()
         if not self.info.state.busy:  # a reopened window: nothing is still running
             self.transcript.settle_open_cards(self.info.state)
+        self._interruption_shown = False
         if self.info.state is AgentState.INTERRUPTED:
-            self.transcript.add_notice(f"The kernel stopped while {self.info.name} worked. "
-                                       "Resume continues the conversation; nothing it did is run again.")
+            self._show_interrupted(self.info)
         self._show_request(next((r for r in kernel.pending_requests() if r.agent_id == agent_id), None))
         bridge.channel(agent_id).event.connect(self._on_event)
         bridge.tick.connect(self._on_tick)
@@ -236,6 +236,8 @@ class AskWindow(QWidget):
                                          if r.agent_id == self.agent_id), None))
             case AgentStateChanged(agent=info) if info.id == self.agent_id:
                 self._show_info(info)
+                if info.state is AgentState.INTERRUPTED:
+                    self._show_interrupted(info)
                 if info.state is AgentState.FAILED:
                     self.transcript.add_notice(f"{info.name} failed: {info.reason or 'no reason given'}")
             case AgentKilled(agent=info, by=by) if info.id == self.agent_id:
@@ -248,7 +250,39 @@ class AskWindow(QWidget):
                     if info.id == self.agent_id:
                 self._show_info(info)
 
+    def reattach(self) -> None:
+        """The kernel restarted under the window: catch up with the agent as the new kernel has it
+        (the events in between died with the old one); the transcript keeps what it showed and
+        continues below it."""
+        try:
+            info = self.kernel.agent(self.agent_id)
+        except UnknownAgent:
+            self.transcript.end_text()
+            self.transcript.settle_open_cards(AgentState.KILLED)
+            self.transcript.add_notice(f"The kernel restarted and no longer lists {self.info.name}.")
+            self.input.setEnabled(False)
+            self.send_button.setEnabled(False)
+            return
+        if not info.state.busy:
+            self.transcript.end_text()
+            self.transcript.settle_open_cards(info.state)
+        self._show_info(info)
+        if info.state is AgentState.INTERRUPTED:
+            self._show_interrupted(info)
+        self._show_request(next((r for r in self.kernel.pending_requests() if r.agent_id == self.agent_id), None))
+
+    def _show_interrupted(self, info: AgentInfo) -> None:
+        """Say once per interruption that the kernel stopped it and how to go on."""
+        self.transcript.end_text()
+        self.transcript.settle_open_cards(info.state)
+        if not self._interruption_shown:
+            self._interruption_shown = True
+            self.transcript.add_notice(f"The kernel stopped while {info.name} worked. "
+                                       "Resume continues the conversation; nothing it did is run again.")
+
     def _show_info(self, info: AgentInfo) -> None:
+        if info.state.busy:
+            self._interruption_shown = False  # working again: a later stop is a new interruption
         self.info = info
         self.state_badge.set_state(info.state)
         self.reason_label.setText(info.reason)

@@ -293,6 +293,20 @@ class MainWindow(QMainWindow):
             self._bring_up_lease(agent_id)  # a waiting request is what this window needs answered
         return window
 
+    # ---- a kernel that restarted under the desktop -------------------------------------
+
+    def reattach(self) -> None:
+        """The kernel came back (it restarted): show its agents as they are now. The events in
+        between died with the old kernel, so the table is reloaded rather than patched, and each
+        open Ask window catches up with its agent and carries on."""
+        self.rows.reload(self.kernel.agents(), self.kernel.leases())
+        for window in list(self.windows.values()):
+            catch_up = getattr(window, "reattach", None)
+            if catch_up is not None:
+                catch_up()
+        self._flag_requests()
+        self.status.refresh()
+
     # ---- windows that outlive a run, archive, history ------------------------------------
 
     def remember_windows(self) -> None:

@@ -47,8 +47,9 @@ FractionRole = Qt.ItemDataRole.UserRole + 2  # tokens used / budget, 0..1
 
 @dataclass(frozen=True)
 class RowChange:
-    """What the rows announce: ``kind`` is "inserting" (``row`` is about to appear), "inserted", or
-    "changed" (those ``columns`` of ``row``; ``row`` None: a lease of an agent not listed)."""
+    """What the rows announce: ``kind`` is "inserting" (``row`` is about to appear), "inserted",
+    "removing"/"removed", "resetting"/"reset" (every row replaced), or "changed" (those ``columns``
+    of ``row``; ``row`` None: a lease of an agent not listed)."""
 
     kind: str
     row: int | None
@@ -85,6 +86,14 @@ class ProcessRows:
             self.agents.append(info)
         for lease in leases:
             self.leases.setdefault(lease.subject, []).append(lease)
+
+    def reload(self, agents: Iterable[AgentInfo], leases: Iterable[Lease]) -> None:
+        """Become the kernel's table as it is now (after a kernel restart the events in between are
+        gone: agents may have changed state, been archived or killed); announced as one reset."""
+        self._announce(RowChange("resetting", None))
+        self.agents, self.leases, self._index = [], {}, {}
+        self.load(agents, leases)
+        self._announce(RowChange("reset", None))
 
     def row_of(self, agent_id: str) -> int | None:
         return self._index.get(agent_id)
@@ -182,6 +191,13 @@ class ProcessTableModel(RowsTableModel):
     # ---- following the rows ----------------------------------------------------
 
     def _follow(self, change: RowChange) -> None:
+        if change.kind == "resetting":
+            self._dirty = {}
+            self.beginResetModel()
+            return
+        if change.kind == "reset":
+            self.endResetModel()
+            return
         if change.row is None:
             return
         if change.kind == "inserting":

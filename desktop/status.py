@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from kernel.api import (
     AgentState,
-    Broken, Intact, Integrity, LedgerAppended, Spend, money, plural,
+    Broken, Intact, Integrity, KernelError, LedgerAppended, Spend, money, plural,
 )
 
 from . import style
@@ -37,6 +37,7 @@ class StatusCounts:
     now: Callable[[], float] = time.time
     rows: ProcessRows | None = None  # agents and leases; its own empty rows when not given
     spend: Callable[[], Spend] | None = None  # today's requests (the kernel's ``spend_today``)
+    last_spend: Spend | None = None  # what ``spend`` last said (shown while the kernel is away)
 
     def __post_init__(self) -> None:
         if self.rows is None:
@@ -68,9 +69,19 @@ class StatusCounts:
     def live_leases(self) -> int:
         return self._rows.total_leases()
 
-    def tokens_today(self) -> int:
+    def spend_today(self) -> Spend | None:
+        """Today's spend from the kernel; while it is away (restarting), the last it said."""
         if self.spend is not None:
-            return self.spend().tokens
+            try:
+                self.last_spend = self.spend()
+            except KernelError:  # detached: the status line keeps its last figures
+                pass
+        return self.last_spend
+
+    def tokens_today(self, spend: Spend | None = None) -> int:
+        if self.spend is not None:
+            spend = spend or self.spend_today()
+            return spend.tokens if spend is not None else 0
         start = time.mktime(time.localtime(self.now())[:3] + (0, 0, 0, 0, 0, -1))
         return sum(a.used for a in self._rows.agents if a.started_at >= start)
 
@@ -126,8 +137,8 @@ class StatusCounts:
 
     def _today(self) -> str:
         """ "tokens today 55k", with what they cost when any had a price: "tokens today 55k ($0.42)"."""
-        words = f"tokens today {style.short_tokens(self.tokens_today())}"
-        spend = self.spend() if self.spend is not None else None
+        spend = self.spend_today()
+        words = f"tokens today {style.short_tokens(self.tokens_today(spend))}"
         if spend is None or spend.tokens == spend.unpriced_tokens:
             return words  # no price known: tokens only
         more = f" + {style.short_tokens(spend.unpriced_tokens)} unpriced" if spend.unpriced_tokens else ""

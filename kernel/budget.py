@@ -16,13 +16,15 @@ from dataclasses import dataclass, replace
 class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0  # of input_tokens, read from the provider's cache (priced apart, counted alike)
 
     @property
     def total(self) -> int:
         return self.input_tokens + self.output_tokens
 
     def __add__(self, other: "Usage") -> "Usage":
-        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
+                     self.cached_tokens + other.cached_tokens)
 
 
 @dataclass(frozen=True)
@@ -44,12 +46,14 @@ class Budget:
     def left(self) -> int:
         return max(0, self.limit - self.used.total)
 
-    def report(self, input_tokens: int | None, output_tokens: int | None) -> "Budget":
+    def report(self, input_tokens: int | None, output_tokens: int | None,
+               cached_tokens: int | None = None) -> "Budget":
         """The in-flight request's usage so far (None keeps what was reported before)."""
         cur = self.current
         return replace(self, current=Usage(
             cur.input_tokens if input_tokens is None else input_tokens,
             cur.output_tokens if output_tokens is None else output_tokens,
+            cur.cached_tokens if cached_tokens is None else cached_tokens,
         ))
 
     def settle(self) -> "Budget":

@@ -22,6 +22,7 @@ from .agents.loop import run_loop
 from .agents.process import AgentProcess
 from .agents.services import ProviderFactory, Services
 from .agents.rebuild import AgentRecord, conversation_of, summarise
+from .agents.rebuild import KERNEL_STOPPED
 from .agents.records import RESUME, USER_TURN, record_user_turn
 from .agents.restore import history_item, process_from
 from .automations.confirm import Confirmer, PendingConfirmations
@@ -561,6 +562,21 @@ class Kernel:
             self.automation_gate.succeeded(event.agent_id)
 
     # ---- shutdown ----------------------------------------------------------
+
+    async def interrupt_working(self, reason: str = KERNEL_STOPPED) -> list[AgentInfo]:
+        """A clean shutdown (``agentdesk kernel --stop``, SIGTERM): every working agent stops
+        ``interrupted`` instead of killed, its leases untouched, so it comes back as after a
+        kill -9 and continues only when resumed; automation runs end ``interrupted``."""
+        await self.automations.stop()
+        stopped = [a for a in self._agents.values() if a.busy]
+        for agent in stopped:
+            agent.set_state(AgentState.INTERRUPTED, reason)
+            assert agent.task is not None
+            agent.task.cancel()
+        if stopped:
+            await asyncio.wait([a.task for a in stopped if a.task is not None])
+        await self.automations.drain()
+        return [a.info() for a in stopped]
 
     async def aclose(self) -> None:
         """Stop every working agent (recorded as killed by the kernel) and the expiry watch."""

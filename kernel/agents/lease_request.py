@@ -129,7 +129,7 @@ async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
         return lease
     finally:
         s.bus.publish(LeaseRequestResolved(request.id, agent.id, outcome, lease if outcome is Outcome.GRANTED else None))
-        if not agent.killed:
+        if not (agent.killed or agent.state is AgentState.INTERRUPTED):  # a stopping kernel said what it is
             agent.set_state(previous if previous is not AgentState.WAITING else AgentState.RUNNING)
 
 

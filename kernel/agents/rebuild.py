@@ -28,6 +28,7 @@ from ..messages import Message, TextPart, ToolResultPart, ToolUse, appended, use
 from ..untrusted import capped, clean_text
 
 INTERRUPTED = "interrupted: the kernel stopped"
+KERNEL_STOPPED = "the kernel stopped"  # why a working agent is interrupted by a clean shutdown
 CONVERSATION_KINDS = tuple(cls.KIND for cls in (UserTurn, ModelRequest, ToolCall, ToolResult, ToolError))
 ADMIN_KINDS = tuple(cls.KIND for cls in (AgentSpawn, AgentKill, AgentArchive, AgentBudget, LeaseGrant, LeaseRevoke,
                                          Expired))
@@ -124,7 +125,7 @@ def summarise(ledger: Ledger, now: float, *, tails: bool = True) -> Restored:
     reads the whole of it when someone needs it.
     """
     restored = fold(ledger.scan(ADMIN_KINDS), now)
-    requests = ledger.per_actor(ModelRequest.KIND, ("input_tokens", "output_tokens"))
+    requests = ledger.per_actor(ModelRequest.KIND, ("input_tokens", "output_tokens", "cache_read_tokens"))
     messages = ledger.per_actor(UserTurn.KIND)
     for rec in restored.agents.values():
         req, msg = requests.get(rec.id), messages.get(rec.id)
@@ -135,7 +136,7 @@ def summarise(ledger: Ledger, now: float, *, tails: bool = True) -> Restored:
             rec.settle()
             if req is None and msg is None:
                 rec.conversation = ()
-        rec.usage = Usage(_whole(req[3][0]), _whole(req[3][1])) if req else Usage()
+        rec.usage = Usage(_whole(req[3][0]), _whole(req[3][1]), _whole(req[3][2])) if req else Usage()
         rec.last_ts = max(rec.last_ts, req[2] if req else 0.0, msg[2] if msg else 0.0)
         first = ledger.get(msg[0]) if msg else None
         rec.first_prompt = _text(first.text) if isinstance(first, UserTurn) else ""
@@ -175,7 +176,7 @@ def _converse(rec: AgentRecord, e: Entry) -> None:
             rec.first_prompt = rec.first_prompt or _text(e.text)
         case ModelRequest():
             rec.settle()
-            rec.usage = rec.usage + Usage(_count(e.input_tokens), _count(e.output_tokens))
+            rec.usage = rec.usage + Usage(_count(e.input_tokens), _count(e.output_tokens), _count(e.cache_read_tokens))
             rec.failure = (_text(e.error) or "the request failed") if e.status == "error" else None
             if e.status == "ok":
                 calls = e.tool_calls if isinstance(e.tool_calls, tuple) else ()

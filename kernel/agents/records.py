@@ -31,11 +31,20 @@ def record_user_turn(agent: AgentProcess, text: str) -> None:
 
 @dataclass
 class RequestTimer:
-    """Times one provider request: start (kernel clock), duration and time to first token."""
+    """Times one provider request: start (kernel clock), duration and time to first token; and keeps
+    what the provider said of it beyond the budget's tokens (its request id, cache tokens)."""
 
     start: float
     began: float = field(default_factory=time.perf_counter)
     first_token_ms: float | None = None
+    request_id: str | None = None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def cache(self, read: int | None, write: int | None) -> None:
+        """A usage report's cache counts (None keeps what was reported before)."""
+        self.cache_read_tokens = self.cache_read_tokens if read is None else _count(read)
+        self.cache_write_tokens = self.cache_write_tokens if write is None else _count(write)
 
     def token(self) -> None:
         if self.first_token_ms is None:
@@ -49,13 +58,19 @@ def record_request(agent: AgentProcess, timer: RequestTimer, status: str, *, rep
     parts = reply.parts if reply is not None else ()
     agent.services.record(ModelRequest(
         actor=agent.id, reason=agent.request_reason, provider=agent.provider, model=agent.model, status=status,
-        start=timer.start, duration_ms=_ms(timer.began), first_token_ms=timer.first_token_ms,
+        request_id=timer.request_id, cache_read_tokens=timer.cache_read_tokens,
+        cache_write_tokens=timer.cache_write_tokens, start=timer.start, duration_ms=_ms(timer.began), first_token_ms=timer.first_token_ms,
         input_tokens=used.input_tokens, output_tokens=used.output_tokens, stop_reason=stop_reason,
         text="".join(p.text for p in parts if isinstance(p, TextPart)),
         tool_calls=tuple({"id": p.id, "name": p.name, "input": dict(p.input), "meta": dict(p.meta)}
                          for p in parts if isinstance(p, ToolUse)),
         error=error,
     ))
+
+
+def _count(value: object) -> int:
+    """A token count a server sent (hostile input: anything but a whole number ≥ 0 counts 0)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def _ms(began: float) -> float:

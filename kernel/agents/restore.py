@@ -45,5 +45,6 @@ def history_item(rec: AgentRecord, services: Services) -> HistoryItem:
     spawn, used = rec.spawn, rec.usage
     return HistoryItem(
         rec.id, spawn.name, rec.first_prompt, spawn.ts, rec.last_ts, used.input_tokens, used.output_tokens,
-        cost_of(services.settings.prices, spawn.provider, spawn.model, used.input_tokens, used.output_tokens),
+        cost_of(services.settings.prices, spawn.provider, spawn.model, used.input_tokens, used.output_tokens,
+                used.cached_tokens),
         spawn.provider, spawn.model, rec.archived, rec.killed)

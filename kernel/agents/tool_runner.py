@@ -34,13 +34,14 @@ from ..messages import ToolResultPart
 from ..providers.base import ToolCallReady
 from ..tools.descriptor import ToolContext, ToolDescriptor
 from ..tools.schema import validate_input
-from ..states import Outcome
+from ..states import AgentState, Outcome
 from ..untrusted import capped, clean_text, quoted
 from . import hook_step, replay_step
 from .gate import call_risk, permit
 from .lease_request import Once, Refusal
 from .process import AgentProcess
 from .provenance import admit_untrusted, input_source, untrusted_source
+from .rebuild import INTERRUPTED
 from ..trust.markers import wrap
 
 
@@ -170,8 +171,9 @@ async def _run(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
         async with asyncio.timeout(tool.timeout_s):  # no extra task, unlike wait_for
             output = await tool.run(ctx, tool_input)
     except asyncio.CancelledError:
+        stopped = INTERRUPTED if agent.state is AgentState.INTERRUPTED else "cancelled: the agent was stopped"
         s.record(ToolError(actor=agent.id, cause=call_seq, tool=tool.name,
-                           message="cancelled: the agent was stopped", duration_ms=_ms(started), call=call_id))
+                           message=stopped, duration_ms=_ms(started), call=call_id))
         raise
     except ToolFailure as exc:  # its ``source`` says whether it quotes content from outside
         return _Ran(False, exc.message, _ms(started), tuple(sorted(changes)), source=exc.source)

@@ -84,9 +84,10 @@ async def _stream_turn(agent: AgentProcess, timer: RequestTimer) -> AssistantTur
                     timer.token()
                     calls.append(admit(event))
                 case UsageReport(input_tokens=i, output_tokens=o):
-                    agent.report_usage(i, o)
+                    timer.cache(event.cache_read_tokens, event.cache_write_tokens)
+                    agent.report_usage(i, o, None if event.cache_read_tokens is None else timer.cache_read_tokens)
                 case StreamEnd(stop_reason=reason):
-                    stop = reason
+                    stop, timer.request_id = reason, event.request_id
                 case _:
                     assert_never(event)
     if stop is None:

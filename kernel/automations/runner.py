@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 NOTHING_TO_DO = "NOTHING TO DO"
 OFFLINE_KINDS = ("connection", "timeout")
+STOPPED_DETAIL = "the kernel stopped while it ran; not run again for this slot"
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,8 @@ def _outcome(kernel: "Kernel", a: Automation, slot: Slot, agent_id: str, timed_o
         return _record(kernel, a, slot, agent_id, "over-budget" if over else "cancelled", process.reason)
     if state is AgentState.KILLED:
         return _record(kernel, a, slot, agent_id, "cancelled", process.reason)
+    if state is AgentState.INTERRUPTED:  # a clean kernel stop: as after a kill -9, never re-run for its slot
+        return _record(kernel, a, slot, agent_id, "interrupted", STOPPED_DETAIL)
     text = _final_text(process.conversation)
     files = _files(kernel, agent_id)
     if text.lstrip().upper().startswith(NOTHING_TO_DO) and not files:

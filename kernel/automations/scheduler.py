@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from .gate import RunWatch
 from .model import Automation
-from .runner import Slot, run_slot
+from .runner import STOPPED_DETAIL, Slot, run_slot
 from .store import AutomationStore, RunRecord
 from ..pids import pid_alive
 
@@ -58,7 +58,7 @@ class Scheduler:
                 continue
             agent = self._store.agent_of(claim.automation, claim.slot, claim.attempt)
             run = RunRecord(claim.automation, claim.slot, claim.attempt, now, agent, "interrupted",
-                            "the kernel stopped while it ran; not run again for this slot", "", ())
+                            STOPPED_DETAIL, "", ())
             if self._store.finish(run):
                 out.append(run)
         return out

@@ -113,4 +113,19 @@ async def pump(name: str, open_stream: Callable[[], Awaitable[Any]], reply: Any,
         raise incomplete(name)
     for out in tail():
         yield out
-    yield StreamEnd(reply.stop_reason)
+    yield StreamEnd(reply.stop_reason, request_id(stream, getattr(reply, "request_id", None)))
+
+
+REQUEST_ID_HEADERS = ("request-id", "x-request-id")  # Anthropic; OpenAI
+REQUEST_ID_MAX = 200
+
+
+def request_id(stream: Any, body_id: Any) -> str | None:
+    """The provider's id of a request: its request-id header (what support asks for), else the id
+    the reply carried (response.id, Gemini's responseId). Hostile input: only a short printable word."""
+    headers = getattr(getattr(stream, "response", None), "headers", None)
+    found = next((headers.get(h) for h in REQUEST_ID_HEADERS if headers is not None and headers.get(h)), None)
+    for value in (found, body_id):
+        if isinstance(value, str) and 0 < len(value) <= REQUEST_ID_MAX and value.isprintable() and " " not in value:
+            return value
+    return None

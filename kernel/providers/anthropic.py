@@ -13,7 +13,7 @@ this SDK mid-stream, so they are caught beside the SDK's own classes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, AsyncIterator
 
 from ..messages import Message, TextPart, ToolResultPart, ToolUse
@@ -104,13 +104,15 @@ class _Reply:
     stop_reason: str | None = None
     tools: dict[int, _ToolBlock] = field(default_factory=dict)
     input_parts: dict[str, int] = field(default_factory=dict)
+    request_id: str | None = None  # the message id, when the request-id header is missing
 
     def feed(self, event: Any) -> list[StreamEvent]:
         self.received = True
         match event.type:
             case "message_start":
+                self.request_id = getattr(event.message, "id", None)
                 self._take_input(event.message.usage)
-                return [UsageReport(input_tokens=sum(self.input_parts.values()))]
+                return [self._input_report()]
             case "content_block_start":
                 block = event.content_block
                 if block.type == "tool_use":
@@ -128,9 +130,15 @@ class _Reply:
             case "message_delta":
                 self.stop_reason = event.delta.stop_reason or self.stop_reason
                 changed = self._take_input(event.usage)
-                total_in = sum(self.input_parts.values()) if changed else None
-                return [UsageReport(input_tokens=total_in, output_tokens=event.usage.output_tokens)]
+                report = self._input_report() if changed else UsageReport()
+                return [replace(report, output_tokens=event.usage.output_tokens)]
         return []
+
+    def _input_report(self) -> UsageReport:
+        """Input is the sum of the three counts Anthropic gives apart (uncached, cache written, cache read)."""
+        parts = self.input_parts
+        return UsageReport(input_tokens=sum(parts.values()), cache_read_tokens=parts.get("cache_read_input_tokens"),
+                           cache_write_tokens=parts.get("cache_creation_input_tokens"))
 
     def _take_input(self, usage: Any) -> bool:
         changed = False

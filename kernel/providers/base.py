@@ -51,13 +51,17 @@ class UsageReport:
 
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cache_read_tokens: int | None = None   # of input_tokens, read from the provider's prompt cache
+    cache_write_tokens: int | None = None  # of input_tokens, written to it (Anthropic, OpenAI Responses)
 
 
 @dataclass(frozen=True)
 class StreamEnd:
-    """``stop_reason``: "end_turn", "tool_use", "max_tokens", or the provider's own word."""
+    """``stop_reason``: "end_turn", "tool_use", "max_tokens", or the provider's own word;
+    ``request_id``: the provider's id of this request (its request-id header, else the reply's id)."""
 
     stop_reason: str
+    request_id: str | None = None
 
 
 StreamEvent = Union[TextChunk, ToolCallReady, UsageReport, StreamEnd]

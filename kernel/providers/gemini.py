@@ -164,6 +164,7 @@ class _Reply:
     had_calls: bool = False
     usage: UsageReport | None = None
     blocked: str | None = field(default=None)
+    request_id: str | None = None  # the response id (Gemini sends no request-id header)
 
     @property
     def stop_reason(self) -> str | None:
@@ -178,6 +179,7 @@ class _Reply:
     def feed(self, chunk: Any) -> list[StreamEvent]:
         self.received = True
         out: list[StreamEvent] = []
+        self.request_id = self.request_id or getattr(chunk, "response_id", None)
         self._take_usage(chunk.usage_metadata)
         feedback = chunk.prompt_feedback
         if feedback is not None and feedback.block_reason is not None:
@@ -199,7 +201,8 @@ class _Reply:
             return
         prompt = (meta.prompt_token_count or 0) + (meta.tool_use_prompt_token_count or 0)
         output = (meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0)
-        self.usage = UsageReport(input_tokens=prompt, output_tokens=output)
+        self.usage = UsageReport(input_tokens=prompt, output_tokens=output,
+                                 cache_read_tokens=meta.cached_content_token_count)
 
 
 def _ready(part: Any) -> ToolCallReady:

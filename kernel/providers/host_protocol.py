@@ -125,9 +125,10 @@ def encode_event(event: StreamEvent) -> dict[str, Any]:
         return {"t": "c", "id": event.id, "name": event.name, "input": event.input, "raw": event.raw_arguments,
                 "error": event.error, "meta": event.meta}
     if isinstance(event, UsageReport):
-        return {"t": "u", "i": event.input_tokens, "o": event.output_tokens}
+        return {"t": "u", "i": event.input_tokens, "o": event.output_tokens, "cr": event.cache_read_tokens,
+                "cw": event.cache_write_tokens}
     if isinstance(event, StreamEnd):
-        return {"t": "e", "stop": event.stop_reason}
+        return {"t": "e", "stop": event.stop_reason, "rid": event.request_id}
     raise TypeError(f"unknown stream event {event!r}")
 
 
@@ -138,8 +139,8 @@ def decode_event(data: dict[str, Any]) -> StreamEvent:
     if kind == "c":
         return ToolCallReady(data["id"], data["name"], data["input"], data["raw"], data["error"], data["meta"] or {})
     if kind == "u":
-        return UsageReport(data["i"], data["o"])
-    return StreamEnd(data["stop"])
+        return UsageReport(data["i"], data["o"], data.get("cr"), data.get("cw"))
+    return StreamEnd(data["stop"], data.get("rid"))
 
 
 def encode_error(exc: ProviderError) -> dict[str, Any]:

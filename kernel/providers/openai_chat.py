@@ -90,9 +90,11 @@ class _Reply:
     received: bool = False
     stop_reason: str | None = None
     calls: dict[int, _Call] = field(default_factory=dict)
+    request_id: str | None = None  # the completion id, when the x-request-id header is missing
 
     def feed(self, chunk: Any) -> list[StreamEvent]:
         self.received = True
+        self.request_id = self.request_id or getattr(chunk, "id", None)
         out: list[StreamEvent] = []
         for choice in chunk.choices or ():
             if choice.index != 0:
@@ -111,8 +113,10 @@ class _Reply:
                 out.extend(self._flush_calls())
                 self.stop_reason = _FINISH.get(choice.finish_reason, choice.finish_reason)
         if chunk.usage is not None:
+            details = getattr(chunk.usage, "prompt_tokens_details", None)
             out.append(UsageReport(input_tokens=chunk.usage.prompt_tokens,
-                                   output_tokens=chunk.usage.completion_tokens))
+                                   output_tokens=chunk.usage.completion_tokens,
+                                   cache_read_tokens=getattr(details, "cached_tokens", None)))
         return out
 
     def _flush_calls(self) -> list[StreamEvent]:

@@ -89,6 +89,7 @@ class _Reply:
     stop_reason: str | None = None
     calls: dict[str, _Call] = field(default_factory=dict)
     had_calls: bool = False
+    request_id: str | None = None  # the response id, when the x-request-id header is missing
 
     def feed(self, event: Any) -> list[StreamEvent]:
         self.received = True
@@ -107,11 +108,13 @@ class _Reply:
                 return [_ready(call.call_id, event.item.name or call.name, raw)]
             case "response.completed":
                 self.stop_reason = "tool_use" if self.had_calls else "end_turn"
+                self.request_id = getattr(event.response, "id", None)
                 return _usage(event.response)
             case "response.incomplete":
                 details = event.response.incomplete_details
                 reason = getattr(details, "reason", None) or "incomplete"
                 self.stop_reason = _INCOMPLETE_REASONS.get(reason, reason)
+                self.request_id = getattr(event.response, "id", None)
                 return _usage(event.response)
         return []
 
@@ -135,4 +138,7 @@ def _usage(response: Any) -> list[StreamEvent]:
     usage = response.usage
     if usage is None:
         return []
-    return [UsageReport(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)]
+    details = getattr(usage, "input_tokens_details", None)
+    return [UsageReport(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+                        cache_read_tokens=getattr(details, "cached_tokens", None),
+                        cache_write_tokens=getattr(details, "cache_write_tokens", None))]

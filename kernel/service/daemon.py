@@ -67,6 +67,7 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
             await server.stopped.wait()
         finally:
             mcp.cancel()
+            await kernel.interrupt_working()  # a clean stop: working agents come back interrupted, not killed
             await server.stop()
             await kernel.aclose()
             await providers.aclose()

@@ -14,13 +14,14 @@ _STOP = {"end_turn": "end_turn", "tool_use": "tool_use", "max_tokens": "max_toke
 def events(turn: Turn, model: str, body: dict) -> list[bytes]:
     out: list[bytes] = []
     msg_id = new_id("msg_")
+    u = turn.usage  # Anthropic counts uncached input apart from the cache's
     out.append(frame({
         "type": "message_start",
         "message": {
             "id": msg_id, "type": "message", "role": "assistant", "model": model,
             "content": [], "stop_reason": None, "stop_sequence": None,
-            "usage": {"input_tokens": turn.usage.input, "output_tokens": 1,
-                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+            "usage": {"input_tokens": u.input - u.cache_read - u.cache_write, "output_tokens": 1,
+                      "cache_creation_input_tokens": u.cache_write, "cache_read_input_tokens": u.cache_read},
         },
     }, "message_start"))
     for index, part in enumerate(turn.parts):

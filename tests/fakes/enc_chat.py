@@ -49,7 +49,7 @@ def events(turn: Turn, model: str, body: dict) -> list[bytes]:
                               "system_fingerprint": "fp_fake", "choices": [],
                               "usage": {"prompt_tokens": u.input, "completion_tokens": u.output,
                                         "total_tokens": u.input + u.output,
-                                        "prompt_tokens_details": {"cached_tokens": 0},
+                                        "prompt_tokens_details": {"cached_tokens": u.cache_read},
                                         "completion_tokens_details": {"reasoning_tokens": 0}}}))
         out.append(frame("[DONE]"))
     return out

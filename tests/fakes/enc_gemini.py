@@ -12,7 +12,7 @@ _FINISH = {"end_turn": "STOP", "tool_use": "STOP", "max_tokens": "MAX_TOKENS"}
 
 
 def events(turn: Turn, model: str, body: dict) -> list[bytes]:
-    rid = new_id("gresp")
+    rid = turn.request_id or new_id("gresp")  # Gemini has no request-id header: its responseId is the id
     pieces: list[dict] = []
     for part in turn.parts:
         if isinstance(part, Text):
@@ -34,9 +34,10 @@ def events(turn: Turn, model: str, body: dict) -> list[bytes]:
             cand["finishReason"] = _FINISH[stop]
         # Running totals: prompt count is known up front, output grows to the final value.
         out_so_far = (u.output * (i + 1)) // n
-        chunk = {"candidates": [cand],
-                 "usageMetadata": {"promptTokenCount": u.input, "candidatesTokenCount": out_so_far,
-                                   "totalTokenCount": u.input + out_so_far},
+        meta = {"promptTokenCount": u.input, "candidatesTokenCount": out_so_far, "totalTokenCount": u.input + out_so_far}
+        if u.cache_read:
+            meta["cachedContentTokenCount"] = u.cache_read
+        chunk = {"candidates": [cand], "usageMetadata": meta,
                  "modelVersion": model, "responseId": rid}
         out.append(frame(chunk))
     return out

@@ -69,7 +69,7 @@ def events(turn: Turn, model: str, body: dict) -> list[bytes]:
         done_items.append(final)
     stop = turn.resolved_stop
     u = turn.usage
-    usage = {"input_tokens": u.input, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+    usage = {"input_tokens": u.input, "input_tokens_details": {"cached_tokens": u.cache_read, "cache_write_tokens": u.cache_write},
              "output_tokens": u.output, "output_tokens_details": {"reasoning_tokens": 0},
              "total_tokens": u.input + u.output}
     if stop in ("end_turn", "tool_use"):

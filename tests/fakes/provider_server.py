@@ -17,14 +17,14 @@ import struct
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import ModuleType
 from urllib.parse import parse_qs, urlsplit
 
 from . import enc_anthropic, enc_chat, enc_gemini, enc_responses
 from .sse import dumps
-from .turns import Cut, ErrorEvent, HttpError, Text, Turn, split_text
+from .turns import Cut, ErrorEvent, HttpError, Text, Turn, new_id, split_text
 
 __all__ = ["FakeProviderServer", "Request", "PROTOCOLS"]
 
@@ -33,6 +33,7 @@ PROTOCOLS: dict[str, ModuleType] = {
 }
 
 _GEMINI_PATH = re.compile(r"^/(v1|v1beta|v1alpha)/models/([^/:]+):(streamGenerateContent|generateContent)$")
+_REQUEST_ID_HEADERS = {"anthropic": "request-id", "openai_responses": "x-request-id", "openai_chat": "x-request-id"}
 _REASONS = {200: "OK", 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests",
             500: "Internal Server Error", 503: "Service Unavailable", 529: "Overloaded"}
 
@@ -96,6 +97,7 @@ class FakeProviderServer:
         self._turns: deque[Turn] = deque()
         self._requests: list[Request] = []
         self._finished: list[float] = []
+        self._request_ids: list[str] = []
         self._failures: list[str] = []
         self._stop = threading.Event()
         self._streaming = 0
@@ -190,6 +192,13 @@ class FakeProviderServer:
     def requests(self) -> list[Request]:
         with self._lock:
             return list(self._requests)
+
+    @property
+    def request_ids(self) -> list[str]:
+        """The provider request id of each streamed reply, in order (``request-id`` header for
+        Anthropic, ``x-request-id`` for OpenAI, the ``responseId`` for Gemini)."""
+        with self._lock:
+            return list(self._request_ids)
 
     @property
     def replies_finished_at(self) -> list[float]:
@@ -334,6 +343,10 @@ class FakeProviderServer:
             h.close_connection = True
 
     def _stream(self, h: _Handler, enc: ModuleType, turn: Turn, model: str, body: dict) -> None:
+        turn = replace(turn, request_id=turn.request_id or new_id("req_"))
+        with self._lock:
+            self._request_ids.append(turn.request_id)
+        header = _REQUEST_ID_HEADERS.get(enc.NAME)
         events = enc.events(turn, model, body)
         fault = turn.fault
         cut: Cut | None = fault if isinstance(fault, Cut) else None
@@ -345,6 +358,7 @@ class FakeProviderServer:
         hard_cut = cut is not None and cut.mode in ("abort", "reset")
         head = ("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n"
                 "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n"
+                + (f"{header}: {turn.request_id}\r\n" if header else "")
                 + ("Connection: close\r\n" if hard_cut else "") + "\r\n").encode()
         tail = b"" if hard_cut else b"0\r\n\r\n"
         sock: socket.socket = h.connection

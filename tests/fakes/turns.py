@@ -74,8 +74,13 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class Usage:
+    """Tokens of a reply. ``input`` counts every input token, the cached ones included: ``cache_read``
+    of them came from the provider's prompt cache and ``cache_write`` were written to it."""
+
     input: int
     output: int
+    cache_read: int = 0
+    cache_write: int = 0
 
 
 @dataclass(frozen=True)
@@ -128,6 +133,7 @@ class Turn:
     stop: str | None = "auto"
     fault: Fault | None = None
     delay: float = 0.0
+    request_id: str | None = None  # the provider's id of the request (None: the server makes one up)
 
     def __post_init__(self) -> None:
         if self.stop not in STOPS:

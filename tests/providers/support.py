@@ -49,6 +49,22 @@ class Outcome:
         return inp, out
 
 
+    @property
+    def request_id(self) -> str | None:
+        ends = [e for e in self.events if isinstance(e, StreamEnd)]
+        return ends[-1].request_id if ends else None
+
+    @property
+    def cache(self) -> tuple[int | None, int | None]:
+        """Cache read and written tokens, merged like ``usage``."""
+        read = write = None
+        for e in self.events:
+            if isinstance(e, UsageReport):
+                read = e.cache_read_tokens if e.cache_read_tokens is not None else read
+                write = e.cache_write_tokens if e.cache_write_tokens is not None else write
+        return read, write
+
+
 async def collect(provider: Any, request: ProviderRequest) -> Outcome:
     outcome = Outcome()
     try:

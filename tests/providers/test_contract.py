@@ -123,6 +123,23 @@ def test_usage_numbers_replace_rather_than_add(case, srv):
         assert (first.input_tokens, first.output_tokens) == (1234, None)
 
 
+# What each protocol can say of its prompt cache: (read, written) as the adapter reports them.
+CACHE_SEEN = {"anthropic": (300, 40), "openai": (300, 40), "openai-chat": (300, None), "gemini": (300, None)}
+
+
+def test_request_id_and_cache_tokens_are_reported(case, srv):
+    srv.script(Turn(parts=(Text("cached", chunks=2),), usage=Usage(1000, 20, cache_read=300, cache_write=40)),
+               Turn(parts=(Text("again"),), usage=Usage(50, 5)))
+    out = run(case.make(srv), ask())
+    assert out.error is None
+    assert out.usage == (1000, 20)  # every input token, the cached ones included
+    assert out.cache == CACHE_SEEN[case.name]
+    assert out.request_id == srv.request_ids[0]  # the request-id / x-request-id header, Gemini's responseId
+    again = run(case.make(srv), ask())
+    assert again.request_id == srv.request_ids[1] != out.request_id
+    assert again.cache[0] in (0, None) and again.usage == (50, 5)
+
+
 def test_malformed_tool_json_is_a_result_not_an_exception(case, srv):
     if case.name == "gemini":
         pytest.skip("Gemini sends function-call arguments as a JSON object; there is no string to mis-parse")
