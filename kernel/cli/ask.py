@@ -78,12 +78,7 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
 
 async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """No kernel serves this home: the agent runs in this process."""
-    from ledger import Ledger, LedgerError
-
-    from ..facade import Kernel
-    from ..leases import describe_duration
     from ..providers.lazy import LazyProviders
-    from ..redaction import SecretRegistry
     from ..settings import SettingsStore, home, with_overrides
     from ..settings_schema import found
     from ..workspace.root import check_workspace
@@ -110,6 +105,13 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     provider = providers.require(provider_name)  # no key or an unknown provider: bad usage, before anything starts
     warm = getattr(provider, "warm", None)  # the SDK loads while the ledger and kernel start
     warming = asyncio.ensure_future(warm()) if warm is not None else None
+    await asyncio.sleep(0)  # let the warming task hand the SDK's import to its thread now, not at the first await below
+    from ledger import Ledger, LedgerError
+
+    from ..facade import Kernel  # the rest of the kernel loads meanwhile
+    from ..leases import describe_duration
+    from ..redaction import SecretRegistry
+
     try:
         ledger = Ledger(store.ledger_path)
     except LedgerError as exc:
