@@ -113,8 +113,10 @@ async def streaming(agents: int, seconds: float, rate: float, tmp: Path) -> dict
     from kernel.settings import Settings
 
     count = int(seconds * rate)
+    workspace = tmp / "ws-streams"  # beside the home, not holding it (a workspace may not hold the ledger)
+    workspace.mkdir()
     desk = build_desktop(tmp / "home", providers=lambda name: PacedProvider(rate, count),
-                         settings=Settings(workspace=str(tmp)))
+                         settings=Settings(workspace=str(workspace)))
     freeze_startup_objects()  # as ``desktop.app.run`` does
     figures = await _stream_into(desk, agents, count)
     desk.ledger.close()
