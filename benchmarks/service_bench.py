@@ -41,27 +41,35 @@ AGENTS, DELTAS, RATE = 20, 100, 100.0
 TOOL_CALLS = 200
 
 
-def env_for(home: Path, srv: FakeProviderServer) -> dict[str, str]:
+def env_for(home: Path, srv: FakeProviderServer, pycache: Path | None) -> dict[str, str]:
+    """The environment of an ``agentdesk`` process. With ``pycache`` its modules' bytecode is kept there
+    (as an installed package has it: pip compiles on install); without, each process compiles every
+    module it imports from source, as a source checkout does under PYTHONDONTWRITEBYTECODE."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE"))}
     env.update({"AGENTDESK_HOME": str(home), "PYTHONPATH": str(ROOT), "ANTHROPIC_API_KEY": "test-key",
                 "ANTHROPIC_BASE_URL": srv.anthropic_base_url})
+    if pycache is None:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    else:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
     return env
 
 
-def start_kernel(env: dict[str, str], home: Path) -> subprocess.Popen[bytes]:
-    from kernel.service.client import kernel_running
-
+def start_kernel(env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """``agentdesk kernel``, once it says it serves (its readiness line on stdout)."""
     proc = subprocess.Popen([sys.executable, "-m", "desktop.launcher", "kernel"], env=env, cwd=ROOT,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while not kernel_running(home) and time.monotonic() < deadline:
-        time.sleep(0.01)  # a real process starting
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()  # blocks until the kernel serves, or exits (EOF)
+    if not line.startswith(b"agentdesk kernel: serving on "):
+        raise RuntimeError(f"the kernel did not start: {line!r}")
     return proc
 
 
-def ask_first_request(srv: FakeProviderServer, env: dict[str, str], ws: Path) -> list[float]:
+def ask_first_request(srv: FakeProviderServer, env: dict[str, str], ws: Path, runs: int = RUNS) -> list[float]:
     out = []
-    for _ in range(RUNS):
+    for _ in range(runs):
         srv.script(Turn(parts=(Text("ok"),)))
         before = len(srv.requests)
         started = time.perf_counter()
@@ -74,20 +82,27 @@ def ask_first_request(srv: FakeProviderServer, env: dict[str, str], ws: Path) ->
 
 def part_ask() -> None:
     with FakeProviderServer() as srv, tempfile.TemporaryDirectory() as tmp:
-        home, ws = Path(tmp) / "home", Path(tmp) / "ws"
+        home, ws, pycache = Path(tmp) / "home", Path(tmp) / "ws", Path(tmp) / "pycache"
         home.mkdir()
         ws.mkdir()
-        env = env_for(home, srv)
-        inproc = ask_first_request(srv, env, ws)
-        kernel = start_kernel(env, home)
-        try:
-            remote = ask_first_request(srv, env, ws)
-        finally:
-            kernel.terminate()
-            kernel.wait()
-    print(f"ask, start to first provider request (median of {RUNS}, min-max):")
-    print(f"  in-process        {statistics.median(inproc):7.0f} ms  ({min(inproc):.0f}-{max(inproc):.0f})")
-    print(f"  through a kernel  {statistics.median(remote):7.0f} ms  ({min(remote):.0f}-{max(remote):.0f})")
+        compiled = env_for(home, srv, pycache)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "kernel", "ledger", "desktop"], env=compiled,
+                       cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        figures = {}
+        for label, env in (("compiled", compiled), ("from source", env_for(home, srv, None))):
+            figures[label, "in-process"] = ask_first_request(srv, env, ws)
+            kernel = start_kernel(env)
+            try:
+                ask_first_request(srv, env, ws, runs=1)  # the kernel's first ask imports the SDK: once a session
+                figures[label, "through a kernel"] = ask_first_request(srv, env, ws)
+            finally:
+                kernel.terminate()
+                kernel.wait()
+    print(f"ask, start to first provider request (median of {RUNS}, min-max; goal through a kernel <= 150 ms):")
+    for (label, where), took in figures.items():
+        print(f"  {where:17} {label:12} {statistics.median(took):7.0f} ms  ({min(took):.0f}-{max(took):.0f})")
+    print("  (compiled: bytecode cached, as installed; from source: every module compiled at each start,"
+          " as a checkout under PYTHONDONTWRITEBYTECODE)")
 
 
 class Ticking:
@@ -139,13 +154,14 @@ def make_kernel(home: Path, ws: Path) -> Any:
                   providers=lambda name: providers.setdefault(name, Ticking() if name == "ticking" else ToolLoop()))
 
 
-def serve_child(home: str, ws: str) -> None:
+def serve_child(home: str, ws: str, ready: Any) -> None:
     from kernel.service.server import KernelServer
 
     async def main() -> None:
         kernel = make_kernel(Path(home), Path(ws))
         server = KernelServer(kernel, Path(home) / "kernel.sock")
         await server.start()
+        ready.send("serving")
         await server.stopped.wait()
         await server.stop()
         await kernel.aclose()
@@ -194,14 +210,15 @@ async def part_events_and_tools(home: Path, ws: Path) -> None:
     ids = [k.spawn(f"t{i}", provider="ticking", workspace=str(ws)).id for i in range(AGENTS)]
     meter = StallMeter()
     meter.start()
-    for agent_id in ids:
-        k.send(agent_id, "stream")
+    for agent_id in ids:  # from a worker thread: the client's loop reads events meanwhile (a sync call blocks it)
+        await asyncio.to_thread(k.send, agent_id, "stream")
     await asyncio.gather(*(k.wait(a) for a in ids))
     meter.stop()
     print(f"events kernel -> client, {AGENTS} agents x {RATE:.0f} deltas/s ({len(latencies)} deltas):")
-    print(f"  latency p50 {pct(latencies, .5):.2f} ms  p99 {pct(latencies, .99):.2f} ms  max {max(latencies):.2f} ms")
+    print(f"  latency p50 {pct(latencies, .5):.2f} ms  p99 {pct(latencies, .99):.2f} ms (goal <= 5)  "
+          f"max {max(latencies):.2f} ms")
     print(f"  client loop stall p99 {pct(meter.gaps, .99):.2f} ms  max {max(meter.gaps):.2f} ms "
-          "(1 ms ticks; the desktop's ui_bench is not run out of process yet)")
+          "(1 ms ticks; the desktop's own figure: benchmarks/ui_bench.py, kernel out of process)")
 
     agent = k.spawn("tools", provider="tools", workspace=str(ws))
     k.grant_lease(agent.id, "fs.read", 3600)
@@ -233,11 +250,13 @@ def part_service() -> None:
         home, ws = tmp / "home", tmp / "ws"
         home.mkdir()
         ws.mkdir()
-        child = multiprocessing.get_context("spawn").Process(target=serve_child, args=(str(home), str(ws)))
+        ctx = multiprocessing.get_context("spawn")
+        parent, child_end = ctx.Pipe()
+        child = ctx.Process(target=serve_child, args=(str(home), str(ws), child_end))
         child.start()
-        deadline = time.monotonic() + 60
-        while not (home / "kernel.sock").exists() and time.monotonic() < deadline:
-            time.sleep(0.01)  # a real process starting
+        if not parent.poll(120):  # a real process starting: its word, with a deadline
+            raise RuntimeError("the kernel process did not start")
+        parent.recv()
         asyncio.run(part_events_and_tools(home, ws))
         child.join(timeout=60)
     finally:

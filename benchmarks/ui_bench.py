@@ -9,6 +9,9 @@ Figures printed:
 - start-up: from spawning ``python -m desktop.launcher`` (offscreen) to the
   main window being exposed, and which provider SDKs were loaded by then;
 - memory per additional open Ask window (RSS delta, averaged);
+- the same streams with the kernel out of process: the desktop attached
+  (``attach_desktop``) to a kernel service in a process of its own, every
+  event over the Unix socket (stall p99 goal <= 16 ms; skip: --in-process-only);
 - the stall while four agents, one per provider, run 40-call tool loops
   through the real SDKs against loopback fakes (long conversations).
 The last line with ``--json`` is the figures as one JSON object.
@@ -27,7 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,15 +109,74 @@ class StallMeter:
 
 
 async def streaming(agents: int, seconds: float, rate: float, tmp: Path) -> dict[str, float]:
-    from PySide6.QtWidgets import QApplication
-
     from desktop.app import build_desktop, freeze_startup_objects
     from kernel.settings import Settings
 
     count = int(seconds * rate)
+    workspace = tmp / "ws-streams"  # beside the home, not holding it (a workspace may not hold the ledger)
+    workspace.mkdir()
     desk = build_desktop(tmp / "home", providers=lambda name: PacedProvider(rate, count),
-                         settings=Settings(workspace=str(tmp)))
+                         settings=Settings(workspace=str(workspace)))
     freeze_startup_objects()  # as ``desktop.app.run`` does
+    figures = await _stream_into(desk, agents, count)
+    desk.ledger.close()
+    return figures
+
+
+def serve_paced(home: str, workspace: str, rate: float, count: int, ready: Any) -> None:
+    """A kernel process for ``home`` (the kernel service over a kernel whose model is paced), until shut down."""
+    from kernel.facade import Kernel
+    from kernel.service.home import socket_path
+    from kernel.service.server import KernelServer
+    from kernel.settings import Settings
+    from ledger import Ledger
+
+    async def main() -> None:
+        ledger = Ledger(Path(home) / "ledger.db")
+        kernel = Kernel(ledger=ledger, settings=Settings(workspace=workspace),
+                        providers=lambda name: PacedProvider(rate, count))
+        server = KernelServer(kernel, socket_path(Path(home)))
+        await server.start()
+        ready.send("serving")
+        await server.stopped.wait()
+        await server.stop()
+        await kernel.aclose()
+        ledger.close()
+
+    asyncio.run(main())
+
+
+async def streaming_attached(agents: int, seconds: float, rate: float, tmp: Path) -> dict[str, float]:
+    """The same streams with the kernel out of process: the desktop attached to a kernel service
+    in a process of its own (as ``agentdesk`` runs by default), events over its Unix socket."""
+    import multiprocessing
+
+    from desktop.app import attach_desktop, freeze_startup_objects
+
+    count = int(seconds * rate)
+    home, workspace = tmp / "home-attached", tmp / "ws-attached"
+    home.mkdir()
+    workspace.mkdir()
+    ctx = multiprocessing.get_context("spawn")
+    parent, child_end = ctx.Pipe()
+    child = ctx.Process(target=serve_paced, args=(str(home), str(workspace), rate, count, child_end))
+    child.start()
+    if not parent.poll(120):  # a real process starting: its word, with a deadline
+        raise RuntimeError("the kernel process did not start")
+    parent.recv()
+    desk = await attach_desktop(home, grant_delay_ms=0)
+    freeze_startup_objects()
+    try:
+        figures = await _stream_into(desk, agents, count, shutdown=True)
+    finally:
+        child.join(timeout=60)
+    return {f"attached_{k}": v for k, v in figures.items()}
+
+
+async def _stream_into(desk: Any, agents: int, count: int, shutdown: bool = False) -> dict[str, float]:
+    """Open an Ask window per agent, stream ``count`` deltas into each, measure the loop's stalls."""
+    from PySide6.QtWidgets import QApplication
+
     desk.window.show()
     ids = [desk.kernel.spawn(f"agent{i}", provider="paced", model="bench").id for i in range(agents)]
     await asyncio.sleep(0.2)
@@ -145,11 +207,12 @@ async def streaming(agents: int, seconds: float, rate: float, tmp: Path) -> dict
         if shown != "".join(f"word{i} " for i in range(count)):
             raise RuntimeError(f"{window.agent_id} showed {len(shown)} characters, not the whole reply")
     desk.window._done = True
+    if shutdown:
+        desk.kernel.shutdown()
     await desk.kernel.aclose()
     desk.bridge.close()
     for window in list(desk.window.windows.values()):
         window.close()
-    desk.ledger.close()
     return {
         "agents": agents, "deltas": deltas, "stream_seconds": round(elapsed, 2),
         "deltas_per_second": round(deltas / elapsed, 1),
@@ -250,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--rate", type=float, default=100.0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--in-process-only", action="store_true", help="skip the kernel-out-of-process run")
     args = parser.parse_args(argv)
 
     import qasync
@@ -263,6 +327,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp, loop:
         figures.update(loop.run_until_complete(streaming(args.agents, args.seconds, args.rate, Path(tmp))))
         figures.update(loop.run_until_complete(long_conversations(Path(tmp))))
+        if not args.in_process_only:
+            figures.update(loop.run_until_complete(streaming_attached(args.agents, args.seconds, args.rate,
+                                                                      Path(tmp))))
     print(f"start-up to main window shown: {figures['startup_ms_median']} ms median "
           f"({figures['startup_ms_min']} ms best), provider SDKs loaded: {figures['sdk_loaded_at_startup']}")
     print(f"{figures['agents']} agents × {args.rate:.0f} deltas/s with {figures['agents']} Ask windows open: "
@@ -270,6 +337,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"event-loop stall (5 ms timer lateness): p50 {figures['stall_p50_ms']} ms, "
           f"p99 {figures['stall_p99_ms']} ms, max {figures['stall_max_ms']} ms")
     print(f"memory per additional open Ask window: {figures['rss_per_window_kib']} KiB RSS")
+    if "attached_agents" in figures:
+        print(f"the same with the kernel out of process (the desktop attached over its socket): "
+              f"{figures['attached_deltas']} deltas in {figures['attached_stream_seconds']} s "
+              f"({figures['attached_deltas_per_second']}/s), event-loop stall p50 {figures['attached_stall_p50_ms']} ms, "
+              f"p99 {figures['attached_stall_p99_ms']} ms (goal <= 16), max {figures['attached_stall_max_ms']} ms")
     print(f"{figures['sdk_agents']} agents in 40-call tool loops through the real SDKs (anthropic, openai, "
           f"openai-chat, gemini; conversations grow to ~80 messages): {figures['sdk_seconds']} s, "
           f"event-loop stall p50 {figures['sdk_stall_p50_ms']} ms, p99 {figures['sdk_stall_p99_ms']} ms, "

@@ -7,14 +7,43 @@ imported only inside ``kernel.providers``, and only when a provider is used.
 The desktop imports the kernel only from here: the public vocabulary of
 ``kernel.api`` (the facade Protocol and the plain data it speaks), and the
 settings store, which reads and writes files on the desktop's own machine.
+Every name is imported on first use (PEP 562), so ``import kernel.cli`` or
+``import kernel.service.client`` does not pay for the whole kernel.
 """
 
-from .api import *  # noqa: F403
-from .api import __all__ as _api_names
-from .settings import SettingsStore, home
-# Settings → MCP servers and Settings → Skills read and write these files on the desktop's machine too.
-from .extensions.mcp_config import McpSecrets, McpServerConfig, McpStore, parse_server
-from .extensions.skills import Catalog, SkillState, find_skills, set_pin
+from __future__ import annotations
 
-__all__ = [*_api_names, "SettingsStore", "home", "McpSecrets", "McpServerConfig", "McpStore", "parse_server",
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from . import api as _api
+
+if TYPE_CHECKING:
+    from .api import *  # noqa: F403
+    from .settings import SettingsStore, home
+    # Settings → MCP servers and Settings → Skills read and write these files on the desktop's machine too.
+    from .extensions.mcp_config import McpSecrets, McpServerConfig, McpStore, parse_server
+    from .extensions.skills import Catalog, SkillState, find_skills, set_pin
+
+_FROM: dict[str, tuple[str, ...]] = {
+    "kernel.settings": ("SettingsStore", "home"),
+    "kernel.extensions.mcp_config": ("McpSecrets", "McpServerConfig", "McpStore", "parse_server"),
+    "kernel.extensions.skills": ("Catalog", "SkillState", "find_skills", "set_pin"),
+}
+_LAZY = {name: module for module, names in _FROM.items() for name in names}
+
+__all__ = [*_api.__all__, "SettingsStore", "home", "McpSecrets", "McpServerConfig", "McpStore", "parse_server",
            "Catalog", "SkillState", "find_skills", "set_pin"]
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported the first time it is asked for (then an ordinary attribute)."""
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+    elif name in _api.__all__:
+        value = getattr(_api, name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value

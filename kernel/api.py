@@ -13,42 +13,94 @@ into words.
 from __future__ import annotations
 
 import builtins
-
+import importlib
 from dataclasses import dataclass
-from typing import Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
-from ledger import (
-    KINDS, KERNEL, NOT_AGENTS, OUTSIDE, USER, AgentKill, AgentSpawn, Broken, Conflict, Denied, Entry, Expired, FileChange, Integrity, Intact,
-    LeaseGrant, LeaseRevoke, LedgerError, Snapshot, ToolCall, ToolError, ToolResult, Undo, UndoReport,
-)
-from ledger import AgentArchive, AgentBudget, ModelRequest, UserTurn
+if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first use (``_LAZY``, below)
+    from ledger import (
+        KINDS, KERNEL, NOT_AGENTS, OUTSIDE, USER, AgentKill, AgentSpawn, Broken, Conflict, Denied, Entry, Expired, FileChange, Integrity, Intact,
+        LeaseGrant, LeaseRevoke, LedgerError, Snapshot, ToolCall, ToolError, ToolResult, Undo, UndoReport,
+    )
+    from ledger import AgentArchive, AgentBudget, ModelRequest, UserTurn
 
-from .approver import Decision, Denial, Grant, LeaseRequest
-from .automations import (
-    Automation, Automations, AutomationView, InboxItem, PolicyItem, RunRecord, Schedule, ScheduleRefused,
-    UnknownAutomation, in_words, local_time,
-)
-from .events import AutomationsChanged, ConfirmationRequested, ConfirmationResolved
-from .errors import ConfigError, InvalidState, KernelError, ProviderError, UnknownAgent
-from .states import AgentState, Outcome
-from .events import (
-    AgentArchived, AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Event, LeaseExpired, LeaseGranted, LeaseRevoked,
-    LedgerAppended, LeaseRequested, LeaseRequestResolved, TextDelta, ToolCallFinished, ToolCallStarted,
-    TurnFinished, TurnStarted, UsageUpdated, UserMessage,
-)
-from .events import AgentTainted
-from .settings_schema import check_settings
-from .trust.hook_config import hook_problem
-from ledger import POLICY, Confirmed, HookRun, UntrustedSeen
-from .leases import Lease, describe_duration, describe_left
-from .prices import PRICE_FIELDS, PRICE_MAX, money
-from .messages import Message, TextPart, ToolResultPart, ToolUse
-from .outward import UnknownIntent
-from .settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, KeySource, Settings
-from .settings_schema import WEB_DEFAULT_BASE_URLS, WEB_KEY_VARIABLES, WEB_SEARCH_BACKENDS, looks_secret
-from .tools.descriptor import CallPreview
-from .workspace.root import check_workspace
-from .words import plural, short_number
+    from .approver import Decision, Denial, Grant, LeaseRequest
+    from .automations import (
+        Automation, Automations, AutomationView, InboxItem, PolicyItem, RunRecord, Schedule, ScheduleRefused,
+        UnknownAutomation, in_words, local_time,
+    )
+    from .events import AutomationsChanged, ConfirmationRequested, ConfirmationResolved
+    from .errors import ConfigError, InvalidState, KernelError, ProviderError, UnknownAgent
+    from .states import AgentState, Outcome
+    from .events import (
+        AgentArchived, AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Event, LeaseExpired, LeaseGranted, LeaseRevoked,
+        LedgerAppended, LeaseRequested, LeaseRequestResolved, TextDelta, ToolCallFinished, ToolCallStarted,
+        TurnFinished, TurnStarted, UsageUpdated, UserMessage,
+    )
+    from .events import AgentTainted
+    from .settings_schema import check_settings
+    from .trust.hook_config import hook_problem
+    from ledger import POLICY, Confirmed, HookRun, UntrustedSeen
+    from .leases import Lease, describe_duration, describe_left
+    from .prices import PRICE_FIELDS, PRICE_MAX, money
+    from .messages import Message, TextPart, ToolResultPart, ToolUse
+    from .outward import UnknownIntent
+    from .settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, KeySource, Settings
+    from .settings_schema import WEB_DEFAULT_BASE_URLS, WEB_KEY_VARIABLES, WEB_SEARCH_BACKENDS, looks_secret
+    from .tools.descriptor import CallPreview
+    from .workspace.root import check_workspace
+    from .words import plural, short_number
+
+# Where each re-exported name lives. Imported on first use (PEP 562): a client of a kernel in
+# another process (``agentdesk ask`` attached, the codec) pays only for the values it meets, not for
+# the automations, mail and ledger store modules behind them (issue 11: ``import kernel.api`` was ~0.33 s).
+_FROM: dict[str, tuple[str, ...]] = {
+    "ledger": ("KINDS", "KERNEL", "NOT_AGENTS", "OUTSIDE", "USER", "POLICY", "AgentKill", "AgentSpawn", "Broken",
+               "Conflict", "Denied", "Entry", "Expired", "FileChange", "Integrity", "Intact", "LeaseGrant",
+               "LeaseRevoke", "LedgerError", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
+               "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn", "Confirmed", "HookRun", "UntrustedSeen"),
+    "kernel.approver": ("Decision", "Denial", "Grant", "LeaseRequest"),
+    "kernel.automations": ("Automation", "Automations", "AutomationView", "InboxItem", "PolicyItem", "RunRecord",
+                           "Schedule", "ScheduleRefused", "UnknownAutomation", "in_words", "local_time"),
+    "kernel.errors": ("ConfigError", "InvalidState", "KernelError", "ProviderError", "UnknownAgent"),
+    "kernel.states": ("AgentState", "Outcome"),
+    "kernel.events": ("AutomationsChanged", "ConfirmationRequested", "ConfirmationResolved", "AgentArchived",
+                      "AgentInfo", "AgentKilled", "AgentSpawned", "AgentStateChanged", "Event", "LeaseExpired",
+                      "LeaseGranted", "LeaseRevoked", "LedgerAppended", "LeaseRequested", "LeaseRequestResolved",
+                      "TextDelta", "ToolCallFinished", "ToolCallStarted", "TurnFinished", "TurnStarted",
+                      "UsageUpdated", "UserMessage", "AgentTainted"),
+    "kernel.settings_schema": ("check_settings", "WEB_DEFAULT_BASE_URLS", "WEB_KEY_VARIABLES", "WEB_SEARCH_BACKENDS",
+                               "looks_secret"),
+    "kernel.trust.hook_config": ("hook_problem",),
+    "kernel.leases": ("Lease", "describe_duration", "describe_left"),
+    "kernel.prices": ("PRICE_FIELDS", "PRICE_MAX", "money"),
+    "kernel.messages": ("Message", "TextPart", "ToolResultPart", "ToolUse"),
+    "kernel.settings": ("BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings"),
+    "kernel.tools.descriptor": ("CallPreview",),
+    "kernel.workspace.root": ("check_workspace",),
+    "kernel.words": ("plural", "short_number"),
+    "kernel.sandbox_overlay": ("OverlayStatus", "overlay_status"),
+    "kernel.mail.accounts": ("TLS_MODES", "Account", "AccountStore", "Credentials"),
+    "kernel.mail.connection": ("check_account",),
+    "kernel.secret_store": ("SecretStore",),
+    "kernel.outward": ("UnknownIntent",),
+    "kernel.extensions.mcp_status": ("McpReload", "McpServerStatus"),
+}
+_LAZY = {name: module for module, names in _FROM.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """A re-exported name, imported the first time it is asked for (then an ordinary attribute)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
 
 
 @dataclass(frozen=True)
@@ -242,16 +294,19 @@ __all__ = [
 
 # How shell commands are captured in a workspace (an overlay, or snapshots and why): for the desktop and
 # `agentdesk status`. ``overlay_status(root)`` probes once per filesystem and blocks: call it off the UI loop.
-from .sandbox_overlay import OverlayStatus, overlay_status  # noqa: E402
+if TYPE_CHECKING:  # imported on first use, as above
+    from .sandbox_overlay import OverlayStatus, overlay_status  # noqa: E402
 
 __all__ += ["OverlayStatus", "overlay_status"]
 # Mail and calendar accounts (issue 16): what Settings → Accounts edits and checks.
-from .mail.accounts import TLS_MODES, Account, AccountStore, Credentials  # noqa: E402
-from .mail.connection import check_account  # noqa: E402
-from .secret_store import SecretStore  # noqa: E402
+if TYPE_CHECKING:  # imported on first use, as above
+    from .mail.accounts import TLS_MODES, Account, AccountStore, Credentials  # noqa: E402
+    from .mail.connection import check_account  # noqa: E402
+    from .secret_store import SecretStore  # noqa: E402
 
 __all__ += ["TLS_MODES", "Account", "AccountStore", "Credentials", "SecretStore", "check_account"]
 # MCP servers (issue 15): what the running kernel says of each, and what reading mcp.json again changed.
-from .extensions.mcp_status import McpReload, McpServerStatus  # noqa: E402
+if TYPE_CHECKING:  # imported on first use, as above
+    from .extensions.mcp_status import McpReload, McpServerStatus  # noqa: E402
 
 __all__ += ["McpReload", "McpServerStatus"]

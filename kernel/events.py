@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Union
-
-from ledger import Entry
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Union
 
 from .approver import LeaseRequest
 from .leases import Lease
 from .states import AgentState, Outcome
+
+if TYPE_CHECKING:  # an annotation only: a client imports the ledger's entries with the first one it meets
+    from ledger import Entry
 
 log = logging.getLogger(__name__)
 

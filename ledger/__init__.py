@@ -3,21 +3,55 @@
 Standard library only; imports neither the kernel nor the desktop.
 """
 
-from .actors import KERNEL, NOT_AGENTS, OUTSIDE, POLICY, USER
-from .entries import (
-    KINDS, AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke,
-    Snapshot, ToolCall, ToolError, ToolResult, Undo, iso_utc,
-)
-from .entries import Confirmed, HookRun, UntrustedSeen
-from .entries import AgentArchive, AgentBudget, ModelRequest, UserTurn
-from .entries import Intent, Outcome
-from .errors import (
-    CorruptBlob, LedgerError, LedgerUnavailable, NewerVersion, NotAFileChange, UnknownBlob, UnknownKind,
-    UnknownSeq,
-)
-from .integrity import Broken, Head, Integrity, Intact
-from .store import Ledger
-from .undo import Conflict, Step, UndoReport
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first use (``_LAZY``, below)
+    from .actors import KERNEL, NOT_AGENTS, OUTSIDE, POLICY, USER
+    from .entries import (
+        KINDS, AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke,
+        Snapshot, ToolCall, ToolError, ToolResult, Undo, iso_utc,
+    )
+    from .entries import Confirmed, HookRun, UntrustedSeen
+    from .entries import AgentArchive, AgentBudget, ModelRequest, UserTurn
+    from .entries import Intent, Outcome
+    from .errors import (
+        CorruptBlob, LedgerError, LedgerUnavailable, NewerVersion, NotAFileChange, UnknownBlob, UnknownKind,
+        UnknownSeq,
+    )
+    from .integrity import Broken, Head, Integrity, Intact
+    from .store import Ledger
+    from .undo import Conflict, Step, UndoReport
+
+# Where each name lives, imported on first use (PEP 562): a reader of entries (the kernel service's
+# clients) does not pay for the SQLite store, the integrity check and undo (issue 11).
+_FROM: dict[str, tuple[str, ...]] = {
+    "ledger.actors": ("KERNEL", "NOT_AGENTS", "OUTSIDE", "POLICY", "USER"),
+    "ledger.entries": ("KINDS", "AgentKill", "AgentSpawn", "Denied", "Entry", "Expired", "FileChange", "LeaseGrant",
+                       "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "iso_utc",
+                       "Confirmed", "HookRun", "UntrustedSeen", "AgentArchive", "AgentBudget", "ModelRequest",
+                       "UserTurn", "Intent", "Outcome", "ContextUsed"),
+    "ledger.errors": ("CorruptBlob", "LedgerError", "LedgerUnavailable", "NewerVersion", "NotAFileChange",
+                      "UnknownBlob", "UnknownKind", "UnknownSeq"),
+    "ledger.integrity": ("Broken", "Head", "Integrity", "Intact"),
+    "ledger.store": ("Ledger",),
+    "ledger.undo": ("Conflict", "Step", "UndoReport"),
+}
+_LAZY = {name: module for module, names in _FROM.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported the first time it is asked for (then an ordinary attribute)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
 
 __all__ = [
     "KERNEL", "KINDS", "NOT_AGENTS", "OUTSIDE", "POLICY", "USER",
@@ -30,6 +64,7 @@ __all__ = [
     "Intent", "Outcome",
 ]
 
-from .entries import ContextUsed  # noqa: E402 - extensions (issue 15): kept apart from the list above for clean merges
+if TYPE_CHECKING:
+    from .entries import ContextUsed  # noqa: E402 - extensions (issue 15): kept apart from the list above for clean merges
 
 __all__ += ["ContextUsed"]

@@ -19,15 +19,12 @@ from pathlib import Path
 from typing import TextIO
 
 from ..errors import ConfigError, KernelError
-from ..leases import describe_duration
 from ..providers.catalog import PROVIDER_NAMES
-from ..settings import SettingsStore, home, with_overrides
-from ..settings_schema import found
-from ..workspace.root import check_workspace
 from . import EXIT_USAGE, one_line
-from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
-from .terminal import TerminalApprover, TerminalConfirmer, ToolLines, exit_status
 
+# The rest of the kernel is imported where it is used: when a kernel serves this home, the agent runs
+# there and this process needs only the socket client and the terminal views (issue 11: start to the
+# first provider request through a kernel <= 150 ms; tests/service/test_ask_imports.py keeps it so).
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -64,21 +61,31 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
 
 
 async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    from ledger import Ledger, LedgerError
+    from ..settings import home
+    from ..workspace.root import check_workspace
 
-    from ..facade import Kernel
-    from ..redaction import SecretRegistry
-    from ..providers.lazy import LazyProviders
-
-    store = SettingsStore(home())
-    if _kernel_runs(store.root):  # the home's kernel serves it: the agent lives there, seen by every client
+    root = home()
+    if _kernel_runs(root):  # the home's kernel serves it: the agent lives there, seen by every client
         from .ask_remote import ask_attached
 
         workspace = Path(args.workspace or os.getcwd()).expanduser().resolve()
-        problem = check_workspace(workspace, store.root, Path.home())
+        problem = check_workspace(workspace, root, Path.home())
         if problem is not None or not workspace.is_dir():
             raise ConfigError(problem or f"the workspace {workspace} is not a folder", "--workspace")
-        return await ask_attached(args, store.root, workspace, stdin, stdout, stderr, _on_interrupt)
+        return await ask_attached(args, root, workspace, stdin, stdout, stderr, _on_interrupt)
+    return await _ask_here(args, stdin, stdout, stderr)
+
+
+async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """No kernel serves this home: the agent runs in this process."""
+    from ..providers.lazy import LazyProviders
+    from ..settings import SettingsStore, home, with_overrides
+    from ..settings_schema import found
+    from ..workspace.root import check_workspace
+    from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
+    from .terminal import TerminalApprover, TerminalConfirmer, ToolLines, exit_status
+
+    store = SettingsStore(home())
     checked = store.check()
     for name in checked.unknown:
         print(f"agentdesk ask: warning: settings.json: unknown setting {found(name)} is ignored", file=stderr)
@@ -98,6 +105,13 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     provider = providers.require(provider_name)  # no key or an unknown provider: bad usage, before anything starts
     warm = getattr(provider, "warm", None)  # the SDK loads while the ledger and kernel start
     warming = asyncio.ensure_future(warm()) if warm is not None else None
+    await asyncio.sleep(0)  # let the warming task hand the SDK's import to its thread now, not at the first await below
+    from ledger import Ledger, LedgerError
+
+    from ..facade import Kernel  # the rest of the kernel loads meanwhile
+    from ..leases import describe_duration
+    from ..redaction import SecretRegistry
+
     try:
         ledger = Ledger(store.ledger_path)
     except LedgerError as exc:

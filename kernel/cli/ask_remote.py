@@ -15,9 +15,8 @@ import asyncio
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..approver import Denial
+from .. import api
 from ..errors import ConfigError
-from ..events import Event, LeaseRequested, LeaseRequestResolved
 from ..leases import describe_duration
 from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
 from .terminal import TerminalApprover, ToolLines, exit_status
@@ -32,14 +31,14 @@ class RemoteLeases:
         self.kernel, self.agent_id, self.terminal = kernel, agent_id, terminal
         self._asking: dict[int, asyncio.Task[None]] = {}
 
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, LeaseRequested) and event.request.agent_id == self.agent_id:
+    def __call__(self, event: api.Event) -> None:
+        if isinstance(event, api.LeaseRequested) and event.request.agent_id == self.agent_id:
             request = event.request
             if self.terminal is not None:
                 self._asking[request.id] = asyncio.get_running_loop().create_task(self._ask(request))
             elif not self.kernel.status().get("attached"):
-                self.kernel.resolve_request(request.id, Denial(NOBODY))
-        elif isinstance(event, LeaseRequestResolved) and event.request_id in self._asking:
+                self.kernel.resolve_request(request.id, api.Denial(NOBODY))
+        elif isinstance(event, api.LeaseRequestResolved) and event.request_id in self._asking:
             task = self._asking.pop(event.request_id)
             if not task.done():  # answered elsewhere first
                 task.cancel()
@@ -66,9 +65,10 @@ async def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, st
         if problem:
             raise ConfigError(problem, "--provider")
         grants = parse_grants(args.grant, settings.default_lease_s)
-        known = known_scopes(kernel.tools())
-        for scope in unused_scopes([scope for scope, _ in grants], known):
-            print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
+        if grants:  # one call fewer on the way to the first request when there is nothing to check
+            known = known_scopes(kernel.tools())
+            for scope in unused_scopes([scope for scope, _ in grants], known):
+                print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
         info = kernel.spawn(args.name, provider=provider, model=args.model, budget=args.budget,
                             workspace=str(workspace))
         for scope, seconds in grants:

@@ -15,7 +15,6 @@ from typing import Iterable
 from ..api import ToolInfo
 from ..errors import ConfigError
 from ..leases import EXPLICIT_SCOPES, parse_duration
-from ..tools.registry import SCOPE_RE
 
 ALLOWED = "a scope such as fs.write or fs.write=5m (durations 30s, 5m, 1h, 8h), without spaces"
 
@@ -24,6 +23,8 @@ def parse_grants(items: Iterable[str], default_s: float) -> list[tuple[str, floa
     """``(scope, seconds)`` per ``--grant``; ConfigError (field ``--grant``) for the first bad one."""
     grants = []
     for item in items:
+        from ..tools.registry import SCOPE_RE  # with the tools it checks: only for an ask with --grant
+
         scope, sep, duration = item.partition("=")
         if any(c.isspace() or not c.isprintable() for c in item):
             raise _bad(item, "spaces are not allowed in it")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import time
+from pathlib import Path
 
 from ..settings import home
 from ._home_ledger import say_error
@@ -42,10 +44,18 @@ async def _serve() -> int:
     serving = asyncio.ensure_future(serve(where, ready=ready))
     await asyncio.wait({waiter, serving}, return_when=asyncio.FIRST_COMPLETED)
     if ready.is_set():
-        from ..service.home import socket_path
-
-        print(f"agentdesk kernel: serving {where} on {socket_path(where)}", file=sys.stderr, flush=True)
+        print(readiness_line(where), flush=True)  # on stdout, once: a parent process waits for it
     return await serving
+
+
+READY = "agentdesk kernel: serving on "
+
+
+def readiness_line(where: Path) -> str:
+    """The one line the kernel prints on stdout when it serves (tests and scripts wait for it)."""
+    from ..service.home import socket_path
+
+    return f"{READY}{socket_path(where)} (pid {os.getpid()}, home {where})"
 
 
 def _stop() -> int:

@@ -24,11 +24,14 @@ import socket
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from ..events import Event, LedgerAppended
+from .. import api
 from . import codec, protocol as p
 from .home import socket_path
+
+if TYPE_CHECKING:  # the events module is imported with the first event (codec), not before
+    from ..events import Event
 
 
 log = logging.getLogger(__name__)
@@ -216,7 +219,7 @@ class EventChannel:
         if method == "event":
             params = message["params"]
             seq, event = int(params["seq"]), codec.decode(params["event"])
-            if isinstance(event, LedgerAppended) and self.last_seq is not None and event.entry.seq <= self.last_seq:
+            if isinstance(event, api.LedgerAppended) and self.last_seq is not None and event.entry.seq <= self.last_seq:
                 return  # replayed and published both: once is enough
             self.last_seq = seq if self.last_seq is None else max(self.last_seq, seq)
             self._deliver(seq, event)

@@ -15,10 +15,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from .. import api
-from ledger import Head, Step
 
 MAX_DEPTH = 200  # deeper than any value the kernel makes; hostile nesting stops here
 
@@ -27,18 +26,48 @@ class CodecError(ValueError):
     """A value that is not plain kernel data (names what was wrong)."""
 
 
-def _known() -> dict[str, type]:
-    found: dict[str, type] = {}
-    for name in api.__all__:
-        value = getattr(api, name, None)
-        if isinstance(value, type) and (dataclasses.is_dataclass(value) or issubclass(value, enum.Enum)):
-            found[value.__name__] = value
-    for extra in (Head, Step):
-        found[extra.__name__] = extra
-    return found
+class _KnownTypes(Mapping[str, type]):
+    """Every dataclass and enum ``kernel.api`` exports (and the ledger's ``Head``, ``Step``), by class name.
+
+    Looked up one name at a time, so a client imports only the modules of the values it meets
+    (``kernel.api`` imports on first use: issue 11's start-up goal for ``agentdesk ask``)."""
+
+    def __init__(self) -> None:
+        self._names = frozenset(api.__all__) | {"Head", "Step"}
+        self._found: dict[str, type | None] = {}
+
+    def get(self, name: str, default: Any = None) -> Any:  # one lookup, cached
+        if name not in self._found:
+            self._found[name] = self._resolve(name) if name in self._names else None
+        found = self._found[name]
+        return default if found is None else found
+
+    def _resolve(self, name: str) -> type | None:
+        if name in ("Head", "Step"):
+            import ledger
+
+            value = getattr(ledger, name)
+        else:
+            value = getattr(api, name, None)
+        if isinstance(value, type) and value.__name__ == name and (
+                dataclasses.is_dataclass(value) or issubclass(value, enum.Enum)):
+            return value
+        return None
+
+    def __getitem__(self, name: str) -> type:
+        found = self.get(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(name for name in self._names if self.get(name) is not None))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
-TYPES: Mapping[str, type] = _known()
+TYPES: Mapping[str, type] = _KnownTypes()
 
 
 def encode(value: Any) -> Any:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import enum
+import functools
 import inspect
 import types
 import typing
@@ -59,8 +60,16 @@ class Method:
 DESKS: Mapping[str, Any] = {"automations": api.AutomationDesk}
 
 
+@functools.cache
+def _api_names() -> dict[str, Any]:
+    """Every name of ``kernel.api`` (it imports them on first use), to resolve annotations with: a module
+    may import the types it names only for mypy (``if TYPE_CHECKING``)."""
+    return {**vars(api), **{name: getattr(api, name) for name in api.__all__}}
+
+
 def _methods() -> dict[str, Method]:
     out: dict[str, Method] = {}
+    names = _api_names()
     for owner, prefix in ((api.KernelFacade, ""), *((proto, f"{desk}.") for desk, proto in DESKS.items())):
         for name, member in inspect.getmembers(owner):
             if name.startswith("_") or name in NOT_SERVED or (not prefix and name in DESKS):
@@ -70,7 +79,7 @@ def _methods() -> dict[str, Method]:
                 continue
             if not callable(member):
                 continue
-            hints = typing.get_type_hints(member, vars(api))
+            hints = typing.get_type_hints(member, names)
             sig = inspect.signature(member)
             params = {p: hints[p] for p in sig.parameters if p != "self"}
             if any(_holds_callable(h) for h in params.values()):
@@ -123,7 +132,7 @@ def conforms(value: Any, hint: Any) -> bool:
 def _fields_conform(value: Any) -> bool:
     """Every field of a dataclass a client sent holds what its annotation says (recursively)."""
     cls = type(value)
-    hints = typing.get_type_hints(cls, vars(inspect.getmodule(cls)))
+    hints = typing.get_type_hints(cls, {**_api_names(), **vars(inspect.getmodule(cls))})
     return all(conforms(getattr(value, f.name), hints[f.name]) for f in dataclasses.fields(value) if f.init)
 
 

@@ -117,13 +117,23 @@ class KernelServer:
         if conn.since is not None:
             await self._replay(conn, conn.since)
         while True:
+            # Everything published since the last wake-up goes out in one write: one send for the kernel
+            # and one wake-up for the client per loop iteration, not one per event (issue 11: event
+            # delivery p99 <= 5 ms at 20 agents x 100 deltas/s).
+            lines: list[bytes] = []
             line = await conn.queue.get()
-            if line is None:
-                writer.write(codec.dumps(p.notification("resync", {"reason": "too far behind: subscribe again"})))
+            while line is not None:
+                lines.append(line)
+                if conn.queue.empty():
+                    break
+                line = conn.queue.get_nowait()
+            if line is None:  # dropped for falling behind: told to resync, then closed
+                lines.append(codec.dumps(p.notification("resync", {"reason": "too far behind: subscribe again"})))
+                writer.write(b"".join(lines))
                 await writer.drain()
                 writer.close()
                 return
-            writer.write(line)
+            writer.write(b"".join(lines))
             if conn.queue.empty():
                 await writer.drain()
 

@@ -41,7 +41,9 @@ def _problems(tp: object, seen: set[type], where: str) -> list[str]:
         seen.add(tp)
         if not tp.__dataclass_params__.frozen:  # type: ignore[attr-defined]
             return [f"{where}: {tp.__name__} is not frozen"]
-        hints = typing.get_type_hints(tp, vars(sys.modules[tp.__module__]))
+        # the module's names, and the public ones it may import for mypy only (``if TYPE_CHECKING``)
+        names = {**{n: getattr(api, n) for n in api.__all__}, **vars(sys.modules[tp.__module__])}
+        hints = typing.get_type_hints(tp, names)
         return [p for f in dataclasses.fields(tp) for p in _problems(hints[f.name], seen, f"{tp.__name__}.{f.name}")]
     return [f"{where}: {tp!r} is not plain data"]
 

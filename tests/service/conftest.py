@@ -1,8 +1,8 @@
 """Real kernel processes on a tmp home, and an in-process server on its own loop thread.
 
 ``KernelProcess`` starts ``agentdesk kernel`` as a subprocess with the
-loopback fake provider's base URL and waits for its handshake (polling the
-socket with a deadline: a real external process is starting). ``ThreadServer``
+loopback fake provider's base URL and waits for the readiness line it prints
+on stdout when it serves (reading the pipe with a deadline, no polling). ``ThreadServer``
 runs a ``KernelServer`` over an in-process kernel on a loop in a thread, for
 tests that speak raw bytes to it through blocking sockets (fuzz, peer uid).
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -52,15 +53,16 @@ class KernelProcess:
 
     def start(self) -> "KernelProcess":
         self.proc = subprocess.Popen(agentdesk("kernel"), env=self.env, cwd=ROOT, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + START_DEADLINE_S
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"the kernel exited: {self.proc.stderr.read().decode() if self.proc.stderr else ''}")
-            if hello(self.socket) is not None:
-                return self
-            time.sleep(0.01)  # a real process starting: poll its socket with a deadline
-        raise AssertionError("the kernel did not start listening in time")
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert self.proc.stdout is not None
+        line = read_line(self.proc.stdout, START_DEADLINE_S)  # its readiness line: serving from now on
+        if not line.startswith(b"agentdesk kernel: serving on "):
+            if self.proc.poll() is None:
+                raise AssertionError(f"the kernel did not say it serves in time: {line!r}")
+            self.proc.wait()
+            raise AssertionError(f"the kernel exited: {self.proc.stderr.read().decode() if self.proc.stderr else ''}")
+        assert str(self.socket).encode() in line and f"(pid {self.proc.pid},".encode() in line, line
+        return self
 
     def kill9(self) -> None:
         assert self.proc is not None
@@ -72,6 +74,21 @@ class KernelProcess:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
         return self.proc.wait(timeout=30)
+
+
+def read_line(pipe: Any, deadline_s: float) -> bytes:
+    """The first line a real process writes to ``pipe`` within ``deadline_s`` (what came, at EOF or time out)."""
+    end = time.monotonic() + deadline_s
+    data = b""
+    while b"\n" not in data:
+        left = end - time.monotonic()
+        if left <= 0 or not select.select([pipe], [], [], left)[0]:
+            break
+        chunk = os.read(pipe.fileno(), 4096)
+        if not chunk:
+            break
+        data += chunk
+    return data.partition(b"\n")[0]
 
 
 def hello(path: Path) -> dict[str, Any] | None:

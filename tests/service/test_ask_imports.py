@@ -1,0 +1,62 @@
+"""What ``agentdesk ask`` imports when a kernel serves the home: the socket client and the terminal views.
+
+The speed goal (issue 11: start to the first provider request <= 150 ms
+through a kernel, ``benchmarks/service_bench.py``) holds only while the
+attach path leaves the vendor SDKs, the automations, the ledger's store and
+the rest of the kernel to the kernel process. A real ``ask`` in a real
+subprocess reports its ``sys.modules``, so the speed does not slip back
+unnoticed. The public names stay whole: each one of ``kernel``,
+``kernel.api`` and ``ledger`` (imported on first use) resolves.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import kernel
+import kernel.api as api
+import ledger
+
+from tests.fakes import Text, Turn
+
+from .conftest import ROOT
+
+# Runs `agentdesk ask` in this process, then prints the modules it imported.
+ASK_THEN_LIST = """
+import json, sys
+from desktop.launcher import main
+code = main(["ask", "say ok", "--workspace", sys.argv[1]])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+NOT_ON_THE_ATTACH_PATH = (
+    "anthropic", "openai", "google", "httpx", "PySide6", "qasync",  # the SDKs and Qt
+    "kernel.automations", "kernel.facade", "kernel.agents", "kernel.mail", "kernel.extensions",  # the kernel's rooms
+    "kernel.tools.registry", "kernel.tools.fs", "kernel.providers.lazy", "kernel.providers.registry",
+    "ledger.store", "ledger.undo", "ledger.integrity",  # the record itself stays in the kernel process
+)
+
+
+def test_ask_through_a_running_kernel_imports_neither_the_sdks_nor_the_automations(kernel_proc, kernel_env, srv,
+                                                                                      tmp_path):
+    srv.script(Turn(parts=(Text("ok from the kernel"),)))
+    done = subprocess.run([sys.executable, "-c", ASK_THEN_LIST, str(tmp_path)], env=kernel_env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    text, _, report = done.stdout.rpartition("\n{")
+    found = json.loads("{" + report)
+    assert found["code"] == 0 and "ok from the kernel" in text, done.stdout + done.stderr
+    assert len(srv.requests) == 1  # the agent ran, in the kernel
+    modules = found["modules"]
+    assert "kernel.service.client" in modules  # it did attach
+    leaked = [m for m in modules if any(m == bad or m.startswith(bad + ".") for bad in NOT_ON_THE_ATTACH_PATH)]
+    assert leaked == []
+
+
+def test_every_public_name_resolves_on_first_use():
+    assert all(getattr(api, name) is not None for name in api.__all__)
+    assert all(getattr(kernel, name) is not None for name in kernel.__all__)
+    assert all(getattr(ledger, name) is not None for name in ledger.__all__)
+    assert set(dir(api)) >= set(api.__all__) and set(dir(ledger)) >= set(ledger.__all__)
