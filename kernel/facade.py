@@ -493,7 +493,7 @@ class Kernel:
         """The home whose mcp.json ``mcp_reload`` reads (set by ``extensions.setup.start_configured_mcp``)."""
         self._mcp_home = root
 
-    async def mcp_reload(self) -> "McpReload":
+    async def mcp_reload(self) -> McpReload:
         """Read the home's mcp.json (and the servers' secrets) again and bring the running servers in step:
         new ones start, removed or switched-off ones stop (leases on their tools revoked), changed ones
         restart. Called by Settings and ``agentdesk mcp add|rm`` after they save."""
@@ -523,7 +523,7 @@ class Kernel:
         if self._mcp is not None:
             await self._mcp.aclose()
 
-    def mcp_status(self) -> "list[McpServerStatus]":
+    def mcp_status(self) -> list[McpServerStatus]:
         """Every configured MCP server: connected or not, its tools, and the tools left out with why."""
         return [] if self._mcp is None else self._mcp.status()
     # ---- for automation runs (kernel/automations) ---------------------------------
