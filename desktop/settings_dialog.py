@@ -118,6 +118,7 @@ class SettingsDialog(QDialog):
         form.addRow("Lease requests expire after", self.request_expiry)
         form.addRow("Default budget", self.default_budget)
         form.addRow("Provider for new agents", self.provider)
+        self._automation_rows(form, values)
         self.read_only = QPlainTextEdit(values.sandbox_read_only, self)
         self.read_only.setPlaceholderText("one folder per line, e.g. ~/datasets")
         self.read_only.setTabChangesFocus(True)
@@ -184,6 +185,26 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
 
+    def _automation_rows(self, form: QFormLayout, values: FormValues) -> None:
+        """Automations: how late a missed slot may still run, and how many failed slots pause one."""
+        self.automation_grace = QLineEdit(values.automation_grace_h, self)
+        self.automation_grace.setObjectName("automation-grace")
+        self.automation_grace.setToolTip("After downtime, the latest missed slot still runs if it is at most this "
+                                         "many hours old (0 to 168); older slots are recorded as missed.")
+        self.automation_pause = QLineEdit(values.automation_pause_after, self)
+        self.automation_pause.setObjectName("automation-pause-after")
+        self.automation_pause.setToolTip("An automation pauses itself, with a notice in the Inbox, after this many "
+                                         "failed runs in a row (1 to 100).")
+        for edit in (self.automation_grace, self.automation_pause):
+            edit.setMaximumWidth(self.fontMetrics().horizontalAdvance("0") * 10 + 16)
+        grace_row, pause_row = QHBoxLayout(), QHBoxLayout()
+        grace_row.addWidget(self.automation_grace)
+        grace_row.addWidget(QLabel("hours", self), 1)
+        pause_row.addWidget(self.automation_pause)
+        pause_row.addWidget(QLabel("failed runs in a row", self), 1)
+        form.addRow("Catch up missed automation runs within", grace_row)
+        form.addRow("Pause an automation after", pause_row)
+
     def _key_source(self, provider: str) -> KeySource | ConfigError:
         try:
             return self.store.key_source(provider, self.env)
@@ -197,6 +218,7 @@ class SettingsDialog(QDialog):
             default_budget=self.default_budget.value(), provider=self.provider.currentText(),
             providers={name: tab.values() for name, tab in self.provider_tabs.items()},
             sandbox_read_only=self.read_only.toPlainText(),
+            automation_grace_h=self.automation_grace.text(), automation_pause_after=self.automation_pause.text(),
         )
 
     def save(self) -> bool:

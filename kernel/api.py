@@ -28,7 +28,7 @@ from .automations import (
     Automation, Automations, AutomationView, InboxItem, PolicyItem, RunRecord, Schedule, ScheduleRefused,
     UnknownAutomation, in_words, local_time,
 )
-from .events import AutomationsChanged, ConfirmationRequested, ConfirmationResolved
+from .events import AutomationsChanged
 from .errors import ConfigError, InvalidState, KernelError, ProviderError, UnknownAgent
 from .states import AgentState, Outcome
 from .events import (
@@ -186,11 +186,9 @@ class KernelFacade(Protocol):
     def diff(self, seq: int) -> str: ...
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport: ...
 
-    # automations (kernel/automations): the desk, and one-off confirmations no lease covers
+    # automations (kernel/automations): the desk (automation_create is confirmed like any outward call)
     @property
     def automations(self) -> AutomationDesk: ...
-    def pending_confirmations(self) -> list[ConfirmationRequested]: ...
-    def resolve_confirmation(self, request_id: int, confirmed: bool) -> bool: ...
 
     # shutdown
     async def aclose(self) -> None: ...
@@ -219,8 +217,7 @@ __all__ = [
     # errors (they carry fields)
     "ConfigError", "InvalidState", "KernelError", "LedgerError", "ProviderError", "UnknownAgent",
     # automations
-    "Automation", "AutomationView", "Automations", "AutomationsChanged", "ConfirmationRequested",
-    "ConfirmationResolved", "InboxItem", "PolicyItem", "RunRecord", "Schedule", "ScheduleRefused",
+    "Automation", "AutomationView", "Automations", "AutomationsChanged", "InboxItem", "PolicyItem", "RunRecord", "Schedule", "ScheduleRefused",
     "UnknownAutomation", "in_words", "local_time",
     # words for those values
     "check_workspace", "describe_duration", "describe_left", "looks_secret", "plural", "short_number",

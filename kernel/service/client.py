@@ -376,12 +376,6 @@ class RemoteKernel:
     def automations(self) -> "RemoteDesk":
         return RemoteDesk(self, "automations")
 
-    def pending_confirmations(self) -> list[Any]:
-        return list(self._call("pending_confirmations"))
-
-    def resolve_confirmation(self, request_id: int, confirmed: bool) -> bool:
-        return bool(self._call("resolve_confirmation", request_id=request_id, confirmed=confirmed))
-
     def hold_secret(self, value: str, label: str = "secret") -> bool:
         return bool(self._call("hold_secret", value=value, label=label))
 
