@@ -109,7 +109,7 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     kernel = Kernel(ledger=ledger, settings=settings, providers=providers,
                     approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots",
                     secrets=SecretRegistry([*store.held_secrets(), *held_account_secrets(store)]), web_keys=store.web_key,
-                    mail=mail_for_home(store)
+                    mail=mail_for_home(store))
     from ..extensions.setup import start_configured_mcp  # MCP servers' tools, before --grant scopes are checked
 
     for line in await start_configured_mcp(kernel, store.root):

@@ -79,41 +79,37 @@ def test_run_now_pause_history_run_window_and_the_inbox(main, qtbot):
 
 
 def test_automation_create_shows_the_whole_definition_and_the_user_confirms(main, qtbot):
-    from kernel.approver import Grant
-
     agent = main.spawn("helper")
     main.provider(agent).script(
         reply(tools=(("automation_create", {"name": "Digest", "objective": "Summarise notes/",
                                             "schedule": "0 7 * * 1-5", "timezone": "Europe/Berlin",
                                             "policy": [{"scope": "fs.read", "minutes": 30}]}),)),
         reply("Created."))
+    main.kernel.grant_lease(agent, "automation.create", 300)  # no lease stands in for the confirmation
     main.kernel.send(agent, "make a weekday digest")
-    main.until(lambda: bool(main.requests()))
-    main.kernel.resolve_request(main.requests()[-1].id, Grant(300.0))  # the lease for automation.create
-    main.until(lambda: bool(main.window.confirmations))
-    [dialog] = main.window.confirmations.values()
-    assert dialog.isVisible() and "every weekday at 07:00 (Europe/Berlin)" in "\n".join(dialog.request.lines)
+    main.until(lambda: main.desk.lease_dialogs.dialog_for(agent) is not None)
+    dialog = main.desk.lease_dialogs.dialog_for(agent)  # the one one-off confirmation, as for any outward call
+    assert dialog.request.once and dialog.scope_field.text() == "automation.create"
+    shown = dialog.detail_label.text()
+    assert "Runs: every weekday at 07:00 (Europe/Berlin)" in shown and "Each run may use: fs.read for 30 min" in shown
+    assert "no lease or policy covers it" in dialog.reason_label.text()
+    assert [b.text() for b in dialog.grant_buttons.values()] == ["Allow once"]
     assert main.kernel.automations.list() == []
-    assert dialog.decline_button.isDefault()
-    dialog.confirm_button.click()
+    dialog.grant_buttons[0.0].click()
     main.until(lambda: main.kernel.agent(agent).state == "idle")
     [view] = main.kernel.automations.list()
     assert view.automation.name == "Digest"
 
 
 def test_escape_on_the_confirmation_declines(main, qtbot):
-    from kernel.approver import Grant
-
     agent = main.spawn("helper")
     main.provider(agent).script(
         reply(tools=(("automation_create", {"name": "D", "objective": "o", "schedule": "every 1d",
                                             "policy": []}),)),
         reply("OK, not created."))
     main.kernel.send(agent, "go")
-    main.until(lambda: bool(main.requests()))
-    main.kernel.resolve_request(main.requests()[-1].id, Grant(300.0))
-    main.until(lambda: bool(main.window.confirmations))
-    [dialog] = main.window.confirmations.values()
+    main.until(lambda: main.desk.lease_dialogs.dialog_for(agent) is not None)
+    dialog = main.desk.lease_dialogs.dialog_for(agent)
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     main.until(lambda: main.kernel.agent(agent).state == "idle")
     assert main.kernel.automations.list() == []
