@@ -118,7 +118,6 @@ class SettingsDialog(QDialog):
         form.addRow("Lease requests expire after", self.request_expiry)
         form.addRow("Default budget", self.default_budget)
         form.addRow("Provider for new agents", self.provider)
-        self._automation_rows(form, values)
         self.read_only = QPlainTextEdit(values.sandbox_read_only, self)
         self.read_only.setPlaceholderText("one folder per line, e.g. ~/datasets")
         self.read_only.setTabChangesFocus(True)
@@ -173,7 +172,14 @@ class SettingsDialog(QDialog):
         self.policies_button = QPushButton("Policies and hooks\u2026", self)
         self.policies_button.clicked.connect(self.open_policies)
         self.policies_dialog: QDialog | None = None
-        layout.addWidget(self.policies_button, 0, Qt.AlignmentFlag.AlignLeft)
+        self.automations_button = QPushButton("Automations\u2026", self)  # Settings → Automations (issue 13)
+        self.automations_button.clicked.connect(self.open_automations)
+        self.automations_dialog: QDialog | None = None
+        pages = QHBoxLayout()  # on one row: the dialog must still fit a 700-pixel screen
+        pages.addWidget(self.policies_button)
+        pages.addWidget(self.automations_button)
+        pages.addStretch(1)
+        layout.addLayout(pages)
         from .extension_pages import extension_buttons  # Settings → MCP servers, Skills (issue 15)
 
         extensions, self.open_page = extension_buttons(self, self.store.root, self.workspace.text, self.mcp_status)
@@ -184,26 +190,6 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.accounts_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
-
-    def _automation_rows(self, form: QFormLayout, values: FormValues) -> None:
-        """Automations: how late a missed slot may still run, and how many failed slots pause one."""
-        self.automation_grace = QLineEdit(values.automation_grace_h, self)
-        self.automation_grace.setObjectName("automation-grace")
-        self.automation_grace.setToolTip("After downtime, the latest missed slot still runs if it is at most this "
-                                         "many hours old (0 to 168); older slots are recorded as missed.")
-        self.automation_pause = QLineEdit(values.automation_pause_after, self)
-        self.automation_pause.setObjectName("automation-pause-after")
-        self.automation_pause.setToolTip("An automation pauses itself, with a notice in the Inbox, after this many "
-                                         "failed runs in a row (1 to 100).")
-        for edit in (self.automation_grace, self.automation_pause):
-            edit.setMaximumWidth(self.fontMetrics().horizontalAdvance("0") * 10 + 16)
-        grace_row, pause_row = QHBoxLayout(), QHBoxLayout()
-        grace_row.addWidget(self.automation_grace)
-        grace_row.addWidget(QLabel("hours", self), 1)
-        pause_row.addWidget(self.automation_pause)
-        pause_row.addWidget(QLabel("failed runs in a row", self), 1)
-        form.addRow("Catch up missed automation runs within", grace_row)
-        form.addRow("Pause an automation after", pause_row)
 
     def _key_source(self, provider: str) -> KeySource | ConfigError:
         try:
@@ -218,7 +204,6 @@ class SettingsDialog(QDialog):
             default_budget=self.default_budget.value(), provider=self.provider.currentText(),
             providers={name: tab.values() for name, tab in self.provider_tabs.items()},
             sandbox_read_only=self.read_only.toPlainText(),
-            automation_grace_h=self.automation_grace.text(), automation_pause_after=self.automation_pause.text(),
         )
 
     def save(self) -> bool:
@@ -260,6 +245,21 @@ class SettingsDialog(QDialog):
         self.policies_dialog = dialog
         dialog.open()
         return dialog
+    def open_automations(self) -> QDialog:
+        """Settings → Automations (desktop/automation_settings.py); what it saves is announced as saved."""
+        from .automation_settings import AutomationSettingsDialog
+
+        dialog = AutomationSettingsDialog(self.store, self.settings, self)
+
+        def saved(new: Settings) -> None:
+            self.settings = new
+            self.saved.emit(new)
+
+        dialog.saved.connect(saved)
+        self.automations_dialog = dialog
+        dialog.open()
+        return dialog
+
     def open_accounts(self) -> QDialog:
         """Settings → Accounts (desktop/accounts_dialog.py), window-modal on this dialog."""
         from kernel.api import AccountStore, SecretStore

@@ -9,7 +9,6 @@ never put into ``Settings`` (so never into settings.json).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping
@@ -40,9 +39,6 @@ class FormValues:
     provider: str
     providers: Mapping[str, ProviderValues] = field(default_factory=dict)
     sandbox_read_only: str = ""   # one folder per line: what shell commands may read besides the workspace
-    # automations, as typed: hours a missed slot may still be caught up; failed slots in a row before a pause
-    automation_grace_h: str = "12"
-    automation_pause_after: str = "3"
 
 
 def values_from(settings: Settings) -> FormValues:
@@ -56,12 +52,7 @@ def values_from(settings: Settings) -> FormValues:
                                      prices=prices_text(settings.prices.get(p, {})))
                    for p in PROVIDERS},
         sandbox_read_only="\n".join(settings.sandbox_read_only),
-        automation_grace_h=f"{settings.automation_grace_s / 3600:g}",
-        automation_pause_after=str(settings.automation_pause_after),
     )
-
-GRACE_MAX_H = 7 * 24       # the settings schema's bound for automation_grace_s (a week)
-PAUSE_AFTER_MAX = 100      # and for automation_pause_after
 
 
 PRICE_LINE_HELP = "one model per line: its name, then input, output and cached input per million tokens"
@@ -139,36 +130,6 @@ def check_form(values: FormValues, agentdesk_home: Path | None = None) -> list[t
             errors.append(("sandbox_read_only", f"Folders commands may read must be absolute paths or start "
                                                 f"with ~ ({folder} is neither)."))
             break
-    errors += _automation_errors(values)
-    return errors
-
-
-def automation_numbers(values: FormValues) -> tuple[float | None, int | None]:
-    """The grace window in seconds and the self-pause count typed, each None when it is not a number
-    in its range (kernel/automations/scheduler.py and service.py use them)."""
-    try:
-        grace_h = float(values.automation_grace_h.strip().removesuffix("h").strip())
-    except ValueError:
-        grace_h = math.nan
-    try:
-        pause = int(values.automation_pause_after.strip())
-    except ValueError:
-        pause = 0
-    return (grace_h * 3600 if 0 <= grace_h <= GRACE_MAX_H else None,
-            pause if 1 <= pause <= PAUSE_AFTER_MAX else None)
-
-
-def _automation_errors(values: FormValues) -> list[tuple[str, str]]:
-    grace, pause = automation_numbers(values)
-    errors: list[tuple[str, str]] = []
-    if grace is None:
-        errors.append(("automation_grace", f"The catch-up window for missed automation runs must be a number of "
-                                           f"hours from 0 to {GRACE_MAX_H} (a week), not "
-                                           f"{values.automation_grace_h.strip()[:20]!r}; 0 never catches up."))
-    if pause is None:
-        errors.append(("automation_pause_after", f"An automation pauses itself after 1 to {PAUSE_AFTER_MAX} failed "
-                                                 f"runs in a row: enter a whole number in that range, not "
-                                                 f"{values.automation_pause_after.strip()[:20]!r}."))
     return errors
 
 
@@ -192,9 +153,7 @@ def apply_form(values: FormValues, base: Settings, agentdesk_home: Path | None =
     new = replace(base, user_name=values.user_name.strip(), workspace=str(Path(values.workspace.strip()).expanduser()),
                   default_lease_s=float(values.default_lease_min * 60), request_expiry_s=float(values.request_expiry_s),
                   default_budget=values.default_budget, provider=values.provider, models=models, base_urls=base_urls,
-                  sandbox_read_only=read_only_folders(values.sandbox_read_only), prices=prices,
-                  automation_grace_s=automation_numbers(values)[0] or 0.0,
-                  automation_pause_after=automation_numbers(values)[1] or 1)
+                  sandbox_read_only=read_only_folders(values.sandbox_read_only), prices=prices)
     new.validate()
     return new
 

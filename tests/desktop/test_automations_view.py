@@ -29,7 +29,7 @@ def test_the_form_restates_the_schedule_as_the_user_types_and_saves_through_the_
     assert "less than one hour apart" in form.words.text()
     form.schedule.clear()
     qtbot.keyClicks(form.schedule, "0 7 * * 1-5")
-    form.timezone.setText("Europe/Berlin")
+    form.timezone.setCurrentText("Europe/Berlin")
     assert form.words.text() == "every weekday at 07:00 (Europe/Berlin)"
     form.schedule.setText("every 30m")
     form.save()
@@ -43,6 +43,49 @@ def test_the_form_restates_the_schedule_as_the_user_types_and_saves_through_the_
     main.until(lambda: window.list.rowCount() == 1)
     assert window.list.item(0, 1).text() == "every 2 hours"
     assert "(in 2 h)" in window.list.item(0, 2).text() and window.list.item(0, 3).text() == "never run"
+
+
+def test_the_form_picks_a_timezone_and_an_expiry_in_that_zone(main, qtbot):
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from PySide6.QtCore import QDate, QDateTime, QTime
+
+    from desktop.automation_fields import local_zone
+
+    window = main.window.open_automations()
+    form = window.new()
+    assert form.timezone.currentText() == local_zone() and not form.expires_on.isChecked()  # never, by default
+    assert not form.expires.isEnabled()
+    assert form.timezone.findText("Europe/Berlin") >= 0 and form.timezone.isEditable()
+    form.timezone.completer().setCompletionPrefix("berl")  # searchable: any part of the name
+    assert form.timezone.completer().currentCompletion() == "Europe/Berlin"
+    form.name.setText("Digest")
+    form.objective.setPlainText("Summarise notes/")
+    form.schedule.setText("0 7 * * 1-5")
+    form.timezone.setCurrentText("Mars/Olympus")
+    assert form.words.text() == "'Mars/Olympus' is not a timezone this computer knows (try Europe/Berlin or UTC)."
+    form.save()
+    assert form.isVisible() and "not a timezone" in form.error.text() and main.kernel.automations.list() == []
+    form.timezone.setCurrentText("Asia/Tokyo")
+    past = datetime.fromtimestamp(main.kernel.now() - 86400, ZoneInfo("Asia/Tokyo"))
+    qtbot.keyClick(form.expires_on, Qt.Key.Key_Space)  # keyboard: tick it, the time becomes editable
+    assert form.expires_on.isChecked() and form.expires.isEnabled()
+    form.expires.setDateTime(QDateTime(QDate(past.year, past.month, past.day), QTime(9, 0)))
+    form.save()
+    assert "already past" in form.error.text() and main.kernel.automations.list() == []
+    later = datetime.fromtimestamp(main.kernel.now() + 40 * 86400, ZoneInfo("Asia/Tokyo"))
+    form.expires.setDateTime(QDateTime(QDate(later.year, later.month, later.day), QTime(18, 30)))
+    assert form.words.text().startswith("every weekday at 07:00 (Asia/Tokyo), until ")
+    assert form.words.text().endswith(f"{later:%d %b %Y} 18:30 JST")
+    form.save()
+    main.until(lambda: not form.isVisible())
+    [view] = main.kernel.automations.list()
+    expected = datetime(later.year, later.month, later.day, 18, 30, tzinfo=ZoneInfo("Asia/Tokyo")).timestamp()
+    assert view.automation.timezone == "Asia/Tokyo" and view.automation.expires == expected
+    again = window.edit()  # the stored expiry comes back as the same wall time in its zone
+    assert again.expires_on.isChecked() and again.expiry() == expected
+    again.reject()
 
 
 def test_run_now_pause_history_run_window_and_the_inbox(main, qtbot):
@@ -123,3 +166,13 @@ def test_the_automations_shortcut_opens_the_window_and_clashes_with_no_other(mai
     assert keys not in main.window.shortcuts
     main.window.automations_action.trigger()
     main.until(lambda: main.window.automations_window is not None and main.window.automations_window.isVisible())
+
+
+def test_the_local_zone_comes_from_tz_then_etc_localtime_else_utc(tmp_path):
+    from desktop.automation_fields import local_zone
+
+    link = tmp_path / "localtime"
+    link.symlink_to("/usr/share/zoneinfo/America/Sao_Paulo")  # need not exist: only its name is read
+    assert local_zone({"TZ": "Asia/Tokyo"}, link) == "Asia/Tokyo"
+    assert local_zone({"TZ": ":Nowhere/Else"}, link) == "America/Sao_Paulo"
+    assert local_zone({}, tmp_path / "missing") == "UTC"
