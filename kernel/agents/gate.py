@@ -64,6 +64,8 @@ async def permit(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[
             detail = tuple(tool.detail_of(agent.id, tool_input)) if tool.detail_of is not None else ()
         except ToolFailure as exc:  # e.g. a schedule the kernel refuses: the model can fix it; nobody is asked
             return Refusal(exc.message, Outcome.ERROR)
+        except Exception as exc:  # noqa: BLE001 - a tool bug is a result, never the agent's death
+            return Refusal(f"{tool.name} could not describe this call: {type(exc).__name__}: {exc}", Outcome.ERROR)
         user_words = _user_text(agent)
         ask = OnceAsk(why, highlights(tool_input, agent.untrusted_read),
                       flags(tool_input, agent.untrusted_read, user_words), detail)
