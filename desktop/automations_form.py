@@ -52,10 +52,10 @@ def zone_picker(current: str, parent: QWidget | None = None) -> QComboBox:
     box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
     box.addItems(list(zone_names()))
     box.setMaxVisibleItems(12)
-    completer = QCompleter(list(zone_names()), box)
+    completer = box.completer()  # the combo's own (over its items): no second object whose owner is unclear
     completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
     completer.setFilterMode(Qt.MatchFlag.MatchContains)
-    box.setCompleter(completer)
+    completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
     box.setCurrentText(current)
     return box
 

@@ -176,6 +176,7 @@ def test_automation_grace_window_and_pause_after_are_edited_and_saved(qtbot, tmp
     qtbot.addWidget(again)
     page = again.open_automations()
     assert (page.grace.text(), page.pause_after.text()) == ("1.5", "5")
+    page.reject()
 
 
 def test_bad_automation_numbers_are_explained_and_nothing_is_saved(qtbot, tmp_path, agentdesk_home):
