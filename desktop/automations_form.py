@@ -53,9 +53,10 @@ def zone_picker(current: str, parent: QWidget | None = None) -> QComboBox:
     box.addItems(list(zone_names()))
     box.setMaxVisibleItems(12)
     completer = box.completer()  # the combo's own (over its items): no second object whose owner is unclear
-    completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-    completer.setFilterMode(Qt.MatchFlag.MatchContains)
-    completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+    if completer is not None:  # an editable combo always has one
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
     box.setCurrentText(current)
     return box
 
