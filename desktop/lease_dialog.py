@@ -179,6 +179,13 @@ class LeaseDialog(QDialog):
         self.reason_label.setStyleSheet(f"QLabel#confirmReason {{ border: 1px solid {err}; border-radius: 4px;"
                                         " padding: 4px 8px; }")
         layout.addWidget(self.reason_label)
+        self.detail_label: QLabel | None = None
+        if req.detail:  # the whole act in words (automation_create: the definition it would store)
+            self.detail_label = plain_label("\n".join(req.detail), self)
+            self.detail_label.setObjectName("confirmDetail")
+            self.detail_label.setWordWrap(True)
+            self.detail_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            layout.addWidget(self.detail_label)
         for flag in req.flags:
             label = plain_label(f"\u26a0 {flag}", self)
             label.setWordWrap(True)

@@ -26,13 +26,12 @@ from PySide6.QtWidgets import (
 )
 
 from kernel.api import (
-    AgentArchived, AgentKilled, AutomationsChanged, ConfirmationRequested, ConfirmationResolved, ConfigError,
+    AgentArchived, AgentKilled, AutomationsChanged, ConfigError,
     KernelFacade, LeaseRequested, LeaseRequestResolved, LedgerAppended, plural,
 )
 
 from . import style
 from .bridge import EventBridge
-from .confirm_dialog import ConfirmDialog
 from .desktop_state import DesktopState
 from .history_view import HistoryWindow
 from .lease_dialog import ANSWER_SHORTCUT
@@ -107,7 +106,6 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(split)
         self.statusBar().addPermanentWidget(self.status.footer)
         self.automations_window: QWidget | None = None  # the Automations window, made on first use
-        self.confirmations: dict[int, ConfirmDialog] = {}  # open one-off confirmation dialogs by request id
         self.inbox_label = QLabel()
         self.inbox_label.setToolTip("Requests automation runs were refused, notices, and mails or events not known "
                                     "to have gone out (Automations window)")
@@ -171,20 +169,6 @@ class MainWindow(QMainWindow):
         if isinstance(event, AutomationsChanged) or (isinstance(event, LedgerAppended)
                                                       and event.entry.kind == "outcome"):
             self._update_inbox()
-        if isinstance(event, ConfirmationRequested):
-            self._confirm(event)
-        if isinstance(event, ConfirmationResolved):
-            dialog = self.confirmations.pop(event.id, None)
-            if dialog is not None and shiboken6.isValid(dialog) and not dialog.answered:
-                dialog.withdraw()
-
-    def _confirm(self, request: ConfirmationRequested) -> None:
-        """Show a one-off confirmation without taking the keyboard; the status line says it waits."""
-        dialog = ConfirmDialog(self.kernel, request, self)
-        self.confirmations[request.id] = dialog
-        dialog.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
-        dialog.show()
-        self.statusBar().showMessage(f"\u25c6 {request.title}: confirm or decline", 20000)
 
     def _update_inbox(self) -> None:
         """The Inbox's count in the status line (hidden when it is empty): refused requests and notices of

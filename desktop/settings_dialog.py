@@ -186,7 +186,14 @@ class SettingsDialog(QDialog):
         self.policies_button = QPushButton("Policies and hooks\u2026", self)
         self.policies_button.clicked.connect(self.open_policies)
         self.policies_dialog: QDialog | None = None
-        layout.addWidget(self.policies_button, 0, Qt.AlignmentFlag.AlignLeft)
+        self.automations_button = QPushButton("Automations\u2026", self)  # Settings → Automations (issue 13)
+        self.automations_button.clicked.connect(self.open_automations)
+        self.automations_dialog: QDialog | None = None
+        pages = QHBoxLayout()  # on one row: the dialog must still fit a 700-pixel screen
+        pages.addWidget(self.policies_button)
+        pages.addWidget(self.automations_button)
+        pages.addStretch(1)
+        layout.addLayout(pages)
         from .extension_pages import extension_buttons  # Settings → MCP servers, Skills (issue 15)
 
         extensions, self.open_page = extension_buttons(self, self.store.root, self.workspace.text, self.mcp_status,
@@ -267,6 +274,21 @@ class SettingsDialog(QDialog):
         self.policies_dialog = dialog
         dialog.open()
         return dialog
+    def open_automations(self) -> QDialog:
+        """Settings → Automations (desktop/automation_settings.py); what it saves is announced as saved."""
+        from .automation_settings import AutomationSettingsDialog
+
+        dialog = AutomationSettingsDialog(self.store, self.settings, self)
+
+        def saved(new: Settings) -> None:
+            self.settings = new
+            self.saved.emit(new)
+
+        dialog.saved.connect(saved)
+        self.automations_dialog = dialog
+        dialog.open()
+        return dialog
+
     def open_accounts(self) -> QDialog:
         """Settings → Accounts (desktop/accounts_dialog.py), window-modal on this dialog."""
         from kernel.api import AccountStore, SecretStore

@@ -357,7 +357,7 @@ async def _automations(desk, providers, ws: Path, clock, out: Path, suffix: str,
     digest = k.automations.add(Automation(
         id="", name="Notes digest", objective="Summarise what changed in notes/ into notes/digest.md.",
         schedule="0 7 * * 1-5", timezone="Europe/Berlin", policy=(PolicyItem("fs.read", 900.0),),
-        workspace=str(ws), provider="scripted-digest", model="claude-sonnet-4-5"))
+        workspace=str(ws), provider="scripted-digest", model="claude-sonnet-4-5", expires=clock.now() + 90 * 86400))
     k.automations.add(Automation(id="", name="Weekly tidy", objective="Tidy src/.", schedule="every 1d",
                                  workspace=str(ws), provider="scripted-digest", model="claude-sonnet-4-5"))
     providers["scripted-digest"].script(
@@ -371,6 +371,7 @@ async def _automations(desk, providers, ws: Path, clock, out: Path, suffix: str,
     win = desk.window.open_automations()
     win.resize(1000, 660)
     win.move(10, 10)
+    win.list.selectRow([v.automation.id for v in win.views].index(digest.id))  # ids are random: pick it by id
     win.history.setCurrentCell(0, 0)
     await asyncio.sleep(0.1)
     QApplication.processEvents()
@@ -388,7 +389,56 @@ async def _automations(desk, providers, ws: Path, clock, out: Path, suffix: str,
     form.reject()
     run.close()
     win.close()
-    return shots
+    shots += await _automation_create_confirm(desk, providers, out, suffix, names)
+    return shots + await _automation_settings(desk, out, suffix, names)
+
+
+async def _automation_settings(desk, out: Path, suffix: str, names) -> list[Path]:
+    """Settings → Automations: the catch-up window and the self-pause count."""
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.settings_dialog import SettingsDialog
+
+    if names is not None and "settings-automations" not in names:
+        return []
+    settings = SettingsDialog(desk.store, desk.settings, desk.window, env={})
+    settings.show()
+    page = settings.open_automations()
+    await asyncio.sleep(0.1)
+    QApplication.processEvents()
+    path = out / f"settings-automations{suffix}.png"
+    _save(page, path)
+    page.reject()
+    settings.reject()
+    return [path]
+
+
+async def _automation_create_confirm(desk, providers, out: Path, suffix: str, names) -> list[Path]:
+    """automation_create's one-off confirmation: the lease dialog with the whole definition in words."""
+    from PySide6.QtWidgets import QApplication
+
+    from kernel.providers.scripted import ScriptedProvider, reply
+
+    if names is not None and "automation-create-confirm" not in names:
+        return []
+    providers["scripted-planner"] = ScriptedProvider()
+    planner = desk.kernel.spawn("planner", provider="scripted-planner", model="claude-sonnet-4-5").id
+    providers["scripted-planner"].script(reply("I'll set that up to run every weekday morning.", tools=((
+        "automation_create", {"name": "Morning notes digest", "timezone": "Europe/Berlin", "schedule": "0 7 * * 1-5",
+                              "objective": "Summarise what changed in notes/ since the last run into notes/digest.md, "
+                                           "one bullet per file.",
+                              "policy": [{"scope": "fs.read", "minutes": 15}, {"scope": "fs.write", "minutes": 15}],
+                              "budget": 60000, "time_limit_minutes": 20}),), usage=(2_000, 200)))
+    desk.kernel.send(planner, "every weekday at 7, summarise what changed in my notes")
+    await _until(lambda: desk.lease_dialogs.dialog_for(planner) is not None)
+    dialog = desk.lease_dialogs.dialog_for(planner)
+    await asyncio.sleep(0.1)
+    QApplication.processEvents()
+    path = out / f"automation-create-confirm{suffix}.png"
+    dialog.repaint()
+    _save(dialog, path)
+    dialog.deny()
+    return [path]
 
 
 def _unknown_mail(ledger) -> None:

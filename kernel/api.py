@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
         Automation, Automations, AutomationView, InboxItem, PolicyItem, RunRecord, Schedule, ScheduleRefused,
         UnknownAutomation, in_words, local_time,
     )
-    from .events import AutomationsChanged, ConfirmationRequested, ConfirmationResolved
+    from .events import AutomationsChanged
     from .errors import ConfigError, InvalidState, KernelError, ProviderError, UnknownAgent
     from .states import AgentState, Outcome
     from .events import (
@@ -64,7 +64,7 @@ _FROM: dict[str, tuple[str, ...]] = {
                            "Schedule", "ScheduleRefused", "UnknownAutomation", "in_words", "local_time"),
     "kernel.errors": ("ConfigError", "InvalidState", "KernelError", "ProviderError", "UnknownAgent"),
     "kernel.states": ("AgentState", "Outcome"),
-    "kernel.events": ("AutomationsChanged", "ConfirmationRequested", "ConfirmationResolved", "AgentArchived",
+    "kernel.events": ("AutomationsChanged", "AgentArchived",
                       "AgentInfo", "AgentKilled", "AgentSpawned", "AgentStateChanged", "Event", "LeaseExpired",
                       "LeaseGranted", "LeaseRevoked", "LedgerAppended", "LeaseRequested", "LeaseRequestResolved",
                       "TextDelta", "ToolCallFinished", "ToolCallStarted", "TurnFinished", "TurnStarted",
@@ -239,11 +239,9 @@ class KernelFacade(Protocol):
     def diff(self, seq: int) -> str: ...
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport: ...
 
-    # automations (kernel/automations): the desk, and one-off confirmations no lease covers
+    # automations (kernel/automations): the desk (automation_create is confirmed like any outward call)
     @property
     def automations(self) -> AutomationDesk: ...
-    def pending_confirmations(self) -> list[ConfirmationRequested]: ...
-    def resolve_confirmation(self, request_id: int, confirmed: bool) -> bool: ...
 
     # extensions (kernel/extensions): the MCP servers the kernel runs, and reading mcp.json again after a change
     def mcp_status(self) -> list[McpServerStatus]: ...
@@ -281,8 +279,7 @@ __all__ = [
     # errors (they carry fields)
     "ConfigError", "InvalidState", "KernelError", "LedgerError", "ProviderError", "UnknownAgent",
     # automations
-    "Automation", "AutomationView", "Automations", "AutomationsChanged", "ConfirmationRequested",
-    "ConfirmationResolved", "InboxItem", "PolicyItem", "RunRecord", "Schedule", "ScheduleRefused",
+    "Automation", "AutomationView", "Automations", "AutomationsChanged", "InboxItem", "PolicyItem", "RunRecord", "Schedule", "ScheduleRefused",
     "UnknownAutomation", "in_words", "local_time",
     # outward calls whose outcome is unknown (the Inbox)
     "UnknownIntent",

@@ -34,6 +34,7 @@ class LeaseRequest:
     reason: str = ""                    # why it asks every time (the agent is tainted, a confirm policy)
     highlights: tuple[str, ...] = ()    # argument pieces that appear in untrusted content the agent read
     flags: tuple[str, ...] = ()         # injection patterns seen in the arguments, in words
+    detail: tuple[str, ...] = ()        # the whole act in words (automation_create: its definition)
 
 
 @dataclass(frozen=True)

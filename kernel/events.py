@@ -135,23 +135,6 @@ class AgentTainted:
 
 
 @dataclass(frozen=True)
-class ConfirmationRequested:
-    """A one-off confirmation no lease can cover (``automation_create``): the whole thing in words."""
-
-    id: int
-    agent_id: str
-    agent_name: str
-    title: str
-    lines: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class ConfirmationResolved:
-    id: int
-    confirmed: bool
-
-
-@dataclass(frozen=True)
 class AutomationsChanged:
     """An automation was added, changed or ran, or the Inbox changed: views reload."""
 
@@ -195,7 +178,7 @@ Event = Union[
     AgentSpawned, AgentStateChanged, AgentKilled, TurnStarted, TurnFinished, UserMessage, TextDelta,
     ToolCallStarted, ToolCallFinished, LeaseRequested, LeaseRequestResolved, UsageUpdated,
     LeaseGranted, LeaseRevoked, LeaseExpired, LedgerAppended, AgentTainted, AgentArchived,
-    ConfirmationRequested, ConfirmationResolved, AutomationsChanged,
+    AutomationsChanged,
 ]
 Subscriber = Callable[[Event], None]
 

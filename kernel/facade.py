@@ -25,7 +25,6 @@ from .agents.rebuild import AgentRecord, conversation_of, summarise
 from .agents.rebuild import KERNEL_STOPPED
 from .agents.records import RESUME, USER_TURN, record_user_turn
 from .agents.restore import history_item, process_from
-from .automations.confirm import Confirmer, PendingConfirmations
 from .automations.gate import UnattendedGate
 from .automations.service import Automations
 from .automations.store import AutomationStore
@@ -36,7 +35,7 @@ from .budget import Budget
 from .clock import Clock, SystemClock
 from .errors import InvalidState, KernelError, ToolFailure, UnknownAgent
 from .events import (
-    AgentArchived, AgentInfo, AgentKilled, AgentSpawned, ConfirmationRequested, Event, EventBus, LedgerAppended,
+    AgentArchived, AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LedgerAppended,
     ToolCallFinished, UsageUpdated, UserMessage,
 )
 from .kernel_loop import KernelLoop
@@ -103,7 +102,7 @@ class Kernel:
                  snapshot_dir: Path | None = None, watch_workspaces: bool = False,
                  provider_problem: Callable[[str], str | None] | None = None, restore: bool = False,
                  secrets: SecretRegistry | None = None, web_keys: Callable[[str], str | None] | None = None,
-                 mail: "MailService | None" = None, confirmer: Confirmer | None = None) -> None:
+                 mail: "MailService | None" = None) -> None:
         """``restore`` brings back the agents on the ledger's record (the kernel of a home does;
         a kernel sharing the file with another that runs must not); ``snapshot_dir`` keeps the shell tool's snapshot cache between runs; ``watch_workspaces``
         records edits by other programs in every workspace an agent works in (the desktop does);
@@ -126,8 +125,6 @@ class Kernel:
             for descriptor in mail_tools(mail):
                 tools.add(descriptor)
         self._mail = mail
-        self.confirmations = PendingConfirmations(bus.publish)
-        self.confirmer: Confirmer = confirmer or self.confirmations
         # automation runs are unattended: their lease requests are refused at once (automations/gate.py)
         self.automation_gate = UnattendedGate(approver or self._requests.approver,
                                               lambda a, scope, detail: self.automations.refused(a, scope, detail))
@@ -549,13 +546,6 @@ class Kernel:
 
     def ledger_page_of(self, actor: str, kind: str, limit: int = 1000) -> list[Entry]:
         return self._services.ledger.page(actor=actor, kind=kind, limit=limit)
-
-    def pending_confirmations(self) -> list[ConfirmationRequested]:
-        return self.confirmations.pending()
-
-    def resolve_confirmation(self, request_id: int, confirmed: bool) -> bool:
-        """Answer a one-off confirmation (the desktop's dialog); False when it is no longer open."""
-        return self.confirmations.resolve(request_id, confirmed)
 
     def _note_run_progress(self, event: Event) -> None:
         if isinstance(event, ToolCallFinished) and event.outcome is Outcome.OK:

@@ -4,7 +4,9 @@ In order: a ``deny`` policy refuses at once (recorded as by ``policy``); an
 outward (R3) call of a tainted agent needs a one-off confirmation that no
 lease satisfies, and an unattended agent (an automation run) is refused
 at once instead, since nobody is there to confirm; a ``confirm`` policy
-(the default for R3 scopes) asks on every call; ``auto`` has the kernel
+(the default for R3 scopes), or a tool that ``always_confirm``s whatever
+the policy (``automation_create``, whose request carries its definition in
+words as ``detail``), asks on every call; ``auto`` has the kernel
 grant the default-duration lease itself, recorded as granted by
 ``policy``; ``ask`` is the lease dialog. The outcome is a value: a
 ``Lease``, a ``Once`` or a ``Refusal``.
@@ -16,6 +18,7 @@ from typing import Any, Mapping
 
 from ledger import KERNEL, POLICY, Denied
 
+from ..errors import ToolFailure
 from ..leases import Lease
 from ..messages import TextPart
 from ..states import Outcome
@@ -40,7 +43,7 @@ async def permit(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[
                  call_id: str = "") -> Permit:
     s = agent.services
     risk = call_risk(tool, tool_input)
-    mode = mode_for(scope, risk, s.settings.policies, tool.confirms_itself)
+    mode = mode_for(scope, risk, s.settings.policies, tool.always_confirm)
     if mode is Mode.DENY:
         return _refuse(agent, tool, tool_input, scope, POLICY, f"the policy for {scope} is deny",
                        f"permission denied: your policy refuses {scope} without asking")
@@ -48,6 +51,7 @@ async def permit(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[
     if tainted or mode is Mode.CONFIRM:
         why = (f"{agent.name} {agent.taint.reason}, so every outward call is confirmed, one at a time"
                if tainted and agent.taint is not None else
+               f"{tool.name} is confirmed every time: no lease or policy covers it" if tool.always_confirm else
                f"{scope} is an outward action: it is confirmed every time" if risk is Risk.OUTWARD else
                f"your policy for {scope} is to confirm every call")
         if agent.unattended:
@@ -56,9 +60,15 @@ async def permit(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[
                 note(agent.id, scope, f"{agent.name} wanted to call {tool.name} ({scope}); refused at once: {why}")
             return _refuse(agent, tool, tool_input, scope, KERNEL, f"unattended: {why}",
                            f"permission denied: nobody is there to confirm {tool.name} ({why})")
+        try:
+            detail = tuple(tool.detail_of(agent.id, tool_input)) if tool.detail_of is not None else ()
+        except ToolFailure as exc:  # e.g. a schedule the kernel refuses: the model can fix it; nobody is asked
+            return Refusal(exc.message, Outcome.ERROR)
+        except Exception as exc:  # noqa: BLE001 - a tool bug is a result, never the agent's death
+            return Refusal(f"{tool.name} could not describe this call: {type(exc).__name__}: {exc}", Outcome.ERROR)
         user_words = _user_text(agent)
         ask = OnceAsk(why, highlights(tool_input, agent.untrusted_read),
-                      flags(tool_input, agent.untrusted_read, user_words))
+                      flags(tool_input, agent.untrusted_read, user_words), detail)
         return await confirm_once(agent, tool, tool_input, scope, call_id, ask)
     if mode is Mode.AUTO:
         lease = s.leases.find(agent.id, scope)

@@ -47,6 +47,7 @@ class OnceAsk:
     reason: str
     highlights: tuple[str, ...] = ()
     flags: tuple[str, ...] = ()
+    detail: tuple[str, ...] = ()  # the whole act in words, from the tool (``ToolDescriptor.detail_of``)
 
 
 async def acquire(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any],
@@ -94,6 +95,7 @@ async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
         preview=_preview(agent, tool, tool_input), notes=tuple(notes_for(tool_input)) if notes_for else (),
         call_id=call_id, once=once is not None, reason=once.reason if once else "",
         highlights=once.highlights if once else (), flags=once.flags if once else (),
+        detail=once.detail if once else (),
     )
     previous = agent.state
     asking = "confirmation" if once else scope

@@ -8,7 +8,9 @@ resume, delete); a run's outcome is its end row; an Inbox item's state is
 its newest action. The claim is the exactly-once decision: ``INSERT OR
 IGNORE`` on the primary key (automation, slot, attempt), and the scheduler
 that inserted the row (rowcount 1) runs it (two processes raced over 1,440
-fires with no duplicate, shared/LIBRARIES.md §2).
+fires with no duplicate, shared/LIBRARIES.md §2). Every row is linked into
+one hash chain as it is written (``chain``), so ``agentdesk ledger verify``
+notices a row changed, deleted or added with the triggers dropped.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from . import chain
 from .model import Automation
 
 _NO_CHANGE = """
@@ -92,6 +95,40 @@ class AutomationStore:
         self._db.execute("PRAGMA journal_mode=WAL")  # as the ledger: readers never wait on the writer
         self._db.execute("PRAGMA busy_timeout=10000")
         self._db.executescript(_SCHEMA)
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                new = self._db.execute("SELECT 1 FROM sqlite_master WHERE name='automation_chain'").fetchone() is None
+                # statement by statement: executescript would commit in the middle of this transaction
+                for statement in chain.SCHEMA.split(";\n"):
+                    if statement.strip():
+                        self._db.execute(statement)
+                if new:  # migration "automation chain": link the rows written before it
+                    chain.adopt_unlinked(self._db)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def verify_chain(self) -> chain.ChainBroken | chain.ChainIntact:
+        with self._lock:
+            return chain.verify(self._db)
+
+    def _insert(self, table: str, sql: str, args: tuple[Any, ...]) -> int | None:
+        """Insert one row and link it into the chain, atomically for every process on the file; the new
+        rowid, or None when ``INSERT OR IGNORE`` found the row already there."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                cur = self._db.execute(sql, args)
+                row = int(cur.lastrowid) if cur.rowcount == 1 and cur.lastrowid is not None else None
+                if row is not None:
+                    chain.append(self._db, table, row)
+                self._db.execute("COMMIT")
+                return row
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     def close(self) -> None:
         with self._lock:
@@ -101,16 +138,12 @@ class AutomationStore:
         with self._lock:
             return self._db.execute(sql, args).fetchall()
 
-    def _exec(self, sql: str, args: tuple[Any, ...] = ()) -> int:
-        with self._lock:
-            cur = self._db.execute(sql, args)
-            return cur.rowcount if cur.lastrowid is None or cur.rowcount != 1 else int(cur.lastrowid)
-
     # ---- definitions ---------------------------------------------------------------
 
     def record(self, ts: float, automation: Automation, action: str, actor: str) -> None:
-        self._exec("INSERT INTO automation_events(ts, automation, action, actor, body) VALUES (?,?,?,?,?)",
-                   (ts, automation.id, action, actor, json.dumps(automation.to_json())))
+        self._insert("automation_events",
+                     "INSERT INTO automation_events(ts, automation, action, actor, body) VALUES (?,?,?,?,?)",
+                     (ts, automation.id, action, actor, json.dumps(automation.to_json())))
 
     def automations(self, *, deleted: bool = False) -> list[Automation]:
         rows = self._rows("SELECT e.action, e.body FROM automation_events e JOIN (SELECT automation, MAX(seq) s "
@@ -131,21 +164,18 @@ class AutomationStore:
 
     def claim(self, automation: str, slot: float, attempt: int, worker: str, now: float, manual: bool = False) -> bool:
         """True when this worker won (automation, slot, attempt): it alone runs it."""
-        with self._lock:
-            cur = self._db.execute("INSERT OR IGNORE INTO automation_claims VALUES (?,?,?,?,?,?)",
-                                   (automation, slot, attempt, worker, now, int(manual)))
-            return cur.rowcount == 1
+        return self._insert("automation_claims", "INSERT OR IGNORE INTO automation_claims VALUES (?,?,?,?,?,?)",
+                            (automation, slot, attempt, worker, now, int(manual))) is not None
 
     def note_agent(self, automation: str, slot: float, attempt: int, agent: str) -> None:
-        self._exec("INSERT OR IGNORE INTO automation_run_agents VALUES (?,?,?,?)", (automation, slot, attempt, agent))
+        self._insert("automation_run_agents", "INSERT OR IGNORE INTO automation_run_agents VALUES (?,?,?,?)",
+                     (automation, slot, attempt, agent))
 
     def finish(self, run: RunRecord) -> bool:
         """Record how a claimed slot ended; the first end recorded stands."""
-        with self._lock:
-            cur = self._db.execute("INSERT OR IGNORE INTO automation_runs VALUES (?,?,?,?,?,?,?,?,?)",
-                                   (run.automation, run.slot, run.attempt, run.ts, run.agent, run.outcome, run.detail,
-                                    run.summary, json.dumps(list(run.files))))
-            return cur.rowcount == 1
+        return self._insert("automation_runs", "INSERT OR IGNORE INTO automation_runs VALUES (?,?,?,?,?,?,?,?,?)",
+                            (run.automation, run.slot, run.attempt, run.ts, run.agent, run.outcome, run.detail,
+                             run.summary, json.dumps(list(run.files)))) is not None
 
     def last_slot(self, automation: str) -> float | None:
         row = self._rows("SELECT MAX(slot) FROM automation_claims WHERE automation=? AND manual=0", (automation,))
@@ -169,14 +199,12 @@ class AutomationStore:
     # ---- the inbox -----------------------------------------------------------------
 
     def inbox_add(self, ts: float, automation: str, kind: str, scope: str, detail: str) -> int:
-        with self._lock:
-            cur = self._db.execute("INSERT INTO inbox_events(ts, item, action, automation, kind, scope, detail) "
-                                   "VALUES (?, NULL, 'open', ?, ?, ?, ?)", (ts, automation, kind, scope, detail))
-            return int(cur.lastrowid or 0)
+        return self._insert("inbox_events", "INSERT INTO inbox_events(ts, item, action, automation, kind, scope, "
+                            "detail) VALUES (?, NULL, 'open', ?, ?, ?, ?)", (ts, automation, kind, scope, detail)) or 0
 
     def inbox_close(self, ts: float, item: InboxItem, action: str) -> None:
-        self._exec("INSERT INTO inbox_events(ts, item, action, automation, kind, scope, detail) VALUES (?,?,?,?,?,?,?)",
-                   (ts, item.id, action, item.automation, item.kind, item.scope, item.detail))
+        self._insert("inbox_events", "INSERT INTO inbox_events(ts, item, action, automation, kind, scope, detail) "
+                     "VALUES (?,?,?,?,?,?,?)", (ts, item.id, action, item.automation, item.kind, item.scope, item.detail))
 
     def inbox(self, *, open_only: bool = True) -> list[InboxItem]:
         closed = {r[0]: r[1] for r in self._rows("SELECT item, action FROM inbox_events WHERE item IS NOT NULL")}

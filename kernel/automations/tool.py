@@ -1,10 +1,14 @@
 """``automation_create``: the model proposes an automation; the user confirms the whole of it, every time.
 
 Scope ``automation.create``, risk R3 (it acts later, with nobody watching).
-The kernel checks the definition first: a refused schedule or policy comes
-back as an error result whose sentence the model can act on. Then the
-confirmation shows the definition in words; a lease never stands in for it,
-and an unattended agent (an automation run) is refused without asking.
+It takes the one one-off confirmation path every outward call takes
+(``agents/gate.py``, ``lease_request.confirm_once``): ``always_confirm``
+means no lease and no policy but ``deny`` stands in for it, and ``detail_of``
+puts the whole definition in words into the request, which the lease dialog
+and the terminal prompt show. Before anyone is asked the kernel checks the
+definition: a refused schedule or policy comes back as an error result whose
+sentence the model can act on. An unattended agent (an automation run) is
+refused at once by the gate, into the Inbox.
 """
 
 from __future__ import annotations
@@ -12,7 +16,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import ToolFailure
-from ..events import ConfirmationRequested
 from ..tools.descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
 from .model import Automation, PolicyItem
 from .schedule import ScheduleRefused
@@ -48,9 +51,9 @@ def definition_lines(a: Automation, words: str) -> tuple[str, ...]:
 
 
 def automation_tool(kernel: "Kernel") -> ToolDescriptor:
-    async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
-        desk = kernel.automations
-        agent = kernel.process(ctx.agent_id)
+    def proposal(agent_id: str, tool_input: Mapping[str, Any]) -> Automation:
+        """The automation the call describes, checked by the kernel (ToolFailure: refused, in words)."""
+        agent = kernel.process(agent_id)
         a = Automation(
             id="", name=str(tool_input["name"]), objective=str(tool_input["objective"]),
             schedule=str(tool_input["schedule"]), timezone=str(tool_input.get("timezone") or "UTC"),
@@ -59,17 +62,18 @@ def automation_tool(kernel: "Kernel") -> ToolDescriptor:
             time_limit_s=float(tool_input.get("time_limit_minutes") or 30) * 60,
             workspace=agent.workspace, provider=agent.provider, model=agent.model)
         try:
-            desk.check(a.with_(created_at=kernel.now()))
+            kernel.automations.check(a.with_(created_at=kernel.now()))
         except ScheduleRefused as exc:
             raise ToolFailure(f"the kernel refused this automation: {exc.reason} Change it and call again.") from None
-        if kernel.automation_gate.unattended(ctx.agent_id):
-            raise ToolFailure("refused: an automation run cannot create automations (nobody is there to confirm)")
-        request = ConfirmationRequested(next(kernel.confirmations.ids), ctx.agent_id, agent.name,
-                                        f"{agent.name} wants to create an automation",
-                                        definition_lines(a, a.when.words()))
-        if not await kernel.confirmer.confirm(request):
-            raise ToolFailure("the user declined to create this automation")
-        made = desk.add(a, by=ctx.agent_id)
+        return a
+
+    def detail(agent_id: str, tool_input: Mapping[str, Any]) -> tuple[str, ...]:
+        a = proposal(agent_id, tool_input)
+        return definition_lines(a, a.when.words())
+
+    async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
+        a = proposal(ctx.agent_id, tool_input)  # again: the clock moved while the user read it
+        made = kernel.automations.add(a, by=ctx.agent_id)
         return ToolOutput(f"created automation {made.id} ({made.name}): {made.when.words()}",
                           data={"automation": made.id})
 
@@ -78,5 +82,4 @@ def automation_tool(kernel: "Kernel") -> ToolDescriptor:
         description="Propose a scheduled automation (runs at least an hour apart, unattended, with the leases in "
                     "its policy). The user confirms the whole definition every time.",
         input_schema=SCHEMA, output_schema={}, tool_class="execute", scope="automation.create", run=run,
-        risk=Risk.OUTWARD, trusted=True, timeout_s=15 * 60.0,
-        confirms_itself=True)  # its own confirmation shows the whole definition, every call
+        risk=Risk.OUTWARD, trusted=True, timeout_s=60.0, always_confirm=True, detail_of=detail)

@@ -83,7 +83,7 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     from ..settings_schema import found
     from ..workspace.root import check_workspace
     from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
-    from .terminal import TerminalApprover, TerminalConfirmer, ToolLines, exit_status
+    from .terminal import TerminalApprover, ToolLines, exit_status
 
     store = SettingsStore(home())
     checked = store.check()
@@ -123,8 +123,7 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     kernel = Kernel(ledger=ledger, settings=settings, providers=providers,
                     approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots",
                     secrets=SecretRegistry([*store.held_secrets(), *held_account_secrets(store)]), web_keys=store.web_key,
-                    mail=mail_for_home(store),
-                    confirmer=TerminalConfirmer(stdin, stderr) if interactive else _decline())
+                    mail=mail_for_home(store))
     from ..extensions.setup import start_configured_mcp  # MCP servers' tools, before --grant scopes are checked
 
     for line in await start_configured_mcp(kernel, store.root):
@@ -168,12 +167,6 @@ def _warn_if_broken(kernel, stderr: TextIO) -> None:
     line = warning(kernel.ledger_integrity())
     if line:
         print(line, file=stderr)
-
-
-def _decline():
-    from ..automations.confirm import Decline
-
-    return Decline()
 
 
 def _deny_all():

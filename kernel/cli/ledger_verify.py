@@ -6,7 +6,9 @@ broken entry ("ledger broken at #N: reason"), 2 when the home has no ledger
 yet, 1 when it cannot be opened at all. An intact check records its head
 beside the database, so a later check (and the kernel's check at start)
 notices entries that went missing from the end or a history rewritten with
-fresh hashes.
+fresh hashes. The automation tables in the same file have their own chain
+(``kernel/automations/chain.py``), checked too: broken there is exit 6 as
+well, naming the table and row.
 """
 
 from __future__ import annotations
@@ -39,6 +41,23 @@ def run() -> int:
     print(f"ledger intact: {_count(result.entries, 'entry', 'entries')}, {_count(result.blobs, 'blob', 'blobs')}")
     if result.head is not None:
         print(f"head: #{result.head.seq} {result.head.hash}")
+    return _automations()
+
+
+def _automations() -> int:
+    """The automation records' own chain, in the same file."""
+    from ..automations.chain import ChainBroken, verify_file
+
+    try:
+        found = verify_file(str(ledger_path()))
+    except sqlite3.Error as exc:
+        say_error("ledger verify", exc)
+        return EXIT_ERROR
+    if isinstance(found, ChainBroken):
+        print(f"automation records broken at {found.table} row {found.row}: {found.reason}")
+        return EXIT_BROKEN
+    if found.rows:
+        print(f"automation records intact: {_count(found.rows, 'row', 'rows')}")
     return 0
 
 

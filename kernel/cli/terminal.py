@@ -11,7 +11,7 @@ import json
 from typing import TextIO
 
 from ..approver import Decision, Denial, Grant, LeaseRequest
-from ..events import ConfirmationRequested, Event, TextDelta, ToolCallFinished, ToolCallStarted
+from ..events import Event, TextDelta, ToolCallFinished, ToolCallStarted
 from ..leases import describe_duration
 from ..states import AgentState
 
@@ -103,6 +103,8 @@ class TerminalApprover:
         print(f"\n{request.agent_name} ({request.agent_id}) wants to call {request.tool} ({request.scope}) "
               f"{summarize_input(dict(request.input))}", file=self.stderr)
         print(f"asks every time: {request.reason}", file=self.stderr)
+        for line in request.detail:
+            print(f"  {line}", file=self.stderr)
         for piece in request.highlights:
             print(f"from untrusted content: {piece}", file=self.stderr)
         for flag in request.flags:
@@ -112,18 +114,3 @@ class TerminalApprover:
         print("Allow this one call? [y] Allow once  [N] Deny > ", end="", file=self.stderr, flush=True)
         answer = (await asyncio.to_thread(self.stdin.readline)).strip().lower()
         return Grant(0.0) if answer in ("y", "yes") else Denial()
-
-class TerminalConfirmer:
-    """One-off confirmations (``automation_create``) on the terminal: the whole thing, then yes or no."""
-
-    def __init__(self, stdin: TextIO, stderr: TextIO) -> None:
-        self.stdin = stdin
-        self.stderr = stderr
-
-    async def confirm(self, request: ConfirmationRequested) -> bool:
-        print(f"\n{request.title}:", file=self.stderr)
-        for line in request.lines:
-            print(f"  {line}", file=self.stderr)
-        print("Create it? (no lease covers this) [y/N] > ", end="", file=self.stderr, flush=True)
-        answer = (await asyncio.to_thread(self.stdin.readline)).strip().lower()
-        return answer in ("y", "yes")

@@ -379,18 +379,13 @@ class RemoteKernel:
     def automations(self) -> "RemoteDesk":
         return RemoteDesk(self, "automations")
 
-    def pending_confirmations(self) -> list[Any]:
-        return list(self._call("pending_confirmations"))
-
-    def resolve_confirmation(self, request_id: int, confirmed: bool) -> bool:
-        return bool(self._call("resolve_confirmation", request_id=request_id, confirmed=confirmed))
-
     def mcp_status(self) -> list[Any]:
         return list(self._call("mcp_status"))
 
     async def mcp_reload(self) -> Any:
         """Servers may take a while to start: asked on the event connection, so no call times out on it."""
         return await self._events.call("mcp_reload", {})
+
     def unknown_outward(self) -> list[Any]:
         return list(self._call("unknown_outward"))
 

@@ -115,9 +115,11 @@ class ToolDescriptor:
     scope_of: Callable[[Mapping[str, Any]], str] | None = None  # when a call may need more (network)
     notes_of: Callable[[Mapping[str, Any]], tuple[str, ...]] | None = None  # warnings for the lease dialog
     risk_of: Callable[[Mapping[str, Any]], Risk] | None = None  # when a call may be riskier (network)
-    # The tool itself shows the user the whole call and asks on every call (automation_create), so the
-    # ``confirm`` default of outward scopes would only ask twice: it defaults to ``ask`` (a lease) instead.
-    confirms_itself: bool = False
+    # Every call is a one-off confirmation, whatever the policies and leases say (only ``deny`` refuses it
+    # without asking): automation_create. ``detail_of`` (asking agent's id, input) puts the whole act in words
+    # into that confirmation, or raises ToolFailure to refuse the call before anyone is asked.
+    always_confirm: bool = False
+    detail_of: Callable[[str, Mapping[str, Any]], tuple[str, ...]] | None = None
     # A result the tool can give before anyone is asked: (agent id, turn, input) → the result of an identical
     # outward call earlier in this turn (a ToolOutput), or ToolFailure raised for a call no confirmation could
     # make work (an unknown account); None: go on to the permission step as usual (kernel/agents/replay_step).

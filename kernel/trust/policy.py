@@ -39,13 +39,16 @@ def configured(scope: str, policies: Mapping[str, str], outward: bool = False) -
     return best
 
 
-def mode_for(scope: str, risk: Risk, policies: Mapping[str, str], confirms_itself: bool = False) -> Mode:
+def mode_for(scope: str, risk: Risk, policies: Mapping[str, str], always_confirm: bool = False) -> Mode:
     """What to do for a call of ``risk`` needing ``scope``: the configured policy, else the default
-    (``confirm`` for outward calls, unless the tool asks the user itself on every call)."""
+    (``confirm`` for outward calls). A tool that ``always_confirm``s is confirmed whatever the policy,
+    unless the policy denies it."""
     found = configured(scope, policies, outward=risk is Risk.OUTWARD)
+    if always_confirm:
+        return Mode.DENY if found is not None and found[1] is Mode.DENY else Mode.CONFIRM
     if found is not None:
         return found[1]
-    return Mode.CONFIRM if risk is Risk.OUTWARD and not confirms_itself else Mode.ASK
+    return Mode.CONFIRM if risk is Risk.OUTWARD else Mode.ASK
 
 
 def _specificity(pattern: str) -> int:

@@ -24,6 +24,36 @@ def ask(args: list[str], home: Path, env_extra: dict[str, str] | None = None, st
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
 
 
+def ask_on_a_tty(args: list[str], home: Path, env_extra: dict[str, str], prompt: bytes,
+                 answer: bytes) -> tuple[int, bytes, bytes, bytes]:
+    """``agentdesk ask`` with a pty as stdin: read stderr until ``prompt`` shows, type ``answer``, let it end.
+    Returns (exit status, stderr up to the prompt, stdout, the rest of stderr)."""
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE"))}
+    env.update({"AGENTDESK_HOME": str(home), "PYTHONPATH": str(ROOT), **env_extra})
+    proc = subprocess.Popen([sys.executable, "-m", "desktop.launcher", "ask", *args],
+                            stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+    os.close(slave)
+    seen = b""
+    try:
+        while prompt not in seen:  # a real process starting: wait for its prompt, with a deadline
+            ready, _, _ = select.select([proc.stderr], [], [], 30)
+            assert ready, f"no prompt {prompt!r}; stderr so far: {seen!r}"
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            assert chunk, f"ask ended before prompting: {seen!r}"
+            seen += chunk
+        os.write(master, answer)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode, seen, out, err
+
+
 @pytest.fixture
 def srv():
     with FakeProviderServer() as s:
@@ -121,32 +151,12 @@ def test_missing_key_names_the_variable(tmp_path, agentdesk_home):
 
 
 def test_on_a_terminal_the_lease_is_asked_and_granted(srv, tmp_path, agentdesk_home):
-    import pty
-    import select
-
     srv.script(Turn(parts=(FakeCall("fs_write", {"path": "t.txt", "content": "tty\n"}),)),
                Turn(parts=(Text("written"),)))
-    master, slave = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE"))}
-    env.update({"AGENTDESK_HOME": str(agentdesk_home), "PYTHONPATH": str(ROOT), **anthropic_env(srv)})
-    proc = subprocess.Popen([sys.executable, "-m", "desktop.launcher", "ask", "write t", "--workspace", str(tmp_path)],
-                            stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
-    os.close(slave)
-    seen = b""
-    try:
-        while b"[d] Deny" not in seen:  # the prompt is on stderr; answer "1" (5 minutes)
-            ready, _, _ = select.select([proc.stderr], [], [], 30)
-            assert ready, f"no lease prompt; stderr so far: {seen!r}"
-            chunk = os.read(proc.stderr.fileno(), 4096)
-            assert chunk, f"ask ended before prompting: {seen!r}"
-            seen += chunk
-        os.write(master, b"1\n")
-        out, err = proc.communicate(timeout=30)
-    finally:
-        os.close(master)
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 0, seen + err
+    # the prompt is on stderr; answer "1" (5 minutes)
+    status, seen, out, err = ask_on_a_tty(["write t", "--workspace", str(tmp_path)], agentdesk_home,
+                                          anthropic_env(srv), b"[d] Deny", b"1\n")
+    assert status == 0, seen + err
     assert b"asks for fs.write to call fs_write path=t.txt" in seen and b"+tty" in seen
     assert b"[1] 5 minutes" in seen and b"[4] Working day" in seen
     assert (tmp_path / "t.txt").read_text() == "tty\n" and b"written" in out

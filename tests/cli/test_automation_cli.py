@@ -75,3 +75,44 @@ def test_run_now_denies_outside_the_policy_and_the_inbox_adds_it(agentdesk_home,
     shown = json.loads(agentdesk(["automation", "show", aid, "--json"], agentdesk_home).stdout)
     assert [p["scope"] for p in shown["policy"]] == ["fs.read", "fs.write"]
     assert shown["runs"][0]["outcome"] == "succeeded"
+
+
+def test_automation_create_is_confirmed_on_the_terminal_with_the_whole_definition(agentdesk_home, tmp_path):
+    from ledger import Ledger
+    from tests.cli.test_ask import ask_on_a_tty
+
+    proposal = {"name": "Notes digest", "objective": "Summarise notes/", "schedule": "0 7 * * 1-5",
+                "timezone": "Europe/Berlin", "policy": [{"scope": "fs.read", "minutes": 30}]}
+    with FakeProviderServer() as srv:
+        srv.script(Turn(parts=(ToolCall("automation_create", proposal),)), Turn(parts=(Text("Created."),)))
+        # --grant cannot stand in for the confirmation: the prompt still comes
+        status, seen, out, err = ask_on_a_tty(
+            ["make a digest", "--workspace", str(tmp_path), "--grant", "automation.create=5m"], agentdesk_home,
+            anthropic_env(srv), b"[N] Deny", b"y\n")
+    assert status == 0, seen + err
+    for line in (b"wants to call automation_create (automation.create)",
+                 b"asks every time: automation_create is confirmed every time: no lease or policy covers it",
+                 b"  Name: Notes digest", b"  Runs: every weekday at 07:00 (Europe/Berlin)",
+                 b"  Objective: Summarise notes/", b"  Each run may use: fs.read for 30 min",
+                 b"Allow this one call? [y] Allow once"):
+        assert line in seen, seen
+    assert b"Created." in out
+    [line] = agentdesk(["automation", "list", "--json"], agentdesk_home).stdout.splitlines()
+    assert json.loads(line)["words"] == "every weekday at 07:00 (Europe/Berlin)"
+    with Ledger(agentdesk_home / "ledger.db") as ledger:
+        [confirm] = ledger.page(kind="confirm")
+        [call] = ledger.page(kind="tool")
+        assert confirm.actor == "user" and confirm.tool == "automation_create" and call.confirmed == confirm.seq
+
+
+def test_automation_create_without_a_terminal_is_denied_and_nothing_is_made(agentdesk_home, tmp_path):
+    from tests.cli.test_ask import ask
+
+    proposal = {"name": "n", "objective": "o", "schedule": "every 1d", "policy": []}
+    with FakeProviderServer() as srv:
+        srv.script(Turn(parts=(ToolCall("automation_create", proposal),)), Turn(parts=(Text("Not made."),)))
+        done = ask(["make one", "--workspace", str(tmp_path), "--grant", "automation.create=5m"], agentdesk_home,
+                   anthropic_env(srv))
+    assert done.returncode == 0, done.stderr
+    assert "permission denied" in done.stderr
+    assert agentdesk(["automation", "list", "--json"], agentdesk_home).stdout == ""

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+import shiboken6
 import qasync
 
 from desktop.app import Desktop, build_desktop
@@ -103,4 +104,9 @@ def main(tmp_path: Path, qloop: qasync.QEventLoop, qtbot) -> Iterator[Main]:
         dialog.withdraw()
     for window in list(desk.window.windows.values()):
         window.close()
+    automations = desk.window.automations_window  # a top-level window: deleted here, not by a later GC
+    if automations is not None and shiboken6.isValid(automations):
+        automations.close()
+        automations.deleteLater()
+        qtbot.waitUntil(lambda: not shiboken6.isValid(automations), timeout=5000)
     desk.ledger.close()

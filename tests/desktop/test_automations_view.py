@@ -29,7 +29,7 @@ def test_the_form_restates_the_schedule_as_the_user_types_and_saves_through_the_
     assert "less than one hour apart" in form.words.text()
     form.schedule.clear()
     qtbot.keyClicks(form.schedule, "0 7 * * 1-5")
-    form.timezone.setText("Europe/Berlin")
+    form.timezone.setCurrentText("Europe/Berlin")
     assert form.words.text() == "every weekday at 07:00 (Europe/Berlin)"
     form.schedule.setText("every 30m")
     form.save()
@@ -43,6 +43,49 @@ def test_the_form_restates_the_schedule_as_the_user_types_and_saves_through_the_
     main.until(lambda: window.list.rowCount() == 1)
     assert window.list.item(0, 1).text() == "every 2 hours"
     assert "(in 2 h)" in window.list.item(0, 2).text() and window.list.item(0, 3).text() == "never run"
+
+
+def test_the_form_picks_a_timezone_and_an_expiry_in_that_zone(main, qtbot):
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from PySide6.QtCore import QDate, QDateTime, QTime
+
+    from desktop.automation_fields import local_zone
+
+    window = main.window.open_automations()
+    form = window.new()
+    assert form.timezone.currentText() == local_zone() and not form.expires_on.isChecked()  # never, by default
+    assert not form.expires.isEnabled()
+    assert form.timezone.findText("Europe/Berlin") >= 0 and form.timezone.isEditable()
+    form.timezone.completer().setCompletionPrefix("berl")  # searchable: any part of the name
+    assert form.timezone.completer().currentCompletion() == "Europe/Berlin"
+    form.name.setText("Digest")
+    form.objective.setPlainText("Summarise notes/")
+    form.schedule.setText("0 7 * * 1-5")
+    form.timezone.setCurrentText("Mars/Olympus")
+    assert form.words.text() == "'Mars/Olympus' is not a timezone this computer knows (try Europe/Berlin or UTC)."
+    form.save()
+    assert form.isVisible() and "not a timezone" in form.error.text() and main.kernel.automations.list() == []
+    form.timezone.setCurrentText("Asia/Tokyo")
+    past = datetime.fromtimestamp(main.kernel.now() - 86400, ZoneInfo("Asia/Tokyo"))
+    qtbot.keyClick(form.expires_on, Qt.Key.Key_Space)  # keyboard: tick it, the time becomes editable
+    assert form.expires_on.isChecked() and form.expires.isEnabled()
+    form.expires.setDateTime(QDateTime(QDate(past.year, past.month, past.day), QTime(9, 0)))
+    form.save()
+    assert "already past" in form.error.text() and main.kernel.automations.list() == []
+    later = datetime.fromtimestamp(main.kernel.now() + 40 * 86400, ZoneInfo("Asia/Tokyo"))
+    form.expires.setDateTime(QDateTime(QDate(later.year, later.month, later.day), QTime(18, 30)))
+    assert form.words.text().startswith("every weekday at 07:00 (Asia/Tokyo), until ")
+    assert form.words.text().endswith(f"{later:%d %b %Y} 18:30 JST")
+    form.save()
+    main.until(lambda: not form.isVisible())
+    [view] = main.kernel.automations.list()
+    expected = datetime(later.year, later.month, later.day, 18, 30, tzinfo=ZoneInfo("Asia/Tokyo")).timestamp()
+    assert view.automation.timezone == "Asia/Tokyo" and view.automation.expires == expected
+    again = window.edit()  # the stored expiry comes back as the same wall time in its zone
+    assert again.expires_on.isChecked() and again.expiry() == expected
+    again.reject()
 
 
 def test_run_now_pause_history_run_window_and_the_inbox(main, qtbot):
@@ -79,41 +122,37 @@ def test_run_now_pause_history_run_window_and_the_inbox(main, qtbot):
 
 
 def test_automation_create_shows_the_whole_definition_and_the_user_confirms(main, qtbot):
-    from kernel.approver import Grant
-
     agent = main.spawn("helper")
     main.provider(agent).script(
         reply(tools=(("automation_create", {"name": "Digest", "objective": "Summarise notes/",
                                             "schedule": "0 7 * * 1-5", "timezone": "Europe/Berlin",
                                             "policy": [{"scope": "fs.read", "minutes": 30}]}),)),
         reply("Created."))
+    main.kernel.grant_lease(agent, "automation.create", 300)  # no lease stands in for the confirmation
     main.kernel.send(agent, "make a weekday digest")
-    main.until(lambda: bool(main.requests()))
-    main.kernel.resolve_request(main.requests()[-1].id, Grant(300.0))  # the lease for automation.create
-    main.until(lambda: bool(main.window.confirmations))
-    [dialog] = main.window.confirmations.values()
-    assert dialog.isVisible() and "every weekday at 07:00 (Europe/Berlin)" in "\n".join(dialog.request.lines)
+    main.until(lambda: main.desk.lease_dialogs.dialog_for(agent) is not None)
+    dialog = main.desk.lease_dialogs.dialog_for(agent)  # the one one-off confirmation, as for any outward call
+    assert dialog.request.once and dialog.scope_field.text() == "automation.create"
+    shown = dialog.detail_label.text()
+    assert "Runs: every weekday at 07:00 (Europe/Berlin)" in shown and "Each run may use: fs.read for 30 min" in shown
+    assert "no lease or policy covers it" in dialog.reason_label.text()
+    assert [b.text() for b in dialog.grant_buttons.values()] == ["Allow once"]
     assert main.kernel.automations.list() == []
-    assert dialog.decline_button.isDefault()
-    dialog.confirm_button.click()
+    dialog.grant_buttons[0.0].click()
     main.until(lambda: main.kernel.agent(agent).state == "idle")
     [view] = main.kernel.automations.list()
     assert view.automation.name == "Digest"
 
 
 def test_escape_on_the_confirmation_declines(main, qtbot):
-    from kernel.approver import Grant
-
     agent = main.spawn("helper")
     main.provider(agent).script(
         reply(tools=(("automation_create", {"name": "D", "objective": "o", "schedule": "every 1d",
                                             "policy": []}),)),
         reply("OK, not created."))
     main.kernel.send(agent, "go")
-    main.until(lambda: bool(main.requests()))
-    main.kernel.resolve_request(main.requests()[-1].id, Grant(300.0))
-    main.until(lambda: bool(main.window.confirmations))
-    [dialog] = main.window.confirmations.values()
+    main.until(lambda: main.desk.lease_dialogs.dialog_for(agent) is not None)
+    dialog = main.desk.lease_dialogs.dialog_for(agent)
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     main.until(lambda: main.kernel.agent(agent).state == "idle")
     assert main.kernel.automations.list() == []
@@ -127,3 +166,13 @@ def test_the_automations_shortcut_opens_the_window_and_clashes_with_no_other(mai
     assert keys not in main.window.shortcuts
     main.window.automations_action.trigger()
     main.until(lambda: main.window.automations_window is not None and main.window.automations_window.isVisible())
+
+
+def test_the_local_zone_comes_from_tz_then_etc_localtime_else_utc(tmp_path):
+    from desktop.automation_fields import local_zone
+
+    link = tmp_path / "localtime"
+    link.symlink_to("/usr/share/zoneinfo/America/Sao_Paulo")  # need not exist: only its name is read
+    assert local_zone({"TZ": "Asia/Tokyo"}, link) == "Asia/Tokyo"
+    assert local_zone({"TZ": ":Nowhere/Else"}, link) == "America/Sao_Paulo"
+    assert local_zone({}, tmp_path / "missing") == "UTC"

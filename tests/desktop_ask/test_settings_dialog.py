@@ -157,3 +157,41 @@ def test_a_relative_folder_commands_may_read_is_refused_in_words(qtbot, tmp_path
     assert dialog.save() is False
     assert "absolute paths or start with ~" in dialog.error_label.text()
     assert not store.settings_path.exists()
+
+
+def test_automation_grace_window_and_pause_after_are_edited_and_saved(qtbot, tmp_path, agentdesk_home):
+    store, dialog = make(qtbot, tmp_path, agentdesk_home)
+    page = dialog.open_automations()
+    assert page.isVisible() and page.windowModality() == Qt.WindowModality.WindowModal
+    assert (page.grace.text(), page.pause_after.text()) == ("12", "3")  # the defaults
+    page.grace.setText("1.5")
+    page.pause_after.setText("5")
+    with qtbot.waitSignal(dialog.saved, timeout=2000) as got:
+        assert page.save() is True
+    assert (got.args[0].automation_grace_s, got.args[0].automation_pause_after) == (5400.0, 5)
+    assert (store.load().automation_grace_s, store.load().automation_pause_after) == (5400.0, 5)
+    assert dialog.save() is True  # the Settings dialog's own Save keeps them
+    assert (store.load().automation_grace_s, store.load().automation_pause_after) == (5400.0, 5)
+    again = SettingsDialog(store, store.load(), None)
+    qtbot.addWidget(again)
+    page = again.open_automations()
+    assert (page.grace.text(), page.pause_after.text()) == ("1.5", "5")
+    page.reject()
+
+
+def test_bad_automation_numbers_are_explained_and_nothing_is_saved(qtbot, tmp_path, agentdesk_home):
+    store, dialog = make(qtbot, tmp_path, agentdesk_home)
+    page = dialog.open_automations()
+    for grace, pause in (("soon", "0"), ("-1", "2.5"), ("169", "101"), ("nan", "")):
+        page.grace.setText(grace)
+        page.pause_after.setText(pause)
+        assert page.save() is False
+        text = page.error_label.text()
+        assert page.error_label.isVisibleTo(page)
+        assert f"from 0 to 168 (a week), not {grace!r}" in text, text
+        assert f"1 to 100 failed runs in a row: enter a whole number in that range, not {pause!r}" in text, text
+    assert not store.settings_path.exists()
+    page.grace.setText("0")  # never catch up is allowed
+    page.pause_after.setText("1")
+    assert page.save() is True
+    assert (store.load().automation_grace_s, store.load().automation_pause_after) == (0.0, 1)

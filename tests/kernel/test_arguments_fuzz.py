@@ -43,8 +43,8 @@ from ledger import Ledger
 from .conftest import run
 
 # Every built-in tool: the file tools, shell_exec, the web tools and automation_create (each episode checks the
-# kernel registers exactly these; automation.create is never granted here, so its calls are refused before a
-# confirmation).
+# kernel registers exactly these; automation_create is always a one-off confirmation, which DenyTheRest refuses,
+# or the kernel refuses its definition before anyone is asked).
 SCHEMAS = {**{d.name: d.input_schema for d in FS_TOOLS}, "shell_exec": SHELL_SCHEMA,
            "web_fetch": FETCH_INPUT, "web_search": SEARCH_INPUT, "automation_create": AUTOMATION_SCHEMA}
 TOOLS = sorted(SCHEMAS)

@@ -322,73 +322,77 @@ def test_failed_slots_in_a_row_pause_the_automation_with_an_inbox_notice(make_en
     env.provider.assert_done()
 
 
+class MidRun:
+    """One home where a kernel is abandoned mid-run (as kill -9 would leave it) and a second kernel starts:
+    the set-up both interrupted-run tests share."""
+
+    def __init__(self, tmp_path, later: ScriptedProvider, **automation) -> None:
+        self.ws = tmp_path / "ws"
+        self.ws.mkdir()
+        self.db = tmp_path / "ledger.db"
+        self.clock = ManualClock(T0)
+        self.settings = Settings(user_name="Ada", workspace=str(self.ws))
+        provider = ScriptedProvider()
+        self.reached = asyncio.Event()
+        provider.script(ScriptedTurn((UsageReport(1, 0), Hold(asyncio.Event(), self.reached), StreamEnd("end_turn"))))
+        self.first_ledger = Ledger(self.db, clock=self.clock.now)
+        self.first = Kernel(ledger=self.first_ledger, settings=self.settings, providers=lambda _n: provider,
+                            clock=self.clock)
+        self.automation = self.first.automations.add(Automation(
+            id="", name="Digest", objective="o", schedule="0 * * * *", workspace=str(self.ws), **automation))
+        self.later = later
+        self.second_ledger: Ledger | None = None
+
+    async def abandon_first_mid_run(self) -> Kernel:
+        """Run the first kernel's slot to mid-stream, then start a second kernel on the same home."""
+        self.first.automations.start()
+        await until(lambda: self.clock.sleepers >= 1)
+        self.clock.advance(1800)
+        await self.reached.wait()  # the run is mid-stream: now the first kernel is abandoned
+        self.second_ledger = Ledger(self.db, clock=self.clock.now)
+        return Kernel(ledger=self.second_ledger, settings=self.settings, providers=lambda _n: self.later,
+                      clock=self.clock)
+
+    def close(self) -> None:
+        self.first_ledger.close()
+        if self.second_ledger is not None:
+            self.second_ledger.close()
+
+
 def test_a_run_the_kernel_was_killed_during_is_interrupted_and_never_run_twice(tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    clock = ManualClock(T0)
-    settings = Settings(user_name="Ada", workspace=str(ws))
-    provider = ScriptedProvider()
-    gate, reached = asyncio.Event(), asyncio.Event()
-    provider.script(ScriptedTurn((UsageReport(1, 0), Hold(gate, reached), StreamEnd("end_turn"))))
-    first_ledger = Ledger(tmp_path / "ledger.db", clock=clock.now)
-    first = Kernel(ledger=first_ledger, settings=settings, providers=lambda _n: provider, clock=clock)
-    a = first.automations.add(Automation(id="", name="Digest", objective="o", schedule="0 * * * *",
-                                         workspace=str(ws)))
-    later = ScriptedProvider()  # strict: any request to it fails the test
+    home = MidRun(tmp_path, ScriptedProvider())  # strict: any request to the second kernel fails the test
 
     async def go():
-        first.automations.start()
-        await until(lambda: clock.sleepers >= 1)
-        clock.advance(1800)
-        await reached.wait()  # the run is mid-stream: now the first kernel is abandoned (as kill -9 would)
-        second_ledger = Ledger(tmp_path / "ledger.db", clock=clock.now)
-        second = Kernel(ledger=second_ledger, settings=settings, providers=lambda _n: later, clock=clock)
+        second = await home.abandon_first_mid_run()
         interrupted = second.automations.start()
-        await until(lambda: clock.sleepers >= 2)
+        await until(lambda: home.clock.sleepers >= 2)
         await second.aclose()
-        second_ledger.close()
-        return interrupted, second.automations.runs(a.id)
+        return interrupted, second.automations.runs(home.automation.id)
 
     interrupted, records = run(go())
+    home.close()
     assert [(r.outcome, r.slot) for r in interrupted] == [("interrupted", T0 + 1800)]
     assert [r.outcome for r in records] == ["interrupted"]
-    first_ledger.close()
 
 
 def test_an_automation_that_says_retry_runs_its_interrupted_slot_again_once(tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    clock = ManualClock(T0)
-    settings = Settings(user_name="Ada", workspace=str(ws))
-    provider = ScriptedProvider()
-    gate, reached = asyncio.Event(), asyncio.Event()
-    provider.script(ScriptedTurn((UsageReport(1, 0), Hold(gate, reached), StreamEnd("end_turn"))))
-    first_ledger = Ledger(tmp_path / "ledger.db", clock=clock.now)
-    first = Kernel(ledger=first_ledger, settings=settings, providers=lambda _n: provider, clock=clock)
-    a = first.automations.add(Automation(id="", name="Digest", objective="o", schedule="0 * * * *",
-                                         workspace=str(ws), retry_interrupted=True))
     later = ScriptedProvider()
     later.script(reply("Done after the restart."))
+    home = MidRun(tmp_path, later, retry_interrupted=True)
 
     async def go():
-        first.automations.start()
-        await until(lambda: clock.sleepers >= 1)
-        clock.advance(1800)
-        await reached.wait()
-        second_ledger = Ledger(tmp_path / "ledger.db", clock=clock.now)
-        second = Kernel(ledger=second_ledger, settings=settings, providers=lambda _n: later, clock=clock)
+        second = await home.abandon_first_mid_run()
         second.automations.start()
-        await until(lambda: clock.sleepers >= 2)
-        clock.advance(30)  # the first retry's backoff
-        await until(lambda: len(second.automations.runs(a.id)) == 2)
+        await until(lambda: home.clock.sleepers >= 2)
+        home.clock.advance(30)  # the first retry's backoff
+        await until(lambda: len(second.automations.runs(home.automation.id)) == 2)
         await second.aclose()
-        second_ledger.close()
-        return second.automations.runs(a.id)
+        return second.automations.runs(home.automation.id)
 
     records = run(go())
+    home.close()
     assert [(r.attempt, r.outcome) for r in records] == [(1, "succeeded"), (0, "interrupted")]
     later.assert_done()
-    first_ledger.close()
 
 
 # ---- the model's tool --------------------------------------------------------------------------
@@ -396,10 +400,19 @@ def test_an_automation_that_says_retry_runs_its_interrupted_slot_again_once(tmp_
 
 def test_automation_create_through_the_loop_asks_a_confirmation_and_refused_schedules_come_back(make_env):
     from kernel.approver import Grant
-    from kernel.events import ConfirmationRequested
+    from ledger import Confirmed
 
-    env = make_env()
-    env.approver.will(Grant(300.0))
+    from .conftest import ScriptedApprover
+
+    stored_when_asked: list[list] = []
+
+    class Confirming(ScriptedApprover):
+        async def decide(self, request):
+            stored_when_asked.append(env.kernel.automations.list())
+            return await super().decide(request)
+
+    approver = Confirming().will(Grant(0.0))
+    env = make_env(approver=approver)
     proposal = {"name": "Notes digest", "objective": "Summarise notes/", "timezone": BERLIN,
                 "policy": [{"scope": "fs.read", "minutes": 10}]}
     errors: list[str] = []
@@ -412,30 +425,30 @@ def test_automation_create_through_the_loop_asks_a_confirmation_and_refused_sche
 
     async def go():
         env.kernel.send(agent.id, "make me a weekday digest")
-        await until(lambda: bool(env.kernel.pending_confirmations()))
-        [asked] = env.kernel.pending_confirmations()
-        assert env.kernel.automations.list() == []  # nothing before the user says yes
-        assert env.kernel.resolve_confirmation(asked.id, True)
         await env.kernel.wait(agent.id)
-        return asked
 
-    asked = run(go())
-    assert "less than one hour apart" in errors[0]
-    assert "Runs: every weekday at 07:00 (Europe/Berlin)" in asked.lines
-    assert "Each run may use: fs.read for 10 min" in asked.lines
-    assert [r.scope for r in env.approver.requests] == ["automation.create"]  # one lease; the confirmation too
+    run(go())
+    assert "less than one hour apart" in errors[0]  # refused before anyone was asked
+    [asked] = approver.requests  # the one one-off path: a lease request with once=True, no durations
+    assert asked.once and asked.scope == "automation.create" and asked.durations == (0.0,)
+    assert "Runs: every weekday at 07:00 (Europe/Berlin)" in asked.detail
+    assert "Each run may use: fs.read for 10 min" in asked.detail
+    assert "confirmed every time" in asked.reason
+    assert stored_when_asked == [[]]  # nothing before the user says yes
     [view] = env.kernel.automations.list()
     assert view.automation.name == "Notes digest" and view.automation.workspace == str(env.workspace)
     assert [by for _, _, by in env.kernel.automations.history(view.automation.id)] == [agent.id]
-    assert len(env.of(ConfirmationRequested)) == 1
+    [confirmed] = [e for e in env.ledger.page(kind="confirm", limit=10) if isinstance(e, Confirmed)]
+    assert confirmed.tool == "automation_create" and confirmed.subject == agent.id
+    assert env.kernel.leases() == []  # a confirmation grants no lease
     env.provider.assert_done()
 
 
 def test_a_declined_confirmation_creates_nothing(make_env):
-    from kernel.approver import Grant
+    from kernel.approver import Denial
 
     env = make_env()
-    env.approver.will(Grant(300.0))
+    env.approver.will(Denial())
     told: list[str] = []
     env.provider.script(
         reply(tools=(("automation_create", {"name": "n", "objective": "o", "schedule": "every 1d", "policy": []}),)),
@@ -444,13 +457,57 @@ def test_a_declined_confirmation_creates_nothing(make_env):
 
     async def go():
         env.kernel.send(agent.id, "go")
-        await until(lambda: bool(env.kernel.pending_confirmations()))
-        env.kernel.resolve_confirmation(env.kernel.pending_confirmations()[0].id, False)
         await env.kernel.wait(agent.id)
 
     run(go())
-    assert "declined" in told[0]
+    assert "permission denied" in told[0] and "automation.create" in told[0]
     assert env.kernel.automations.list() == []
+
+
+def test_no_lease_and_no_policy_but_deny_stands_in_for_the_automation_create_confirmation(make_env):
+    from kernel.approver import Denial, Grant
+
+    env = make_env(policies={"automation.create": "auto", "automation": "ask"})
+    env.approver.will(Grant(0.0), Denial())
+    env.kernel.grant_lease(agent := env.kernel.spawn("helper").id, "automation.create", 3600)  # covers nothing
+    call = {"name": "n", "objective": "o", "schedule": "every 1d", "policy": []}
+    env.provider.script(reply(tools=(("automation_create", call),)), reply(tools=(("automation_create", call),)),
+                        reply("done"))
+
+    async def go():
+        env.kernel.send(agent, "go")
+        await env.kernel.wait(agent)
+
+    run(go())
+    assert [(r.once, r.scope) for r in env.approver.requests] == [(True, "automation.create")] * 2
+    assert len(env.kernel.automations.list()) == 1
+    from kernel.tools.descriptor import Risk
+    from kernel.trust.policy import Mode, mode_for
+
+    assert mode_for("automation.create", Risk.OUTWARD, {"automation": "deny"}, always_confirm=True) is Mode.DENY
+    assert mode_for("automation.create", Risk.OUTWARD, {"automation.create": "auto"}, always_confirm=True) \
+        is Mode.CONFIRM
+
+
+def test_an_automation_run_that_calls_automation_create_is_refused_at_once_into_the_inbox(make_env):
+    env = make_env()
+    env.clock.advance(T0 - env.clock.now())
+    a = hourly(env)
+    env.provider.script(
+        reply(tools=(("automation_create", {"name": "n", "objective": "o", "schedule": "every 1d", "policy": []}),)),
+        reply("Could not."))
+
+    async def go():
+        record = await env.kernel.automations.run_now(a.id)
+        await env.kernel.aclose()
+        return record
+
+    record = run(go())
+    assert env.approver.requests == []  # nobody was asked
+    [item] = env.kernel.automations.inbox()
+    assert item.scope == "automation.create" and "refused at once" in item.detail
+    assert record.outcome == "succeeded" and env.kernel.automations.list()[0].automation.id == a.id
+    assert len(env.kernel.automations.list()) == 1
 
 
 def test_a_run_past_its_time_limit_is_stopped_as_timed_out_and_its_leases_revoked(make_env):
