@@ -25,6 +25,7 @@ from ..errors import ToolFailure
 from ..leases import scope_covers
 from ..tools.descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
 from ..untrusted import capped, quoted
+from ..workspace.root import Workspace
 from .instructions import prompt_block, read_instructions
 from .skills import PROMPT_DESCRIPTION_MAX, Catalog, Manifest, Skill, SkillCache, find_skills
 
@@ -160,6 +161,8 @@ def manifest_refusal(manifest: Manifest | None, tool_input: Mapping[str, Any], s
 
 
 def _relative(path: Any, workspace: Path) -> str | None:
+    """The path a call names, relative to the workspace, as the tool will reach it: links inside
+    the workspace followed (``docs/notes`` → ``../private`` is ``private``); None when outside."""
     text = str(path)
     if text.startswith("/"):
         try:
@@ -167,7 +170,13 @@ def _relative(path: Any, workspace: Path) -> str | None:
         except ValueError:
             return None
     norm = posixpath.normpath(text or ".")
-    return None if norm == ".." or norm.startswith("../") else norm
+    if norm == ".." or norm.startswith("../"):
+        return None
+    try:
+        resolved = Workspace(workspace).resolve(norm)
+    except ToolFailure:
+        return None
+    return Workspace(workspace).relative(resolved)
 
 
 def _matches(path: str, pattern: str) -> bool:
