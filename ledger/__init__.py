@@ -12,8 +12,8 @@ from .entries import Confirmed, HookRun, UntrustedSeen
 from .entries import AgentArchive, AgentBudget, ModelRequest, UserTurn
 from .entries import Intent, Outcome
 from .errors import (
-    CorruptBlob, LedgerError, LedgerUnavailable, NewerVersion, NotAFileChange, UnknownBlob, UnknownKind,
-    UnknownSeq,
+    CorruptBlob, LedgerError, LedgerUnavailable, NewerVersion, NotAFileChange, SecretInName, UnknownBlob,
+    UnknownKind, UnknownSeq,
 )
 from .integrity import Broken, Head, Integrity, Intact
 from .store import Ledger
@@ -23,7 +23,7 @@ __all__ = [
     "KERNEL", "KINDS", "NOT_AGENTS", "OUTSIDE", "POLICY", "USER",
     "AgentKill", "AgentSpawn", "Broken", "Conflict", "CorruptBlob", "Denied", "Entry", "Expired",
     "FileChange", "Head", "Integrity", "Intact", "LeaseGrant", "LeaseRevoke", "Ledger", "LedgerError", "LedgerUnavailable",
-    "NewerVersion", "NotAFileChange", "Snapshot", "Step", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
+    "NewerVersion", "NotAFileChange", "SecretInName", "Snapshot", "Step", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
     "UnknownBlob", "UnknownKind", "UnknownSeq", "iso_utc",
     "Confirmed", "HookRun", "UntrustedSeen",
     "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn",

@@ -1,0 +1,30 @@
+"""A held secret in a file's name: the ledger must keep the exact path (undo needs it) and must not
+keep the secret, so the change is refused before it lands, and nothing of it reaches the record."""
+
+from __future__ import annotations
+
+from kernel.providers.scripted import reply
+
+from .conftest import GRANT_5M, run
+from .test_redaction_kernel import ENV_SECRET, GITHUB, episode, raw
+
+
+def test_a_secret_in_a_file_name_never_reaches_the_ledger(make_env, monkeypatch):
+    monkeypatch.setenv("SERVICE_TOKEN", ENV_SECRET)
+    env = make_env()
+    env.provider.script(
+        reply(tools=(("fs_write", {"path": f"leak-{ENV_SECRET}.txt", "content": "x"}),
+                     ("fs_write", {"path": f"gh/{GITHUB}", "content": "y"}),
+                     ("fs_write", {"path": "plain.txt", "content": "z"}),
+                     (GITHUB, {}))),  # a tool name is the model's choice too
+        reply("done"))
+    env.approver.will(GRANT_5M)
+    info = run(episode(env, "namer", "write"))
+    assert info.state == "idle"
+    assert ENV_SECRET not in raw(env) and GITHUB not in raw(env)
+    assert not (env.workspace / f"leak-{ENV_SECRET}.txt").exists()
+    assert not (env.workspace / "gh" / GITHUB).exists()
+    assert (env.workspace / "plain.txt").read_text() == "z"  # other changes are recorded as usual
+    errors = [e.message for e in env.ledger.page(kind="error", limit=10)]
+    assert len(errors) == 3 and "unknown tool" in errors[0] and all("secret" in m for m in errors[1:])
+    assert [e.path for e in env.ledger.page(kind="fs.write", limit=10)] == [str(env.workspace / "plain.txt")]
