@@ -57,7 +57,8 @@ class Method:
         for key, value in params.items():
             if not conforms(value, self.params[key]):
                 raise ParamsError(f"param {key!r} has the wrong type")
-        if params.get("by", CLIENT_ACTOR) != CLIENT_ACTOR:
+        if params.get("by", CLIENT_ACTOR) != CLIENT_ACTOR or any(
+                isinstance(v, api.Denial) and v.by != CLIENT_ACTOR for v in params.values()):
             raise ParamsError(f"param 'by': a client acts as {CLIENT_ACTOR!r}, never as an agent, an automation "
                               "or the kernel")
         return dict(params)

@@ -36,3 +36,35 @@ def test_a_client_cannot_act_in_the_name_of_an_agent_or_the_kernel(thread_server
         assert kill.actor == "user"
     finally:
         sock.close()
+
+
+def test_a_client_cannot_grant_a_lease_without_an_end(thread_server):
+    sock = connect(thread_server.path)
+    try:
+        sock.sendall(HELLO)
+        assert read_until(sock, "h") is not None
+        agent = _call(sock, "s1", "spawn", {"name": "greedy"})["result"]
+        for rid, raw_duration in (("g1", "1e12"), ("g2", "Infinity"), ("g3", "NaN"), ("g4", "-5")):
+            line = (f'{{"jsonrpc":"2.0","id":"{rid}","method":"grant_lease","params":{{"agent_id":"{agent["id"]}",'
+                    f'"scope":"*","duration_s":{raw_duration}}}}}\n')
+            sock.sendall(line.encode())
+            reply = read_until(sock, rid)
+            assert reply is not None and "error" in reply, (raw_duration, reply)
+        assert thread_server.kernel.leases(agent["id"]) == []
+        assert not thread_server.ledger.page(kind="lease.grant")
+        ok = _call(sock, "g5", "grant_lease", {"agent_id": agent["id"], "scope": "fs.read", "duration_s": 8 * 3600})
+        assert "result" in ok  # a working day is the longest lease there is
+    finally:
+        sock.close()
+
+
+def test_a_client_cannot_deny_in_the_name_of_an_automation(thread_server):
+    sock = connect(thread_server.path)
+    try:
+        sock.sendall(HELLO)
+        assert read_until(sock, "h") is not None
+        forged = _call(sock, "r1", "resolve_request", {"request_id": 1, "decision": {
+            "$t": "Denial", "reason": "policy", "by": "automation:nightly"}})
+        assert "error" in forged and "by" in forged["error"]["message"]
+    finally:
+        sock.close()
