@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 SKILL_LOAD = "skill_load"
 BODY_MAX_CHARS = 64_000
 PATH_KEYS = ("path", "src", "dst")
+FETCH_SCOPE = "net.fetch"
 
 
 @dataclass
@@ -90,6 +91,14 @@ class Extensions:
             return None  # loading another skill only narrows
         for skill in self._active.get(agent.id, ()):
             why = manifest_refusal(skill.manifest, tool_input, scope, Path(agent.workspace))
+            if why is not None:
+                return f"refused by the skill {skill.name}: {why}"
+        return None
+
+    def url_refusal(self, agent_id: str, url: str) -> str | None:
+        """Why a skill the agent works under may not fetch ``url`` (a redirect's target), or None."""
+        for skill in self._active.get(agent_id, ()):
+            why = manifest_refusal(skill.manifest, {"url": url}, FETCH_SCOPE, Path("/"))
             if why is not None:
                 return f"refused by the skill {skill.name}: {why}"
         return None
@@ -152,7 +161,7 @@ def manifest_refusal(manifest: Manifest | None, tool_input: Mapping[str, Any], s
                 if path is None or not any(_matches(path, p) for p in patterns):
                     return f"{quoted(str(tool_input.get(key, '.')), 120)} is outside the paths it may use for " \
                            f"{scope} ({', '.join(patterns)})"
-    if manifest.domains is not None and scope.startswith("net.fetch"):
+    if manifest.domains is not None and scope.startswith(FETCH_SCOPE):
         host = (urlparse(str(tool_input.get("url", ""))).hostname or "").lower()
         if not any(host == d or (d.startswith("*.") and host.endswith(d[1:])) or host.endswith("." + d)
                    for d in manifest.domains):

@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from kernel.providers.scripted import reply
 from tests.fakes import Text, ToolCall, Turn
+from tests.fakes.web_server import WebFake
+from tests.kernel.conftest import make_env, run  # noqa: F401 - make_env is a fixture used here
 
 from .conftest import McpEnv
 from .test_skills import _results, enable, make_skill
@@ -47,3 +50,33 @@ def test_a_link_inside_the_allowed_paths_does_not_lead_out_of_them(mcp_kernel, h
         assert not (env.workspace / "src" / "evil.py").exists()
 
     mcp_kernel([], body)
+
+
+def test_a_redirect_does_not_lead_out_of_the_domains_a_skill_may_fetch(make_env, tmp_path):
+    make_skill(tmp_path / "skills", "web", manifest={"scopes": ["net.fetch"], "domains": ["localhost"]})
+    enable(tmp_path, None, "web")
+    with WebFake() as fake:
+        fake.redirect_target = fake.url("/json")  # 127.0.0.1: not among the skill's domains
+        env = make_env(web_allow_private=True)
+        env.provider.script(
+            reply(tools=(("skill_load", {"name": "web"}),)),
+            reply(tools=(("web_fetch", {"url": fake.url("/text", host="localhost")}),
+                         ("web_fetch", {"url": fake.url("/to-private", host="localhost")}))),
+            reply("done"))
+
+        async def go():
+            agent = env.kernel.spawn("fetcher")
+            for scope in ("skill", "net"):
+                env.kernel.grant_lease(agent.id, scope, 300)
+            env.kernel.send(agent.id, "go")
+            info = await env.kernel.wait(agent.id)
+            await env.kernel.aclose()
+            return info
+
+        assert run(go()).state == "idle"
+        asked = [path for _, path, _, _ in fake.requests]
+    assert asked == ["/text", "/to-private"]  # the redirect's target was never asked for
+    fetched = [e for e in env.ledger.page(kind="result", limit=20) if "plain words" in (e.content or "")]
+    assert len(fetched) == 1
+    [error] = [e.message for e in env.ledger.page(kind="error", limit=20)]
+    assert "127.0.0.1" in error and "domains" in error
