@@ -52,7 +52,7 @@ def test_a_link_inside_the_allowed_paths_does_not_lead_out_of_them(mcp_kernel, h
     mcp_kernel([], body)
 
 
-def test_a_redirect_does_not_lead_out_of_the_domains_a_skill_may_fetch(make_env, tmp_path):
+def test_a_redirect_does_not_lead_out_of_the_domains_a_skill_may_fetch(make_env, tmp_path):  # noqa: F811
     make_skill(tmp_path / "skills", "web", manifest={"scopes": ["net.fetch"], "domains": ["localhost"]})
     enable(tmp_path, None, "web")
     with WebFake() as fake:
