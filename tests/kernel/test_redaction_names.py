@@ -28,3 +28,27 @@ def test_a_secret_in_a_file_name_never_reaches_the_ledger(make_env, monkeypatch)
     errors = [e.message for e in env.ledger.page(kind="error", limit=10)]
     assert len(errors) == 3 and "unknown tool" in errors[0] and all("secret" in m for m in errors[1:])
     assert [e.path for e in env.ledger.page(kind="fs.write", limit=10)] == [str(env.workspace / "plain.txt")]
+
+
+SLASHED = "Wq7/Rt+Zp9=Kx2/Lm8+Nv"  # a base64-like key: URL-encoding changes it
+
+
+def test_a_held_secret_url_encoded_is_redacted_too(make_env, monkeypatch):
+    import re
+    from urllib.parse import quote
+
+    monkeypatch.setenv("CLOUD_SECRET", SLASHED)
+    env = make_env()
+    upper, plus = quote(SLASHED, safe=""), quote(SLASHED)  # every reserved character, or all but /
+    lower = re.sub(r"%[0-9A-F]{2}", lambda m: m.group().lower(), upper)
+    assert len({SLASHED, upper, plus, lower}) == 4
+    env.provider.script(
+        reply(tools=(("fs_read", {"path": f"https://x.invalid/?k={upper}"}),
+                     ("fs_read", {"path": f"q={plus}&r={lower}"}))),
+        reply("done"))
+    env.approver.will(GRANT_5M)
+    assert run(episode(env, "encoder", "go")).state == "idle"
+    text = raw(env)
+    for form in (SLASHED, upper, plus, lower):
+        assert form not in text
+    assert text.count("[REDACTED:held-secret]") >= 3
