@@ -52,6 +52,31 @@ def test_a_link_inside_the_allowed_paths_does_not_lead_out_of_them(mcp_kernel, h
     mcp_kernel([], body)
 
 
+def test_a_file_link_inside_the_allowed_paths_is_not_searched_through(mcp_kernel, home):
+    make_skill(home / "skills", "docs", manifest={"scopes": ["fs.read"], "paths": {"fs.read": ["docs/"]}})
+    enable(home, None, "docs")
+
+    async def body(env: McpEnv) -> None:
+        (env.workspace / "docs").mkdir()
+        (env.workspace / "docs" / "guide.md").write_text("needle in the guide")
+        (env.workspace / "private").mkdir()
+        (env.workspace / "private" / "secret.txt").write_text("needle s3cret-marker")
+        os.symlink("../private/secret.txt", env.workspace / "docs" / "leak.txt")
+        env.srv.script(
+            Turn(parts=(ToolCall("skill_load", {"name": "docs"}),)),
+            Turn(parts=(ToolCall("fs_search", {"pattern": "needle", "path": "docs"}),)),
+            Turn(parts=(Text("done"),)))
+        agent = env.kernel.spawn("searcher")
+        for scope in ("skill", "fs"):
+            env.kernel.grant_lease(agent.id, scope, 300)
+        env.kernel.send(agent.id, "go")
+        assert (await env.kernel.wait(agent.id)).state == "idle"
+        [(_, found, is_error)] = _results(env, 2)[-1:]
+        assert not is_error and "needle in the guide" in found and "s3cret-marker" not in found
+
+    mcp_kernel([], body)
+
+
 def test_a_redirect_does_not_lead_out_of_the_domains_a_skill_may_fetch(make_env, tmp_path):  # noqa: F811
     make_skill(tmp_path / "skills", "web", manifest={"scopes": ["net.fetch"], "domains": ["localhost"]})
     enable(tmp_path, None, "web")
