@@ -465,6 +465,10 @@ class Kernel:
         if self._mcp is None:
             self._mcp = McpHub(self._services.tools, self._services.leases, log_dir=log_dir, mode=mode)
         for config, secrets in servers:
+            for value in [*secrets.env.values(), *secrets.headers.values()]:
+                # held like provider keys: a server that echoes its token must not put it in the ledger
+                for part in (value, value.split(" ", 1)[-1]):  # "Bearer <token>": the token alone too
+                    self.secrets.add(part, f"mcp {config.name}")
             self._mcp.add_server(config, secrets)
         return await self._mcp.start()
 
