@@ -32,6 +32,11 @@ def _looks_random(value: str) -> bool:
     return sum(kinds) >= 2
 
 
+def is_secret_variable(name: str) -> bool:
+    """An environment variable whose name says it holds a secret (``ANTHROPIC_API_KEY``, ``GITHUB_TOKEN``)."""
+    return _SECRET_VARIABLE.search(name) is not None
+
+
 def url_forms(value: str) -> set[str]:
     """``value`` and the ways a URL carries it (``/`` → ``%2F`` or kept, hex in either case): a key
     with ``/``, ``+`` or ``=`` in a query string must not slip past an exact match."""
