@@ -84,13 +84,15 @@ def _redact_ledger(ledger: Ledger, secrets: SecretRegistry | None) -> SecretRegi
 
 
 def web_tools(settings: Callable[[], Settings],
-              keys: Callable[[str], str | None] | None) -> tuple[ToolDescriptor, ...]:
-    """web_fetch and web_search, reading Settings at each call (keys: environment only when not given)."""
+              keys: Callable[[str], str | None] | None,
+              hop_refusal: Callable[[str, str], str | None] | None = None) -> tuple[ToolDescriptor, ...]:
+    """web_fetch and web_search, reading Settings at each call (keys: environment only when not given;
+    ``hop_refusal(agent_id, url)``: a loaded skill's domains, judged again at every redirect)."""
     def env_key(backend: str) -> str | None:
         variable = WEB_KEY_VARIABLES.get(backend)
         return os.environ.get(variable) if variable else None
 
-    return web_fetch_tool(settings), web_search_tool(settings, keys or env_key)
+    return web_fetch_tool(settings, hop_refusal=hop_refusal), web_search_tool(settings, keys or env_key)
 
 
 class Kernel:
@@ -116,7 +118,9 @@ class Kernel:
         self._snapshots = SnapshotIndexes(ledger, max_blob=settings.blob_max_bytes, cache_dir=snapshot_dir)
         if tools is None:
             tools = builtin_registry(extra=(shell_tool(lambda: self._services.settings, self._snapshots),
-                                            *web_tools(lambda: self._services.settings, web_keys),
+                                            *web_tools(lambda: self._services.settings, web_keys,
+                                                       lambda agent_id, url: self._services.extensions
+                                                       .url_refusal(agent_id, url)),
                                             automation_tool(self)))
         if mail is not None:  # mail and calendar (issue 16): the tools, bound to this ledger and clock
             from .mail.tools import mail_tools  # lazy: only a home with an account pays for it

@@ -18,7 +18,7 @@ from ledger import KERNEL, USER, Expired, LeaseGrant, LeaseRevoke, Ledger
 
 from .clock import Clock
 from .events import Event, LeaseExpired, LeaseGranted, LeaseRevoked
-from .leases import Lease, scope_covers
+from .leases import MAX_DURATION, Lease, scope_covers
 
 
 class LeaseBook:
@@ -31,6 +31,9 @@ class LeaseBook:
         self._granted: asyncio.Event | None = None  # set by each grant while the watch runs
 
     def grant(self, subject: str, scope: str, duration_s: float, by: str = USER) -> Lease:
+        """A lease of ``duration_s`` (ValueError unless it is more than 0 s and at most a working day)."""
+        if not (isinstance(duration_s, (int, float)) and 0 < duration_s <= MAX_DURATION):  # NaN fails too
+            raise ValueError(f"a lease lasts more than 0 s and at most a working day, not {duration_s!r} s")
         now = self._clock.now()
         entry = self._ledger.append(LeaseGrant(actor=by, subject=subject, scope=scope, until=now + duration_s,
                                                duration_s=duration_s))

@@ -16,8 +16,8 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
     from .entries import AgentArchive, AgentBudget, ModelRequest, UserTurn
     from .entries import Intent, Outcome
     from .errors import (
-        CorruptBlob, LedgerError, LedgerUnavailable, NewerVersion, NotAFileChange, UnknownBlob, UnknownKind,
-        UnknownSeq,
+        CorruptBlob, LedgerError, LedgerUnavailable, NewerVersion, NotAFileChange, SecretInName, UnknownBlob,
+        UnknownKind, UnknownSeq,
     )
     from .integrity import Broken, Head, Integrity, Intact
     from .store import Ledger
@@ -32,7 +32,7 @@ _FROM: dict[str, tuple[str, ...]] = {
                        "Confirmed", "HookRun", "UntrustedSeen", "AgentArchive", "AgentBudget", "ModelRequest",
                        "UserTurn", "Intent", "Outcome", "ContextUsed"),
     "ledger.errors": ("CorruptBlob", "LedgerError", "LedgerUnavailable", "NewerVersion", "NotAFileChange",
-                      "UnknownBlob", "UnknownKind", "UnknownSeq"),
+                      "SecretInName", "UnknownBlob", "UnknownKind", "UnknownSeq"),
     "ledger.integrity": ("Broken", "Head", "Integrity", "Intact"),
     "ledger.store": ("Ledger",),
     "ledger.undo": ("Conflict", "Step", "UndoReport"),
@@ -57,7 +57,7 @@ __all__ = [
     "KERNEL", "KINDS", "NOT_AGENTS", "OUTSIDE", "POLICY", "USER",
     "AgentKill", "AgentSpawn", "Broken", "Conflict", "CorruptBlob", "Denied", "Entry", "Expired",
     "FileChange", "Head", "Integrity", "Intact", "LeaseGrant", "LeaseRevoke", "Ledger", "LedgerError", "LedgerUnavailable",
-    "NewerVersion", "NotAFileChange", "Snapshot", "Step", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
+    "NewerVersion", "NotAFileChange", "SecretInName", "Snapshot", "Step", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
     "UnknownBlob", "UnknownKind", "UnknownSeq", "iso_utc",
     "Confirmed", "HookRun", "UntrustedSeen",
     "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn",

@@ -72,3 +72,14 @@ class NewerVersion(LedgerError):
         self.kind = kind
         self.version = version
         self.known = known
+
+
+class SecretInName(LedgerError):
+    """An entry whose name column (a path, a tool, a scope) holds a secret: names are kept exact
+    (undo needs the path), so the entry is refused rather than written with the secret."""
+
+    def __init__(self, kind: str, field: str) -> None:
+        super().__init__(f"refused to record this {kind}: its {field} contains a secret (a held key or a token), "
+                         "and the record keeps names exactly; use a name without it")
+        self.kind = kind
+        self.field = field

@@ -9,7 +9,9 @@ text, reasons — whatever fields a kind has, so new kinds are covered without
 being listed) and records how many values it replaced in the entry's
 ``redacted`` field. The indexed columns (tool, scope, path, blob hashes,
 seqs) are left alone: they are names, not content, and undo needs the exact
-path. File contents are blobs, never entry text, and are never redacted:
+path, so an entry whose path holds a secret is refused instead
+(``SecretInName``): a file change is recorded before it lands, so such a file
+is never written. A tool or scope name holding one is redacted like text. File contents are blobs, never entry text, and are never redacted:
 undo must restore the exact bytes.
 
 The redactor itself (known secrets, token patterns) is the kernel's; the
@@ -21,6 +23,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Protocol
 
 from .entries import COLUMN_FIELDS, Entry, body_fields
+from .errors import SecretInName
 
 MIN_TEXT = 8  # no secret the patterns or the registry know is shorter; skip short strings unexamined
 
@@ -35,6 +38,15 @@ def redacted(entry: Entry, redactor: Redactor) -> Entry:
     """``entry`` with the strings of its body redacted and ``redacted`` set; the same object if nothing matched."""
     changes: dict[str, Any] = {}
     total = 0
+    for name in COLUMN_FIELDS:
+        value = getattr(entry, name, None)
+        if isinstance(value, str) and len(value) >= MIN_TEXT:
+            new_name, count = redactor.redact(value)
+            if count and name == "path":
+                raise SecretInName(entry.KIND, name)
+            if count:  # a tool or scope name (a model can call a tool by any name): redacted like text
+                changes[name] = new_name
+                total += count
     for name in body_fields(type(entry)):
         if name in COLUMN_FIELDS or name == "redacted":
             continue

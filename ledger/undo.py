@@ -121,6 +121,10 @@ def plan(ledger: UndoLedger, after_seq: int, only_actor: str | None = None) -> t
             continue
         if only_actor is not None and _origin_actor(ledger, change, origins) != only_actor:
             continue
+        if change.path not in state and _moved(change.path):
+            conflicts[change.path] = Conflict(change.path, MOVED)
+            steps.pop(change.path, None)
+            continue
         current = state[change.path] if change.path in state else _current(change)
         if change.path in outside_paths or current not in (change.after, change.before):
             conflicts[change.path] = _conflict(ledger, change.path, current)
@@ -170,6 +174,8 @@ def undo(ledger: UndoLedger, after_seq: int, *, by: str = USER, only_actor: str 
 
 def _land(ledger: UndoLedger, step: Step) -> Conflict | None:
     """Land one reversal; a file changed since planning is left alone and reported."""
+    if _moved(step.path):
+        return Conflict(step.path, MOVED)
     target = files.absolute(step.path)
     current = _current(step.change)  # in chunks: whatever sits there now may be huge
     mode = None if step.change.was_link or step.change.is_link else files.mode_of(target)
@@ -189,6 +195,15 @@ def _land(ledger: UndoLedger, step: Step) -> Conflict | None:
         mode = None
     files.land(target, content, mode if mode is not None else step.change.mode)
     return None
+
+
+MOVED = "a folder on its path is now a link to elsewhere; undo does not follow it"
+
+
+def _moved(path: str) -> bool:
+    """The recorded path (absolute, its folders resolved when it was written) now leads elsewhere:
+    a folder on it was replaced by a link since, so writing there would land outside where it was."""
+    return str(files.absolute(path)) != path
 
 
 def _current(change: FileChange) -> str | None:

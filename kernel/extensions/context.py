@@ -25,6 +25,7 @@ from ..errors import ToolFailure
 from ..leases import scope_covers
 from ..tools.descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
 from ..untrusted import capped, quoted
+from ..workspace.root import Workspace
 from .instructions import prompt_block, read_instructions
 from .skills import PROMPT_DESCRIPTION_MAX, Catalog, Manifest, Skill, SkillCache, find_skills
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 SKILL_LOAD = "skill_load"
 BODY_MAX_CHARS = 64_000
 PATH_KEYS = ("path", "src", "dst")
+FETCH_SCOPE = "net.fetch"
 
 
 @dataclass
@@ -89,6 +91,14 @@ class Extensions:
             return None  # loading another skill only narrows
         for skill in self._active.get(agent.id, ()):
             why = manifest_refusal(skill.manifest, tool_input, scope, Path(agent.workspace))
+            if why is not None:
+                return f"refused by the skill {skill.name}: {why}"
+        return None
+
+    def url_refusal(self, agent_id: str, url: str) -> str | None:
+        """Why a skill the agent works under may not fetch ``url`` (a redirect's target), or None."""
+        for skill in self._active.get(agent_id, ()):
+            why = manifest_refusal(skill.manifest, {"url": url}, FETCH_SCOPE, Path("/"))
             if why is not None:
                 return f"refused by the skill {skill.name}: {why}"
         return None
@@ -151,7 +161,7 @@ def manifest_refusal(manifest: Manifest | None, tool_input: Mapping[str, Any], s
                 if path is None or not any(_matches(path, p) for p in patterns):
                     return f"{quoted(str(tool_input.get(key, '.')), 120)} is outside the paths it may use for " \
                            f"{scope} ({', '.join(patterns)})"
-    if manifest.domains is not None and scope.startswith("net.fetch"):
+    if manifest.domains is not None and scope.startswith(FETCH_SCOPE):
         host = (urlparse(str(tool_input.get("url", ""))).hostname or "").lower()
         if not any(host == d or (d.startswith("*.") and host.endswith(d[1:])) or host.endswith("." + d)
                    for d in manifest.domains):
@@ -160,6 +170,8 @@ def manifest_refusal(manifest: Manifest | None, tool_input: Mapping[str, Any], s
 
 
 def _relative(path: Any, workspace: Path) -> str | None:
+    """The path a call names, relative to the workspace, as the tool will reach it: links inside
+    the workspace followed (``docs/notes`` → ``../private`` is ``private``); None when outside."""
     text = str(path)
     if text.startswith("/"):
         try:
@@ -167,7 +179,13 @@ def _relative(path: Any, workspace: Path) -> str | None:
         except ValueError:
             return None
     norm = posixpath.normpath(text or ".")
-    return None if norm == ".." or norm.startswith("../") else norm
+    if norm == ".." or norm.startswith("../"):
+        return None
+    try:
+        resolved = Workspace(workspace).resolve(norm)
+    except ToolFailure:
+        return None
+    return Workspace(workspace).relative(resolved)
 
 
 def _matches(path: str, pattern: str) -> bool:

@@ -4,7 +4,8 @@ Provider and search keys from keys.json and the environment are added when
 the kernel is built; other parts (MCP servers, mail accounts) add theirs with
 ``add`` when they load them. Matching is one alternation of the escaped
 values, longest first (about 4 µs per KB, LIBRARIES.md §7), rebuilt only when
-a value is added. A value shorter than ``MIN_SECRET`` is not held: redacting
+a value is added; a value that URL-encoding changes is matched in its encoded
+forms too (most keys are letters, digits, ``-`` and ``_``, and cost nothing more). A value shorter than ``MIN_SECRET`` is not held: redacting
 every "abc" in the record would ruin it and protect nothing.
 """
 
@@ -13,9 +14,11 @@ from __future__ import annotations
 import re
 import threading
 from typing import Iterable, Mapping
+from urllib.parse import quote
 
 MIN_SECRET = 8
 HELD_RULE = "held-secret"
+_LOWER_HEX = re.compile(r"%[0-9A-F]{2}")
 # Environment variables that hold secrets by their name's ending (ANTHROPIC_API_KEY, GITHUB_TOKEN, …).
 _SECRET_VARIABLE = re.compile(r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PAT|CREDENTIALS?)$", re.I)
 
@@ -27,6 +30,20 @@ def _looks_random(value: str) -> bool:
     kinds = (any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value),
              any(not c.isalnum() for c in value))
     return sum(kinds) >= 2
+
+
+def is_secret_variable(name: str) -> bool:
+    """An environment variable whose name says it holds a secret (``ANTHROPIC_API_KEY``, ``GITHUB_TOKEN``)."""
+    return _SECRET_VARIABLE.search(name) is not None
+
+
+def url_forms(value: str) -> set[str]:
+    """``value`` and the ways a URL carries it (``/`` → ``%2F`` or kept, hex in either case): a key
+    with ``/``, ``+`` or ``=`` in a query string must not slip past an exact match."""
+    forms = {value}
+    for encoded in (quote(value, safe=""), quote(value)):
+        forms |= {encoded, _LOWER_HEX.sub(lambda m: m.group().lower(), encoded)}
+    return forms
 
 
 class SecretRegistry:
@@ -73,6 +90,6 @@ class SecretRegistry:
             with self._lock:
                 if not self._values:
                     return []
-                values = sorted(self._values, key=len, reverse=True)
+                values = sorted({form for v in self._values for form in url_forms(v)}, key=len, reverse=True)
                 pattern = self._pattern = re.compile("|".join(map(re.escape, values)))
         return [m.span() for m in pattern.finditer(text)]

@@ -21,9 +21,14 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ledger import USER
+
 from .. import api
 
 NOT_SERVED = frozenset({"subscribe", "aclose"})
+# Who a client is in the ledger: whoever holds the socket is the user, so a ``by`` param (kill,
+# automations.pause, …) that names an agent, an automation or the kernel would forge the record.
+CLIENT_ACTOR = USER
 
 
 class ParamsError(ValueError):
@@ -53,6 +58,10 @@ class Method:
         for key, value in params.items():
             if not conforms(value, self.params[key]):
                 raise ParamsError(f"param {key!r} has the wrong type")
+        if params.get("by", CLIENT_ACTOR) != CLIENT_ACTOR or any(
+                isinstance(v, api.Denial) and v.by != CLIENT_ACTOR for v in params.values()):
+            raise ParamsError(f"param 'by': a client acts as {CLIENT_ACTOR!r}, never as an agent, an automation "
+                              "or the kernel")
         return dict(params)
 
 

@@ -7,7 +7,8 @@ wave calls through), with a clear error. An ``after`` hook is for logging or
 formatting: what it prints on stdout, when it exits 0, replaces what the
 model reads; if it fails, the result stands and the failure is recorded.
 Each hook runs in its own process group, killed whole at the timeout, so a
-hook that forks and hangs cannot hang the agent.
+hook that forks and hangs cannot hang the agent. It inherits the kernel's
+environment less the variables whose names say they hold secrets.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..redaction.held import is_secret_variable
 from .hook_config import Hook
 
 OUTPUT_MAX_BYTES = 256 * 1024  # what a hook may print, per stream
@@ -53,6 +55,13 @@ class HookOutcome:
                 return f"the hook {self.hook.name!r} failed{said}; the call did not run"
 
 
+def hook_env(source: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The kernel's environment without what names itself a secret (``ANTHROPIC_API_KEY``, ``*_TOKEN``,
+    …): a hook needs the call, not the provider keys the kernel holds."""
+    source = os.environ if source is None else source
+    return {name: value for name, value in source.items() if not is_secret_variable(name)}
+
+
 async def run_hook(hook: Hook, payload: Mapping[str, Any]) -> HookOutcome:
     """Run ``hook`` with ``payload`` on stdin; never raises for anything the hook does."""
     started = time.perf_counter()
@@ -60,7 +69,7 @@ async def run_hook(hook: Hook, payload: Mapping[str, Any]) -> HookOutcome:
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, start_new_session=True)
+            stderr=asyncio.subprocess.PIPE, start_new_session=True, env=hook_env())
     except OSError as exc:
         return HookOutcome(hook, "failed", None, f"cannot start {argv[0]} ({exc.strerror or exc})", "",
                            _ms(started))

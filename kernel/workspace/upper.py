@@ -120,9 +120,12 @@ class UpperLayer:
     # ---- reading the layer ---------------------------------------------------
 
     def read(self) -> None:
-        stack: list[tuple[str, bool, bool]] = [("", False, False)]  # (folder, inside an opaque one, ignored)
+        # (folder, inside an opaque one, ignored, the real workspace has that folder as a folder): below a
+        # folder the real workspace lacks, or holds as a link (to anywhere), nothing real is looked at,
+        # so a link planted in the workspace never leads the reading outside it
+        stack: list[tuple[str, bool, bool, bool]] = [("", False, False, True)]
         while stack:
-            rel_dir, in_opaque, hidden = stack.pop()
+            rel_dir, in_opaque, hidden, real_dir = stack.pop()
             try:
                 with os.scandir(self.upper / rel_dir if rel_dir else self.upper) as it:
                     entries = sorted(it, key=lambda e: e.name)
@@ -131,7 +134,7 @@ class UpperLayer:
             for entry in entries:
                 rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
                 st = entry.stat(follow_symlinks=False)
-                real = _lstat(self.root / rel)
+                real = _lstat(self.root / rel) if real_dir else None
                 if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
                     self._delete_tree(rel, real)
                 elif stat.S_ISDIR(st.st_mode):
@@ -147,7 +150,7 @@ class UpperLayer:
                             self._delete_missing(rel)
                         if stat.S_IMODE(real.st_mode) != stat.S_IMODE(st.st_mode):
                             self._dir_modes.append((rel, stat.S_IMODE(st.st_mode)))
-                    stack.append((rel, opaque, ignored))
+                    stack.append((rel, opaque, ignored, real is not None))
                 elif stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
                     if real is not None and stat.S_ISDIR(real.st_mode):
                         self._delete_tree(rel, real)  # a folder replaced by a file

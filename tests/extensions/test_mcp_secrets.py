@@ -99,18 +99,34 @@ def test_an_old_mcp_keys_json_moves_over_on_first_load_and_is_gone(tmp_path, key
             {"mcp:api", "mcp:git"}
 
 
-def test_an_interrupted_migration_loses_nothing_and_finishes_later(tmp_path):
+def test_a_keyring_locked_mid_migration_keeps_the_rest_in_keys_json(tmp_path):
     legacy = _legacy(tmp_path, {"api": {"headers": {"Authorization": TOKEN}}, "git": {"env": {"T": "v-123456789"}}})
     backend = DictKeyring(fail_after=1)  # the keyring locks after the first server moved
     store = _store(tmp_path, backend)
     loaded = store.load()
+    assert [s.name for s in loaded.servers] == ["api", "git"] and loaded.problems == ()
+    assert not legacy.exists()
+    assert set(backend.store) == {("agentdesk", "mcp:api")}  # the second went to the owner-only file instead
+    assert set(json.loads(SettingsStore(tmp_path).keys_path.read_text())) == {"mcp:git"}
+    assert store.secrets("api").headers == {"Authorization": TOKEN}
+    assert store.secrets("git").env == {"T": "v-123456789"}
+
+
+def test_an_interrupted_migration_loses_nothing_and_finishes_later(tmp_path):
+    legacy = _legacy(tmp_path, {"api": {"headers": {"Authorization": TOKEN}}, "git": {"env": {"T": "v-123456789"}}})
+    backend = DictKeyring(fail_after=0)  # the keyring is locked ...
+    keys_json = SettingsStore(tmp_path).keys_path
+    keys_json.mkdir()  # ... and keys.json cannot be read or written either: nothing can move yet
+    store = _store(tmp_path, backend)
+    loaded = store.load()
     assert [s.name for s in loaded.servers] == ["api", "git"]
     [problem] = loaded.problems
-    assert "'git' could not be moved" in problem.message and "v-123" not in problem.message
+    assert "could not be moved" in problem.message and "sekrit" not in problem.message
     left = json.loads(legacy.read_text())
-    assert list(left) == ["git"] and stat.S_IMODE(legacy.stat().st_mode) == 0o600  # the moved one is gone from it
+    assert set(left) == {"api", "git"} and stat.S_IMODE(legacy.stat().st_mode) == 0o600  # nothing lost
     assert store.secrets("api").headers == {"Authorization": TOKEN}
     assert store.secrets("git").env == {"T": "v-123456789"}  # still used from the old file meanwhile
+    keys_json.rmdir()
     backend.fail_after = None  # unlocked: the next use goes on where it stopped
     assert store.load().problems == () and not legacy.exists()
     assert store.secrets("git").env == {"T": "v-123456789"}

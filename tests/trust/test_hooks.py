@@ -91,3 +91,18 @@ def _alive(pid: int) -> bool:
             return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_a_hook_does_not_inherit_the_kernels_keys(make_env, tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-hook-canary-12345678")
+    monkeypatch.setenv("SERVICE_TOKEN", "tok-hook-canary-87654321")
+    dumped = tmp_path / "env.txt"
+    dump = script(tmp_path / "dump.sh", f'env > "{dumped}"\ncat > /dev/null\n')
+    env = make_env(hooks=(Hook("look", "before", (dump,), "fs.read", 5.0),))
+    env.provider.script(reply(tools=(("fs_list", {}),)), reply("ok"))
+    a = env.kernel.spawn("t")
+    env.kernel.grant_lease(a.id, "fs.read", 300)
+    run(_send(env, a.id))
+    seen = dumped.read_text()
+    assert "PATH=" in seen  # the rest of the environment is there
+    assert "hook-canary" not in seen

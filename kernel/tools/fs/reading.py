@@ -252,16 +252,21 @@ def _is_venv(name: str, dir_fd: int) -> bool:
     return True
 
 
-def _contents(workspace: Workspace, path: Path, dir_fd: int, name: str, max_file: int) -> bytes | int | None:
+def _contents(workspace: Workspace, path: Path, dir_fd: int, name: str, max_file: int,
+              base: Path | None = None) -> bytes | int | None:
     """The bytes of a regular file to search, its size when over ``max_file``, None to skip it. A link
-    is read only when it leads to a file inside the workspace (reached through the walk)."""
+    is read only when it leads to a file inside the searched folder ``base`` (reached through the walk):
+    a search of ``docs`` reads nothing outside ``docs``, as a skill allowed only ``docs/`` expects."""
     try:
         fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
     except OSError as exc:
         if exc.errno not in (errno.ELOOP, errno.EMLINK):
             return None
         try:
-            with walk.reading(workspace, workspace.resolve(str(path))) as (fh, st):
+            target = workspace.resolve(str(path))
+            if base is not None and target != base and base not in target.parents:
+                return None
+            with walk.reading(workspace, target) as (fh, st):
                 return st.st_size if st.st_size > max_file else fh.read()
         except (ToolFailure, OSError):
             return None  # a link out of the workspace (or a broken one) is not followed
@@ -299,7 +304,7 @@ def _search(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) ->
         if stop.is_set() or truncated:
             break
         try:
-            raw = _contents(ctx.workspace, path, dir_fd, file_name, max_file)
+            raw = _contents(ctx.workspace, path, dir_fd, file_name, max_file, base)
         except OSError:
             continue
         if raw is None:

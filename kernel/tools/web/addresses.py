@@ -19,6 +19,9 @@ from typing import Union
 
 IP = Union[ipaddress.IPv4Address, ipaddress.IPv6Address]
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+# Not public, yet not "private" to every Python's ``ipaddress``: IPv6 site-local (deprecated, still
+# routed inside some networks) and the IETF protocol assignments block.
+_NOT_PUBLIC = (ipaddress.ip_network("fec0::/10"), ipaddress.ip_network("192.0.0.0/24"))
 
 
 def embedded_ipv4(ip: IP) -> ipaddress.IPv4Address | None:
@@ -47,7 +50,7 @@ def refusal(ip: IP) -> str | None:
                         (ip.is_private, "a private address"), (ip.is_reserved, "a reserved address")):
         if test:
             return words
-    if not ip.is_global:
+    if not ip.is_global or any(ip.version == net.version and ip in net for net in _NOT_PUBLIC):
         return "not a public address"
     return None
 

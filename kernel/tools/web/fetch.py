@@ -32,6 +32,7 @@ MAX_REDIRECTS = 5
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 USER_AGENT = "Agentdesk-web_fetch/0.1 (+https://example.invalid/agentdesk)"
 Resolver = Callable[[str, int], Awaitable[str]]
+HopCheck = Callable[[str], "str | None"]  # why a redirect's URL must not be followed (a skill's domains), or None
 
 
 @dataclass(frozen=True)
@@ -88,8 +89,10 @@ def check_url(url: str) -> tuple[str, str, int]:
     return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
-async def fetch(url: str, limits: FetchLimits, resolver: Resolver = system_resolver) -> Fetched:
-    """GET ``url`` under ``limits`` (WebFailure for a refusal, a timeout before any reply, a network error)."""
+async def fetch(url: str, limits: FetchLimits, resolver: Resolver = system_resolver,
+                hop_refusal: HopCheck | None = None) -> Fetched:
+    """GET ``url`` under ``limits`` (WebFailure for a refusal, a timeout before any reply, a network error);
+    ``hop_refusal`` judges every redirect's URL before it is asked for, as the first was judged."""
     import httpx
 
     started = time.monotonic()
@@ -120,6 +123,8 @@ async def fetch(url: str, limits: FetchLimits, resolver: Resolver = system_resol
                                                       f"(last: {current})")
                     hops.append(current)
                     current = urljoin(current, location.strip())
+                    if hop_refusal is not None and (why := hop_refusal(current)) is not None:
+                        raise WebFailure("redirects", f"refused to follow the redirect to {current}: {why}")
                     continue
                 body, cut = await _read(response, limits, deadline, current)
             finally:

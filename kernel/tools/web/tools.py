@@ -19,7 +19,7 @@ from ..descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
 from ..fs.common import BOOL, integer, obj, string
 from .convert import describe, readable
 from .errors import WebFailure
-from .fetch import FetchLimits, Resolver, fetch, system_resolver
+from .fetch import FetchLimits, HopCheck, Resolver, fetch, system_resolver
 from .search import DEFAULT_BASE_URLS, MAX_COUNT, SearchConfig, search
 
 FETCH_SCOPE = "net.fetch"
@@ -47,16 +47,19 @@ SEARCH_OUTPUT = obj({
 
 
 def web_fetch_tool(settings: Callable[[], Any], resolver: Resolver = system_resolver,
-                   exempt: frozenset[tuple[str, int]] = frozenset()) -> ToolDescriptor:
+                   exempt: frozenset[tuple[str, int]] = frozenset(),
+                   hop_refusal: Callable[[str, str], "str | None"] | None = None) -> ToolDescriptor:
     """The ``web_fetch`` descriptor; ``settings()`` gives the Settings in force at each call.
-    ``resolver`` and ``exempt`` (addresses allowed whatever Settings say) are for tests' loopback fakes."""
+    ``resolver`` and ``exempt`` (addresses allowed whatever Settings say) are for tests' loopback fakes;
+    ``hop_refusal(agent_id, url)`` judges each redirect as the executor judged the first URL."""
 
     async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
         s = settings()
         limits = FetchLimits(max_bytes=s.web_fetch_max_bytes, timeout_s=s.web_fetch_timeout_s,
                              allow_private=s.web_allow_private, exempt=exempt,
                              max_redirects=s.web_fetch_max_redirects)
-        got = await fetch(str(tool_input["url"]), limits, resolver)
+        hops: HopCheck | None = None if hop_refusal is None else (lambda url: hop_refusal(ctx.agent_id, url))
+        got = await fetch(str(tool_input["url"]), limits, resolver, hops)
         text = readable(got.body, got.content_type, got.charset, got.final_url)
         body = text if text is not None else describe(got.content_type, len(got.body), got.total_bytes)
         head = f"{got.final_url} — HTTP {got.status} {got.reason}, {got.content_type}, {len(got.body):,} bytes"
