@@ -16,14 +16,17 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from . import api as _api
-
 if TYPE_CHECKING:
     from .api import *  # noqa: F403
-    from .settings import SettingsStore, home
+    from .settings import SettingsStore as SettingsStore, home as home
     # Settings → MCP servers and Settings → Skills read and write these files on the desktop's machine too.
-    from .extensions.mcp_config import McpSecrets, McpServerConfig, McpStore, parse_server
-    from .extensions.skills import Catalog, SkillState, find_skills, set_pin
+    from .extensions.mcp_config import (
+        McpSecrets as McpSecrets, McpServerConfig as McpServerConfig, McpStore as McpStore,
+        parse_server as parse_server,
+    )
+    from .extensions.skills import (
+        Catalog as Catalog, SkillState as SkillState, find_skills as find_skills, set_pin as set_pin,
+    )
 
 _FROM: dict[str, tuple[str, ...]] = {
     "kernel.settings": ("SettingsStore", "home"),
@@ -32,17 +35,22 @@ _FROM: dict[str, tuple[str, ...]] = {
 }
 _LAZY = {name: module for module, names in _FROM.items() for name in names}
 
-__all__ = [*_api.__all__, "SettingsStore", "home", "McpSecrets", "McpServerConfig", "McpStore", "parse_server",
-           "Catalog", "SkillState", "find_skills", "set_pin"]
+_OWN = ["SettingsStore", "home", "McpSecrets", "McpServerConfig", "McpStore", "parse_server", "Catalog", "SkillState",
+        "find_skills", "set_pin"]
 
 
 def __getattr__(name: str) -> Any:
     """A public name, imported the first time it is asked for (then an ordinary attribute)."""
+    if name.startswith("__") and name != "__all__":  # probes such as __wrapped__: no reason to load anything
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    api = importlib.import_module("kernel.api")  # not imported before: ``import kernel.errors`` stays light
     module = _LAZY.get(name)
-    if module is not None:
+    if name == "__all__":
+        value: Any = [*api.__all__, *_OWN]
+    elif module is not None:
         value = getattr(importlib.import_module(module), name)
-    elif name in _api.__all__:
-        value = getattr(_api, name)
+    elif name in api.__all__:
+        value = getattr(api, name)
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value

@@ -10,9 +10,10 @@ the TTY; a headless run grants only what ``--grant`` allowed up front.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, Union
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, Union
 
-from .tools.descriptor import CallPreview
+if TYPE_CHECKING:  # an annotation only: ``agentdesk ask`` attached decodes requests without the tools
+    from .tools.descriptor import CallPreview
 
 
 @dataclass(frozen=True)

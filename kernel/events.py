@@ -12,12 +12,13 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Union
 
-from .approver import LeaseRequest
-from .leases import Lease
 from .states import AgentState, Outcome
 
-if TYPE_CHECKING:  # an annotation only: a client imports the ledger's entries with the first one it meets
+if TYPE_CHECKING:  # annotations only: a client imports these with the first value it meets (the codec)
     from ledger import Entry
+
+    from .approver import LeaseRequest
+    from .leases import Lease
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, Mapping
 
-from ledger.blobs import MAX_BLOB_BYTES
+from ledger.limits import MAX_BLOB_BYTES
 
 from .errors import ConfigError
 from .prices import DEFAULT_PRICES, frozen_prices

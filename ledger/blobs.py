@@ -26,7 +26,7 @@ from typing import Iterator, cast
 
 from .errors import CorruptBlob, UnknownBlob
 
-MAX_BLOB_BYTES = 50 * 1024 * 1024  # default largest file content the kernel keeps as a blob
+from .limits import MAX_BLOB_BYTES  # noqa: F401 - re-exported, named here since the first version
 
 _MIN_COMPRESS = 64  # smaller than this, zlib's header costs more than it saves
 _ASK_FIRST = 64 * 1024  # larger contents are looked up before being compressed

@@ -13,13 +13,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import api
 from ..errors import ConfigError
 from ..leases import describe_duration
 from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
-from .terminal import TerminalApprover, ToolLines, exit_status
+
+if TYPE_CHECKING:  # the terminal views are imported once the prompt is sent (off the way to the first request)
+    from .terminal import TerminalApprover
 
 NOBODY = "no one is attached to grant it (run with --grant, or from a terminal)"
 
@@ -74,10 +76,14 @@ async def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, st
         for scope, seconds in grants:
             kernel.grant_lease(info.id, scope, seconds)
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
+        kernel.send(info.id, args.prompt)
+        # Subscribed after the send without an await between: this client reads its events only when the loop
+        # runs again, so none is missed, and the views' imports are no longer on the way to the first request.
+        from .terminal import TerminalApprover, ToolLines, exit_status
+
         lines = ToolLines(info.id, stdout, stderr)
         kernel.subscribe(lines)
         kernel.subscribe(RemoteLeases(kernel, info.id, TerminalApprover(stdin, stderr) if interactive else None))
-        kernel.send(info.id, args.prompt)
         interrupted = on_interrupt(lambda: kernel.kill(info.id, reason="interrupted (Ctrl-C)"))
         final = await kernel.wait(info.id)
         lines.finish()

@@ -12,13 +12,13 @@ it lands.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Mapping
 
-from ledger.blobs import MAX_BLOB_BYTES
+from ledger.limits import MAX_BLOB_BYTES
 
 from ..messages import ToolSpec
+from .risk import Risk
 
 if TYPE_CHECKING:
     from ledger import FileChange, Ledger
@@ -29,16 +29,6 @@ if TYPE_CHECKING:
     from ..workspace.root import Workspace
 
 ToolClass = Literal["read", "write", "execute"]
-
-
-class Risk(StrEnum):
-    """How much harm one call can do, declared per tool (never guessed from its name); the executor
-    gates by it. R1 is a local change the ledger can undo; R3 cannot be taken back (it leaves the machine)."""
-
-    LOCAL_READ = "R0"
-    LOCAL_WRITE = "R1"
-    NETWORK_READ = "R2"
-    OUTWARD = "R3"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Mapping
 
 from ..leases import scope_covers
-from ..tools.descriptor import Risk
+from ..tools.risk import Risk
 
 
 class Mode(StrEnum):
