@@ -39,7 +39,7 @@ from kernel.sandbox_overlay import OverlayProbe  # noqa: E402
 from kernel.sandbox_view import plan  # noqa: E402
 from kernel.settings import Settings, home as agentdesk_home  # noqa: E402
 from kernel.tools.descriptor import ToolContext, ToolDescriptor  # noqa: E402
-from kernel.tools.shell import shell_tool  # noqa: E402
+from kernel.tools.shell import ShellTool  # noqa: E402
 from kernel.workspace.root import Workspace  # noqa: E402
 from kernel.workspace.snapshot import SnapshotIndex  # noqa: E402
 from ledger import Ledger, ToolCall  # noqa: E402
@@ -88,11 +88,14 @@ class Bare:
 
 
 class Runner:
+    """shell_exec as the kernel runs it: one tool and one event loop for every command."""
+
     def __init__(self, root: Path, ledger: Ledger, overlay: bool, probe: OverlayProbe) -> None:
         self.root, self.ledger = root, ledger
         self.index = SnapshotIndex(root, ledger, max_blob=Settings().blob_max_bytes)
-        self.tool: ToolDescriptor = shell_tool(Settings(), self.index,
-                                               overlay=probe if overlay else OverlayProbe(allowed=False))
+        self.shell = ShellTool(Settings(), self.index, overlay=probe if overlay else OverlayProbe(allowed=False))
+        self.tool: ToolDescriptor = self.shell.descriptor()
+        self.loop = asyncio.new_event_loop()
 
     def once(self, command: str) -> tuple[float, Any]:
         entry = self.ledger.append(ToolCall(actor="bench", tool="shell_exec", scope="shell.exec",
@@ -100,8 +103,13 @@ class Runner:
         ctx = ToolContext(agent_id="bench", workspace=Workspace.at(self.root), ledger=self.ledger,
                           cause=entry.seq, clock=SystemClock())
         started = time.perf_counter()
-        out = asyncio.run(self.tool.run(ctx, {"command": command}))
+        out = self.loop.run_until_complete(self.tool.run(ctx, {"command": command}))
         return time.perf_counter() - started, out
+
+    def close(self) -> None:
+        self.shell.close()
+        self.loop.close()
+        self.index.close()
 
     def median(self, command: str, runs: int) -> float:
         return _ms([self.once(command)[0] for _ in range(runs)])
@@ -132,7 +140,7 @@ def measure(size: int, runs: int, probe: OverlayProbe, overlay_ok: bool) -> dict
                     took, res = runner.once(THOUSAND)
                     thousand.append(took)
                     changed = len(res.data["changed"])
-                runner.index.close()
+                runner.close()
             extra = _ms(one) - _ms(floor)
             extra_k = _ms(thousand) - _ms(floor_k)
             out[name] = {"bare_ms": _ms(floor), "first_ms": round(first * 1000, 1), "one_file_ms": _ms(one),

@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from .safe_remove import remove_tree
+
 STAGE_DIR = ".agentdesk-overlay"
 MOUNT_OPTIONS = "userxattr,redirect_dir=nofollow,metacopy=off,volatile"
 USERNS = "userns-mount"        # unshare + mount -t overlay, bwrap inside
@@ -81,7 +83,7 @@ def stage_parent(root: Path) -> Path:
 
 
 def new_stage(root: Path) -> Stage:
-    """Fresh upper/work folders beside ``root`` (private to this user)."""
+    """Fresh upper/work folders beside ``root`` (private to this user), with no lock (the probe's)."""
     parent = stage_parent(root)
     parent.mkdir(mode=0o700, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix=f"{root.name[:40]}-", dir=parent))
@@ -93,11 +95,7 @@ def new_stage(root: Path) -> Stage:
 
 def remove_stage(stage: Stage) -> None:
     """Remove a stage and, when no other command is staging there, its parent."""
-    try:
-        os.chmod(stage.work / "work", 0o700)  # overlayfs leaves it mode 000: unlock it up front
-    except OSError:
-        pass
-    shutil.rmtree(stage.folder, onerror=lambda *a: _force_remove(a[1]))
+    remove_tree(stage.folder)
     try:
         stage.folder.parent.rmdir()
     except OSError:
@@ -169,7 +167,7 @@ class OverlayProbe:
                 reasons.append(why)
             return OverlayStatus(SNAPSHOTS, "; ".join(reasons) or "neither bwrap --overlay nor unshare is available")
         finally:
-            shutil.rmtree(probe_root, onerror=lambda *a: _force_remove(a[1]))
+            remove_tree(probe_root)
             try:
                 parent.rmdir()
             except OSError:
@@ -221,19 +219,6 @@ class OverlayProbe:
 def _made(folder: Path) -> Path:
     folder.mkdir(mode=0o700, exist_ok=True)
     return folder
-
-
-def _force_remove(path: str) -> None:
-    """rmtree's error hook: overlayfs leaves ``work/work`` mode 000."""
-    try:
-        os.chmod(os.path.dirname(path), 0o700)
-        if os.path.isdir(path) and not os.path.islink(path):
-            os.chmod(path, 0o700)
-            shutil.rmtree(path, onerror=lambda *a: _force_remove(a[1]))
-        else:
-            os.unlink(path)
-    except OSError:
-        pass
 
 
 _DEFAULT = OverlayProbe()

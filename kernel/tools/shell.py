@@ -23,15 +23,17 @@ import asyncio
 import json
 import os
 import signal
+import threading
 from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, Protocol, Sequence
 
 from ..errors import ToolFailure
-from ..sandbox import Sandbox, host_paths, scrubbed_env
+from ..sandbox import Sandbox, SandboxCheck, host_paths, scrubbed_env
 from ..sandbox_limits import SandboxLimits, pids_cgroup
-from ..sandbox_overlay import OverlayProbe, OverlayStatus, Stage, new_stage, remove_stage, wrap_argv
+from ..sandbox_overlay import OverlayProbe, OverlayStatus, Stage, stage_parent, wrap_argv
+from ..sandbox_stages import StagePool
 from ..sandbox_view import Skipped, View, plan
 from ..settings import home as agentdesk_home
 from ..settings_schema import SHELL_TIMEOUT_MAX_S
@@ -102,10 +104,11 @@ class CommandResult:
 
 def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource, *, bwrap: str = "bwrap",
                environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES,
-               limits: SandboxLimits = SandboxLimits(), overlay: OverlayProbe | None = None) -> ToolDescriptor:
+               limits: SandboxLimits = SandboxLimits(), overlay: OverlayProbe | None = None,
+               stages: StagePool | None = None) -> ToolDescriptor:
     """The shell_exec descriptor (see ``ShellTool``)."""
     return ShellTool(settings, index, bwrap=bwrap, environ=environ, output_max_bytes=output_max_bytes,
-                     limits=limits, overlay=overlay).descriptor()
+                     limits=limits, overlay=overlay, stages=stages).descriptor()
 
 
 class ShellTool:
@@ -116,11 +119,13 @@ class ShellTool:
     whether unsandboxed commands are allowed, the read-only folders) apply to the next command.
     ``environ`` is the host environment the command's HOME, PATH and ``$AGENTDESK_HOME`` come from.
     ``overlay`` finds whether a command can run on an overlay (``OverlayProbe(allowed=False)``: never).
+    ``stages`` keeps each workspace's stage folder between commands (``close()`` removes them).
     """
 
     def __init__(self, settings: "Settings | Callable[[], Settings]", index: IndexSource, *, bwrap: str = "bwrap",
                  environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES,
-                 limits: SandboxLimits = SandboxLimits(), overlay: OverlayProbe | None = None) -> None:
+                 limits: SandboxLimits = SandboxLimits(), overlay: OverlayProbe | None = None,
+                 stages: StagePool | None = None) -> None:
         self._settings: Callable[[], Settings] = (
             settings if callable(settings) else (lambda: settings))
         self._index = index
@@ -129,6 +134,7 @@ class ShellTool:
         self._limits = limits
         self._sandbox = Sandbox(bwrap)
         self._overlay = overlay if overlay is not None else OverlayProbe(bwrap)
+        self._stages = stages if stages is not None else StagePool()
         # One command at a time per workspace: overlapping commands' changes could not be told apart.
         self._locks: dict[tuple[asyncio.AbstractEventLoop, "Path"], asyncio.Lock] = {}
 
@@ -161,13 +167,8 @@ class ShellTool:
                               "sandbox (or set allow_unsandboxed_shell in the settings to run them without one).")
         root = ctx.workspace.root
         host_env = os.environ if self._environ is None else self._environ
-        view: View | None = None
-        status = await asyncio.to_thread(self.overlay_status, root) if check.ok else None
-        stage = await asyncio.to_thread(_stage_or_none, root) if status is not None and status.overlay else None
-        if check.ok:
-            secrets = (agentdesk_home(host_env), *_ledger_files(ctx.ledger), *([stage.folder] if stage else []))
-            host = host_paths(host_env, secrets, settings.sandbox_read_only)
-            view = await asyncio.to_thread(plan, root, host)
+        ready = await asyncio.to_thread(self._prepare, root, check, settings, host_env, ctx.ledger)
+        view, status, stage = ready.view, ready.status, ready.stage
         cgroup = check.support.cgroup_base if check.ok and check.support.processes == "cgroup" else None
 
         def argv(info_fd: int | None, procs: Path | None) -> list[str]:
@@ -185,16 +186,38 @@ class ShellTool:
         env = scrubbed_env(host_env, sandboxed=check.ok)
         idx = self._index.for_root(root)
         skipped = () if view is None else view.skipped
+        release = _once(self._stages.release)
         try:
             async with self._locks.setdefault((asyncio.get_running_loop(), idx.root), asyncio.Lock()):
                 if stage is not None:
                     return await _run_on_overlay(idx, stage, ctx, argv, limit_group, env, timeout, network,
-                                                 self._output_max_bytes, skipped)
+                                                 self._output_max_bytes, skipped, release)
                 return await _run_recorded(idx, ctx, argv, limit_group, env, timeout, check.ok, network,
                                            self._output_max_bytes, skipped)
         finally:
             if stage is not None:
-                await asyncio.shield(asyncio.to_thread(remove_stage, stage))
+                release(stage)  # a no-op once applied; otherwise (it never ran) a few renames
+
+    def _prepare(self, root: Path, check: SandboxCheck, settings: "Settings", host_env: Mapping[str, str],
+                 ledger: Any) -> "_Prepared":
+        """Everything a command needs before it starts, in one trip off the event loop."""
+        if not check.ok:
+            return _Prepared(None, None, None)
+        real = Path(os.path.realpath(root))
+        status = self._overlay.status(real)  # probed once per filesystem, then a lookup
+        stage = _stage_or_none(self._stages, real) if status.overlay else None
+        try:
+            secrets = (agentdesk_home(host_env), *_ledger_files(ledger), stage_parent(real))
+            view = plan(root, host_paths(host_env, secrets, settings.sandbox_read_only))
+        except BaseException:
+            if stage is not None:
+                self._stages.release(stage)
+            raise
+        return _Prepared(view, status, stage)
+
+    def close(self) -> None:
+        """Remove this tool's stage folders (blocking; no command may be running)."""
+        self._stages.close()
 
     def preview(self, workspace: "Workspace", tool_input: Mapping[str, Any]) -> CallPreview:
         command = str(tool_input.get("command", ""))
@@ -247,8 +270,10 @@ async def _run_recorded(idx: "SnapshotIndex", ctx: ToolContext, argv: Callable[[
 async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
                           argv: Callable[[int | None, Path | None], list[str]],
                           limit_group: Callable[[], ContextManager[Path | None]], env: Mapping[str, str],
-                          timeout: float, network: bool, cap: int, skipped: tuple[Skipped, ...]) -> ToolOutput:
-    """Run on the overlay, then apply its upper layer through the ledger, however the command ends.
+                          timeout: float, network: bool, cap: int, skipped: tuple[Skipped, ...],
+                          release: Callable[[Stage], None]) -> ToolOutput:
+    """Run on the overlay, then apply its upper layer through the ledger, however the command ends;
+    ``release`` empties the stage for the next command once it is applied (in the same thread).
 
     The index is not marked busy: nothing the command does reaches the real
     workspace until it ends, so what the watcher sees meanwhile is someone else's.
@@ -258,10 +283,13 @@ async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
     since, start_ns = ctx.ledger.last_seq(), _fs_now(stage)
 
     def apply() -> "Applied":
-        idx.rules.refresh()
-        return apply_upper(idx.root, stage.upper, ctx.ledger, actor=ctx.agent_id, cause=ctx.cause,
-                           ignores=lambda rel, is_dir: idx.ignores(rel, is_dir=is_dir), excluded=idx.excluded,
-                           max_blob=idx.max_blob, since_seq=since, start_ns=start_ns, known=known)
+        try:
+            idx.rules.refresh()
+            return apply_upper(idx.root, stage.upper, ctx.ledger, actor=ctx.agent_id, cause=ctx.cause,
+                               ignores=lambda rel, is_dir: idx.ignores(rel, is_dir=is_dir), excluded=idx.excluded,
+                               max_blob=idx.max_blob, since_seq=since, start_ns=start_ns, known=known)
+        finally:
+            release(stage)
 
     def known(rel: str) -> str | None:
         state = idx.tree.get(rel)
@@ -290,13 +318,33 @@ async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
     return report
 
 
-def _stage_or_none(root: Path) -> Stage | None:
-    """A fresh stage beside ``root``; None (this command falls back to snapshots) when one cannot be made
+def _stage_or_none(stages: StagePool, root: Path) -> Stage | None:
+    """An empty stage beside ``root``; None (this command falls back to snapshots) when one cannot be made
     there (the probe ran beside another workspace on the same filesystem)."""
     try:
-        return new_stage(root)
+        return stages.acquire(root)
     except OSError:
         return None
+
+
+def _once(release: Callable[[Stage], None]) -> Callable[[Stage], None]:
+    """``release`` that acts on its first call only (the stage may be another command's by the second)."""
+    done = threading.Lock()
+
+    def once(stage: Stage) -> None:
+        if done.acquire(blocking=False):
+            release(stage)
+
+    return once
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What ``ShellTool._prepare`` found: the view (None: no sandbox), the overlay status and the stage."""
+
+    view: View | None
+    status: OverlayStatus | None
+    stage: Stage | None
 
 
 def _fs_now(stage: Stage) -> int:

@@ -13,6 +13,8 @@ import pytest
 
 from kernel.errors import ToolFailure
 from kernel.sandbox_overlay import SNAPSHOTS, USERNS, OverlayProbe, overlay_status
+from kernel.sandbox_stages import StagePool
+from kernel.tools.shell import ShellTool
 from ledger import OUTSIDE, FileChange, Snapshot
 
 from .conftest import Env, wait_fifo
@@ -181,11 +183,29 @@ def test_files_made_by_a_command_belong_to_the_user(env: Env) -> None:
         assert (st.st_uid, st.st_gid) == (os.getuid(), os.getgid()), rel
 
 
-def test_the_upper_layer_is_never_inside_the_workspace_and_is_removed(env: Env) -> None:
-    out, _ = asyncio.run(env.run({"command": "ls -a ..; ls -a; echo x > f"}))
-    assert ".agentdesk-overlay" not in out.content
-    assert not (env.root.parent / ".agentdesk-overlay").exists()
-    assert sorted(os.listdir(env.root)) == ["f"]
+def test_the_upper_layer_is_never_inside_the_workspace_and_is_reused_empty(env: Env) -> None:
+    """One stage per workspace, kept between commands: emptied after each, removed when the tool closes."""
+    pool = StagePool()
+    shell = ShellTool(env.settings, env.index, overlay=env.tool_probe, stages=pool)
+    stages = env.root.parent / ".agentdesk-overlay"
+    seen = []
+    for n in range(3):
+        out, _ = asyncio.run(env.run({"command": f"ls -a ..; ls -a; echo {n} > f{n}"}, shell.descriptor()))
+        assert ".agentdesk-overlay" not in out.content
+        pool.drain()
+        if env.overlay:
+            folders = os.listdir(stages)
+            assert len(folders) == 1, folders
+            seen.append(folders[0])
+            stage = stages / folders[0]
+            assert sorted(os.listdir(stage)) == ["lock", "started", "upper", "work"]
+            assert os.listdir(stage / "upper") == [] and os.listdir(stage / "work") == []
+        else:
+            assert not stages.exists()
+    assert sorted(os.listdir(env.root)) == ["f0", "f1", "f2"]
+    assert len(set(seen)) <= 1  # the same stage every time
+    shell.close()
+    assert not stages.exists()
 
 
 def test_the_capture_method_is_reported(env: Env) -> None:
