@@ -46,13 +46,14 @@ from .safe_remove import remove_tree
 STAGE_DIR = ".agentdesk-overlay"
 MOUNT_OPTIONS = "userxattr,redirect_dir=nofollow,metacopy=off,volatile"
 USERNS = "userns-mount"        # unshare + mount -t overlay, bwrap inside
+USERNS_DIRECT = "userns-mount-direct"  # the same namespace and mount made by one small perl program
 BWRAP = "bwrap-overlay"        # bwrap --overlay-src/--overlay
 SNAPSHOTS = "snapshots"        # no overlay: before/after snapshots
 
 
 @dataclass(frozen=True)
 class OverlayStatus:
-    """How commands in one workspace are captured: ``method`` is USERNS, BWRAP or SNAPSHOTS."""
+    """How commands in one workspace are captured: ``method`` is USERNS(_DIRECT), BWRAP or SNAPSHOTS."""
 
     method: str
     reason: str = ""
@@ -65,6 +66,8 @@ class OverlayStatus:
         """One line for the desktop and ``agentdesk status``."""
         if self.overlay:
             how = "bubblewrap's overlay" if self.method == BWRAP else "a user-namespace overlay mount"
+            if self.method == USERNS_DIRECT:
+                how += ", made directly"
             return f"shell commands run on an overlay ({how}): changes are captured exactly and land when they end"
         return f"shell commands are captured by workspace snapshots (no overlay: {self.reason})"
 
@@ -106,6 +109,8 @@ def wrap_argv(method: str, argv: Sequence[str], root: Path, stage: Stage, *, bwr
               unshare: str = "unshare") -> list[str]:
     """``argv`` (a bwrap command line that binds ``root`` writable) made to run on the overlay."""
     root_s = str(root)
+    if method == USERNS_DIRECT:
+        return [*argv[:argv.index(bwrap)], *direct_userns_argv(root_s, stage), *_inside(argv, bwrap)]
     if method == BWRAP:
         out: list[str] = []
         i = 0
@@ -118,13 +123,47 @@ def wrap_argv(method: str, argv: Sequence[str], root: Path, stage: Stage, *, bwr
             i += 1
         return out
     bwrap_at = list(argv).index(bwrap)
-    inside = [*argv[bwrap_at:bwrap_at + 1], "--unshare-user", "--uid", str(os.getuid()), "--gid", str(os.getgid()),
-             *argv[bwrap_at + 1:]]
+    inside = _inside(argv, bwrap)
     mount = ('mount -t overlay overlay -o "lowerdir=$1,upperdir=$2,workdir=$3,' + MOUNT_OPTIONS + '" "$1" '
              '|| { echo "agentdesk: could not mount the overlay" >&2; exit 126; }; shift 3; exec "$@"')
     inner = [unshare, "--user", "--map-root-user", "--mount", "/bin/sh", "-c", mount, "agentdesk-overlay",
              root_s, str(stage.upper), str(stage.work), *inside]
     return [*argv[:bwrap_at], *inner]
+
+
+def _inside(argv: Sequence[str], bwrap: str) -> list[str]:
+    """The bwrap part of ``argv``, mapping the command back to the caller's uid inside the namespace."""
+    at = list(argv).index(bwrap)
+    return [*argv[at:at + 1], "--unshare-user", "--uid", str(os.getuid()), "--gid", str(os.getgid()), *argv[at + 1:]]
+
+
+# unshare(2) and mount(2) by number, per machine (perl-base is on every Debian system; elsewhere USERNS is used).
+_SYSCALLS = {"x86_64": (272, 165), "aarch64": (97, 40)}
+# In a new user and mount namespace, as root of it: mounts private, the overlay over the workspace, then exec.
+_DIRECT = r"""
+my ($unshare, $mount, $lower, $upper, $work, $options, @cmd) = @ARGV;
+my ($uid, $gid) = ($<, (split ' ', $()[0]);
+sub put { my ($file, $text) = @_; open(my $fh, '>', $file) or die "$file: $!\n"; print $fh $text; close($fh) or die "$file: $!\n"; }
+syscall($unshare, 0x10000000 | 0x00020000) == 0 or die "unshare: $!\n";
+put('/proc/self/setgroups', 'deny');
+put('/proc/self/uid_map', "0 $uid 1");
+put('/proc/self/gid_map', "0 $gid 1");
+my ($none, $root, $ovl) = ('none', '/', 'overlay');
+syscall($mount, $none, $root, 0, 0x4000 | 0x40000, 0) == 0 or die "mount --make-rprivate /: $!\n";
+my $data = "lowerdir=$lower,upperdir=$upper,workdir=$work,$options";
+syscall($mount, $ovl, $lower, $ovl, 0, $data) == 0 or die "mount overlay: $!\n";
+exec { $cmd[0] } @cmd or die "exec $cmd[0]: $!\n";
+"""
+
+
+def direct_userns_argv(root: str, stage: Stage) -> list[str]:
+    """perl making the namespace and the overlay mount itself (one exec instead of unshare, sh and mount)."""
+    numbers = _SYSCALLS.get(os.uname().machine)
+    if numbers is None:
+        raise OSError(f"no known syscall numbers for {os.uname().machine}")
+    script = "eval {" + _DIRECT + "}; if ($@) { print STDERR \"agentdesk: could not mount the overlay: $@\"; exit 126; }"
+    return ["perl", "-e", script, str(numbers[0]), str(numbers[1]), root, str(stage.upper), str(stage.work),
+            MOUNT_OPTIONS]
 
 
 class OverlayProbe:
@@ -184,6 +223,8 @@ class OverlayProbe:
                 out.append(BWRAP)
         except (OSError, subprocess.TimeoutExpired):
             pass
+        if shutil.which("perl") and os.uname().machine in _SYSCALLS:
+            out.append(USERNS_DIRECT)
         if shutil.which(self.unshare):
             out.append(USERNS)
         return out

@@ -34,7 +34,8 @@ from ..sandbox import Sandbox, SandboxCheck, host_paths, scrubbed_env
 from ..sandbox_limits import SandboxLimits, pids_cgroup
 from ..sandbox_overlay import OverlayProbe, OverlayStatus, Stage, stage_parent, wrap_argv
 from ..sandbox_stages import StagePool
-from ..sandbox_view import Skipped, View, plan
+from ..sandbox_view import Skipped, View
+from ..sandbox_view_cache import ViewCache
 from ..settings import home as agentdesk_home
 from ..settings_schema import SHELL_TIMEOUT_MAX_S
 from ..workspace.upper import Applied, apply_upper
@@ -135,6 +136,7 @@ class ShellTool:
         self._sandbox = Sandbox(bwrap)
         self._overlay = overlay if overlay is not None else OverlayProbe(bwrap)
         self._stages = stages if stages is not None else StagePool()
+        self._views = ViewCache()
         # One command at a time per workspace: overlapping commands' changes could not be told apart.
         self._locks: dict[tuple[asyncio.AbstractEventLoop, "Path"], asyncio.Lock] = {}
 
@@ -161,14 +163,10 @@ class ShellTool:
         command = str(tool_input["command"])
         network = bool(tool_input.get("network", False))
         timeout = _timeout(settings, tool_input)
-        check = await asyncio.to_thread(sandbox.check)
-        if not check.ok and not settings.allow_unsandboxed_shell:
-            raise ToolFailure(f"shell_exec refused: {check.reason}. Commands only run inside the bubblewrap "
-                              "sandbox (or set allow_unsandboxed_shell in the settings to run them without one).")
         root = ctx.workspace.root
         host_env = os.environ if self._environ is None else self._environ
-        ready = await asyncio.to_thread(self._prepare, root, check, settings, host_env, ctx.ledger)
-        view, status, stage = ready.view, ready.status, ready.stage
+        ready = await asyncio.to_thread(self._prepare, root, settings, host_env, ctx.ledger)
+        check, view, status, stage = ready.check, ready.view, ready.status, ready.stage
         cgroup = check.support.cgroup_base if check.ok and check.support.processes == "cgroup" else None
 
         def argv(info_fd: int | None, procs: Path | None) -> list[str]:
@@ -198,22 +196,25 @@ class ShellTool:
             if stage is not None:
                 release(stage)  # a no-op once applied; otherwise (it never ran) a few renames
 
-    def _prepare(self, root: Path, check: SandboxCheck, settings: "Settings", host_env: Mapping[str, str],
-                 ledger: Any) -> "_Prepared":
+    def _prepare(self, root: Path, settings: "Settings", host_env: Mapping[str, str], ledger: Any) -> "_Prepared":
         """Everything a command needs before it starts, in one trip off the event loop."""
+        check = self._sandbox.check()  # probed once
+        if not check.ok and not settings.allow_unsandboxed_shell:
+            raise ToolFailure(f"shell_exec refused: {check.reason}. Commands only run inside the bubblewrap "
+                              "sandbox (or set allow_unsandboxed_shell in the settings to run them without one).")
         if not check.ok:
-            return _Prepared(None, None, None)
+            return _Prepared(check, None, None, None)
         real = Path(os.path.realpath(root))
         status = self._overlay.status(real)  # probed once per filesystem, then a lookup
         stage = _stage_or_none(self._stages, real) if status.overlay else None
         try:
             secrets = (agentdesk_home(host_env), *_ledger_files(ledger), stage_parent(real))
-            view = plan(root, host_paths(host_env, secrets, settings.sandbox_read_only))
+            view = self._views.plan(root, host_paths(host_env, secrets, settings.sandbox_read_only))
         except BaseException:
             if stage is not None:
                 self._stages.release(stage)
             raise
-        return _Prepared(view, status, stage)
+        return _Prepared(check, view, status, stage)
 
     def close(self) -> None:
         """Remove this tool's stage folders (blocking; no command may be running)."""
@@ -340,8 +341,9 @@ def _once(release: Callable[[Stage], None]) -> Callable[[Stage], None]:
 
 @dataclass(frozen=True)
 class _Prepared:
-    """What ``ShellTool._prepare`` found: the view (None: no sandbox), the overlay status and the stage."""
+    """What ``ShellTool._prepare`` found: the sandbox, the view (None: none), the overlay status and the stage."""
 
+    check: SandboxCheck
     view: View | None
     status: OverlayStatus | None
     stage: Stage | None
