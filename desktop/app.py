@@ -276,6 +276,7 @@ def run(argv: list[str] | None = None) -> int:
         desk.window.shown.connect(lambda: _report_shown(desk))
     desk.window.show()
     show_config_problems(desk)
+    desk.window._sandbox_mode = loop.create_task(desk.window.show_sandbox_mode())  # the kernel's probe, off the Qt loop
     if not remote:  # the kernel service runs its own scheduler
         loop.call_soon(cast(Any, desk.kernel).automations.start)  # scheduled runs fire while this kernel runs
     with loop:

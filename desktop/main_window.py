@@ -108,6 +108,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.status.footer)
         self.automations_window: QWidget | None = None  # the Automations window, made on first use
         self.confirmations: dict[int, ConfirmDialog] = {}  # open one-off confirmation dialogs by request id
+        self._sandbox_mode: object = None  # the task asking the kernel for it (kept while it runs)
         self.inbox_label = QLabel()
         self.inbox_label.setToolTip("Requests automation runs were refused, and notices (Automations window)")
         self.statusBar().addPermanentWidget(self.inbox_label)
@@ -183,6 +184,19 @@ class MainWindow(QMainWindow):
         dialog.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
         dialog.show()
         self.statusBar().showMessage(f"\u25c6 {request.title}: confirm or decline", 20000)
+
+    async def show_sandbox_mode(self) -> None:
+        """Ask the kernel (its machine, attached or not) how shell commands are captured: the mode goes in
+        the status line's tooltip, and a fallback to snapshots is said once, in the status bar."""
+        try:
+            mode = await self.kernel.sandbox_mode()
+        except Exception:  # noqa: BLE001 - an older or unreachable kernel: nothing to show
+            return
+        self.status.counts.sandbox = mode
+        self.status.refresh()
+        if not mode.overlay:
+            self.statusBar().showMessage(f"Shell commands are captured by snapshots, more slowly: no overlay "
+                                         f"({mode.reason}). See \"Sandbox\" in the user guide.", 60000)
 
     def _update_inbox(self) -> None:
         """The Inbox's count in the status line (hidden when it is empty)."""

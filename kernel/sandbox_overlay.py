@@ -62,8 +62,17 @@ class OverlayStatus:
     def overlay(self) -> bool:
         return self.method != SNAPSHOTS
 
+    @property
+    def mode(self) -> str:
+        """Short words for ``agentdesk status``: "overlay (user-namespace mount)", "snapshots (no overlay: …)"."""
+        if self.method == BWRAP:
+            return "overlay (bwrap --overlay)"
+        if self.overlay:
+            return "overlay (user-namespace mount)"
+        return f"snapshots (no overlay: {self.reason})"
+
     def describe(self) -> str:
-        """One line for the desktop and ``agentdesk status``."""
+        """One sentence for the desktop."""
         if self.overlay:
             how = "bubblewrap's overlay" if self.method == BWRAP else "a user-namespace overlay mount"
             if self.method == USERNS_DIRECT:
@@ -180,7 +189,7 @@ class OverlayProbe:
         if not self.allowed:
             return OverlayStatus(SNAPSHOTS, "overlays are turned off")
         try:
-            dev = os.stat(root).st_dev
+            dev = os.stat(_existing(root)).st_dev  # a workspace not made yet: the folder it will be made in
         except OSError as exc:
             return OverlayStatus(SNAPSHOTS, f"the workspace cannot be read: {exc}")
         with self._lock:
@@ -191,7 +200,7 @@ class OverlayProbe:
     def _probe(self, root: Path) -> OverlayStatus:
         parent = stage_parent(root)
         try:
-            if os.stat(root.parent).st_dev != os.stat(root).st_dev:
+            if root.exists() and os.stat(root.parent).st_dev != os.stat(root).st_dev:
                 return OverlayStatus(SNAPSHOTS, "the workspace is a mount point of its own (no room beside it "
                                                 "on the same filesystem)")
             probe_root = Path(tempfile.mkdtemp(prefix="probe-", dir=_made(parent)))
@@ -255,6 +264,12 @@ class OverlayProbe:
         except OSError as exc:
             return f"{method}: the upper layer did not hold the change ({exc})"
         return None if kept_ok and gone_ok else f"{method}: the upper layer did not hold the change"
+
+
+def _existing(path: Path) -> Path:
+    while not os.path.lexists(path) and path.parent != path:
+        path = path.parent
+    return path
 
 
 def _made(folder: Path) -> Path:
