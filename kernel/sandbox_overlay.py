@@ -178,10 +178,12 @@ def direct_userns_argv(root: str, stage: Stage) -> list[str]:
 class OverlayProbe:
     """Finds, once per filesystem, which overlay method works (blocking; call it off the event loop)."""
 
-    def __init__(self, bwrap: str = "bwrap", unshare: str = "unshare", *, allowed: bool = True) -> None:
+    def __init__(self, bwrap: str = "bwrap", unshare: str = "unshare", *, allowed: bool = True,
+                 only: tuple[str, ...] | None = None) -> None:
         self.bwrap = bwrap
         self.unshare = unshare
         self.allowed = allowed
+        self.only = only  # try only these methods (tests run each one)
         self._known: dict[int, OverlayStatus] = {}
         self._lock = threading.Lock()
 
@@ -236,7 +238,7 @@ class OverlayProbe:
             out.append(USERNS_DIRECT)
         if shutil.which(self.unshare):
             out.append(USERNS)
-        return out
+        return [m for m in out if self.only is None or m in self.only]
 
     def _try(self, method: str, folder: Path) -> str | None:
         """Run a command that changes one file and deletes another; None when the upper layer shows both."""

@@ -77,6 +77,7 @@ OUTPUT_SCHEMA: Mapping[str, Any] = {
         "snapshot": {"type": "integer"},
         "capture": {"type": "string"},
         "conflicts": {"type": "array", "items": {"type": "object"}},
+        "links_split": {"type": "array", "items": {"type": "object"}},
     },
 }
 DESCRIPTION = (
@@ -524,6 +525,7 @@ class _Captured:
     conflicts: tuple[tuple[str, str, int], ...] = ()   # (relative path, who else changed it, their entry)
     failed: tuple[tuple[str, str], ...] = ()
     special: tuple[str, ...] = ()
+    links_split: tuple[tuple[str, int], ...] = ()  # (relative path, names the file had)
 
     @classmethod
     def of_snapshots(cls, changes: "CommandChanges") -> "_Captured":
@@ -535,7 +537,7 @@ class _Captured:
         return cls(tuple(applied.changes), tuple(applied.hash_only), tuple(applied.not_undoable),
                    applied.snapshot.seq if applied.snapshot is not None else 0, "overlay", tuple(applied.ignored),
                    tuple((c.rel, c.by, c.seq) for c in applied.conflicts), tuple(applied.failed),
-                   tuple(applied.skipped))
+                   tuple(applied.skipped), tuple(applied.links_split))
 
 
 def _report(workspace: "Workspace", outcome: CommandResult, captured: _Captured, *, sandboxed: bool,
@@ -561,6 +563,9 @@ def _report(workspace: "Workspace", outcome: CommandResult, captured: _Captured,
                      "version was applied over it, and undo can bring the other back")
     for rel, why in captured.failed:
         lines.append(f"could not apply the change to {rel}: {why} (recorded, not landed)")
+    for rel, names in captured.links_split:
+        lines.append(f"hard link split: {rel} had {names} names; the command's version replaced this name only, "
+                     "the other names keep the earlier contents")
     if captured.special:
         lines.append("not recorded (not a file, folder or link): " + _listed(captured.special))
     if skipped:
@@ -570,6 +575,7 @@ def _report(workspace: "Workspace", outcome: CommandResult, captured: _Captured,
             "hash_only": list(captured.hash_only), "not_undoable": list(captured.not_undoable),
             "sandboxed": sandboxed, "network": network, "snapshot": captured.snapshot, "capture": captured.capture,
             "conflicts": [{"path": rel, "by": by, "entry": seq} for rel, by, seq in captured.conflicts],
+            "links_split": [{"path": rel, "names": names} for rel, names in captured.links_split],
             "not_shown": [{"path": s.path, "reason": s.reason} for s in skipped]}
     return ToolOutput("\n".join(lines), data)
 
