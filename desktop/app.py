@@ -171,7 +171,8 @@ def open_settings(desk: Desktop) -> Any:
         current.raise_()
         current.activateWindow()
         return current
-    dialog = SettingsDialog(desk.store, desk.settings, desk.window, mcp_status=getattr(desk.kernel, "mcp_status", None))
+    dialog = SettingsDialog(desk.store, desk.settings, desk.window, mcp_status=getattr(desk.kernel, "mcp_status", None),
+                            sandbox=desk.window.status.counts.sandbox)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.saved.connect(lambda new: apply_settings(desk, new))
     desk.extras["settings_dialog"] = dialog

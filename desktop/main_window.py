@@ -187,7 +187,8 @@ class MainWindow(QMainWindow):
 
     async def show_sandbox_mode(self) -> None:
         """Ask the kernel (its machine, attached or not) how shell commands are captured: the mode goes in
-        the status line's tooltip, and a fallback to snapshots is said once, in the status bar."""
+        the status line's tooltip (with the reason for a fallback), and a fallback to snapshots is said once,
+        in the status bar."""
         try:
             mode = await self.kernel.sandbox_mode()
         except Exception:  # noqa: BLE001 - an older or unreachable kernel: nothing to show
@@ -195,8 +196,8 @@ class MainWindow(QMainWindow):
         self.status.counts.sandbox = mode
         self.status.refresh()
         if not mode.overlay:
-            self.statusBar().showMessage(f"Shell commands are captured by snapshots, more slowly: no overlay "
-                                         f"({mode.reason}). See \"Sandbox\" in the user guide.", 60000)
+            self.statusBar().showMessage("Shell commands use snapshots (no overlay here): hover the status "
+                                         "line for why", 60000)
 
     def _update_inbox(self) -> None:
         """The Inbox's count in the status line (hidden when it is empty)."""

@@ -62,6 +62,11 @@ def test_the_sandbox_mode_comes_from_the_kernel_into_the_tooltip(main) -> None:
     tip = main.window.status.footer.toolTip()
     assert "Sandbox: overlay (user-namespace mount)." in tip and "captured exactly" in tip
     assert main.window.statusBar().currentMessage() == ""  # an overlay needs no notice
+    dialog = main.window._open_settings()  # and in Settings, beside the folders commands may read (keyboard too)
+    try:
+        assert "captured by: overlay (user-namespace mount)." in dialog.read_only_note.text()
+    finally:
+        dialog.reject()
 
 
 def test_a_fallback_to_snapshots_is_said_once_with_its_reason(tmp_path: Path, qloop, qtbot) -> None:
@@ -75,7 +80,7 @@ def test_a_fallback_to_snapshots_is_said_once_with_its_reason(tmp_path: Path, ql
         asyncio.ensure_future(desk.window.show_sandbox_mode())
         qtbot.waitUntil(lambda: desk.window.status.counts.sandbox is not None, timeout=10000)
         notice = desk.window.statusBar().currentMessage()
-        assert notice.startswith("Shell commands are captured by snapshots") and "staging folder" in notice
+        assert notice.startswith("Shell commands use snapshots (no overlay here)")
         assert "Sandbox: snapshots (no overlay: cannot make a staging folder" in desk.window.status.footer.toolTip()
     finally:
         closing = asyncio.ensure_future(desk.kernel.aclose())
