@@ -24,7 +24,8 @@ Two ways to mount it, tried in this order on the workspace's own filesystem:
 
 The upper and work folders live in ``.agentdesk-overlay/`` beside the
 workspace (same filesystem, so changes land by rename; outside the workspace,
-so the command never sees them). Where neither way works — no unprivileged
+so the command never sees them), kept and reused per workspace
+(``kernel.sandbox_stages``). Where neither way works — no unprivileged
 user namespaces, a filesystem overlayfs refuses, a parent folder we cannot
 write — commands fall back to snapshots, and ``OverlayStatus.reason`` says why.
 """
@@ -92,26 +93,6 @@ class Stage:
 
 def stage_parent(root: Path) -> Path:
     return root.parent / STAGE_DIR
-
-
-def new_stage(root: Path) -> Stage:
-    """Fresh upper/work folders beside ``root`` (private to this user), with no lock (the probe's)."""
-    parent = stage_parent(root)
-    parent.mkdir(mode=0o700, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix=f"{root.name[:40]}-", dir=parent))
-    upper, work = folder / "upper", folder / "work"
-    upper.mkdir()
-    work.mkdir()
-    return Stage(folder, upper, work)
-
-
-def remove_stage(stage: Stage) -> None:
-    """Remove a stage and, when no other command is staging there, its parent."""
-    remove_tree(stage.folder)
-    try:
-        stage.folder.parent.rmdir()
-    except OSError:
-        pass
 
 
 def wrap_argv(method: str, argv: Sequence[str], root: Path, stage: Stage, *, bwrap: str,
