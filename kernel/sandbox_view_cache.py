@@ -4,11 +4,13 @@
 entry and the Settings folders: about 5 ms of CPU for every command (measured
 2026-12-01), a third of shell_exec's budget over bare bwrap. It depends only
 on those host paths, so it is kept and reused as long as a fingerprint of
-them is unchanged: for each path, what ``lstat`` and ``stat`` say (device,
-inode, type, and the entry's own times). A secret appearing, a link retargeted
+them is unchanged: for each path, what ``lstat`` says (device, inode, type)
+and, for a link, what ``stat`` says too. A secret appearing, a link retargeted
 (a new link is a new inode), a folder on the way replaced, a toolchain added:
-each changes the fingerprint, and the view is built afresh. About 150 stat
-calls, well under a millisecond. The workspace part (its refusal, its masks,
+each changes the fingerprint, and the view is built afresh. Times are left
+out: the ledger's own files (secrets too) change at every entry, and a
+changed time never changes what the view shows. About 100 lstat calls, well
+under a millisecond. The workspace part (its refusal, its masks,
 its git folders) is planned fresh for every command.
 """
 
@@ -32,6 +34,7 @@ class ViewCache:
         self._kept: dict[str, tuple[_Mark, HostView]] = {}
         self._inputs: dict[str, list[str]] = {}
         self._lock = threading.Lock()
+        self.builds = 0  # host views built (a rebuild at every command would cost ~5 ms each)
 
     def plan(self, workspace: Path, host: HostPaths) -> View:
         key = repr(host)
@@ -44,6 +47,7 @@ class ViewCache:
             kept = self._kept.get(key)
         if kept is None or kept[0] != mark:
             kept = (mark, host_view(host))
+            self.builds += 1
             with self._lock:
                 self._kept = {key: kept}  # one host at a time: settings changes replace it
         return plan(workspace, host, kept[1])
@@ -74,7 +78,7 @@ def _inputs(host: HostPaths) -> list[str]:
 def _mark(path: str) -> _Mark:
     try:
         st = os.lstat(path)
-        own: _Mark = (st.st_dev, st.st_ino, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
+        own: _Mark = (st.st_dev, st.st_ino, st.st_mode)  # not times: the ledger's files change at every entry
     except (OSError, ValueError):
         return ()  # nothing there (a missing folder on the way: nothing below it either)
     if not stat.S_ISLNK(st.st_mode):

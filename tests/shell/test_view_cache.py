@@ -55,3 +55,19 @@ def test_the_workspace_part_is_planned_for_every_command(tmp_path: Path) -> None
     (root / ".git" / "config").write_text("[core]\n")
     view = cache.plan(root, host)
     assert root / ".git" / "config" in view.locked and root / ".git" in view.pinned
+
+
+def test_files_that_change_at_every_command_do_not_rebuild_it(tmp_path: Path) -> None:
+    home, root, _ = _host(tmp_path)
+    ledger = tmp_path / "l.db-wal"
+    ledger.write_bytes(b"1")
+    host = HostPaths(home=home, path=f"{home}/.cargo/bin", secrets=(ledger, tmp_path / ".agentdesk-overlay"))
+    cache = ViewCache()
+    for n in range(3):
+        cache.plan(root, host)
+        ledger.write_bytes(b"more" * n)  # the ledger grows, its times move
+        (home / f"history-{n}").write_text("x")  # the home folder's own time moves
+    assert cache.builds == 1
+    (tmp_path / ".agentdesk-overlay").mkdir()  # a secret appearing is a change
+    cache.plan(root, host)
+    assert cache.builds == 2
