@@ -174,7 +174,8 @@ def open_settings(desk: Desktop) -> Any:
         current.activateWindow()
         return current
     dialog = SettingsDialog(desk.store, desk.settings, desk.window, mcp_status=getattr(desk.kernel, "mcp_status", None),
-                            mcp_reload=getattr(desk.kernel, "mcp_reload", None))  # a saved change applies at once
+                            mcp_reload=getattr(desk.kernel, "mcp_reload", None),  # a saved change applies at once
+                            sandbox=desk.window.status.counts.sandbox)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.saved.connect(lambda new: apply_settings(desk, new))
     desk.extras["settings_dialog"] = dialog
@@ -279,6 +280,7 @@ def run(argv: list[str] | None = None) -> int:
         desk.window.shown.connect(lambda: _report_shown(desk))
     desk.window.show()
     show_config_problems(desk)
+    desk.window._sandbox_mode = loop.create_task(desk.window.show_sandbox_mode())  # the kernel's probe, off the Qt loop
     if not remote:  # the kernel service runs its own scheduler
         loop.call_soon(cast(Any, desk.kernel).automations.start)  # scheduled runs fire while this kernel runs
     with loop:

@@ -106,6 +106,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(split)
         self.statusBar().addPermanentWidget(self.status.footer)
         self.automations_window: QWidget | None = None  # the Automations window, made on first use
+        self._sandbox_mode: object = None  # the task asking the kernel for it (kept while it runs)
         self.inbox_label = QLabel()
         self.inbox_label.setToolTip("Requests automation runs were refused, notices, and mails or events not known "
                                     "to have gone out (Automations window)")
@@ -169,6 +170,20 @@ class MainWindow(QMainWindow):
         if isinstance(event, AutomationsChanged) or (isinstance(event, LedgerAppended)
                                                       and event.entry.kind == "outcome"):
             self._update_inbox()
+
+    async def show_sandbox_mode(self) -> None:
+        """Ask the kernel (its machine, attached or not) how shell commands are captured: the mode goes in
+        the status line's tooltip (with the reason for a fallback), and a fallback to snapshots is said once,
+        in the status bar."""
+        try:
+            mode = await self.kernel.sandbox_mode()
+        except Exception:  # noqa: BLE001 - an older or unreachable kernel: nothing to show
+            return
+        self.status.counts.sandbox = mode
+        self.status.refresh()
+        if not mode.overlay:
+            self.statusBar().showMessage("Shell commands use snapshots (no overlay here): hover the status "
+                                         "line for why", 60000)
 
     def _update_inbox(self) -> None:
         """The Inbox's count in the status line (hidden when it is empty): refused requests and notices of

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from kernel import SettingsStore
-from kernel.api import BASE_URL_VARIABLES, PROVIDERS, ConfigError, KeySource, Settings
+from kernel.api import BASE_URL_VARIABLES, PROVIDERS, ConfigError, KeySource, OverlayStatus, Settings
 
 from .theme import ERROR, MUTED, mono_font, shade
 from .web_settings import WebTab
@@ -76,9 +76,11 @@ class SettingsDialog(QDialog):
 
     def __init__(self, store: SettingsStore, settings: Settings, parent: QWidget | None = None,
                  env: Mapping[str, str] | None = None, mcp_status: Callable[[], list[Any]] | None = None,
-                 mcp_reload: Callable[[], Awaitable[Any]] | None = None) -> None:
+                 mcp_reload: Callable[[], Awaitable[Any]] | None = None,
+                 sandbox: OverlayStatus | None = None) -> None:
         super().__init__(parent)
         self.store, self.settings, self.env = store, settings, env
+        self.sandbox = sandbox  # how the kernel captures shell commands (its ``sandbox_mode``), when known
         self.mcp_status = mcp_status  # the running kernel's word on each MCP server, for that page
         self.mcp_reload = mcp_reload  # asks the running kernel to read mcp.json again after the page saves
         self.setWindowTitle("Settings")
@@ -127,7 +129,9 @@ class SettingsDialog(QDialog):
         form.addRow("Folders commands may read", self.read_only)
         self.read_only_note = QLabel("Shell commands see these read-only besides the workspace. Never shown, "
                                      "whatever this says: the Agentdesk home, ~/.ssh, ~/.gnupg, cloud "
-                                     "credentials, keyrings and browser profiles.", self)
+                                     "credentials, keyrings and browser profiles."
+                                     + (f"\nCommands' changes are captured by: {self.sandbox.mode}."
+                                        if self.sandbox is not None else ""), self)
         self.read_only_note.setWordWrap(True)
         form.addRow("", self.read_only_note)
 

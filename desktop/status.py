@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from kernel.api import (
     AgentState,
-    Broken, Intact, Integrity, KernelError, LedgerAppended, Spend, money, plural,
+    Broken, Intact, Integrity, KernelError, LedgerAppended, OverlayStatus, Spend, money, plural,
 )
 
 from . import style
@@ -38,6 +38,7 @@ class StatusCounts:
     rows: ProcessRows | None = None  # agents and leases; its own empty rows when not given
     spend: Callable[[], Spend] | None = None  # today's requests (the kernel's ``spend_today``)
     last_spend: Spend | None = None  # what ``spend`` last said (shown while the kernel is away)
+    sandbox: OverlayStatus | None = None  # how shell commands are captured (the kernel's ``sandbox_mode``)
 
     def __post_init__(self) -> None:
         if self.rows is None:
@@ -120,6 +121,13 @@ class StatusCounts:
             case _:
                 return "The ledger was not checked."
 
+    def tooltip(self) -> str:
+        """The footer's tooltip: the ledger check, then how shell commands are captured."""
+        text = self.ledger_check_text()
+        if self.sandbox is not None:
+            text += f"\nSandbox: {self.sandbox.mode}. {self.sandbox.describe()[0].upper()}{self.sandbox.describe()[1:]}."
+        return text
+
     def _footer_parts(self) -> list[str]:
         attached = "kernel attached" if self.attached else "kernel detached"
         match self.ledger_check:
@@ -166,4 +174,4 @@ class StatusLabels:
     def refresh(self) -> None:
         self.headline.setText(self.counts.headline_html())
         self.footer.setText(self.counts.footer_html())
-        self.footer.setToolTip(self.counts.ledger_check_text())
+        self.footer.setToolTip(self.counts.tooltip())

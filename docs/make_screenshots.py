@@ -501,6 +501,10 @@ def main(argv: list[str]) -> int:
             from screenshots_trust import trust_scenario
 
             shots += loop.run_until_complete(trust_scenario(out, Path(tmp), _until, _save))
+        with tempfile.TemporaryDirectory() as tmp:  # sandbox: commands fall back to snapshots, said once
+            from screenshots_sandbox import sandbox_scenario
+
+            shots += loop.run_until_complete(sandbox_scenario(out, Path(tmp), _until, _save))
     for path in shots:
         print(path)
     return 0

@@ -43,6 +43,7 @@ from .lease_book import LeaseBook
 from .lease_requests import LeaseRequests, PendingApprover
 from .leases import Lease
 from .messages import Message, user_text
+from .sandbox_overlay import OverlayStatus
 from .settings import Settings
 from .spend import SpendToday
 from .states import AgentState, Outcome
@@ -51,7 +52,7 @@ from .tools.fs.stale import sweep_temp_files
 from .workspace.snapshot import SnapshotIndexes
 from .trust.taint import taint_from
 from .tools.registry import ToolRegistry, builtin_registry
-from .tools.shell import shell_tool
+from .tools.shell import ShellTool
 from .redaction import Redactor, SecretRegistry
 from .settings_schema import WEB_KEY_VARIABLES
 from .tools.descriptor import ToolDescriptor
@@ -116,8 +117,10 @@ class Kernel:
         bus = bus or EventBus()
         self._requests = LeaseRequests(bus)
         self._snapshots = SnapshotIndexes(ledger, max_blob=settings.blob_max_bytes, cache_dir=snapshot_dir)
+        # the shell tool is kept: its stage folders close with the kernel, and it knows the overlay mode
+        self._shell = ShellTool(lambda: self._services.settings, self._snapshots)
         if tools is None:
-            tools = builtin_registry(extra=(shell_tool(lambda: self._services.settings, self._snapshots),
+            tools = builtin_registry(extra=(self._shell.descriptor(),
                                             *web_tools(lambda: self._services.settings, web_keys,
                                                        lambda agent_id, url: self._services.extensions
                                                        .url_refusal(agent_id, url)),
@@ -184,6 +187,12 @@ class Kernel:
     def tools(self) -> list[ToolInfo]:
         """The tools agents may call, with the scope each asks a lease for."""
         return [ToolInfo(d.name, d.scope, str(d.risk), d.trusted) for d in self._services.tools.descriptors()]
+
+    async def sandbox_mode(self, workspace: str | None = None) -> OverlayStatus:
+        """How shell commands in ``workspace`` (default: Settings' workspace) are captured on this machine:
+        on an overlay, or by snapshots and why (probed once per filesystem, off the loop)."""
+        root = Path(workspace or self._services.settings.workspace).expanduser()
+        return await asyncio.to_thread(self._shell.overlay_status, root)
 
     # ---- outward calls (mail, calendar): exactly once -----------------------------
 
@@ -590,6 +599,7 @@ class Kernel:
         if self._watchers is not None:
             await self._watchers.close()
         self._snapshots.close()
+        await asyncio.to_thread(self._shell.close)  # its stage folders (no command runs any more)
         self._unlisten_runs()
 
 

@@ -24,7 +24,8 @@ Two ways to mount it, tried in this order on the workspace's own filesystem:
 
 The upper and work folders live in ``.agentdesk-overlay/`` beside the
 workspace (same filesystem, so changes land by rename; outside the workspace,
-so the command never sees them). Where neither way works — no unprivileged
+so the command never sees them), kept and reused per workspace
+(``kernel.sandbox_stages``). Where neither way works — no unprivileged
 user namespaces, a filesystem overlayfs refuses, a parent folder we cannot
 write — commands fall back to snapshots, and ``OverlayStatus.reason`` says why.
 """
@@ -41,16 +42,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from .safe_remove import remove_tree
+
 STAGE_DIR = ".agentdesk-overlay"
 MOUNT_OPTIONS = "userxattr,redirect_dir=nofollow,metacopy=off,volatile"
 USERNS = "userns-mount"        # unshare + mount -t overlay, bwrap inside
+USERNS_DIRECT = "userns-mount-direct"  # the same namespace and mount made by one small perl program
 BWRAP = "bwrap-overlay"        # bwrap --overlay-src/--overlay
 SNAPSHOTS = "snapshots"        # no overlay: before/after snapshots
 
 
 @dataclass(frozen=True)
 class OverlayStatus:
-    """How commands in one workspace are captured: ``method`` is USERNS, BWRAP or SNAPSHOTS."""
+    """How commands in one workspace are captured: ``method`` is USERNS(_DIRECT), BWRAP or SNAPSHOTS."""
 
     method: str
     reason: str = ""
@@ -59,10 +63,21 @@ class OverlayStatus:
     def overlay(self) -> bool:
         return self.method != SNAPSHOTS
 
+    @property
+    def mode(self) -> str:
+        """Short words for ``agentdesk status``: "overlay (user-namespace mount)", "snapshots (no overlay: …)"."""
+        if self.method == BWRAP:
+            return "overlay (bwrap --overlay)"
+        if self.overlay:
+            return "overlay (user-namespace mount)"
+        return f"snapshots (no overlay: {self.reason})"
+
     def describe(self) -> str:
-        """One line for the desktop and ``agentdesk status``."""
+        """One sentence for the desktop."""
         if self.overlay:
             how = "bubblewrap's overlay" if self.method == BWRAP else "a user-namespace overlay mount"
+            if self.method == USERNS_DIRECT:
+                how += ", made directly"
             return f"shell commands run on an overlay ({how}): changes are captured exactly and land when they end"
         return f"shell commands are captured by workspace snapshots (no overlay: {self.reason})"
 
@@ -80,34 +95,12 @@ def stage_parent(root: Path) -> Path:
     return root.parent / STAGE_DIR
 
 
-def new_stage(root: Path) -> Stage:
-    """Fresh upper/work folders beside ``root`` (private to this user)."""
-    parent = stage_parent(root)
-    parent.mkdir(mode=0o700, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix=f"{root.name[:40]}-", dir=parent))
-    upper, work = folder / "upper", folder / "work"
-    upper.mkdir()
-    work.mkdir()
-    return Stage(folder, upper, work)
-
-
-def remove_stage(stage: Stage) -> None:
-    """Remove a stage and, when no other command is staging there, its parent."""
-    try:
-        os.chmod(stage.work / "work", 0o700)  # overlayfs leaves it mode 000: unlock it up front
-    except OSError:
-        pass
-    shutil.rmtree(stage.folder, onerror=lambda *a: _force_remove(a[1]))
-    try:
-        stage.folder.parent.rmdir()
-    except OSError:
-        pass
-
-
 def wrap_argv(method: str, argv: Sequence[str], root: Path, stage: Stage, *, bwrap: str,
               unshare: str = "unshare") -> list[str]:
     """``argv`` (a bwrap command line that binds ``root`` writable) made to run on the overlay."""
     root_s = str(root)
+    if method == USERNS_DIRECT:
+        return [*argv[:argv.index(bwrap)], *direct_userns_argv(root_s, stage), *_inside(argv, bwrap)]
     if method == BWRAP:
         out: list[str] = []
         i = 0
@@ -120,8 +113,7 @@ def wrap_argv(method: str, argv: Sequence[str], root: Path, stage: Stage, *, bwr
             i += 1
         return out
     bwrap_at = list(argv).index(bwrap)
-    inside = [*argv[bwrap_at:bwrap_at + 1], "--unshare-user", "--uid", str(os.getuid()), "--gid", str(os.getgid()),
-             *argv[bwrap_at + 1:]]
+    inside = _inside(argv, bwrap)
     mount = ('mount -t overlay overlay -o "lowerdir=$1,upperdir=$2,workdir=$3,' + MOUNT_OPTIONS + '" "$1" '
              '|| { echo "agentdesk: could not mount the overlay" >&2; exit 126; }; shift 3; exec "$@"')
     inner = [unshare, "--user", "--map-root-user", "--mount", "/bin/sh", "-c", mount, "agentdesk-overlay",
@@ -129,13 +121,50 @@ def wrap_argv(method: str, argv: Sequence[str], root: Path, stage: Stage, *, bwr
     return [*argv[:bwrap_at], *inner]
 
 
+def _inside(argv: Sequence[str], bwrap: str) -> list[str]:
+    """The bwrap part of ``argv``, mapping the command back to the caller's uid inside the namespace."""
+    at = list(argv).index(bwrap)
+    return [*argv[at:at + 1], "--unshare-user", "--uid", str(os.getuid()), "--gid", str(os.getgid()), *argv[at + 1:]]
+
+
+# unshare(2) and mount(2) by number, per machine (perl-base is on every Debian system; elsewhere USERNS is used).
+_SYSCALLS = {"x86_64": (272, 165), "aarch64": (97, 40)}
+# In a new user and mount namespace, as root of it: mounts private, the overlay over the workspace, then exec.
+_DIRECT = r"""
+my ($unshare, $mount, $lower, $upper, $work, $options, @cmd) = @ARGV;
+my ($uid, $gid) = ($<, (split ' ', $()[0]);
+sub put { my ($file, $text) = @_; open(my $fh, '>', $file) or die "$file: $!\n"; print $fh $text; close($fh) or die "$file: $!\n"; }
+syscall($unshare, 0x10000000 | 0x00020000) == 0 or die "unshare: $!\n";
+put('/proc/self/setgroups', 'deny');
+put('/proc/self/uid_map', "0 $uid 1");
+put('/proc/self/gid_map', "0 $gid 1");
+my ($none, $root, $ovl) = ('none', '/', 'overlay');
+syscall($mount, $none, $root, 0, 0x4000 | 0x40000, 0) == 0 or die "mount --make-rprivate /: $!\n";
+my $data = "lowerdir=$lower,upperdir=$upper,workdir=$work,$options";
+syscall($mount, $ovl, $lower, $ovl, 0, $data) == 0 or die "mount overlay: $!\n";
+exec { $cmd[0] } @cmd or die "exec $cmd[0]: $!\n";
+"""
+
+
+def direct_userns_argv(root: str, stage: Stage) -> list[str]:
+    """perl making the namespace and the overlay mount itself (one exec instead of unshare, sh and mount)."""
+    numbers = _SYSCALLS.get(os.uname().machine)
+    if numbers is None:
+        raise OSError(f"no known syscall numbers for {os.uname().machine}")
+    script = "eval {" + _DIRECT + "}; if ($@) { print STDERR \"agentdesk: could not mount the overlay: $@\"; exit 126; }"
+    return ["perl", "-e", script, str(numbers[0]), str(numbers[1]), root, str(stage.upper), str(stage.work),
+            MOUNT_OPTIONS]
+
+
 class OverlayProbe:
     """Finds, once per filesystem, which overlay method works (blocking; call it off the event loop)."""
 
-    def __init__(self, bwrap: str = "bwrap", unshare: str = "unshare", *, allowed: bool = True) -> None:
+    def __init__(self, bwrap: str = "bwrap", unshare: str = "unshare", *, allowed: bool = True,
+                 only: tuple[str, ...] | None = None) -> None:
         self.bwrap = bwrap
         self.unshare = unshare
         self.allowed = allowed
+        self.only = only  # try only these methods (tests run each one)
         self._known: dict[int, OverlayStatus] = {}
         self._lock = threading.Lock()
 
@@ -143,7 +172,7 @@ class OverlayProbe:
         if not self.allowed:
             return OverlayStatus(SNAPSHOTS, "overlays are turned off")
         try:
-            dev = os.stat(root).st_dev
+            dev = os.stat(_existing(root)).st_dev  # a workspace not made yet: the folder it will be made in
         except OSError as exc:
             return OverlayStatus(SNAPSHOTS, f"the workspace cannot be read: {exc}")
         with self._lock:
@@ -154,7 +183,7 @@ class OverlayProbe:
     def _probe(self, root: Path) -> OverlayStatus:
         parent = stage_parent(root)
         try:
-            if os.stat(root.parent).st_dev != os.stat(root).st_dev:
+            if root.exists() and os.stat(root.parent).st_dev != os.stat(root).st_dev:
                 return OverlayStatus(SNAPSHOTS, "the workspace is a mount point of its own (no room beside it "
                                                 "on the same filesystem)")
             probe_root = Path(tempfile.mkdtemp(prefix="probe-", dir=_made(parent)))
@@ -169,7 +198,7 @@ class OverlayProbe:
                 reasons.append(why)
             return OverlayStatus(SNAPSHOTS, "; ".join(reasons) or "neither bwrap --overlay nor unshare is available")
         finally:
-            shutil.rmtree(probe_root, onerror=lambda *a: _force_remove(a[1]))
+            remove_tree(probe_root)
             try:
                 parent.rmdir()
             except OSError:
@@ -186,9 +215,11 @@ class OverlayProbe:
                 out.append(BWRAP)
         except (OSError, subprocess.TimeoutExpired):
             pass
+        if shutil.which("perl") and os.uname().machine in _SYSCALLS:
+            out.append(USERNS_DIRECT)
         if shutil.which(self.unshare):
             out.append(USERNS)
-        return out
+        return [m for m in out if self.only is None or m in self.only]
 
     def _try(self, method: str, folder: Path) -> str | None:
         """Run a command that changes one file and deletes another; None when the upper layer shows both."""
@@ -218,22 +249,15 @@ class OverlayProbe:
         return None if kept_ok and gone_ok else f"{method}: the upper layer did not hold the change"
 
 
+def _existing(path: Path) -> Path:
+    while not os.path.lexists(path) and path.parent != path:
+        path = path.parent
+    return path
+
+
 def _made(folder: Path) -> Path:
     folder.mkdir(mode=0o700, exist_ok=True)
     return folder
-
-
-def _force_remove(path: str) -> None:
-    """rmtree's error hook: overlayfs leaves ``work/work`` mode 000."""
-    try:
-        os.chmod(os.path.dirname(path), 0o700)
-        if os.path.isdir(path) and not os.path.islink(path):
-            os.chmod(path, 0o700)
-            shutil.rmtree(path, onerror=lambda *a: _force_remove(a[1]))
-        else:
-            os.unlink(path)
-    except OSError:
-        pass
 
 
 _DEFAULT = OverlayProbe()

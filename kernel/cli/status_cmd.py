@@ -2,8 +2,9 @@
 
 Healthy: a kernel serves the home and its ledger checked out at start. The
 report names the pid, uptime, agents by state, how far the ledger is
-verified, whether the shell sandbox can run here, and which providers have a
-key (never the key).
+verified, whether the shell sandbox can run here, how shell commands are
+captured (on an overlay, or by snapshots and why: the kernel's own answer when
+one runs), and which providers have a key (never the key).
 """
 
 from __future__ import annotations
@@ -11,8 +12,14 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ._service import NO_KERNEL, channel
+
+if TYPE_CHECKING:
+    from ..sandbox_overlay import OverlayStatus
+    from ..service.client import SyncChannel
 
 EXIT_HEALTHY, EXIT_UNHEALTHY = 0, 1
 
@@ -30,14 +37,20 @@ def run(args: argparse.Namespace) -> int:
     sandbox = Sandbox().check()
     ch = channel("status")
     report: dict[str, object] = {"kernel": "down", "sandbox_usable": sandbox.ok}
+    mode = None
     if ch is not None:
         try:
             report.update(ch.call("status"))
             report["kernel"] = "up"
+            mode = _kernel_mode(ch)
         except ServiceError as exc:
             report["kernel"] = f"not answering ({exc})"
         finally:
             ch.close()
+    if mode is None:  # no kernel to ask: this machine's own probe, for the workspace in Settings
+        mode = _local_mode()
+    report["sandbox_mode"] = mode.mode if mode is not None else None
+    report["overlay"] = bool(mode is not None and mode.overlay)
     healthy = report["kernel"] == "up" and bool(report.get("ledger_intact"))
     if args.json:
         print(json.dumps(report))
@@ -64,4 +77,31 @@ def _print(r: dict, sandbox_reason: str) -> None:
             print(f"ledger: BROKEN: {r.get('ledger_problem')}")
         keyed = r.get("providers_with_key") or []
         print("providers with a key: " + (", ".join(keyed) or "none"))
-    print("sandbox: usable" if r["sandbox_usable"] else f"sandbox: not usable: {sandbox_reason}")
+    if not r["sandbox_usable"]:
+        print(f"sandbox: not usable: {sandbox_reason}")
+    elif r.get("sandbox_mode"):
+        print(f"sandbox: {r['sandbox_mode']}")
+    else:
+        print("sandbox: usable")
+
+
+def _kernel_mode(ch: "SyncChannel") -> "OverlayStatus | None":
+    """The kernel's own answer (an older kernel without it: None, and this machine's probe stands in)."""
+    from ..sandbox_overlay import OverlayStatus
+
+    try:
+        mode = ch.call("sandbox_mode", {})
+    except Exception:  # noqa: BLE001 - the mode is a detail of the report, never a reason to fail it
+        return None
+    return mode if isinstance(mode, OverlayStatus) else None
+
+
+def _local_mode() -> "OverlayStatus | None":
+    from ..sandbox_overlay import overlay_status
+    from ..settings import SettingsStore, home
+
+    try:
+        workspace = SettingsStore(home()).check().settings.workspace
+    except Exception:  # noqa: BLE001 - unreadable settings: say nothing about the mode rather than fail status
+        return None
+    return overlay_status(Path(workspace).expanduser())

@@ -375,6 +375,10 @@ class RemoteKernel:
     async def wait(self, agent_id: str) -> Any:
         return await self._events.call("wait", {"agent_id": agent_id})
 
+    async def sandbox_mode(self, workspace: str | None = None) -> Any:
+        """The kernel's own answer (its machine, its probe), never this process's."""
+        return await self._events.call("sandbox_mode", {"workspace": workspace})
+
     @property
     def automations(self) -> "RemoteDesk":
         return RemoteDesk(self, "automations")

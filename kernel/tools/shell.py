@@ -23,16 +23,19 @@ import asyncio
 import json
 import os
 import signal
+import threading
 from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, Protocol, Sequence
 
 from ..errors import ToolFailure
-from ..sandbox import Sandbox, host_paths, scrubbed_env
+from ..sandbox import Sandbox, SandboxCheck, host_paths, scrubbed_env
 from ..sandbox_limits import SandboxLimits, pids_cgroup
-from ..sandbox_overlay import OverlayProbe, OverlayStatus, Stage, new_stage, remove_stage, wrap_argv
-from ..sandbox_view import Skipped, View, plan
+from ..sandbox_overlay import OverlayProbe, OverlayStatus, Stage, stage_parent, wrap_argv
+from ..sandbox_stages import StagePool
+from ..sandbox_view import Skipped, View
+from ..sandbox_view_cache import ViewCache
 from ..settings import home as agentdesk_home
 from ..settings_schema import SHELL_TIMEOUT_MAX_S
 from ..workspace.upper import Applied, apply_upper
@@ -74,6 +77,7 @@ OUTPUT_SCHEMA: Mapping[str, Any] = {
         "snapshot": {"type": "integer"},
         "capture": {"type": "string"},
         "conflicts": {"type": "array", "items": {"type": "object"}},
+        "links_split": {"type": "array", "items": {"type": "object"}},
     },
 }
 DESCRIPTION = (
@@ -102,10 +106,11 @@ class CommandResult:
 
 def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource, *, bwrap: str = "bwrap",
                environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES,
-               limits: SandboxLimits = SandboxLimits(), overlay: OverlayProbe | None = None) -> ToolDescriptor:
+               limits: SandboxLimits = SandboxLimits(), overlay: OverlayProbe | None = None,
+               stages: StagePool | None = None) -> ToolDescriptor:
     """The shell_exec descriptor (see ``ShellTool``)."""
     return ShellTool(settings, index, bwrap=bwrap, environ=environ, output_max_bytes=output_max_bytes,
-                     limits=limits, overlay=overlay).descriptor()
+                     limits=limits, overlay=overlay, stages=stages).descriptor()
 
 
 class ShellTool:
@@ -116,11 +121,13 @@ class ShellTool:
     whether unsandboxed commands are allowed, the read-only folders) apply to the next command.
     ``environ`` is the host environment the command's HOME, PATH and ``$AGENTDESK_HOME`` come from.
     ``overlay`` finds whether a command can run on an overlay (``OverlayProbe(allowed=False)``: never).
+    ``stages`` keeps each workspace's stage folder between commands (``close()`` removes them).
     """
 
     def __init__(self, settings: "Settings | Callable[[], Settings]", index: IndexSource, *, bwrap: str = "bwrap",
                  environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES,
-                 limits: SandboxLimits = SandboxLimits(), overlay: OverlayProbe | None = None) -> None:
+                 limits: SandboxLimits = SandboxLimits(), overlay: OverlayProbe | None = None,
+                 stages: StagePool | None = None) -> None:
         self._settings: Callable[[], Settings] = (
             settings if callable(settings) else (lambda: settings))
         self._index = index
@@ -129,6 +136,8 @@ class ShellTool:
         self._limits = limits
         self._sandbox = Sandbox(bwrap)
         self._overlay = overlay if overlay is not None else OverlayProbe(bwrap)
+        self._stages = stages if stages is not None else StagePool()
+        self._views = ViewCache()
         # One command at a time per workspace: overlapping commands' changes could not be told apart.
         self._locks: dict[tuple[asyncio.AbstractEventLoop, "Path"], asyncio.Lock] = {}
 
@@ -155,19 +164,10 @@ class ShellTool:
         command = str(tool_input["command"])
         network = bool(tool_input.get("network", False))
         timeout = _timeout(settings, tool_input)
-        check = await asyncio.to_thread(sandbox.check)
-        if not check.ok and not settings.allow_unsandboxed_shell:
-            raise ToolFailure(f"shell_exec refused: {check.reason}. Commands only run inside the bubblewrap "
-                              "sandbox (or set allow_unsandboxed_shell in the settings to run them without one).")
         root = ctx.workspace.root
         host_env = os.environ if self._environ is None else self._environ
-        view: View | None = None
-        status = await asyncio.to_thread(self.overlay_status, root) if check.ok else None
-        stage = await asyncio.to_thread(_stage_or_none, root) if status is not None and status.overlay else None
-        if check.ok:
-            secrets = (agentdesk_home(host_env), *_ledger_files(ctx.ledger), *([stage.folder] if stage else []))
-            host = host_paths(host_env, secrets, settings.sandbox_read_only)
-            view = await asyncio.to_thread(plan, root, host)
+        ready = await asyncio.to_thread(self._prepare, root, settings, host_env, ctx.ledger)
+        check, view, status, stage = ready.check, ready.view, ready.status, ready.stage
         cgroup = check.support.cgroup_base if check.ok and check.support.processes == "cgroup" else None
 
         def argv(info_fd: int | None, procs: Path | None) -> list[str]:
@@ -185,16 +185,41 @@ class ShellTool:
         env = scrubbed_env(host_env, sandboxed=check.ok)
         idx = self._index.for_root(root)
         skipped = () if view is None else view.skipped
+        release = _once(self._stages.release)
         try:
             async with self._locks.setdefault((asyncio.get_running_loop(), idx.root), asyncio.Lock()):
                 if stage is not None:
                     return await _run_on_overlay(idx, stage, ctx, argv, limit_group, env, timeout, network,
-                                                 self._output_max_bytes, skipped)
+                                                 self._output_max_bytes, skipped, release)
                 return await _run_recorded(idx, ctx, argv, limit_group, env, timeout, check.ok, network,
                                            self._output_max_bytes, skipped)
         finally:
             if stage is not None:
-                await asyncio.shield(asyncio.to_thread(remove_stage, stage))
+                release(stage)  # a no-op once applied; otherwise (it never ran) a few renames
+
+    def _prepare(self, root: Path, settings: "Settings", host_env: Mapping[str, str], ledger: Any) -> "_Prepared":
+        """Everything a command needs before it starts, in one trip off the event loop."""
+        check = self._sandbox.check()  # probed once
+        if not check.ok and not settings.allow_unsandboxed_shell:
+            raise ToolFailure(f"shell_exec refused: {check.reason}. Commands only run inside the bubblewrap "
+                              "sandbox (or set allow_unsandboxed_shell in the settings to run them without one).")
+        if not check.ok:
+            return _Prepared(check, None, None, None)
+        real = Path(os.path.realpath(root))
+        status = self._overlay.status(real)  # probed once per filesystem, then a lookup
+        stage = _stage_or_none(self._stages, real) if status.overlay else None
+        try:
+            secrets = (agentdesk_home(host_env), *_ledger_files(ledger), stage_parent(real))
+            view = self._views.plan(root, host_paths(host_env, secrets, settings.sandbox_read_only))
+        except BaseException:
+            if stage is not None:
+                self._stages.release(stage)
+            raise
+        return _Prepared(check, view, status, stage)
+
+    def close(self) -> None:
+        """Remove this tool's stage folders (blocking; no command may be running)."""
+        self._stages.close()
 
     def preview(self, workspace: "Workspace", tool_input: Mapping[str, Any]) -> CallPreview:
         command = str(tool_input.get("command", ""))
@@ -247,8 +272,10 @@ async def _run_recorded(idx: "SnapshotIndex", ctx: ToolContext, argv: Callable[[
 async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
                           argv: Callable[[int | None, Path | None], list[str]],
                           limit_group: Callable[[], ContextManager[Path | None]], env: Mapping[str, str],
-                          timeout: float, network: bool, cap: int, skipped: tuple[Skipped, ...]) -> ToolOutput:
-    """Run on the overlay, then apply its upper layer through the ledger, however the command ends.
+                          timeout: float, network: bool, cap: int, skipped: tuple[Skipped, ...],
+                          release: Callable[[Stage], None]) -> ToolOutput:
+    """Run on the overlay, then apply its upper layer through the ledger, however the command ends;
+    ``release`` empties the stage for the next command once it is applied (in the same thread).
 
     The index is not marked busy: nothing the command does reaches the real
     workspace until it ends, so what the watcher sees meanwhile is someone else's.
@@ -258,10 +285,13 @@ async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
     since, start_ns = ctx.ledger.last_seq(), _fs_now(stage)
 
     def apply() -> "Applied":
-        idx.rules.refresh()
-        return apply_upper(idx.root, stage.upper, ctx.ledger, actor=ctx.agent_id, cause=ctx.cause,
-                           ignores=lambda rel, is_dir: idx.ignores(rel, is_dir=is_dir), excluded=idx.excluded,
-                           max_blob=idx.max_blob, since_seq=since, start_ns=start_ns, known=known)
+        try:
+            idx.rules.refresh()
+            return apply_upper(idx.root, stage.upper, ctx.ledger, actor=ctx.agent_id, cause=ctx.cause,
+                               ignores=lambda rel, is_dir: idx.ignores(rel, is_dir=is_dir), excluded=idx.excluded,
+                               max_blob=idx.max_blob, since_seq=since, start_ns=start_ns, known=known)
+        finally:
+            release(stage)
 
     def known(rel: str) -> str | None:
         state = idx.tree.get(rel)
@@ -290,13 +320,34 @@ async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
     return report
 
 
-def _stage_or_none(root: Path) -> Stage | None:
-    """A fresh stage beside ``root``; None (this command falls back to snapshots) when one cannot be made
+def _stage_or_none(stages: StagePool, root: Path) -> Stage | None:
+    """An empty stage beside ``root``; None (this command falls back to snapshots) when one cannot be made
     there (the probe ran beside another workspace on the same filesystem)."""
     try:
-        return new_stage(root)
+        return stages.acquire(root)
     except OSError:
         return None
+
+
+def _once(release: Callable[[Stage], None]) -> Callable[[Stage], None]:
+    """``release`` that acts on its first call only (the stage may be another command's by the second)."""
+    done = threading.Lock()
+
+    def once(stage: Stage) -> None:
+        if done.acquire(blocking=False):
+            release(stage)
+
+    return once
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What ``ShellTool._prepare`` found: the sandbox, the view (None: none), the overlay status and the stage."""
+
+    check: SandboxCheck
+    view: View | None
+    status: OverlayStatus | None
+    stage: Stage | None
 
 
 def _fs_now(stage: Stage) -> int:
@@ -474,6 +525,7 @@ class _Captured:
     conflicts: tuple[tuple[str, str, int], ...] = ()   # (relative path, who else changed it, their entry)
     failed: tuple[tuple[str, str], ...] = ()
     special: tuple[str, ...] = ()
+    links_split: tuple[tuple[str, int], ...] = ()  # (relative path, names the file had)
 
     @classmethod
     def of_snapshots(cls, changes: "CommandChanges") -> "_Captured":
@@ -485,7 +537,7 @@ class _Captured:
         return cls(tuple(applied.changes), tuple(applied.hash_only), tuple(applied.not_undoable),
                    applied.snapshot.seq if applied.snapshot is not None else 0, "overlay", tuple(applied.ignored),
                    tuple((c.rel, c.by, c.seq) for c in applied.conflicts), tuple(applied.failed),
-                   tuple(applied.skipped))
+                   tuple(applied.skipped), tuple(applied.links_split))
 
 
 def _report(workspace: "Workspace", outcome: CommandResult, captured: _Captured, *, sandboxed: bool,
@@ -511,6 +563,9 @@ def _report(workspace: "Workspace", outcome: CommandResult, captured: _Captured,
                      "version was applied over it, and undo can bring the other back")
     for rel, why in captured.failed:
         lines.append(f"could not apply the change to {rel}: {why} (recorded, not landed)")
+    for rel, names in captured.links_split:
+        lines.append(f"hard link split: {rel} had {names} names; the command's version replaced this name only, "
+                     "the other names keep the earlier contents")
     if captured.special:
         lines.append("not recorded (not a file, folder or link): " + _listed(captured.special))
     if skipped:
@@ -520,6 +575,7 @@ def _report(workspace: "Workspace", outcome: CommandResult, captured: _Captured,
             "hash_only": list(captured.hash_only), "not_undoable": list(captured.not_undoable),
             "sandboxed": sandboxed, "network": network, "snapshot": captured.snapshot, "capture": captured.capture,
             "conflicts": [{"path": rel, "by": by, "entry": seq} for rel, by, seq in captured.conflicts],
+            "links_split": [{"path": rel, "names": names} for rel, names in captured.links_split],
             "not_shown": [{"path": s.path, "reason": s.reason} for s in skipped]}
     return ToolOutput("\n".join(lines), data)
 

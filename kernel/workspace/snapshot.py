@@ -53,7 +53,11 @@ class TreeChange:
 
     @property
     def kind(self) -> str:
-        return "created" if self.before is None else "deleted" if self.after is None else "modified"
+        if self.before is None or self.after is None:
+            return "created" if self.before is None else "deleted"
+        if self.before.digest != self.after.digest:
+            return "modified"
+        return "mode" if self.before.mode != self.after.mode else "touched"  # same bytes, other metadata
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,20 @@ def diff(before: Tree, after: Tree) -> list[TreeChange]:
            if before.get(rel) is not new and (rel not in before or before[rel].digest != new.digest)]
     out += [TreeChange(rel, before[rel], None) for rel in before.keys() - after.keys()]
     return sorted(out, key=lambda c: c.rel)
+
+
+def _metadata_changes(before: Tree, after: Tree) -> list[TreeChange]:
+    """Files a command re-stamped without changing their bytes: ``touch`` (mtime) or ``chmod`` (mode).
+
+    Only files read again are compared (the index keeps the same state object for the others)."""
+    out = []
+    for rel, new in after.items():
+        old = before.get(rel)
+        if old is None or old is new or old.digest != new.digest:
+            continue
+        if old.mtime_ns != new.mtime_ns or old.mode != new.mode:
+            out.append(TreeChange(rel, old, new))
+    return out
 
 
 def _changes_since(old: Tree, new: Tree, fresh: list[str]) -> list[TreeChange]:
@@ -186,6 +204,7 @@ class SnapshotIndex:
             after, changes, _ = self._scan(reconcile=False)
             if prior is not before:  # the index moved on since ``before`` (it should not): diff in full
                 changes = diff(before, after)
+            changes = sorted([*changes, *_metadata_changes(before, after)], key=lambda c: c.rel)
             entries, hash_only, lost = [], [], []
             for change in changes:
                 before_hash = None if change.before is None else change.before.digest

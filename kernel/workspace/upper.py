@@ -22,7 +22,15 @@ What the layer holds, and how each is read:
 - a symlink: recorded as a link (its target's text is the contents, never
   followed) and landed as the link itself;
 - a folder rename: with ``redirect_dir=nofollow`` the kernel refuses it and
-  ``mv`` copies then deletes, so it arrives as new files plus a whiteout.
+  ``mv`` copies then deletes, so it arrives as new files plus a whiteout;
+- ``touch`` alone: the file is copied up with the same bytes and a new mtime,
+  recorded as "touched" (before and after equal) and landed with that mtime;
+- one name of a hard-linked file changed: overlayfs copies that name up on its
+  own (the command itself then sees the other names unchanged), so landing it
+  splits the link: that name gets the new contents in a file of its own, the
+  other names keep the old ones. It is recorded like any change and listed in
+  ``links_split`` (the result says so); undo puts the old bytes back under that
+  name, as a file of its own (the link stays split).
 
 The ignore rules now decide only whether contents are kept: an ignored path
 is still recorded, by hash. A file that some other program or agent changed
@@ -78,6 +86,7 @@ class Applied:
     skipped: list[str] = field(default_factory=list)         # special files (pipes, sockets, devices)
     conflicts: list[Conflict] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (rel, why) recorded but could not land
+    links_split: list[tuple[str, int]] = field(default_factory=list)  # (rel, names it had): a hard link broken
 
 
 @dataclass(frozen=True)
@@ -201,7 +210,13 @@ class UpperLayer:
             self.result.skipped.append(rel)
             return
         if before.digest == after.digest and before.mode == after.mode and before.link == after.link:
-            return  # copied up without a change (opened for writing, written the same)
+            if after.link or real is None or real.st_mtime_ns == st.st_mtime_ns:
+                return  # copied up without a change (opened for writing, never written)
+            # ``touch``: the same bytes, a new mtime: recorded (kind "touched") and landed with it
+        if real is not None and stat.S_ISREG(real.st_mode) and real.st_nlink > 1:
+            # overlayfs copies one name of a hard-linked file up on its own: landing it replaces that
+            # name only, and the file's other names keep the earlier contents (said in the result)
+            self.result.links_split.append((rel, real.st_nlink))
         self._plans.append(_Plan(rel, before, after, source, ignored=not keep))
 
     def _content(self, path: Path, st: os.stat_result, keep: bool) -> _Content | None:
@@ -258,9 +273,10 @@ class UpperLayer:
             entries.append(FileChange(actor=actor, path=path, before=before.digest, after=plan.after.digest,
                                       cause=cause, mode=before.mode, stored=stored,
                                       was_link=before.link, is_link=plan.after.link))
+            same = before.digest == plan.after.digest and before.link == plan.after.link
             kind = ("deleted" if plan.source is None else "created" if before.digest is None
-                    else "mode" if before.digest == plan.after.digest and before.link == plan.after.link
-                    else "modified")
+                    else "touched" if same and before.mode == plan.after.mode
+                    else "mode" if same else "modified")
             self.result.changes.append((plan.rel, "link " + kind if plan.after.link or before.link else kind))
             if plan.ignored:
                 self.result.ignored.append(plan.rel)

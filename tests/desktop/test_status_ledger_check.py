@@ -54,3 +54,37 @@ def test_desktop_on_a_tampered_home_shows_the_broken_entry(tmp_path: Path, qloop
 def test_desktop_on_an_intact_home_says_verified(main) -> None:
     assert "ledger verified" in main.window.status.footer.text()
     assert "color:" not in main.window.status.footer.text()
+
+
+def test_the_sandbox_mode_comes_from_the_kernel_into_the_tooltip(main) -> None:
+    asyncio.ensure_future(main.window.show_sandbox_mode())
+    main.until(lambda: main.window.status.counts.sandbox is not None)
+    tip = main.window.status.footer.toolTip()
+    assert "Sandbox: overlay (user-namespace mount)." in tip and "captured exactly" in tip
+    assert main.window.statusBar().currentMessage() == ""  # an overlay needs no notice
+    dialog = main.window._open_settings()  # and in Settings, beside the folders commands may read (keyboard too)
+    try:
+        assert "captured by: overlay (user-namespace mount)." in dialog.read_only_note.text()
+    finally:
+        dialog.reject()
+
+
+def test_a_fallback_to_snapshots_is_said_once_with_its_reason(tmp_path: Path, qloop, qtbot) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (tmp_path / ".agentdesk-overlay").write_text("a file where the staging folder would go")
+    desk = build_desktop(tmp_path / "home", providers=lambda name: None, clock=ManualClock(),
+                         settings=Settings(workspace=str(ws)))
+    qtbot.addWidget(desk.window)
+    try:
+        asyncio.ensure_future(desk.window.show_sandbox_mode())
+        qtbot.waitUntil(lambda: desk.window.status.counts.sandbox is not None, timeout=10000)
+        notice = desk.window.statusBar().currentMessage()
+        assert notice.startswith("Shell commands use snapshots (no overlay here)")
+        assert "Sandbox: snapshots (no overlay: cannot make a staging folder" in desk.window.status.footer.toolTip()
+    finally:
+        closing = asyncio.ensure_future(desk.kernel.aclose())
+        qtbot.waitUntil(closing.done, timeout=5000)
+        desk.window._done = True
+        desk.bridge.close()
+        desk.ledger.close()

@@ -100,6 +100,9 @@ def test_an_ask_in_a_terminal_shows_in_another_client_which_answers_its_lease(ke
     assert status.returncode == 0 and report["kernel"] == "up" and report["agents"] == {"idle": 1}
     assert report["providers_with_key"] == ["anthropic"] and "test-key" not in status.stdout
     assert report["ledger_intact"] and report["ledger_verified_through"] == 0  # checked at start, on an empty ledger
+    assert report["overlay"] and report["sandbox_mode"] == "overlay (user-namespace mount)"  # the kernel's own probe
+    words = subprocess.run(agentdesk("status"), env=kernel_env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert "sandbox: overlay (user-namespace mount)" in words.stdout.splitlines()
     killed = subprocess.run(agentdesk("kill", agent_id), env=kernel_env, cwd=ROOT, capture_output=True, text=True,
                             timeout=60)
     assert killed.returncode == 0 and "killed" in killed.stdout

@@ -52,6 +52,11 @@ class Env:
         return shell_tool(settings, self.index, **kwargs)
 
     @property
+    def tool_probe(self) -> OverlayProbe:
+        """The overlay probe of this capture path (one that never allows an overlay on snapshots)."""
+        return _PROBES[self.capture]
+
+    @property
     def overlay(self) -> bool:
         return self.capture == "overlay"
 

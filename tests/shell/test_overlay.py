@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from kernel.errors import ToolFailure
-from kernel.sandbox_overlay import SNAPSHOTS, USERNS, OverlayProbe, overlay_status
+from kernel.sandbox_overlay import SNAPSHOTS, USERNS, USERNS_DIRECT, OverlayProbe, overlay_status
+from kernel.sandbox_stages import StagePool
+from kernel.tools.shell import ShellTool
 from ledger import OUTSIDE, FileChange, Snapshot
 
 from .conftest import Env, wait_fifo
@@ -85,15 +87,52 @@ def test_a_chmod_alone_is_recorded_and_undone(env: Env) -> None:
     out, ctx = asyncio.run(env.run({"command": "chmod 755 x.sh"}))
     assert os.stat(env.root / "x.sh").st_mode & 0o777 == 0o755
     changes = _changes(env, ctx.cause)
-    if not env.overlay:  # snapshots compare contents: a change of permission bits alone goes unseen
-        assert changes == {}
-        return
-    assert list(changes) == ["x.sh"] and "mode x.sh" in out.content
+    assert list(changes) == ["x.sh"] and "mode x.sh" in out.content  # on both paths
     change = changes["x.sh"]
     assert change.before == change.after and change.mode == 0o644
     assert env.ledger.undo(mark).ok
     assert os.stat(env.root / "x.sh").st_mode & 0o777 == 0o644
     assert (env.root / "x.sh").read_bytes() == b"#!/bin/sh\necho x\n"
+
+
+def test_a_touch_alone_is_recorded_and_lands(env: Env) -> None:
+    _tree(env)
+    past = 1_000_000_000
+    os.utime(env.root / "e" / "f.txt", ns=(past, past))
+    env.index.scan()  # the index has seen the old mtime
+    mark = env.ledger.last_seq()
+    out, ctx = asyncio.run(env.run({"command": "touch e/f.txt"}))
+    assert os.stat(env.root / "e" / "f.txt").st_mtime_ns != past
+    changes = _changes(env, ctx.cause)
+    assert list(changes) == ["e/f.txt"] and "touched e/f.txt" in out.content, out.content
+    assert changes["e/f.txt"].before == changes["e/f.txt"].after
+    assert out.data["changed"] == [{"path": "e/f.txt", "change": "touched"}]
+    assert env.ledger.undo(mark).ok
+    assert (env.root / "e" / "f.txt").read_bytes() == b"eff\n"  # undo keeps each byte (the mtime is not put back)
+
+
+def test_editing_one_name_of_a_hard_link_is_recorded_and_said(env: Env) -> None:
+    (env.root / "a.txt").write_bytes(b"shared\n")
+    os.link(env.root / "a.txt", env.root / "b.txt")
+    env.index.scan()
+    before = _state(env.root)
+    mark = env.ledger.last_seq()
+    out, ctx = asyncio.run(env.run({"command": "echo more >> a.txt; cat b.txt"}))
+    assert (env.root / "a.txt").read_bytes() == b"shared\nmore\n"
+    changes = _changes(env, ctx.cause)
+    if env.overlay:  # the name edited was copied up alone: the link is split, and the result says so
+        assert out.content.splitlines()[1] == "shared"  # inside the overlay, too, b.txt kept the old bytes
+        assert (env.root / "b.txt").read_bytes() == b"shared\n"
+        assert os.stat(env.root / "a.txt").st_ino != os.stat(env.root / "b.txt").st_ino
+        assert list(changes) == ["a.txt"]
+        assert out.data["links_split"] == [{"path": "a.txt", "names": 2}]
+        assert "hard link split: a.txt had 2 names" in out.content
+    else:  # written through the shared file: both names changed, both recorded, the link kept
+        assert (env.root / "b.txt").read_bytes() == b"shared\nmore\n"
+        assert os.stat(env.root / "a.txt").st_ino == os.stat(env.root / "b.txt").st_ino
+        assert sorted(changes) == ["a.txt", "b.txt"]
+    assert env.ledger.undo(mark).ok
+    assert _state(env.root) == before  # byte for byte under each name (as files of their own)
 
 
 def test_a_symlink_is_recorded_as_a_link_never_followed(env: Env) -> None:
@@ -181,11 +220,29 @@ def test_files_made_by_a_command_belong_to_the_user(env: Env) -> None:
         assert (st.st_uid, st.st_gid) == (os.getuid(), os.getgid()), rel
 
 
-def test_the_upper_layer_is_never_inside_the_workspace_and_is_removed(env: Env) -> None:
-    out, _ = asyncio.run(env.run({"command": "ls -a ..; ls -a; echo x > f"}))
-    assert ".agentdesk-overlay" not in out.content
-    assert not (env.root.parent / ".agentdesk-overlay").exists()
-    assert sorted(os.listdir(env.root)) == ["f"]
+def test_the_upper_layer_is_never_inside_the_workspace_and_is_reused_empty(env: Env) -> None:
+    """One stage per workspace, kept between commands: emptied after each, removed when the tool closes."""
+    pool = StagePool()
+    shell = ShellTool(env.settings, env.index, overlay=env.tool_probe, stages=pool)
+    stages = env.root.parent / ".agentdesk-overlay"
+    seen = []
+    for n in range(3):
+        out, _ = asyncio.run(env.run({"command": f"ls -a ..; ls -a; echo {n} > f{n}"}, shell.descriptor()))
+        assert ".agentdesk-overlay" not in out.content
+        pool.drain()
+        if env.overlay:
+            folders = os.listdir(stages)
+            assert len(folders) == 1, folders
+            seen.append(folders[0])
+            stage = stages / folders[0]
+            assert sorted(os.listdir(stage)) == ["lock", "started", "upper", "work"]
+            assert os.listdir(stage / "upper") == [] and os.listdir(stage / "work") == []
+        else:
+            assert not stages.exists()
+    assert sorted(os.listdir(env.root)) == ["f0", "f1", "f2"]
+    assert len(set(seen)) <= 1  # the same stage every time
+    shell.close()
+    assert not stages.exists()
 
 
 def test_the_capture_method_is_reported(env: Env) -> None:
@@ -199,11 +256,30 @@ def test_the_status_says_how_commands_are_captured(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     status = overlay_status(ws)
-    assert status.method == USERNS and "overlay" in status.describe()
+    assert status.method == USERNS_DIRECT and "overlay" in status.describe()
+    assert status.mode == "overlay (user-namespace mount)"
+    assert OverlayProbe(only=(USERNS,)).status(ws).method == USERNS  # unshare + mount, where perl cannot
     off = OverlayProbe(allowed=False).status(ws)
     assert off.method == SNAPSHOTS and "snapshots" in off.describe() and off.reason
     missing = OverlayProbe(bwrap="/nonexistent/bwrap").status(ws)
     assert missing.method == SNAPSHOTS and not missing.overlay
+    assert missing.mode.startswith("snapshots (no overlay: ")
+
+
+def test_both_user_namespace_mounts_capture_the_same(env: Env) -> None:
+    if not env.overlay:
+        pytest.skip("overlay methods only")
+    _tree(env)
+    for n, method in enumerate((USERNS, USERNS_DIRECT)):
+        probe = OverlayProbe(only=(method,))
+        assert probe.status(env.root).method == method
+        out, ctx = asyncio.run(env.run({"command": f"echo {n} > d/a.txt; rm e/f.txt; mkdir -p g{n}"},
+                                       env.tool(overlay=probe)))
+        assert out.data["capture"] == "overlay" and out.data["exit_code"] == 0, out.content
+        assert (env.root / "d" / "a.txt").read_text() == f"{n}\n" and not (env.root / "e" / "f.txt").exists()
+        assert "modified d/a.txt" in out.content and (env.root / f"g{n}").is_dir()
+        (env.root / "e" / "f.txt").write_text("back")
+        env.index.scan()
 
 
 @pytest.mark.slow
