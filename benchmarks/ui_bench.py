@@ -175,17 +175,16 @@ async def streaming_attached(agents: int, seconds: float, rate: float, tmp: Path
 
 async def _stream_into(desk: Any, agents: int, count: int, shutdown: bool = False) -> dict[str, float]:
     """Open an Ask window per agent, stream ``count`` deltas into each, measure the loop's stalls."""
-    from PySide6.QtWidgets import QApplication
 
     desk.window.show()
     ids = [desk.kernel.spawn(f"agent{i}", provider="paced", model="bench").id for i in range(agents)]
     await asyncio.sleep(0.2)
     gc.collect()
-    QApplication.processEvents()
+    await asyncio.sleep(0.01)  # Qt's turn (no nested processEvents inside a task: qasync would re-enter a task)
     before = rss_kib()
     for agent_id in ids:
         desk.window.window_for(agent_id)
-        QApplication.processEvents()
+        await asyncio.sleep(0.01)
     await asyncio.sleep(0.3)
     gc.collect()
     per_window = (rss_kib() - before) / agents

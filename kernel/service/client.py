@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the events module is imported with the first event (codec),
 
 log = logging.getLogger(__name__)
 CALL_TIMEOUT_S = 30.0
+READ_SLICE_S = 0.002  # longest stretch of event decoding before the loop gets a turn (ui_bench: stall p99)
 RECONNECT_S = (0.05, 0.1, 0.2, 0.5, 1.0)  # back-off between tries while the kernel is away
 
 
@@ -201,7 +202,13 @@ class EventChannel:
         raise AssertionError("unreachable")
 
     async def _read(self, reader: asyncio.StreamReader) -> None:
+        slice_started = time.perf_counter()
         while True:
+            if time.perf_counter() - slice_started > READ_SLICE_S:
+                # readline returns at once while lines are buffered: a burst of events would hold the
+                # loop (the desktop's window) for as long as it takes to decode them all, so give it a turn
+                await asyncio.sleep(0)
+                slice_started = time.perf_counter()
             try:
                 line = await reader.readline()
             except (ConnectionError, ValueError, asyncio.LimitOverrunError):
