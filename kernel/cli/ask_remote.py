@@ -14,15 +14,13 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .. import api
 from ..errors import ConfigError
-from ..leases import describe_duration
 from ..service.protocol import ServiceError
-from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
 
-if TYPE_CHECKING:  # asyncio and the terminal views are imported once the prompt is sent (off the way to the first
-    import asyncio  # provider request)
+if TYPE_CHECKING:  # asyncio, kernel.api and the terminal views are imported once the prompt is sent (off the way to
+    import asyncio  # the first provider request); the grants with the first --grant
 
+    from .. import api
     from .terminal import TerminalApprover
 
 NOBODY = "no one is attached to grant it (run with --grant, or from a terminal)"
@@ -36,6 +34,8 @@ class RemoteLeases:
         self._asking: dict[int, asyncio.Task[None]] = {}
 
     def __call__(self, event: api.Event) -> None:
+        from .. import api
+
         if isinstance(event, api.LeaseRequested) and event.request.agent_id == self.agent_id:
             request = event.request
             if self.terminal is not None:
@@ -77,8 +77,12 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
         problem = sync.call("provider_problem", {"provider": provider})
         if isinstance(problem, str) and problem:
             raise ConfigError(problem, "--provider")
-        grants = parse_grants(args.grant, _field(settings, "default_lease_s", float))
-        if grants:  # one call fewer on the way to the first request when there is nothing to check
+        grants: list[tuple[str, float]] = []
+        if args.grant:  # one call fewer (and no tools' types) on the way to the first request without any
+            from ..leases import describe_duration
+            from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
+
+            grants = parse_grants(args.grant, _field(settings, "default_lease_s", float))
             known = known_scopes(sync.call("tools"))
             for scope in unused_scopes([scope for scope, _ in grants], known):
                 print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
