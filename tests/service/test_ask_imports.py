@@ -3,9 +3,10 @@
 The speed goal (issue 11: start to the first provider request <= 150 ms
 through a kernel, ``benchmarks/service_bench.py``) holds only while the
 attach path leaves the vendor SDKs, the automations, the ledger's store and
-the rest of the kernel to the kernel process. A real ``ask`` in a real
-subprocess reports its ``sys.modules``, so the speed does not slip back
-unnoticed. The public names stay whole: each one of ``kernel``,
+the rest of the kernel to the kernel process, and asyncio, the events and the
+settings types wait until the prompt is sent. A real ``ask`` in a real
+subprocess reports its ``sys.modules`` (and those it held at the send), so the
+speed does not slip back unnoticed. The public names stay whole: each one of ``kernel``,
 ``kernel.api`` and ``ledger`` (imported on first use) resolves.
 """
 
