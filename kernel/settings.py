@@ -43,14 +43,7 @@ KEY_VARIABLES: Mapping[str, str] = MappingProxyType({n: p.key_variable for n, p 
 BASE_URL_VARIABLES: Mapping[str, str] = MappingProxyType({n: p.base_url_variable for n, p in CATALOG.items()})
 
 
-def home(env: Mapping[str, str] | None = None) -> Path:
-    """Where the ledger and settings live: $AGENTDESK_HOME, else the platform's user data folder."""
-    env = os.environ if env is None else env
-    if env.get("AGENTDESK_HOME"):
-        return Path(env["AGENTDESK_HOME"]).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("agentdesk", appauthor=False))
+from .home_dir import home as home  # noqa: E402  # in a module of its own: ask finds the kernel without the rest
 
 
 @dataclass(frozen=True)

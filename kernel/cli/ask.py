@@ -11,20 +11,22 @@ front with ``--grant``. When a kernel serves this home, the agent runs there
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
-import signal
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import ConfigError, KernelError
 from ..providers.catalog import PROVIDER_NAMES
 from . import EXIT_USAGE, one_line
 
+if TYPE_CHECKING:
+    import asyncio
+
 # The rest of the kernel is imported where it is used: when a kernel serves this home, the agent runs
-# there and this process needs only the socket client and the terminal views (issue 11: start to the
-# first provider request through a kernel <= 150 ms; tests/service/test_ask_imports.py keeps it so).
+# there and this process needs only the socket client and the terminal views, and asyncio only once the
+# prompt is sent (issue 11: start to the first provider request through a kernel <= 150 ms;
+# tests/service/test_ask_imports.py keeps it so).
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -54,14 +56,14 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
         stderr: TextIO | None = None) -> int:
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
     try:
-        return asyncio.run(_ask(args, stdin, stdout, stderr))
+        return _ask(args, stdin, stdout, stderr)
     except (ConfigError, KernelError) as exc:
         print(f"agentdesk ask: {one_line(exc)}", file=stderr)
         return EXIT_USAGE
 
 
-async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    from ..settings import home
+def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    from ..home_dir import home
     from ..workspace.root import check_workspace
 
     root = home()
@@ -72,8 +74,10 @@ async def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         problem = check_workspace(workspace, root, Path.home())
         if problem is not None or not workspace.is_dir():
             raise ConfigError(problem or f"the workspace {workspace} is not a folder", "--workspace")
-        return await ask_attached(args, root, workspace, stdin, stdout, stderr, _on_interrupt)
-    return await _ask_here(args, stdin, stdout, stderr)
+        return ask_attached(args, root, workspace, stdin, stdout, stderr, _on_interrupt)  # its loop after the send
+    import asyncio
+
+    return asyncio.run(_ask_here(args, stdin, stdout, stderr))
 
 
 async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
@@ -104,6 +108,8 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     providers = LazyProviders(store, lambda: settings, out_of_process=False)  # no UI to keep responsive
     provider = providers.require(provider_name)  # no key or an unknown provider: bad usage, before anything starts
     warm = getattr(provider, "warm", None)  # the SDK loads while the ledger and kernel start
+    import asyncio
+
     warming = asyncio.ensure_future(warm()) if warm is not None else None
     await asyncio.sleep(0)  # let the warming task hand the SDK's import to its thread now, not at the first await below
     from ledger import Ledger, LedgerError
@@ -155,7 +161,7 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
 
 
 def _kernel_runs(root: Path) -> bool:
-    from ..service.client import kernel_running
+    from ..service.channel import kernel_running
 
     return kernel_running(root)
 
@@ -177,6 +183,9 @@ def _deny_all():
 
 def _on_interrupt(kill) -> asyncio.Event:
     """Ctrl-C kills the agent (once) instead of tearing the loop down."""
+    import asyncio
+    import signal
+
     flag = asyncio.Event()
 
     def handler() -> None:

@@ -11,16 +11,16 @@ at once when none is. Output and exit statuses are the in-process ones.
 from __future__ import annotations
 
 import argparse
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .. import api
 from ..errors import ConfigError
-from ..leases import describe_duration
-from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
+from ..service.protocol import ServiceError
 
-if TYPE_CHECKING:  # the terminal views are imported once the prompt is sent (off the way to the first request)
+if TYPE_CHECKING:  # asyncio, kernel.api and the terminal views are imported once the prompt is sent (off the way to
+    import asyncio  # the first provider request); the grants with the first --grant
+
+    from .. import api
     from .terminal import TerminalApprover
 
 NOBODY = "no one is attached to grant it (run with --grant, or from a terminal)"
@@ -34,9 +34,13 @@ class RemoteLeases:
         self._asking: dict[int, asyncio.Task[None]] = {}
 
     def __call__(self, event: api.Event) -> None:
+        from .. import api
+
         if isinstance(event, api.LeaseRequested) and event.request.agent_id == self.agent_id:
             request = event.request
             if self.terminal is not None:
+                import asyncio
+
                 self._asking[request.id] = asyncio.get_running_loop().create_task(self._ask(request))
             elif not self.kernel.status().get("attached"):
                 self.kernel.resolve_request(request.id, api.Denial(NOBODY))
@@ -53,39 +57,76 @@ class RemoteLeases:
         self.kernel.resolve_request(request.id, decision)
 
 
-async def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: TextIO, stdout: TextIO,
-                       stderr: TextIO, on_interrupt: Any) -> int:
-    from ..service.client import RemoteKernel
+def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: TextIO, stdout: TextIO,
+                 stderr: TextIO, on_interrupt: Any) -> int:
+    """Attach, spawn and send with blocking sockets (asyncio is not imported before the prompt is on its
+    way: issue 11's start-up goal), then follow the agent on an event loop until it stops."""
+    from ..service.channel import SyncChannel, subscribe_blocking
+    from ..service.home import socket_path
 
     interactive = stdin.isatty()
-    kernel = RemoteKernel.for_home(home, client="ask", answers_leases=interactive)
-    await kernel.start()
+    path = socket_path(home)
+    sync = SyncChannel(path, "ask")
+    subscribed = None
     try:
-        settings = kernel.settings
-        provider = args.provider or settings.provider
-        problem = kernel.provider_problem(provider)
-        if problem:
+        sync.connect()
+        # Subscribed before the spawn: the events from then on wait in this socket until the loop reads them.
+        subscribed = subscribe_blocking(path, "ask", interactive)
+        settings = sync.call_raw("settings")  # two fields, read raw: the Settings type is not needed here
+        provider = args.provider or _field(settings, "provider", str)
+        problem = sync.call("provider_problem", {"provider": provider})
+        if isinstance(problem, str) and problem:
             raise ConfigError(problem, "--provider")
-        grants = parse_grants(args.grant, settings.default_lease_s)
-        if grants:  # one call fewer on the way to the first request when there is nothing to check
-            known = known_scopes(kernel.tools())
+        grants: list[tuple[str, float]] = []
+        if args.grant:  # one call fewer (and no tools' types) on the way to the first request without any
+            from ..leases import describe_duration
+            from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
+
+            grants = parse_grants(args.grant, _field(settings, "default_lease_s", float))
+            known = known_scopes(sync.call("tools"))
             for scope in unused_scopes([scope for scope, _ in grants], known):
                 print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
-        info = kernel.spawn(args.name, provider=provider, model=args.model, budget=args.budget,
-                            workspace=str(workspace))
+        agent_id = _field(sync.call_raw("spawn", {
+            "name": args.name, "provider": provider, "model": args.model, "budget": args.budget,
+            "workspace": str(workspace), "unattended": False}), "id", str)
         for scope, seconds in grants:
-            kernel.grant_lease(info.id, scope, seconds)
+            sync.call_raw("grant_lease", {"agent_id": agent_id, "scope": scope, "duration_s": float(seconds)})
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
-        kernel.send(info.id, args.prompt)
-        # Subscribed after the send without an await between: this client reads its events only when the loop
-        # runs again, so none is missed, and the views' imports are no longer on the way to the first request.
-        from .terminal import TerminalApprover, ToolLines, exit_status
+        sync.call_raw("send", {"agent_id": agent_id, "text": args.prompt})
+    except BaseException:
+        sync.close()
+        if subscribed is not None:
+            subscribed.sock.close()
+        raise
+    import asyncio
 
-        lines = ToolLines(info.id, stdout, stderr)
-        kernel.subscribe(lines)
-        kernel.subscribe(RemoteLeases(kernel, info.id, TerminalApprover(stdin, stderr) if interactive else None))
-        interrupted = on_interrupt(lambda: kernel.kill(info.id, reason="interrupted (Ctrl-C)"))
-        final = await kernel.wait(info.id)
+    return asyncio.run(_follow(path, sync, subscribed, agent_id, interactive, stdin, stdout, stderr, on_interrupt))
+
+
+def _field(value: Any, name: str, kind: type) -> Any:
+    """``value[name]`` from a raw reply, checked to be a ``kind`` (a float field takes a whole number too)."""
+    found = value.get(name) if isinstance(value, dict) else None
+    if kind is float and isinstance(found, int) and not isinstance(found, bool):
+        found = float(found)
+    if not isinstance(found, kind) or isinstance(found, bool):
+        raise ServiceError(f"the kernel sent a reply without a valid {name!r}")
+    return found
+
+
+async def _follow(path: Path, sync: Any, subscribed: Any, agent_id: str, interactive: bool, stdin: TextIO,
+                  stdout: TextIO, stderr: TextIO, on_interrupt: Any) -> int:
+    """The agent runs: its text and tool lines shown, its lease requests answered, until it stops."""
+    from ..service.client import RemoteKernel
+    from .terminal import TerminalApprover, ToolLines, exit_status
+
+    kernel = RemoteKernel(path, client="ask", answers_leases=interactive)
+    lines = ToolLines(agent_id, stdout, stderr)
+    kernel.subscribe(lines)  # before the events connection is read: none of the agent's events is missed
+    kernel.subscribe(RemoteLeases(kernel, agent_id, TerminalApprover(stdin, stderr) if interactive else None))
+    try:
+        await kernel.start_subscribed(sync, subscribed)
+        interrupted = on_interrupt(lambda: kernel.kill(agent_id, reason="interrupted (Ctrl-C)"))
+        final = await kernel.wait(agent_id)
         lines.finish()
         return exit_status(final.state, final.reason, interrupted.is_set(), stderr)
     finally:

@@ -20,114 +20,24 @@ import asyncio
 import itertools
 import json
 import logging
-import socket
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .. import api
 from . import codec, protocol as p
+from .channel import CALL_TIMEOUT_S, Subscribed, SyncChannel, hello_params, kernel_running
 from .home import socket_path
 
 if TYPE_CHECKING:  # the events module is imported with the first event (codec), not before
     from ..events import Event
 
 
+__all__ = ["CALL_TIMEOUT_S", "EventChannel", "RemoteDesk", "RemoteKernel", "SyncChannel", "hello_params",
+           "kernel_running"]
 log = logging.getLogger(__name__)
-CALL_TIMEOUT_S = 30.0
 READ_SLICE_S = 0.002  # longest stretch of event decoding before the loop gets a turn (ui_bench: stall p99)
 RECONNECT_S = (0.05, 0.1, 0.2, 0.5, 1.0)  # back-off between tries while the kernel is away
-
-
-def hello_params(client: str, answers_leases: bool) -> dict[str, Any]:
-    return {"version": p.VERSION, "client": client, "answers_leases": answers_leases}
-
-
-class SyncChannel:
-    """Blocking request/response on one socket, one call at a time (thread-safe)."""
-
-    def __init__(self, path: Path, client: str, timeout: float = CALL_TIMEOUT_S) -> None:
-        self.path, self.client, self.timeout = path, client, timeout
-        self._sock: socket.socket | None = None
-        self._buffer = b""
-        self._ids = itertools.count(1)
-        self._lock = threading.Lock()
-        self.hello: dict[str, Any] = {}
-
-    def connect(self) -> dict[str, Any]:
-        with self._lock:
-            return self._connect()
-
-    def _connect(self) -> dict[str, Any]:
-        self._close()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        try:
-            sock.connect(str(self.path))
-        except OSError as exc:
-            sock.close()
-            raise p.NotRunning(f"no kernel is listening on {self.path} ({exc.strerror or exc})") from None
-        self._sock, self._buffer = sock, b""
-        self.hello = self._exchange("hello", hello_params(self.client, False))
-        return self.hello
-
-    def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
-        """The decoded result of ``method`` (the kernel's error raised as its class)."""
-        with self._lock:
-            if self._sock is None:
-                self._connect()
-            try:
-                return self._exchange(method, params or {})
-            except p.Disconnected:
-                self._connect()  # the kernel restarted between calls: one fresh try
-                return self._exchange(method, params or {})
-
-    def _exchange(self, method: str, params: dict[str, Any]) -> Any:
-        assert self._sock is not None
-        rid = next(self._ids)
-        encoded = {k: codec.encode(v) for k, v in params.items()}
-        try:
-            self._sock.sendall(codec.dumps(p.request(rid, method, encoded)))
-            while True:
-                reply = self._read_line()
-                if reply.get("id") == rid:
-                    break
-        except socket.timeout:
-            self._close()
-            raise p.ServiceError(f"the kernel did not answer {method} within {self.timeout:g} s") from None
-        except OSError as exc:
-            self._close()
-            raise p.Disconnected(f"lost the kernel during {method}: {exc}") from None
-        if "error" in reply:
-            p.raise_remote(reply["error"] if isinstance(reply["error"], dict) else {})
-        return codec.decode(reply.get("result"))
-
-    def _read_line(self) -> dict[str, Any]:
-        assert self._sock is not None
-        while b"\n" not in self._buffer:
-            chunk = self._sock.recv(1 << 16)
-            if not chunk:
-                self._close()
-                raise p.Disconnected("the kernel closed the connection")
-            self._buffer += chunk
-            if len(self._buffer) > p.MAX_LINE:
-                self._close()
-                raise p.Disconnected("a reply longer than the line limit")
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        message = json.loads(line)
-        if not isinstance(message, dict):
-            raise p.Disconnected("a reply that is not an object")
-        return message
-
-    def _close(self) -> None:
-        if self._sock is not None:
-            self._sock.close()
-            self._sock = None
-
-    def close(self) -> None:
-        with self._lock:
-            self._close()
 
 
 class EventChannel:
@@ -151,6 +61,25 @@ class EventChannel:
         reader = await self._open()
         self.connected.set()
         self._task = asyncio.get_running_loop().create_task(self._run(reader))
+
+    async def adopt(self, subscribed: Subscribed) -> None:
+        """Take over an events connection already subscribed (``channel.subscribe_blocking``), then keep it up
+        as ``start`` does: what came with the subscribe reply is handled first, then the bytes read past it."""
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=p.MAX_LINE, loop=loop)
+        if subscribed.rest:
+            reader.feed_data(subscribed.rest)  # before the socket's own bytes: they came after these
+        protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
+        try:
+            transport, _ = await loop.create_unix_connection(lambda: protocol, sock=subscribed.sock)
+        except OSError as exc:
+            subscribed.sock.close()
+            raise p.NotRunning(f"no kernel is listening on {self.path} ({exc.strerror or exc})") from None
+        self._writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+        for message in subscribed.messages:
+            self._dispatch(message)
+        self.connected.set()
+        self._task = loop.create_task(self._run(reader))
 
     async def _open(self) -> asyncio.StreamReader:
         try:
@@ -294,6 +223,15 @@ class RemoteKernel:
         hello = await asyncio.to_thread(self._sync.connect)
         self.kernel_pid, self.kernel_started_at = hello.get("pid"), hello.get("started_at")
         await self._events.start(since_seq)
+        return self
+
+    async def start_subscribed(self, sync: SyncChannel, subscribed: Subscribed) -> "RemoteKernel":
+        """Start from a call channel already connected and an events connection already subscribed, both made
+        without an event loop (``agentdesk ask`` spawns and sends before it imports asyncio); then as ``start``."""
+        self._sync.close()
+        self._sync = sync
+        self.kernel_pid, self.kernel_started_at = sync.hello.get("pid"), sync.hello.get("started_at")
+        await self._events.adopt(subscribed)
         return self
 
     @property
@@ -531,17 +469,3 @@ class RemoteDesk:
 
     def dismiss(self, item_id: int) -> None:
         self._on("dismiss", item_id=item_id)
-
-
-def kernel_running(home: Path) -> bool:
-    """Something listens on the home's socket (cheap: one connect)."""
-    path = socket_path(home)
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.connect(str(path))
-        return True
-    except OSError:
-        return False
-    finally:
-        sock.close()
-

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import importlib
 import json
 from typing import Any, Iterator, Mapping
-
-from .. import api
 
 MAX_DEPTH = 200  # deeper than any value the kernel makes; hostile nesting stops here
 
@@ -30,11 +29,18 @@ class _KnownTypes(Mapping[str, type]):
     """Every dataclass and enum ``kernel.api`` exports (and the ledger's ``Head``, ``Step``), by class name.
 
     Looked up one name at a time, so a client imports only the modules of the values it meets
-    (``kernel.api`` imports on first use: issue 11's start-up goal for ``agentdesk ask``)."""
+    (``kernel.api`` imports on first use: issue 11's start-up goal for ``agentdesk ask``), and ``kernel.api``
+    itself with the first typed value: plain requests (ask's spawn and send) go out without it."""
 
     def __init__(self) -> None:
-        self._names = frozenset(api.__all__) | {"Head", "Step"}
+        self._known: frozenset[str] | None = None
         self._found: dict[str, type | None] = {}
+
+    @property
+    def _names(self) -> frozenset[str]:
+        if self._known is None:
+            self._known = frozenset(_api().__all__) | {"Head", "Step"}
+        return self._known
 
     def get(self, name: str, default: Any = None) -> Any:  # one lookup, cached
         if name not in self._found:
@@ -48,7 +54,7 @@ class _KnownTypes(Mapping[str, type]):
 
             value = getattr(ledger, name)
         else:
-            value = getattr(api, name, None)
+            value = getattr(_api(), name, None)
         if isinstance(value, type) and value.__name__ == name and (
                 dataclasses.is_dataclass(value) or issubclass(value, enum.Enum)):
             return value
@@ -65,6 +71,10 @@ class _KnownTypes(Mapping[str, type]):
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
+
+
+def _api() -> Any:
+    return importlib.import_module("kernel.api")
 
 
 TYPES: Mapping[str, type] = _KnownTypes()

@@ -11,7 +11,6 @@ and start time for ``status``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
@@ -45,6 +44,8 @@ def socket_path(home: Path, env: Mapping[str, str] | None = None) -> Path:
         return near
     base = Path(env["XDG_RUNTIME_DIR"]) if env.get("XDG_RUNTIME_DIR") else Path(f"/tmp/agentdesk-{os.getuid()}")
     folder = base / "agentdesk" if env.get("XDG_RUNTIME_DIR") else base
+    import hashlib  # only for a deep home (~4 ms to import: not on ask's way to the kernel otherwise)
+
     digest = hashlib.sha256(os.fsencode(str(home.resolve()))).hexdigest()[:16]
     return folder / f"{digest}.sock"
 

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from .client import kernel_running
+from .channel import kernel_running
 from .protocol import NotRunning
 
 START_DEADLINE_S = 30.0

@@ -47,7 +47,9 @@ def _real(path: str | os.PathLike[str]) -> Path:
 
 
 def _within(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
+    """``path`` is ``folder`` or below it (both absolute: ``_real`` made them so). By parts, not by walking
+    ``path.parents`` (a new Path per parent: check_workspace runs on every spawn, and ask's way to it)."""
+    return path.parts[:len(folder.parts)] == folder.parts
 
 
 def check_workspace(path: str | os.PathLike[str], agentdesk_home: str | os.PathLike[str],

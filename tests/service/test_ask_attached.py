@@ -1,0 +1,73 @@
+"""``agentdesk ask`` through a running kernel keeps the in-process behaviour: lease prompts on a terminal,
+``--grant`` with its warnings, Ctrl-C kills the agent (exit 130). It attaches, spawns and sends with
+blocking sockets and starts its event loop only after the send (issue 11's start-up goal), so each of
+these crosses that hand-over."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+
+from tests.cli.test_ask import ask_on_a_tty
+from tests.fakes import Text, ToolCall as FakeCall, Turn
+
+from .conftest import ROOT, agentdesk
+
+
+def _ps_all(env: dict[str, str]) -> list[dict]:
+    listed = subprocess.run(agentdesk("ps", "--all", "--json"), env=env, cwd=ROOT, capture_output=True, text=True,
+                            timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    return [json.loads(line) for line in listed.stdout.splitlines()]
+
+
+def test_on_a_terminal_the_lease_is_asked_here_and_granted_in_the_kernel(kernel_proc, kernel_env, srv, tmp_path):
+    srv.script(Turn(parts=(FakeCall("fs_write", {"path": "t.txt", "content": "tty\n"}),)),
+               Turn(parts=(Text("written"),)))
+    status, seen, out, err = ask_on_a_tty(["write t", "--workspace", str(tmp_path)], kernel_proc.home, kernel_env,
+                                          b"[d] Deny", b"1\n")  # "1": 5 minutes
+    assert status == 0, seen + err
+    assert b"asks for fs.write to call fs_write path=t.txt" in seen
+    assert (tmp_path / "t.txt").read_text() == "tty\n" and b"written" in out
+    assert len(srv.requests) == 2  # the agent ran in the kernel
+    [row] = _ps_all(kernel_env)
+    assert row["state"] == "idle"
+
+
+def test_grants_up_front_are_granted_in_the_kernel_and_a_typo_is_named(kernel_proc, kernel_env, srv, tmp_path):
+    srv.script(Turn(parts=(FakeCall("fs_write", {"path": "g.txt", "content": "granted\n"}),)),
+               Turn(parts=(Text("done"),)))
+    done = subprocess.run(agentdesk("ask", "write g", "--workspace", str(tmp_path), "--grant", "fs.write=5m",
+                                    "--grant", "fs.wirte"),
+                          env=kernel_env, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "granted fs.write for 5 minutes" in done.stderr and "granted fs.wirte for 15 minutes" in done.stderr
+    assert "no tool uses the scope fs.wirte" in done.stderr and "Traceback" not in done.stderr
+    assert (tmp_path / "g.txt").read_text() == "granted\n" and "done" in done.stdout
+    bad = subprocess.run(agentdesk("ask", "x", "--workspace", str(tmp_path), "--grant", " fs.write"),
+                         env=kernel_env, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                         timeout=60)
+    assert bad.returncode == 2 and "bad --grant" in bad.stderr
+    assert len(_ps_all(kernel_env)) == 1  # the bad grant stopped it before any spawn
+
+
+def test_ctrl_c_kills_the_agent_in_the_kernel_and_exits_130(kernel_proc, kernel_env, srv, tmp_path):
+    srv.script(Turn(parts=(Text("a long answer that streams slowly " * 4, chunks=40),), delay=0.3))
+    proc = subprocess.Popen(agentdesk("ask", "talk", "--workspace", str(tmp_path)), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=kernel_env, cwd=ROOT)
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 30)  # the first words have arrived: the loop runs
+        assert ready and os.read(proc.stdout.fileno(), 64)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert b"interrupted" in err and b"Traceback" not in err
+    [row] = _ps_all(kernel_env)
+    assert row["state"] == "killed"
