@@ -13,13 +13,14 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget,
+    QDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget,
 )
 
 from kernel import SettingsStore
 from kernel.api import ConfigError, Settings
 
-from .theme import ERROR, MUTED, shade
+from .widgets.dialog_parts import error_label, save_cancel
+from .theme import MUTED, shade
 
 GRACE_MAX_H = 7 * 24     # the settings schema's bound for automation_grace_s (a week)
 PAUSE_AFTER_MAX = 100    # and for automation_pause_after
@@ -72,14 +73,8 @@ class AutomationSettingsDialog(QDialog):
                       "slots are recorded as missed. A paused automation leaves a notice in the Inbox.", self)
         note.setWordWrap(True)
         note.setStyleSheet(f"color: {shade(MUTED, self.palette())};")
-        self.error_label = QLabel(self)
-        self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet(f"color: {shade(ERROR, self.palette())};")
-        self.error_label.hide()
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save |
-                                        QDialogButtonBox.StandardButton.Cancel, self)
-        self.buttons.accepted.connect(self.save)
-        self.buttons.rejected.connect(self.reject)
+        self.error_label = error_label(self)
+        self.buttons = save_cancel(self, self.save)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 12, 16, 12)
         layout.addLayout(form)

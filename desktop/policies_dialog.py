@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
+    QAbstractItemView, QComboBox, QDialog, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
     QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
@@ -20,7 +20,8 @@ from kernel.api import ConfigError, Settings
 
 from .policy_form import MODE_WORDS, MODES, HookRow, PolicyRow, apply_rows, check_rows, rows_from
 from .sizing import fit_to_screen
-from .theme import ERROR, MUTED, mono_font, shade
+from .widgets.dialog_parts import error_label, save_cancel
+from .theme import MUTED, mono_font, shade
 
 POLICY_NOTE = ("Without a policy, a scope asks with the lease dialog, and outward scopes (sending, commands "
                "with network, R3) ask on every call. A tainted agent's outward calls always ask, whatever the policy.")
@@ -75,16 +76,9 @@ class PoliciesDialog(QDialog):
         for note in (policy_note, hook_note):
             note.setWordWrap(True)
             note.setStyleSheet(f"color: {muted};")
-        self.error_label = QLabel(self)
-        self.error_label.setWordWrap(True)
-        self.error_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.error_label.setStyleSheet(f"color: {shade(ERROR, self.palette())};")
-        self.error_label.hide()
+        self.error_label = error_label(self)
         layout.addWidget(self.error_label)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel,
-                                        self)
-        self.buttons.accepted.connect(self.save)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons = save_cancel(self, self.save)
         layout.addWidget(self.buttons)
 
     def _buttons(self, what: str, add, table: QTableWidget) -> QHBoxLayout:

@@ -17,14 +17,15 @@ from typing import Any, Awaitable, Callable, Mapping
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+    QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
     QFrame, QPlainTextEdit, QPushButton, QScrollArea, QSpinBox, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from kernel import SettingsStore
 from kernel.api import BASE_URL_VARIABLES, PROVIDERS, ConfigError, KeySource, OverlayStatus, Settings
 
-from .theme import ERROR, MUTED, mono_font, shade
+from .widgets.dialog_parts import error_label, save_cancel
+from .theme import MUTED, mono_font, shade
 from .web_settings import WebTab
 from .settings_form import (
     PRICE_LINE_HELP, FormValues, ProviderValues, apply_form, check_form, key_changes, key_source_text, values_from,
@@ -159,14 +160,8 @@ class SettingsDialog(QDialog):
         for note in (keys_note, theme_note, self.read_only_note):
             note.setWordWrap(True)
             note.setStyleSheet(f"color: {muted};")
-        self.error_label = QLabel(self)
-        self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet(f"color: {shade(ERROR, self.palette())};")
-        self.error_label.hide()
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save |
-                                        QDialogButtonBox.StandardButton.Cancel, self)
-        self.buttons.accepted.connect(self.save)
-        self.buttons.rejected.connect(self.reject)
+        self.error_label = error_label(self)
+        self.buttons = save_cancel(self, self.save)
 
         # Everything above Save scrolls: with the pages added since, the dialog wants ~800 px, more than a
         # 1024x700 screen gives, and Qt squeezed it until wrapped notes overlapped their fields.

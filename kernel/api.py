@@ -13,11 +13,12 @@ into words.
 from __future__ import annotations
 
 import builtins
-import importlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
-if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first use (``_LAZY``, below)
+from ledger.lazy import lazy_names
+
+if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first use (``lazy_names``, below)
     from ledger import (
         KINDS, KERNEL, NOT_AGENTS, OUTSIDE, USER, AgentKill, AgentSpawn, Broken, Conflict, Denied, Entry, Expired, FileChange, Integrity, Intact,
         LeaseGrant, LeaseRevoke, LedgerError, Snapshot, ToolCall, ToolError, ToolResult, Undo, UndoReport,
@@ -86,21 +87,7 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.outward": ("UnknownIntent",),
     "kernel.extensions.mcp_status": ("McpReload", "McpServerStatus"),
 }
-_LAZY = {name: module for module, names in _FROM.items() for name in names}
-
-
-def __getattr__(name: str) -> Any:
-    """A re-exported name, imported the first time it is asked for (then an ordinary attribute)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_names(globals(), _FROM)
 
 
 @dataclass(frozen=True)

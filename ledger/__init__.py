@@ -3,10 +3,11 @@
 Standard library only; imports neither the kernel nor the desktop.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first use (``_LAZY``, below)
+from .lazy import lazy_names
+
+if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first use (``lazy_names``, below)
     from .actors import KERNEL, NOT_AGENTS, OUTSIDE, POLICY, USER
     from .entries import (
         KINDS, AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke,
@@ -37,21 +38,7 @@ _FROM: dict[str, tuple[str, ...]] = {
     "ledger.store": ("Ledger",),
     "ledger.undo": ("Conflict", "Step", "UndoReport"),
 }
-_LAZY = {name: module for module, names in _FROM.items() for name in names}
-
-
-def __getattr__(name: str) -> Any:
-    """A public name, imported the first time it is asked for (then an ordinary attribute)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_names(globals(), _FROM)
 
 __all__ = [
     "KERNEL", "KINDS", "NOT_AGENTS", "OUTSIDE", "POLICY", "USER",

@@ -8,8 +8,9 @@ use, so ``kernel.service.channel`` (blocking, no asyncio) stays light.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ledger.lazy import lazy_names
 
 if TYPE_CHECKING:
     from .channel import kernel_running as kernel_running
@@ -18,13 +19,9 @@ if TYPE_CHECKING:
     from .spawn import ensure_kernel as ensure_kernel
 
 __all__ = ["Disconnected", "NotRunning", "RemoteKernel", "ServiceError", "ensure_kernel", "kernel_running"]
-_WHERE = {"Disconnected": "protocol", "NotRunning": "protocol", "ServiceError": "protocol", "RemoteKernel": "client",
-          "ensure_kernel": "spawn", "kernel_running": "channel"}
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_names(globals(), {
+    "kernel.service.protocol": ("Disconnected", "NotRunning", "ServiceError"),
+    "kernel.service.client": ("RemoteKernel",),
+    "kernel.service.spawn": ("ensure_kernel",),
+    "kernel.service.channel": ("kernel_running",),
+})

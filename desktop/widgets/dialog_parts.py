@@ -1,0 +1,26 @@
+"""The parts every settings-like dialog shares: the error line under its fields and Save/Cancel."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QWidget
+
+from ..theme import ERROR, shade
+
+
+def error_label(parent: QWidget) -> QLabel:
+    """A hidden, wrapping, plain-text line in the error colour, for what Save refused and why."""
+    label = QLabel(parent)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)  # the message may quote what was typed
+    label.setStyleSheet(f"color: {shade(ERROR, parent.palette())};")
+    label.hide()
+    return label
+
+
+def save_cancel(dialog: QDialog, save: object) -> QDialogButtonBox:
+    """Save (calls ``save``) and Cancel (rejects the dialog)."""
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, dialog)
+    buttons.accepted.connect(save)
+    buttons.rejected.connect(dialog.reject)
+    return buttons
