@@ -137,6 +137,7 @@ def measure(size: int, runs: int, probe: OverlayProbe, overlay_ok: bool) -> dict
         root = Path(tmp) / "ws"
         root.mkdir()
         build(root, size)
+        os.sync()  # the fixture's writes reach the disk now, not during the measured commands
         bare = Bare(root)
         for name, overlay in (("overlay", True), ("snapshots", False)):
             if overlay and not overlay_ok:
