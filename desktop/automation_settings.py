@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from kernel import SettingsStore
 from kernel.api import ConfigError, Settings
 
-from .widgets.dialog_parts import error_label, save_cancel
+from .widgets.dialog_parts import error_label, refuse, save_cancel
 from .theme import MUTED, shade
 
 GRACE_MAX_H = 7 * 24     # the settings schema's bound for automation_grace_s (a week)
@@ -94,17 +94,13 @@ class AutomationSettingsDialog(QDialog):
         """Check, write settings.json, emit ``saved``; False (with every problem shown) when it cannot."""
         grace, pause, problems = automation_values(self.grace.text(), self.pause_after.text())
         if problems or grace is None or pause is None:
-            self.error_label.setText("\n".join(problems))
-            self.error_label.show()
-            return False
+            return refuse(self.error_label, "\n".join(problems))
         try:
             new = replace(self.settings, automation_grace_s=grace, automation_pause_after=pause)
             new.validate()
             self.store.save(new)
         except (ConfigError, OSError, ValueError) as exc:
-            self.error_label.setText(f"Could not save: {exc}")
-            self.error_label.show()
-            return False
+            return refuse(self.error_label, f"Could not save: {exc}")
         self.settings = new
         self.saved.emit(new)
         self.accept()

@@ -20,7 +20,7 @@ from kernel.api import ConfigError, Settings
 
 from .policy_form import MODE_WORDS, MODES, HookRow, PolicyRow, apply_rows, check_rows, rows_from
 from .sizing import fit_to_screen
-from .widgets.dialog_parts import error_label, save_cancel
+from .widgets.dialog_parts import error_label, refuse, save_cancel
 from .theme import MUTED, mono_font, shade
 
 POLICY_NOTE = ("Without a policy, a scope asks with the lease dialog, and outward scopes (sending, commands "
@@ -160,16 +160,12 @@ class PoliciesDialog(QDialog):
         policies, hooks = self.policy_rows(), self.hook_rows()
         problems, _ = check_rows(policies, hooks)
         if problems:
-            self.error_label.setText("\n".join(problems))
-            self.error_label.show()
-            return False
+            return refuse(self.error_label, "\n".join(problems))
         try:
             new = apply_rows(self.settings, policies, hooks)
             self.store.save(new)
         except (ConfigError, OSError, ValueError) as exc:
-            self.error_label.setText(f"Could not save: {exc}")
-            self.error_label.show()
-            return False
+            return refuse(self.error_label, f"Could not save: {exc}")
         self.settings = new
         self.saved.emit(new)
         self.accept()

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from kernel import SettingsStore
 from kernel.api import BASE_URL_VARIABLES, PROVIDERS, ConfigError, KeySource, OverlayStatus, Settings
 
-from .widgets.dialog_parts import error_label, save_cancel
+from .widgets.dialog_parts import error_label, refuse, save_cancel
 from .theme import MUTED, mono_font, shade
 from .web_settings import WebTab
 from .settings_form import (
@@ -239,9 +239,7 @@ class SettingsDialog(QDialog):
             if web_problems:
                 self.tabs.setCurrentWidget(self.web_tab)
                 self.body.ensureWidgetVisible(self.web_tab.max_size)
-            self.error_label.setText("\n".join([message for _, message in problems] + web_problems))
-            self.error_label.show()
-            return False
+            return refuse(self.error_label, "\n".join([message for _, message in problems] + web_problems))
         try:
             new = self.web_tab.applied(apply_form(values, self.settings, self.store.root))
             self.store.save(new)
@@ -251,9 +249,7 @@ class SettingsDialog(QDialog):
             if web_key is not None:
                 self.store.save_secret_key(*web_key)
         except (ConfigError, OSError) as exc:
-            self.error_label.setText(f"Could not save: {exc}")
-            self.error_label.show()
-            return False
+            return refuse(self.error_label, f"Could not save: {exc}")
         self.settings = new
         self.saved.emit(new)
         self.accept()

@@ -18,6 +18,13 @@ def error_label(parent: QWidget) -> QLabel:
     return label
 
 
+def refuse(label: QLabel, message: str) -> bool:
+    """Show why Save did nothing on ``label``; False, for the caller to return."""
+    label.setText(message)
+    label.show()
+    return False
+
+
 def save_cancel(dialog: QDialog, save: object) -> QDialogButtonBox:
     """Save (calls ``save``) and Cancel (rejects the dialog)."""
     buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, dialog)

@@ -29,6 +29,18 @@ async def _stopped_then_back(kernel_proc, k, events, connection, stop) -> AgentS
     return interrupted
 
 
+async def _working_agent(kernel_proc, ws, scope: str, prompt: str, until: type):
+    """An attached client (with its connection changes queued) and an agent of it working: ``until`` seen."""
+    k, events = await attach(kernel_proc.home)
+    connection: asyncio.Queue = asyncio.Queue()
+    k.on_connection(connection.put_nowait)
+    agent = k.spawn("stopped", workspace=str(ws))
+    k.grant_lease(agent.id, scope, 3600)
+    k.send(agent.id, prompt)
+    await next_event(events, until)
+    return k, events, connection, agent
+
+
 def test_kernel_stop_mid_turn_leaves_the_agent_interrupted_with_its_conversation(kernel_proc, kernel_env, srv,
                                                                                 tmp_path):
     ws = tmp_path / "ws"
@@ -41,14 +53,8 @@ def test_kernel_stop_mid_turn_leaves_the_agent_interrupted_with_its_conversation
         assert done.returncode == 0, done.stderr
 
     async def body():
-        k, events = await attach(kernel_proc.home)
-        connection: asyncio.Queue = asyncio.Queue()
-        k.on_connection(connection.put_nowait)
+        k, events, connection, agent = await _working_agent(kernel_proc, ws, "fs.read", "talk", TextDelta)  # mid-turn
         try:
-            agent = k.spawn("stopped", workspace=str(ws))
-            k.grant_lease(agent.id, "fs.read", 3600)
-            k.send(agent.id, "talk")
-            await next_event(events, TextDelta)  # mid-turn
             said = await _stopped_then_back(kernel_proc, k, events, connection, stop)
             kills = k.ledger_page(LedgerFilter(kind="agent.kill"))
             requests = [e for e in k.ledger_page(LedgerFilter(actor=agent.id, kind="request"))]
@@ -73,14 +79,9 @@ def test_sigterm_mid_tool_call_interrupts_it_and_runs_nothing_twice(kernel_proc,
     srv.script(Turn(parts=(FakeCall("shell_exec", {"command": command}),)))
 
     async def body():
-        k, events = await attach(kernel_proc.home)
-        connection: asyncio.Queue = asyncio.Queue()
-        k.on_connection(connection.put_nowait)
+        k, events, connection, agent = await _working_agent(kernel_proc, ws, "shell.exec", "run it",
+                                                            ToolCallStarted)  # mid-tool-call
         try:
-            agent = k.spawn("stopped", workspace=str(ws))
-            k.grant_lease(agent.id, "shell.exec", 3600)
-            k.send(agent.id, "run it")
-            await next_event(events, ToolCallStarted)  # mid-tool-call
             await _stopped_then_back(kernel_proc, k, events, connection, kernel_proc.stop)
             calls = [e for e in k.ledger_page(LedgerFilter(actor=agent.id)) if e.kind in ("tool", "error", "result")]
             requests = k.ledger_page(LedgerFilter(actor=agent.id, kind="request"))
