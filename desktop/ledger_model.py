@@ -88,7 +88,9 @@ class LedgerPager:
         """Keep a page from ``next_page`` at the bottom, with its undone marks."""
         self._learn(page)
         self.entries.extend(page)
-        self.undone.update(self._undone_by([e.seq for e in page if isinstance(e, FileChange)]))
+        changes = [e.seq for e in page if isinstance(e, FileChange)]
+        if changes:
+            self.undone.update(self._undone_by(changes))
 
     def take_new(self, entry: Entry) -> list[Entry]:
         """Entries to put on top for a newly appended one, newest first.
@@ -106,7 +108,9 @@ class LedgerPager:
         self._learn(new)
         if self.entries:
             new = [e for e in new if e.seq > self.entries[0].seq]
-        self.undone.update(self._undone_by([e.seq for e in new if isinstance(e, FileChange)]))
+        changes = [e.seq for e in new if isinstance(e, FileChange)]
+        if changes:  # asked only for file changes (attached, each question is a round trip to the kernel)
+            self.undone.update(self._undone_by(changes))
         return new
 
     def refresh_undone(self) -> None:

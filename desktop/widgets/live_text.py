@@ -76,7 +76,8 @@ class LiveText(QWidget):
         return QSize(self.fontMetrics().averageCharWidth() * 8, self.fontMetrics().lineSpacing())
 
     def resizeEvent(self, event) -> None:
-        self.doc.setTextWidth(max(1, self.width()))
+        if int(self.doc.textWidth()) != max(1, self.width()):  # growing taller changes no line: no new layout
+            self.doc.setTextWidth(max(1, self.width()))
         super().resizeEvent(event)
 
     def changeEvent(self, event) -> None:

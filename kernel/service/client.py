@@ -211,6 +211,9 @@ class RemoteKernel:
         self._connection_listeners: list[Callable[[bool], None]] = []
         self._events = EventChannel(path, client, answers_leases, self._publish, self._connection_changed)
         self._settings: Any = None
+        self._spend: tuple[float, Any] | None = None  # (local midnight, today's spend) while no request was made since
+        self._spend_fetch: asyncio.Task[None] | None = None
+        self._spend_gen = 0  # provider requests recorded so far (an answer older than the last one is not kept)
         self.kernel_pid: int | None = None
         self.kernel_started_at: float | None = None
 
@@ -246,6 +249,7 @@ class RemoteKernel:
     def _connection_changed(self, up: bool) -> None:
         if up:
             self._settings = None
+            self._spend = None
         for fn in tuple(self._connection_listeners):
             try:
                 fn(up)
@@ -253,6 +257,9 @@ class RemoteKernel:
                 log.exception("a connection listener failed")
 
     def _publish(self, seq: int, event: Event) -> None:
+        if isinstance(event, api.LedgerAppended) and getattr(event.entry, "KIND", None) == "request":
+            self._spend = None  # a provider request was made: fetched again, off the caller's way
+            self._fetch_spend()
         for fn in tuple(self._subscribers):
             try:
                 fn(event)
@@ -357,7 +364,39 @@ class RemoteKernel:
         return self._call("revive", agent_id=agent_id)
 
     def spend_today(self) -> Any:
-        return self._call("spend_today")
+        """Today's spend; kept until a provider request is recorded or the day changes (the status line
+        asks on every ledger append, and a round trip while the kernel streams stalls the caller's loop)."""
+        from ..spend import local_midnight
+
+        day = local_midnight(time.time())
+        if self._spend is None or self._spend[0] != day:
+            self._spend = (day, self._call("spend_today"))
+        return self._spend[1]
+
+    def _fetch_spend(self) -> None:
+        """Ask for today's spend over the events connection, so ``spend_today`` finds it without waiting."""
+        self._spend_gen += 1
+        if self._spend_fetch is not None and not self._spend_fetch.done():
+            return  # the fetch under way asks again when it ends (its answer may predate this request)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._spend_fetch = loop.create_task(self._fetched_spend(), name="spend today")
+
+    async def _fetched_spend(self) -> None:
+        from ..spend import local_midnight
+
+        while True:
+            gen, day = self._spend_gen, local_midnight(time.time())
+            try:
+                spend = await self._events.call("spend_today", {})
+            except (api.KernelError, OSError):
+                return  # the next ``spend_today`` asks directly
+            if gen == self._spend_gen:
+                if self._spend is None:
+                    self._spend = (day, spend)
+                return
 
     def leases(self, agent_id: str | None = None) -> list[Any]:
         return list(self._call("leases", agent_id=agent_id))
@@ -413,6 +452,9 @@ class RemoteKernel:
 
     async def aclose(self) -> None:
         """Let go of the kernel (it keeps running)."""
+        if self._spend_fetch is not None:
+            self._spend_fetch.cancel()
+            await asyncio.gather(self._spend_fetch, return_exceptions=True)
         await self._events.aclose()
         self._sync.close()
 

@@ -62,11 +62,13 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
         if ready is not None:
             ready.set()
         mcp = asyncio.ensure_future(_start_mcp(kernel, home))
+        warming = asyncio.ensure_future(_warm_provider(kernel.settings.provider, providers, store))
         kernel.automations.start()  # scheduled runs fire while the kernel runs, with or without a desktop
         try:
             await server.stopped.wait()
         finally:
             mcp.cancel()
+            warming.cancel()
             await kernel.interrupt_working()  # a clean stop: working agents come back interrupted, not killed
             await server.stop()
             await kernel.aclose()
@@ -75,6 +77,26 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
     finally:
         lock.release()
     return 0
+
+
+async def _warm_provider(name: str, providers: Any, store: SettingsStore) -> None:
+    """The default provider's SDK is imported and its client built while nobody waits for them: on
+    this machine anthropic's SDK alone took 3.3 s to import (2026-12-01), which was the first Ask's
+    wait. A provider without a key is left alone (asking says why); a failure here is said on
+    stderr and left for the first request to meet again."""
+    from ..providers.lazy import missing_key_message
+
+    if missing_key_message(name, store) is not None:
+        return
+    try:
+        warm = getattr(providers(name), "warm", None)
+        if warm is not None:
+            await warm()
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # noqa: BLE001  # the first request builds it again and reports what is wrong
+        print(f"agentdesk kernel: could not prepare {name} ahead of the first request: {exc}", file=sys.stderr,
+              flush=True)
 
 
 async def _start_mcp(kernel: Any, home: Path) -> None:

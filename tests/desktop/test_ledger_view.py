@@ -195,3 +195,29 @@ def test_a_hundred_thousand_entries_open_fast_and_page_on_scroll(tmp_path, qloop
     desk.window._done = True
     desk.bridge.close()
     desk.ledger.close()
+
+
+def test_new_entries_ask_about_undo_marks_only_for_file_changes(tmp_path):
+    """Attached, each undone-by question is a round trip to the kernel: entries that are not file changes
+    (text, requests, grants: most of a busy stream) ask none."""
+    from desktop.ledger_model import LedgerPager
+    from ledger import FileChange, Ledger, ToolCall
+
+    ledger = Ledger(tmp_path / "ledger.db")
+    try:
+        asked: list[list[int]] = []
+        def page(filters, *, before=None, after=None, limit=200):
+            return ledger.page(before=before, after=after, limit=limit, actor=filters.actor, kind=filters.kind,
+                               path=filters.path)
+
+        pager = LedgerPager(page, lambda seqs: (asked.append(list(seqs)), ledger.undone_by(seqs))[1])
+        pager.reset()
+        call = ledger.append(ToolCall(actor="a1", tool="fs_write", scope="fs.write", input={"path": "x"}))
+        assert [e.seq for e in pager.take_new(call)] == [call.seq]
+        assert asked == []
+        change = ledger.append(FileChange(actor="a1", path=str(tmp_path / "x"), before=None, after=None,
+                                          cause=call.seq))
+        assert [e.seq for e in pager.take_new(change)] == [change.seq]
+        assert asked == [[change.seq]]
+    finally:
+        ledger.close()
