@@ -1,0 +1,64 @@
+"""What the kernel-process tests share: a client attached to a real kernel process, its events as a queue,
+an agent of it caught mid-work, and the ``agentdesk`` command run against that kernel.
+
+Waiting is on events, connection changes and process exits only (no sleeps).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from kernel.service.client import RemoteKernel
+
+from .conftest import ROOT, KernelProcess, agentdesk
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, timeout=120))
+
+
+async def next_event(queue: asyncio.Queue, kind: type, where=lambda e: True):
+    while True:
+        event = await queue.get()
+        if isinstance(event, kind) and where(event):
+            return event
+
+
+async def attach(home, answers_leases=False) -> tuple[RemoteKernel, asyncio.Queue]:
+    k = await RemoteKernel.for_home(home, client="test", answers_leases=answers_leases).start()
+    events: asyncio.Queue = asyncio.Queue()
+    k.subscribe(events.put_nowait)
+    return k, events
+
+
+async def working_agent(kernel_proc: KernelProcess, ws: Path, prompt: str, until: type, *, name: str = "stopped",
+                        scope: str | None = None) -> tuple[RemoteKernel, asyncio.Queue, asyncio.Queue, Any]:
+    """An attached client (its connection changes queued) and an agent of it, given ``scope`` for an hour when
+    named, sent ``prompt`` and working: ``until`` seen."""
+    k, events = await attach(kernel_proc.home)
+    connection: asyncio.Queue = asyncio.Queue()
+    k.on_connection(connection.put_nowait)
+    agent = k.spawn(name, workspace=str(ws))
+    if scope is not None:
+        k.grant_lease(agent.id, scope, 3600)
+    k.send(agent.id, prompt)
+    await next_event(events, until)
+    return k, events, connection, agent
+
+
+def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``agentdesk ARGS`` against the kernel of ``env``'s home, its output as text."""
+    return subprocess.run(agentdesk(*args), env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
+
+
+def texts(conversation) -> str:
+    return " ".join(getattr(part, "text", "") for message in conversation for part in message.parts)
