@@ -24,6 +24,7 @@ from kernel.api import (
 from . import style
 from .automations_form import AutomationForm
 from .outward_inbox import OutwardInbox
+from .sizing import show_rows
 
 
 def _table(headers: list[str]) -> QTableWidget:
@@ -42,6 +43,17 @@ def _cell(text: str, tip: str = "") -> QTableWidgetItem:
     item = QTableWidgetItem(text)
     item.setToolTip(tip or text)
     return item
+
+
+def _titled(title: str, table: QTableWidget, bar: QHBoxLayout | None = None) -> QWidget:
+    box = QWidget()
+    lay = QVBoxLayout(box)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.addWidget(_bold(title))
+    if bar is not None:
+        lay.addLayout(bar)
+    lay.addWidget(table)
+    return box
 
 
 def _bold(text: str) -> QLabel:
@@ -92,21 +104,23 @@ class AutomationsWindow(QWidget):
         top_layout.addWidget(self.list)
         self.outward = OutwardInbox(kernel)  # outward calls whose outcome is unknown (kernel/outward.py)
         bottom = QSplitter(Qt.Orientation.Horizontal)
-        for title, table, extra in (("Runs (Enter opens one)", self.history, None), ("Inbox", self.inbox, inbox_bar)):
-            box = QWidget()
-            lay = QVBoxLayout(box)
-            lay.setContentsMargins(0, 0, 0, 0)
-            lay.addWidget(_bold(title))
-            if extra is not None:
-                lay.addLayout(extra)
-            lay.addWidget(table)
-            if table is self.inbox:
-                lay.addWidget(self.outward, 3)
-            bottom.addWidget(box)
+        bottom.addWidget(_titled("Runs (Enter opens one)", self.history))
+        # The refused requests above the outward calls, each with room for a few rows (a splitter between them).
+        self.inbox_split = QSplitter(Qt.Orientation.Vertical)
+        self.inbox_split.addWidget(_titled("Inbox", self.inbox, inbox_bar))
+        self.inbox_split.addWidget(self.outward)
+        self.inbox_split.setChildrenCollapsible(False)
+        bottom.addWidget(self.inbox_split)
+        show_rows(self.list, 3)
+        show_rows(self.inbox, 3)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(top)
         split.addWidget(bottom)
         split.setChildrenCollapsible(False)
+        split.setStretchFactor(1, 1)  # the runs and the Inbox take what the list does not need
+        split.setSizes([top.minimumSizeHint().height(), 10_000])
+        self.inbox_split.setStretchFactor(1, 1)
+        self.inbox_split.setSizes([self.inbox_split.widget(0).minimumSizeHint().height(), 10_000])
         layout = QVBoxLayout(self)
         m = style.SPACING * 2
         layout.setContentsMargins(m, m, m, m)

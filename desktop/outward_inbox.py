@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from kernel.api import KernelError, KernelFacade, LedgerAppended, UnknownIntent
 
 from . import style
+from .sizing import show_rows
 
 _WHAT = {"mail_send": "mail", "calendar_create": "event"}
 
@@ -70,8 +71,10 @@ class OutwardInbox(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.note)
         layout.addLayout(bar)
+        show_rows(self.table, 3)
+        self.message.setMinimumHeight(5 * self.message.fontMetrics().lineSpacing())
         layout.addWidget(self.table, 1)
-        layout.addWidget(self.message, 2)
+        layout.addWidget(self.message, 1)
         layout.addWidget(self.status)
         self.table.itemSelectionChanged.connect(self._show)
         self.reload()
