@@ -33,6 +33,7 @@ def _table(headers: list[str]) -> QTableWidget:
     t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    t.setTabKeyNavigation(False)  # Tab leaves the table (it went cell to cell, never out); arrows move inside
     t.verticalHeader().setVisible(False)
     t.horizontalHeader().setStretchLastSection(True)
     t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -107,7 +108,8 @@ class AutomationsWindow(QWidget):
         bottom.addWidget(_titled("Runs (Enter opens one)", self.history))
         # The refused requests above the outward calls, each with room for a few rows (a splitter between them).
         self.inbox_split = QSplitter(Qt.Orientation.Vertical)
-        self.inbox_split.addWidget(_titled("Inbox", self.inbox, inbox_bar))
+        inbox_box = _titled("Inbox", self.inbox, inbox_bar)
+        self.inbox_split.addWidget(inbox_box)
         self.inbox_split.addWidget(self.outward)
         self.inbox_split.setChildrenCollapsible(False)
         bottom.addWidget(self.inbox_split)
@@ -120,7 +122,7 @@ class AutomationsWindow(QWidget):
         split.setStretchFactor(1, 1)  # the runs and the Inbox take what the list does not need
         split.setSizes([top.minimumSizeHint().height(), 10_000])
         self.inbox_split.setStretchFactor(1, 1)
-        self.inbox_split.setSizes([self.inbox_split.widget(0).minimumSizeHint().height(), 10_000])
+        self.inbox_split.setSizes([inbox_box.minimumSizeHint().height(), 10_000])
         layout = QVBoxLayout(self)
         m = style.SPACING * 2
         layout.setContentsMargins(m, m, m, m)
@@ -193,7 +195,7 @@ class AutomationsWindow(QWidget):
         v = self.selected()
         for key in ("edit", "run", "pause", "delete"):
             self.buttons[key].setEnabled(v is not None)
-        self.buttons["pause"].setText("&Resume" if v is not None and not v.automation.enabled else "&Pause")
+        self.buttons["pause"].setText("Res&ume" if v is not None and not v.automation.enabled else "&Pause")
         has_item = 0 <= self.inbox.currentRow() < len(self.items) or bool(self.items)
         self.buttons["add"].setEnabled(has_item)
         self.buttons["dismiss"].setEnabled(has_item)

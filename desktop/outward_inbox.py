@@ -47,6 +47,7 @@ class OutwardInbox(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table; arrows move inside it
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -59,7 +60,7 @@ class OutwardInbox(QWidget):
         self.buttons: dict[str, QPushButton] = {}
         bar = QHBoxLayout()
         for key, text, slot in (("sent", "It was &sent", lambda: self.settle(True)),
-                                ("not_sent", "It was &not sent", lambda: self.settle(False)),
+                                ("not_sent", "It was n&ot sent", lambda: self.settle(False)),
                                 ("recheck", "Check a&gain", self.recheck)):
             button = QPushButton(text)
             button.clicked.connect(slot)
