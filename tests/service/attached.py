@@ -11,7 +11,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from kernel.api import LedgerFilter
 from kernel.service.client import RemoteKernel
+from tests.fakes import ToolCall as FakeCall, Turn
 
 from .conftest import ROOT, KernelProcess, agentdesk
 
@@ -47,6 +49,27 @@ async def working_agent(kernel_proc: KernelProcess, ws: Path, prompt: str, until
     k.send(agent.id, prompt)
     await next_event(events, until)
     return k, events, connection, agent
+
+
+async def killed_and_back(kernel_proc: KernelProcess, connection: asyncio.Queue) -> None:
+    """kill -9 the kernel, see the client notice, start it again and see the client come back on its own."""
+    kernel_proc.kill9()
+    assert await connection.get() is False
+    kernel_proc.start()
+    assert await connection.get() is True
+
+
+SLOW_ONCE = "sleep 60; echo ran >> once.txt"  # a command still running when the kernel stops; run twice, it shows
+
+
+def script_slow_once(srv) -> None:
+    """The model's one reply: run ``SLOW_ONCE``."""
+    srv.script(Turn(parts=(FakeCall("shell_exec", {"command": SLOW_ONCE}),)))
+
+
+def calls_of(k: RemoteKernel, agent_id: str) -> list[Any]:
+    """The agent's tool calls and their results and errors on the record."""
+    return [e for e in k.ledger_page(LedgerFilter(actor=agent_id)) if e.kind in ("tool", "error", "result")]
 
 
 def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 
 from kernel.api import AgentStateChanged, LedgerFilter, TextDelta, ToolCallStarted
-from tests.fakes import Text, ToolCall as FakeCall, Turn
+from tests.fakes import Text, Turn
 
-from .attached import cli, next_event, run, texts, workspace, working_agent
+from .attached import calls_of, cli, next_event, run, script_slow_once, texts, workspace, working_agent
 
 
 async def _stopped_then_back(kernel_proc, k, events, connection, stop) -> AgentStateChanged:
@@ -59,15 +59,14 @@ def test_kernel_stop_mid_turn_leaves_the_agent_interrupted_with_its_conversation
 
 def test_sigterm_mid_tool_call_interrupts_it_and_runs_nothing_twice(kernel_proc, srv, tmp_path):
     ws = workspace(tmp_path)
-    command = "sleep 60; echo ran >> once.txt"
-    srv.script(Turn(parts=(FakeCall("shell_exec", {"command": command}),)))
+    script_slow_once(srv)
 
     async def body():
         k, events, connection, agent = await working_agent(kernel_proc, ws, "run it", ToolCallStarted,
                                                            scope="shell.exec")  # mid-tool-call
         try:
             await _stopped_then_back(kernel_proc, k, events, connection, kernel_proc.stop)
-            calls = [e for e in k.ledger_page(LedgerFilter(actor=agent.id)) if e.kind in ("tool", "error", "result")]
+            calls = calls_of(k, agent.id)
             requests = k.ledger_page(LedgerFilter(actor=agent.id, kind="request"))
             return k.agent(agent.id), calls, k.leases(agent.id), k.ledger_page(LedgerFilter(kind="agent.kill")), requests
         finally:

@@ -13,10 +13,12 @@ import signal
 import stat
 import subprocess
 
-from kernel.api import AgentSpawned, Grant, LeaseRequested, LedgerFilter, TextDelta, ToolCallStarted, TurnFinished
+from kernel.api import AgentSpawned, Grant, LeaseRequested, TextDelta, ToolCallStarted, TurnFinished
 from tests.fakes import Text, ToolCall as FakeCall, Turn, Usage
 
-from .attached import attach, cli, next_event, run, texts, workspace, working_agent
+from .attached import (
+    attach, calls_of, cli, killed_and_back, next_event, run, script_slow_once, texts, workspace, working_agent,
+)
 from .conftest import ROOT, KernelProcess, agentdesk, hello
 
 WATCHER = r"""
@@ -131,10 +133,7 @@ def test_a_kernel_killed_mid_turn_serves_again_after_a_restart(kernel_proc, srv,
         k, events, connection, agent = await working_agent(kernel_proc, ws, "talk", TextDelta,  # mid-turn
                                                            name="doomed")
         try:
-            kernel_proc.kill9()
-            assert await connection.get() is False  # the client noticed
-            kernel_proc.start()
-            assert await connection.get() is True   # and came back on its own
+            await killed_and_back(kernel_proc, connection)  # the client noticed, and came back on its own
             again = k.spawn("after", workspace=str(ws))
             return agent, again, k.agents(), k.ledger_integrity(), k.conversation(agent.id)
         finally:
@@ -151,18 +150,14 @@ def test_a_kernel_killed_mid_turn_serves_again_after_a_restart(kernel_proc, srv,
 
 def test_a_kernel_killed_mid_tool_call_runs_nothing_twice(kernel_proc, srv, tmp_path):
     ws = workspace(tmp_path)
-    command = "sleep 60; echo ran >> once.txt"
-    srv.script(Turn(parts=(FakeCall("shell_exec", {"command": command}),)))
+    script_slow_once(srv)
 
     async def body():
         k, events, connection, agent = await working_agent(kernel_proc, ws, "run it", ToolCallStarted,
                                                            name="doomed", scope="shell.exec")  # mid-tool-call
         try:
-            kernel_proc.kill9()
-            assert await connection.get() is False
-            kernel_proc.start()
-            assert await connection.get() is True
-            calls = [e for e in k.ledger_page(LedgerFilter(actor=agent.id)) if e.kind in ("tool", "error", "result")]
+            await killed_and_back(kernel_proc, connection)
+            calls = calls_of(k, agent.id)
             return agent, k.agent(agent.id), calls
         finally:
             await k.aclose()
