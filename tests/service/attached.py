@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from kernel.api import LedgerFilter
+from kernel.api import LeaseGranted, LedgerFilter
 from kernel.service.client import RemoteKernel
 from tests.fakes import ToolCall as FakeCall, Turn
 
@@ -34,6 +34,21 @@ async def attach(home, answers_leases=False) -> tuple[RemoteKernel, asyncio.Queu
     events: asyncio.Queue = asyncio.Queue()
     k.subscribe(events.put_nowait)
     return k, events
+
+
+class Recorder:
+    """A subscriber that keeps every event it gets, in order, and sets ``done`` at the grant of a lease for
+    ``scope`` (the live event a test makes last, after whatever it wants to see delivered)."""
+
+    def __init__(self, scope: str) -> None:
+        self.scope = scope
+        self.seen: list[Any] = []
+        self.done = asyncio.Event()
+
+    def __call__(self, event: Any) -> None:
+        self.seen.append(event)
+        if isinstance(event, LeaseGranted) and event.lease.scope == self.scope:
+            self.done.set()
 
 
 async def working_agent(kernel_proc: KernelProcess, ws: Path, prompt: str, until: type, *, name: str = "stopped",
