@@ -24,7 +24,7 @@ from kernel.api import (
 from . import style
 from .automations_form import AutomationForm
 from .outward_inbox import OutwardInbox
-from .sizing import show_rows
+from .sizing import fit_to_screen, show_rows
 
 
 def _table(headers: list[str]) -> QTableWidget:
@@ -135,7 +135,7 @@ class AutomationsWindow(QWidget):
         if bridge is not None:
             bridge.event.connect(self._on_event)  # type: ignore[attr-defined]
             bridge.tick.connect(self.reload)  # type: ignore[attr-defined]
-        self.resize(1000, 660)
+        fit_to_screen(self, (1000, 660))  # 1000×652 on a 1024×700 screen, its title bar on it too
         self.reload()
 
     # ---- loading ------------------------------------------------------------------------

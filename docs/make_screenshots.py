@@ -347,7 +347,6 @@ async def _automations(desk, providers, ws: Path, clock, cam: Camera) -> None:
     _unknown_mail(desk.ledger, "Carol <carol@example.com>", "Room for the next review", "k-shot-2",
                   "the kernel stopped while sending")
     win = desk.window.open_automations()
-    win.resize(1000, 660)
     win.move(10, 10)
     win.list.selectRow([v.automation.id for v in win.views].index(digest.id))  # ids are random: pick it by id
     win.history.setCurrentCell(0, 0)
