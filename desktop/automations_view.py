@@ -24,6 +24,7 @@ from kernel.api import (
 from . import style
 from .automations_form import AutomationForm
 from .outward_inbox import OutwardInbox
+from .sizing import fit_to_screen, show_rows
 
 
 def _table(headers: list[str]) -> QTableWidget:
@@ -32,6 +33,7 @@ def _table(headers: list[str]) -> QTableWidget:
     t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    t.setTabKeyNavigation(False)  # Tab leaves the table (it went cell to cell, never out); arrows move inside
     t.verticalHeader().setVisible(False)
     t.horizontalHeader().setStretchLastSection(True)
     t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -42,6 +44,17 @@ def _cell(text: str, tip: str = "") -> QTableWidgetItem:
     item = QTableWidgetItem(text)
     item.setToolTip(tip or text)
     return item
+
+
+def _titled(title: str, table: QTableWidget, bar: QHBoxLayout | None = None) -> QWidget:
+    box = QWidget()
+    lay = QVBoxLayout(box)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.addWidget(_bold(title))
+    if bar is not None:
+        lay.addLayout(bar)
+    lay.addWidget(table)
+    return box
 
 
 def _bold(text: str) -> QLabel:
@@ -92,21 +105,24 @@ class AutomationsWindow(QWidget):
         top_layout.addWidget(self.list)
         self.outward = OutwardInbox(kernel)  # outward calls whose outcome is unknown (kernel/outward.py)
         bottom = QSplitter(Qt.Orientation.Horizontal)
-        for title, table, extra in (("Runs (Enter opens one)", self.history, None), ("Inbox", self.inbox, inbox_bar)):
-            box = QWidget()
-            lay = QVBoxLayout(box)
-            lay.setContentsMargins(0, 0, 0, 0)
-            lay.addWidget(_bold(title))
-            if extra is not None:
-                lay.addLayout(extra)
-            lay.addWidget(table)
-            if table is self.inbox:
-                lay.addWidget(self.outward, 3)
-            bottom.addWidget(box)
+        bottom.addWidget(_titled("Runs (Enter opens one)", self.history))
+        # The refused requests above the outward calls, each with room for a few rows (a splitter between them).
+        self.inbox_split = QSplitter(Qt.Orientation.Vertical)
+        inbox_box = _titled("Inbox", self.inbox, inbox_bar)
+        self.inbox_split.addWidget(inbox_box)
+        self.inbox_split.addWidget(self.outward)
+        self.inbox_split.setChildrenCollapsible(False)
+        bottom.addWidget(self.inbox_split)
+        show_rows(self.list, 3)
+        show_rows(self.inbox, 3)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(top)
         split.addWidget(bottom)
         split.setChildrenCollapsible(False)
+        split.setStretchFactor(1, 1)  # the runs and the Inbox take what the list does not need
+        split.setSizes([top.minimumSizeHint().height(), 10_000])
+        self.inbox_split.setStretchFactor(1, 1)
+        self.inbox_split.setSizes([inbox_box.minimumSizeHint().height(), 10_000])
         layout = QVBoxLayout(self)
         m = style.SPACING * 2
         layout.setContentsMargins(m, m, m, m)
@@ -119,7 +135,7 @@ class AutomationsWindow(QWidget):
         if bridge is not None:
             bridge.event.connect(self._on_event)  # type: ignore[attr-defined]
             bridge.tick.connect(self.reload)  # type: ignore[attr-defined]
-        self.resize(1000, 660)
+        fit_to_screen(self, (1000, 660))  # 1000×652 on a 1024×700 screen, its title bar on it too
         self.reload()
 
     # ---- loading ------------------------------------------------------------------------
@@ -179,7 +195,7 @@ class AutomationsWindow(QWidget):
         v = self.selected()
         for key in ("edit", "run", "pause", "delete"):
             self.buttons[key].setEnabled(v is not None)
-        self.buttons["pause"].setText("&Resume" if v is not None and not v.automation.enabled else "&Pause")
+        self.buttons["pause"].setText("Res&ume" if v is not None and not v.automation.enabled else "&Pause")
         has_item = 0 <= self.inbox.currentRow() < len(self.items) or bool(self.items)
         self.buttons["add"].setEnabled(has_item)
         self.buttons["dismiss"].setEnabled(has_item)

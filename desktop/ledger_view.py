@@ -48,6 +48,7 @@ class LedgerTable(QTableView):
         super().__init__(parent)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.setTabKeyNavigation(False)  # Tab leaves the table; arrows move inside it
 
     def column_widths(self) -> dict[int, int]:
         pad = 4 * style.SPACING

@@ -135,6 +135,9 @@ class MainWindow(QMainWindow):
         self.new_action.triggered.connect(self.new_ask)
         self.settings_action = QAction(style.icon("settings"), "Settings", self)
         self.settings_action.triggered.connect(self.open_settings)
+        self.settings_action.setShortcut(QKeySequence("Ctrl+,"))  # toolbar buttons take no focus: the keyboard's way
+        self.settings_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        self.settings_action.setToolTip("Providers, the web, sandbox, policies, automations, accounts (Ctrl+,)")
         self.history_action = QAction(style.icon("history"), "History", self)
         self.history_action.setShortcut(QKeySequence("Ctrl+H"))
         self.history_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)

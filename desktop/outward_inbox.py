@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from kernel.api import KernelError, KernelFacade, LedgerAppended, UnknownIntent
 
 from . import style
+from .sizing import show_rows
 
 _WHAT = {"mail_send": "mail", "calendar_create": "event"}
 
@@ -46,6 +47,7 @@ class OutwardInbox(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table; arrows move inside it
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -58,7 +60,7 @@ class OutwardInbox(QWidget):
         self.buttons: dict[str, QPushButton] = {}
         bar = QHBoxLayout()
         for key, text, slot in (("sent", "It was &sent", lambda: self.settle(True)),
-                                ("not_sent", "It was &not sent", lambda: self.settle(False)),
+                                ("not_sent", "It was n&ot sent", lambda: self.settle(False)),
                                 ("recheck", "Check a&gain", self.recheck)):
             button = QPushButton(text)
             button.clicked.connect(slot)
@@ -70,8 +72,10 @@ class OutwardInbox(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.note)
         layout.addLayout(bar)
+        show_rows(self.table, 3)
+        self.message.setMinimumHeight(5 * self.message.fontMetrics().lineSpacing())
         layout.addWidget(self.table, 1)
-        layout.addWidget(self.message, 2)
+        layout.addWidget(self.message, 1)
         layout.addWidget(self.status)
         self.table.itemSelectionChanged.connect(self._show)
         self.reload()

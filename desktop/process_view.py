@@ -138,6 +138,7 @@ class ProcessView(QTableView):
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setTabKeyNavigation(False)  # Tab leaves the table (it went cell to cell, never out); arrows move inside
         self.setShowGrid(False)
         self.setAlternatingRowColors(True)
         self.setMouseTracking(True)

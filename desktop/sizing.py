@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRect, QSize
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QTableView, QWidget
 
 FRAME_MARGIN = (16, 48)  # width and height a window manager's frame and title bar may take
 
@@ -39,3 +39,9 @@ def fit_to_screen(widget: QWidget, preferred: tuple[int, int]) -> QSize:
     w, h = fit(preferred, (area.width(), area.height()))
     widget.resize(w, h)
     return QSize(w, h)
+
+
+def show_rows(table: QTableView, rows: int) -> None:
+    """Make ``table`` at least tall enough for its header and ``rows`` rows (a splitter may give it more)."""
+    header = table.horizontalHeader().sizeHint().height()
+    table.setMinimumHeight(header + rows * table.verticalHeader().defaultSectionSize() + 2 * table.frameWidth())

@@ -54,9 +54,31 @@ async def _until(predicate, timeout: float = 10.0) -> None:
         await asyncio.sleep(0.01)
 
 
-async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...] | None = None) -> list[Path]:
-    from PySide6.QtWidgets import QApplication
+class Camera:
+    """Which shots are wanted and where they go: ``await camera.shoot(name, widget)`` lets the widget settle,
+    saves ``<name><suffix>.png`` and lists it (or does nothing when ``name`` is not wanted)."""
 
+    def __init__(self, out: Path, suffix: str = "", names: tuple[str, ...] | None = None) -> None:
+        self.out, self.suffix, self.names = out, suffix, names
+        self.paths: list[Path] = []
+
+    def wants(self, *names: str) -> bool:
+        return self.names is None or any(name in self.names for name in names)
+
+    async def shoot(self, name: str, widget, settle: float = 0.1) -> None:
+        from PySide6.QtWidgets import QApplication
+
+        if not self.wants(name):
+            return
+        await asyncio.sleep(settle)
+        QApplication.processEvents()
+        widget.repaint()
+        path = self.out / f"{name}{self.suffix}.png"
+        _save(widget, path)
+        self.paths.append(path)
+
+
+async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...] | None = None) -> list[Path]:
     from desktop.app import build_desktop
     from kernel.approver import Grant
     from kernel.clock import ManualClock
@@ -144,42 +166,27 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
     change = next(e for e in view.model.pager.entries if e.kind == "fs.write" and e.actor == scribe)
     view.select_seq(change.seq)
     win.raise_()
-    await asyncio.sleep(0.2)
-    QApplication.processEvents()
-
-    shots = []
-    for name, widget in (("main-window", win), ("ask-window", ask), ("ask-window-waiting", tester_window),
-                         ("lease-dialog", desk.lease_dialogs.dialog_for(tester))):
-        if names is not None and name not in names:
-            continue
-        widget.repaint()
-        path = out / f"{name}{suffix}.png"
-        _save(widget, path)
-        shots.append(path)
+    cam = Camera(out, suffix, names)
+    await cam.shoot("main-window", win, settle=0.2)
+    await cam.shoot("ask-window", ask)
+    await cam.shoot("ask-window-waiting", tester_window)
+    await cam.shoot("lease-dialog", desk.lease_dialogs.dialog_for(tester))
 
     tool_entry = next(e for e in view.model.pager.entries if e.kind == "tool" and e.actor == scribe
                       and getattr(e, "tool", "") == "fs_write")
     view.select_seq(tool_entry.seq)
     confirm = view.confirm_undo(tool_entry)
-    await asyncio.sleep(0.1)
-    if names is None or "undo-confirm" in names:
-        path = out / f"undo-confirm{suffix}.png"
-        _save(confirm, path)
-        shots.append(path)
+    await cam.shoot("undo-confirm", confirm)
     confirm.reject()
-    shots += await _mail_shots(desk, agent, providers, out, suffix, names)
+    await _mail_shots(desk, agent, providers, cam)
 
-    shots += await extension_pages(out, tmp, ws, suffix, names)
-    if names is None or "history" in names:
+    await extension_pages(cam, tmp, ws)
+    if cam.wants("history"):
         k.archive(docs)  # out of the table, into History
         history = win.open_history()
         history.move(60, 60)
-        await asyncio.sleep(0.1)
-        QApplication.processEvents()
-        path = out / f"history{suffix}.png"
-        _save(history, path)
-        shots.append(path)
-    if names is None or "settings-web" in names:  # Settings → Web: the search back-end, the fetch caps, the switch
+        await cam.shoot("history", history)
+    if cam.wants("settings-web"):  # Settings → Web: the search back-end, the fetch caps, the switch
         from dataclasses import replace
 
         from desktop.settings_dialog import SettingsDialog
@@ -188,14 +195,10 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
         dialog.tabs.setCurrentWidget(dialog.web_tab)
         dialog.show()
         dialog.body.ensureWidgetVisible(dialog.web_tab.allow_private)  # the Web page, scrolled into view
-        await asyncio.sleep(0.1)
-        QApplication.processEvents()
-        path = out / f"settings-web{suffix}.png"
-        _save(dialog, path)
-        shots.append(path)
+        await cam.shoot("settings-web", dialog)
         dialog.reject()
 
-    shots += await _automations(desk, providers, ws, clock, out, suffix, names)
+    await _automations(desk, providers, ws, clock, cam)
 
     desk.window._done = True
     await k.aclose()
@@ -204,37 +207,31 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
         dialog.withdraw()
     desk.ledger.close()
 
-    if names is None or "ask-window-reopened" in names:  # the next start: scribe's window opens again, rebuilt
+    if cam.wants("ask-window-reopened"):  # the next start: scribe's window opens again, rebuilt
         again = build_desktop(tmp / "home", providers=lambda name: providers[name], clock=clock,
                               settings=Settings(user_name="Ada", workspace=str(ws)), grant_delay_ms=0)
         again.window.show()
         reopened = again.window.windows[scribe]
         reopened.move(40, 40)
-        await asyncio.sleep(0.2)
-        QApplication.processEvents()
-        path = out / f"ask-window-reopened{suffix}.png"
-        _save(reopened, path)
-        shots.append(path)
+        await cam.shoot("ask-window-reopened", reopened, settle=0.2)
         again.window._done = True
         await again.kernel.aclose()
         again.bridge.close()
         again.ledger.close()
-    return shots
+    return cam.paths
 
 
-async def extension_pages(out: Path, tmp: Path, ws: Path, suffix: str, names: tuple[str, ...] | None) -> list[Path]:
+async def extension_pages(cam: Camera, tmp: Path, ws: Path) -> None:
     """Settings → MCP servers and Settings → Skills in service mode: a kernel service (``agentdesk kernel``,
     started as the desktop starts one) runs the home's MCP servers, and the page shows its word on each:
     the repository's small stdio test server connected, an HTTP server that refuses, one switched off."""
-    from PySide6.QtWidgets import QApplication
-
     from desktop.extension_pages import McpServersPage, PageDialog, SkillsPage
     from kernel import McpSecrets, McpServerConfig, McpStore, find_skills, set_pin
     from kernel.service import RemoteKernel, ensure_kernel
     from kernel.service.client import kernel_running
 
-    if names is not None and not {"settings-mcp", "settings-skills"} & set(names):
-        return []
+    if not cam.wants("settings-mcp", "settings-skills"):
+        return
     os.environ["AGENTDESK_KEYRING"] = "off"  # the example's secret goes to the throwaway home's keys.json
     home = tmp / "service-home"
     store = McpStore(home)
@@ -271,28 +268,22 @@ async def extension_pages(out: Path, tmp: Path, ws: Path, suffix: str, names: tu
     finally:
         os.environ["PATH"] = path_before
     kernel = await RemoteKernel.for_home(home, client="screenshots").start()
-    shots = []
     try:
         await kernel.mcp_reload()  # returns once the kernel's own start of mcp.json is done
         for name, title, page in (("settings-mcp", "MCP servers",
                                    McpServersPage(store, kernel.mcp_status, reload=kernel.mcp_reload)),
                                   ("settings-skills", "Skills", SkillsPage(home, ws))):
-            if names is not None and name not in names:
+            if not cam.wants(name):
                 continue
             dialog = PageDialog(title, page)
             dialog.resize(760, 520)
             dialog.show()
-            await asyncio.sleep(0.05)
-            QApplication.processEvents()
-            path = out / f"{name}{suffix}.png"
-            _save(dialog, path)
-            shots.append(path)
+            await cam.shoot(name, dialog, settle=0.05)
             dialog.close()
     finally:
         kernel.shutdown()
         await kernel.aclose()
         await _until(lambda: not kernel_running(home), timeout=30)
-    return shots
 
 
 def _mail_account(home: Path) -> None:
@@ -307,13 +298,10 @@ def _mail_account(home: Path) -> None:
                           caldav_url="https://caldav.fastmail.com/"), "app-password-placeholder")
 
 
-async def _mail_shots(desk, agent, providers, out: Path, suffix: str, names) -> list[Path]:
+async def _mail_shots(desk, agent, providers, cam: Camera) -> None:
     """The send confirmation (the exact message) and Settings → Accounts."""
-    from PySide6.QtWidgets import QApplication
-
     from kernel.providers.scripted import reply
 
-    shots = []
     mailer = agent("mailer")
     providers["scripted-mailer"].script(reply("I'll send Bob the minutes.", tools=(("mail_send", {
         "to": ["Bob Stone <bob@example.com>"], "cc": ["carol@example.com"], "subject": "Minutes of Tuesday's review",
@@ -321,45 +309,29 @@ async def _mail_shots(desk, agent, providers, out: Path, suffix: str, names) -> 
                 "- Bob: book the room for the next review\n\nBest,\nAda\n"}),), usage=(2_000, 300)))
     desk.kernel.send(mailer, "send Bob the minutes from notes/minutes.md")
     await _until(lambda: desk.lease_dialogs.dialog_for(mailer) is not None)
-    dialog = desk.lease_dialogs.dialog_for(mailer)
-    await asyncio.sleep(0.1)
-    QApplication.processEvents()
-    if names is None or "mail-send-confirm" in names:
-        path = out / f"mail-send-confirm{suffix}.png"
-        dialog.repaint()
-        _save(dialog, path)
-        shots.append(path)
+    await cam.shoot("mail-send-confirm", desk.lease_dialogs.dialog_for(mailer))
     settings = desk.window._open_settings()
     accounts = settings.open_accounts()
-    await asyncio.sleep(0.1)
-    QApplication.processEvents()
-    if names is None or "accounts-settings" in names:
-        path = out / f"accounts-settings{suffix}.png"
-        accounts.repaint()
-        _save(accounts, path)
-        shots.append(path)
+    await cam.shoot("accounts-settings", accounts)
     accounts.reject()
     settings.reject()
-    return shots
 
 
-async def _automations(desk, providers, ws: Path, clock, out: Path, suffix: str, names) -> list[Path]:
+async def _automations(desk, providers, ws: Path, clock, cam: Camera) -> None:
     """The Automations window with runs and an Inbox item, the form, and one run opened read-only."""
-    from PySide6.QtWidgets import QApplication
-
     from kernel.api import Automation, PolicyItem
     from kernel.providers.scripted import ScriptedProvider, reply
 
-    if names is not None and not {"automations", "automation-form", "automation-run"} & set(names):
-        return []
+    if not cam.wants("automations", "automation-form", "automation-run"):
+        return
     k = desk.kernel
     providers["scripted-digest"] = ScriptedProvider()
     digest = k.automations.add(Automation(
         id="", name="Notes digest", objective="Summarise what changed in notes/ into notes/digest.md.",
         schedule="0 7 * * 1-5", timezone="Europe/Berlin", policy=(PolicyItem("fs.read", 900.0),),
         workspace=str(ws), provider="scripted-digest", model="claude-sonnet-4-5", expires=clock.now() + 90 * 86400))
-    k.automations.add(Automation(id="", name="Weekly tidy", objective="Tidy src/.", schedule="every 1d",
-                                 workspace=str(ws), provider="scripted-digest", model="claude-sonnet-4-5"))
+    tidy = k.automations.add(Automation(id="", name="Weekly tidy", objective="Tidy src/.", schedule="every 1d",
+                                        workspace=str(ws), provider="scripted-digest", model="claude-sonnet-4-5"))
     providers["scripted-digest"].script(
         reply(tools=(("fs_read", {"path": "notes/todo.md"}),), usage=(4_000, 200)),
         reply(tools=(("fs_write", {"path": "notes/digest.md", "content": "# Digest\n"}),), usage=(4_400, 300)),
@@ -367,60 +339,49 @@ async def _automations(desk, providers, ws: Path, clock, out: Path, suffix: str,
               "notes/digest.md: fs.write is outside this automation's policy.", usage=(4_800, 120)))
     task = k.automations.run_now(digest.id)
     await _until(lambda: task.done())
-    _unknown_mail(desk.ledger)  # the Inbox also shows a mail not known to have gone out
+    providers["scripted-digest"].script(  # a second refusal in the Inbox: this one has no policy at all
+        reply(tools=(("fs_list", {"path": "src"}),), usage=(3_000, 100)), reply("Nothing to tidy.", usage=(3_100, 40)))
+    task = k.automations.run_now(tidy.id)
+    await _until(lambda: task.done())
+    _unknown_mail(desk.ledger)  # the Inbox also shows mails not known to have gone out
+    _unknown_mail(desk.ledger, "Carol <carol@example.com>", "Room for the next review", "k-shot-2",
+                  "the kernel stopped while sending")
     win = desk.window.open_automations()
-    win.resize(1000, 660)
     win.move(10, 10)
     win.list.selectRow([v.automation.id for v in win.views].index(digest.id))  # ids are random: pick it by id
     win.history.setCurrentCell(0, 0)
-    await asyncio.sleep(0.1)
-    QApplication.processEvents()
-    shots = []
+    await cam.shoot("automations", win)
     form = win.edit()
     run = win.open_run()
-    for name, widget in (("automations", win), ("automation-form", form), ("automation-run", run)):
-        if names is not None and name not in names:
-            continue
-        widget.repaint()
-        QApplication.processEvents()
-        path = out / f"{name}{suffix}.png"
-        _save(widget, path)
-        shots.append(path)
+    await cam.shoot("automation-form", form)
+    await cam.shoot("automation-run", run)
     form.reject()
     run.close()
     win.close()
-    shots += await _automation_create_confirm(desk, providers, out, suffix, names)
-    return shots + await _automation_settings(desk, out, suffix, names)
+    await _automation_create_confirm(desk, providers, cam)
+    await _automation_settings(desk, cam)
 
 
-async def _automation_settings(desk, out: Path, suffix: str, names) -> list[Path]:
+async def _automation_settings(desk, cam: Camera) -> None:
     """Settings → Automations: the catch-up window and the self-pause count."""
-    from PySide6.QtWidgets import QApplication
-
     from desktop.settings_dialog import SettingsDialog
 
-    if names is not None and "settings-automations" not in names:
-        return []
+    if not cam.wants("settings-automations"):
+        return
     settings = SettingsDialog(desk.store, desk.settings, desk.window, env={})
     settings.show()
     page = settings.open_automations()
-    await asyncio.sleep(0.1)
-    QApplication.processEvents()
-    path = out / f"settings-automations{suffix}.png"
-    _save(page, path)
+    await cam.shoot("settings-automations", page)
     page.reject()
     settings.reject()
-    return [path]
 
 
-async def _automation_create_confirm(desk, providers, out: Path, suffix: str, names) -> list[Path]:
+async def _automation_create_confirm(desk, providers, cam: Camera) -> None:
     """automation_create's one-off confirmation: the lease dialog with the whole definition in words."""
-    from PySide6.QtWidgets import QApplication
-
     from kernel.providers.scripted import ScriptedProvider, reply
 
-    if names is not None and "automation-create-confirm" not in names:
-        return []
+    if not cam.wants("automation-create-confirm"):
+        return
     providers["scripted-planner"] = ScriptedProvider()
     planner = desk.kernel.spawn("planner", provider="scripted-planner", model="claude-sonnet-4-5").id
     providers["scripted-planner"].script(reply("I'll set that up to run every weekday morning.", tools=((
@@ -432,26 +393,22 @@ async def _automation_create_confirm(desk, providers, out: Path, suffix: str, na
     desk.kernel.send(planner, "every weekday at 7, summarise what changed in my notes")
     await _until(lambda: desk.lease_dialogs.dialog_for(planner) is not None)
     dialog = desk.lease_dialogs.dialog_for(planner)
-    await asyncio.sleep(0.1)
-    QApplication.processEvents()
-    path = out / f"automation-create-confirm{suffix}.png"
-    dialog.repaint()
-    _save(dialog, path)
+    await cam.shoot("automation-create-confirm", dialog)
     dialog.deny()
-    return [path]
 
 
-def _unknown_mail(ledger) -> None:
+def _unknown_mail(ledger, to: str = "Bob Stone <bob@example.com>", subject: str = "Minutes of Tuesday's review",
+                  key: str = "k-shot", why: str = "the connection broke after sending; could not check: the IMAP "
+                                                 "server did not answer") -> None:
     """A mail whose sending broke off and could not be checked: its call, intent and ``unknown`` outcome."""
     from ledger import KERNEL, Intent, Outcome, ToolCall
 
-    args = {"to": ["Bob Stone <bob@example.com>"], "subject": "Minutes of Tuesday's review",
-            "body": "Hi Bob,\n\nThe minutes are below.\n\nBest,\nAda\n", "account": "fastmail"}
-    call = ledger.append(ToolCall(actor="a-3", tool="mail_send", scope="mail.send", input=args, call="c-1"))
-    intent = ledger.append(Intent(actor="a-3", tool="mail_send", key="k-shot", call_id="c-1", cause=call.seq,
-                                  target="<5f2c9e0a@agentdesk.invalid>"))
-    ledger.append(Outcome(actor=KERNEL, status="unknown", cause=intent.seq,
-                          detail="the connection broke after sending; could not check: the IMAP server did not answer"))
+    args = {"to": [to], "subject": subject, "body": f"Hi {to.split()[0]},\n\nThe minutes are below.\n\nBest,\nAda\n",
+            "account": "fastmail"}
+    call = ledger.append(ToolCall(actor="a-3", tool="mail_send", scope="mail.send", input=args, call=f"c-{key}"))
+    intent = ledger.append(Intent(actor="a-3", tool="mail_send", key=key, call_id=f"c-{key}", cause=call.seq,
+                                  target=f"<{key}@agentdesk.invalid>"))
+    ledger.append(Outcome(actor=KERNEL, status="unknown", cause=intent.seq, detail=why))
 
 
 def _save(widget, path: Path) -> None:

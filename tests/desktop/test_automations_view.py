@@ -113,7 +113,7 @@ def test_run_now_pause_history_run_window_and_the_inbox(main, qtbot):
     assert [p.scope for p in main.kernel.automations.get(a.id).policy] == ["fs.read", "fs.write"]
     window.buttons["pause"].click()
     main.until(lambda: "paused" in window.list.item(0, 2).text())
-    assert window.buttons["pause"].text() == "&Resume"
+    assert window.buttons["pause"].text() == "Res&ume"  # Alt+U: Alt+R is Run now
     box = window.delete()
     assert box is not None
     box.button(QMessageBox.StandardButton.Yes).click()

@@ -196,12 +196,14 @@ def stop_dovecot(server: Dovecot) -> None:
 @dataclass
 class Smtp:
     """aiosmtpd in this process; ``cut`` decides, per message, to drop the connection
-    ("before": at RCPT, nothing delivered; "after": delivered, then dropped before the 250)."""
+    ("before": at RCPT, nothing delivered; "after": delivered, then dropped before the 250);
+    ``refuse`` answers RCPT for the recipients it names with the text it gives."""
 
     port: int
     controller: object
     received: list[bytes] = field(default_factory=list)
     cut: list[str] = field(default_factory=list)  # consumed one per attempt, "" = behave
+    refuse: dict[str, str] = field(default_factory=dict)  # recipient -> the server's refusal ("550 ...")
     auth_fails: bool = False
 
 
@@ -218,6 +220,8 @@ def start_smtp(dovecot: Dovecot) -> Smtp:
                 smtp.cut.pop(0)
                 server.transport.close()
                 return "421 cut"
+            if address in smtp.refuse:
+                return smtp.refuse[address]
             envelope.rcpt_tos.append(address)
             return "250 OK"
 

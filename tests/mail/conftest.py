@@ -52,6 +52,7 @@ def accounts(servers, agentdesk_home) -> AccountStore:
     accounts = AccountStore(agentdesk_home, SecretStore(store, use_keyring=False))
     accounts.save(account_for(servers), ms.PASSWORD)
     servers.smtp.cut.clear()
+    servers.smtp.refuse.clear()
     return accounts
 
 

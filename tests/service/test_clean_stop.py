@@ -9,13 +9,11 @@ waiting is on events and process exits only. After the restart the agent is
 from __future__ import annotations
 
 import asyncio
-import subprocess
 
 from kernel.api import AgentStateChanged, LedgerFilter, TextDelta, ToolCallStarted
-from tests.fakes import Text, ToolCall as FakeCall, Turn
+from tests.fakes import Text, Turn
 
-from .conftest import ROOT, agentdesk
-from .test_kernel_process import _texts, attach, next_event, run
+from .attached import calls_of, cli, next_event, run, script_slow_once, texts, workspace, working_agent
 
 
 async def _stopped_then_back(kernel_proc, k, events, connection, stop) -> AgentStateChanged:
@@ -29,31 +27,18 @@ async def _stopped_then_back(kernel_proc, k, events, connection, stop) -> AgentS
     return interrupted
 
 
-async def _working_agent(kernel_proc, ws, scope: str, prompt: str, until: type):
-    """An attached client (with its connection changes queued) and an agent of it working: ``until`` seen."""
-    k, events = await attach(kernel_proc.home)
-    connection: asyncio.Queue = asyncio.Queue()
-    k.on_connection(connection.put_nowait)
-    agent = k.spawn("stopped", workspace=str(ws))
-    k.grant_lease(agent.id, scope, 3600)
-    k.send(agent.id, prompt)
-    await next_event(events, until)
-    return k, events, connection, agent
-
-
 def test_kernel_stop_mid_turn_leaves_the_agent_interrupted_with_its_conversation(kernel_proc, kernel_env, srv,
                                                                                 tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
+    ws = workspace(tmp_path)
     srv.script(Turn(parts=(Text("a long answer " * 40, chunks=40),), delay=0.05))
 
     def stop() -> None:
-        done = subprocess.run(agentdesk("kernel", "--stop"), env=kernel_env, cwd=ROOT, capture_output=True,
-                              text=True, timeout=60)
+        done = cli(kernel_env, "kernel", "--stop")
         assert done.returncode == 0, done.stderr
 
     async def body():
-        k, events, connection, agent = await _working_agent(kernel_proc, ws, "fs.read", "talk", TextDelta)  # mid-turn
+        k, events, connection, agent = await working_agent(kernel_proc, ws, "talk", TextDelta,  # mid-turn
+                                                           scope="fs.read")
         try:
             said = await _stopped_then_back(kernel_proc, k, events, connection, stop)
             kills = k.ledger_page(LedgerFilter(kind="agent.kill"))
@@ -65,7 +50,7 @@ def test_kernel_stop_mid_turn_leaves_the_agent_interrupted_with_its_conversation
     said, back, conversation, leases, kills, requests = run(body())
     assert said.agent.reason == "the kernel stopped"
     assert back.state == "interrupted" and "the kernel stopped" in back.reason
-    assert "talk" in _texts(conversation)
+    assert "talk" in texts(conversation)
     assert [lease.scope for lease in leases] == ["fs.read"]  # restored as after a kill -9: still live
     assert kills == []  # a clean stop records no kill
     assert [r.status for r in requests] == ["cancelled"]
@@ -73,17 +58,15 @@ def test_kernel_stop_mid_turn_leaves_the_agent_interrupted_with_its_conversation
 
 
 def test_sigterm_mid_tool_call_interrupts_it_and_runs_nothing_twice(kernel_proc, srv, tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    command = "sleep 60; echo ran >> once.txt"
-    srv.script(Turn(parts=(FakeCall("shell_exec", {"command": command}),)))
+    ws = workspace(tmp_path)
+    script_slow_once(srv)
 
     async def body():
-        k, events, connection, agent = await _working_agent(kernel_proc, ws, "shell.exec", "run it",
-                                                            ToolCallStarted)  # mid-tool-call
+        k, events, connection, agent = await working_agent(kernel_proc, ws, "run it", ToolCallStarted,
+                                                           scope="shell.exec")  # mid-tool-call
         try:
             await _stopped_then_back(kernel_proc, k, events, connection, kernel_proc.stop)
-            calls = [e for e in k.ledger_page(LedgerFilter(actor=agent.id)) if e.kind in ("tool", "error", "result")]
+            calls = calls_of(k, agent.id)
             requests = k.ledger_page(LedgerFilter(actor=agent.id, kind="request"))
             return k.agent(agent.id), calls, k.leases(agent.id), k.ledger_page(LedgerFilter(kind="agent.kill")), requests
         finally:

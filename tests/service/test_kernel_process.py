@@ -13,10 +13,12 @@ import signal
 import stat
 import subprocess
 
-from kernel.api import AgentSpawned, Grant, LeaseRequested, LedgerFilter, TextDelta, ToolCallStarted, TurnFinished
-from kernel.service.client import RemoteKernel
+from kernel.api import AgentSpawned, Grant, LeaseRequested, TextDelta, ToolCallStarted, TurnFinished
 from tests.fakes import Text, ToolCall as FakeCall, Turn, Usage
 
+from .attached import (
+    attach, calls_of, cli, killed_and_back, next_event, run, script_slow_once, texts, workspace, working_agent,
+)
 from .conftest import ROOT, KernelProcess, agentdesk, hello
 
 WATCHER = r"""
@@ -34,35 +36,15 @@ asyncio.run(main())
 """
 
 
-def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, timeout=120))
-
-
-async def next_event(queue: asyncio.Queue, kind: type, where=lambda e: True):
-    while True:
-        event = await queue.get()
-        if isinstance(event, kind) and where(event):
-            return event
-
-
-async def attach(home, answers_leases=False) -> tuple[RemoteKernel, asyncio.Queue]:
-    k = await RemoteKernel.for_home(home, client="test", answers_leases=answers_leases).start()
-    events: asyncio.Queue = asyncio.Queue()
-    k.subscribe(events.put_nowait)
-    return k, events
-
-
 def test_one_kernel_per_home_on_an_owner_only_socket(kernel_proc, kernel_env):
     assert stat.S_IMODE(os.stat(kernel_proc.socket).st_mode) == 0o600
-    second = subprocess.run(agentdesk("kernel"), env=kernel_env, cwd=ROOT, capture_output=True, text=True,
-                            timeout=60)
+    second = cli(kernel_env, "kernel")
     assert second.returncode == 1 and "already runs" in second.stderr
     assert hello(kernel_proc.socket)["result"]["pid"] == kernel_proc.proc.pid  # the first still serves
 
 
 def test_an_ask_in_a_terminal_shows_in_another_client_which_answers_its_lease(kernel_proc, kernel_env, srv, tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
+    ws = workspace(tmp_path)
     srv.script(Turn(parts=(Text("Writing."), FakeCall("fs_write", {"path": "a.md", "content": "hi\n"})),
                     usage=Usage(50, 10)),
                Turn(parts=(Text("Done."),), usage=Usage(60, 5)))
@@ -91,35 +73,28 @@ def test_an_ask_in_a_terminal_shows_in_another_client_which_answers_its_lease(ke
     assert info.state == "idle" and info.used == 125
     srv.assert_done()
 
-    listed = subprocess.run(agentdesk("ps", "--json"), env=kernel_env, cwd=ROOT, capture_output=True, text=True,
-                            timeout=60)
+    listed = cli(kernel_env, "ps", "--json")
     assert listed.returncode == 0 and json.loads(listed.stdout)["id"] == agent_id
-    status = subprocess.run(agentdesk("status", "--json"), env=kernel_env, cwd=ROOT, capture_output=True,
-                            text=True, timeout=60)
+    status = cli(kernel_env, "status", "--json")
     report = json.loads(status.stdout)
     assert status.returncode == 0 and report["kernel"] == "up" and report["agents"] == {"idle": 1}
     assert report["providers_with_key"] == ["anthropic"] and "test-key" not in status.stdout
     assert report["ledger_intact"] and report["ledger_verified_through"] == 0  # checked at start, on an empty ledger
     assert report["overlay"] and report["sandbox_mode"] == "overlay (user-namespace mount)"  # the kernel's own probe
-    words = subprocess.run(agentdesk("status"), env=kernel_env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    words = cli(kernel_env, "status")
     assert "sandbox: overlay (user-namespace mount)" in words.stdout.splitlines()
-    killed = subprocess.run(agentdesk("kill", agent_id), env=kernel_env, cwd=ROOT, capture_output=True, text=True,
-                            timeout=60)
+    killed = cli(kernel_env, "kill", agent_id)
     assert killed.returncode == 0 and "killed" in killed.stdout
-    assert subprocess.run(agentdesk("ps", "--json"), env=kernel_env, cwd=ROOT, capture_output=True, text=True,
-                          timeout=60).stdout == ""
-    everything = subprocess.run(agentdesk("ps", "--all", "--json"), env=kernel_env, cwd=ROOT, capture_output=True,
-                                text=True, timeout=60)
+    assert cli(kernel_env, "ps", "--json").stdout == ""
+    everything = cli(kernel_env, "ps", "--all", "--json")
     rows = [json.loads(line) for line in everything.stdout.splitlines()]
     assert everything.returncode == 0 and [(r["id"], r["state"]) for r in rows] == [(agent_id, "killed")]
     assert rows[0]["tainted"] == ""  # it read nothing untrusted
-    assert subprocess.run(agentdesk("kill", "a404"), env=kernel_env, cwd=ROOT, capture_output=True, text=True,
-                          timeout=60).returncode == 1
+    assert cli(kernel_env, "kill", "a404").returncode == 1
 
 
 def test_a_client_killed_mid_stream_leaves_the_kernel_and_the_others_unaffected(kernel_proc, srv, tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
+    ws = workspace(tmp_path)
     srv.script(Turn(parts=(Text("one two three four five six seven eight", chunks=8),), delay=0.02))
 
     async def body():
@@ -151,22 +126,14 @@ def test_a_client_killed_mid_stream_leaves_the_kernel_and_the_others_unaffected(
 
 
 def test_a_kernel_killed_mid_turn_serves_again_after_a_restart(kernel_proc, srv, tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
+    ws = workspace(tmp_path)
     srv.script(Turn(parts=(Text("a long answer " * 40, chunks=40),), delay=0.05))
 
     async def body():
-        k, events = await attach(kernel_proc.home)
-        connection: asyncio.Queue = asyncio.Queue()
-        k.on_connection(connection.put_nowait)
+        k, events, connection, agent = await working_agent(kernel_proc, ws, "talk", TextDelta,  # mid-turn
+                                                           name="doomed")
         try:
-            agent = k.spawn("doomed", workspace=str(ws))
-            k.send(agent.id, "talk")
-            await next_event(events, TextDelta)  # mid-turn
-            kernel_proc.kill9()
-            assert await connection.get() is False  # the client noticed
-            kernel_proc.start()
-            assert await connection.get() is True   # and came back on its own
+            await killed_and_back(kernel_proc, connection)  # the client noticed, and came back on its own
             again = k.spawn("after", workspace=str(ws))
             return agent, again, k.agents(), k.ledger_integrity(), k.conversation(agent.id)
         finally:
@@ -177,30 +144,20 @@ def test_a_kernel_killed_mid_turn_serves_again_after_a_restart(kernel_proc, srv,
     assert integrity.upto >= 1  # the ledger written before the kill checks out
     [back] = [a for a in agents if a.id == agent.id]  # rebuilt from the record, waiting for the user
     assert back.state == "interrupted"
-    assert "talk" in _texts(conversation)
+    assert "talk" in texts(conversation)
     assert len(srv.requests) == 1  # nothing was asked of the model again by the restart
 
 
 def test_a_kernel_killed_mid_tool_call_runs_nothing_twice(kernel_proc, srv, tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    command = "sleep 60; echo ran >> once.txt"
-    srv.script(Turn(parts=(FakeCall("shell_exec", {"command": command}),)))
+    ws = workspace(tmp_path)
+    script_slow_once(srv)
 
     async def body():
-        k, events = await attach(kernel_proc.home)
-        connection: asyncio.Queue = asyncio.Queue()
-        k.on_connection(connection.put_nowait)
+        k, events, connection, agent = await working_agent(kernel_proc, ws, "run it", ToolCallStarted,
+                                                           name="doomed", scope="shell.exec")  # mid-tool-call
         try:
-            agent = k.spawn("doomed", workspace=str(ws))
-            k.grant_lease(agent.id, "shell.exec", 300)
-            k.send(agent.id, "run it")
-            await next_event(events, ToolCallStarted)  # mid-tool-call
-            kernel_proc.kill9()
-            assert await connection.get() is False
-            kernel_proc.start()
-            assert await connection.get() is True
-            calls = [e for e in k.ledger_page(LedgerFilter(actor=agent.id)) if e.kind in ("tool", "error", "result")]
+            await killed_and_back(kernel_proc, connection)
+            calls = calls_of(k, agent.id)
             return agent, k.agent(agent.id), calls
         finally:
             await k.aclose()
@@ -215,16 +172,11 @@ def test_a_kernel_killed_mid_tool_call_runs_nothing_twice(kernel_proc, srv, tmp_
     assert len(srv.requests) == 1
 
 
-def _texts(conversation) -> str:
-    return " ".join(getattr(part, "text", "") for message in conversation for part in message.parts)
-
-
 def test_sigterm_and_stop_end_the_kernel_cleanly(kernel_proc, kernel_env):
-    stopped = subprocess.run(agentdesk("kernel", "--stop"), env=kernel_env, cwd=ROOT, capture_output=True,
-                             text=True, timeout=60)
+    stopped = cli(kernel_env, "kernel", "--stop")
     assert stopped.returncode == 0, stopped.stderr
     assert kernel_proc.proc.wait(timeout=30) == 0 and not kernel_proc.socket.exists()
-    status = subprocess.run(agentdesk("status"), env=kernel_env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    status = cli(kernel_env, "status")
     assert status.returncode == 1 and "no kernel is running" in status.stdout
     again = KernelProcess(kernel_proc.home, kernel_env).start()
     assert again.stop() == 0 and not again.socket.exists()

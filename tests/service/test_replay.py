@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
-from kernel.api import LedgerAppended, LeaseGranted
+from kernel.api import LedgerAppended
 from kernel.service.client import RemoteKernel
+
+from .attached import Recorder
 
 RECORDS = 1100  # more than two replay pages
 
@@ -23,20 +25,13 @@ def test_subscribe_since_a_seq_replays_the_ledger_then_goes_live(thread_server):
 
     async def client():
         k = RemoteKernel(thread_server.path, client="late")
-        seen: list = []
-        done = asyncio.Event()
-
-        def on(event) -> None:
-            seen.append(event)
-            if isinstance(event, LeaseGranted) and event.lease.scope == "fs.write":
-                done.set()
-
-        k.subscribe(on)
+        recorder = Recorder("fs.write")
+        k.subscribe(recorder)
         await k.start(since_seq=5)
         k.grant_lease(agent_id, "fs.write", 60)  # a live one after the replay
-        await done.wait()
+        await recorder.done.wait()
         await k.aclose()
-        return seen
+        return recorder.seen
 
     seen = asyncio.run(asyncio.wait_for(client(), timeout=120))
     seqs = [e.entry.seq for e in seen if isinstance(e, LedgerAppended)]

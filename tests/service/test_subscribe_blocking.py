@@ -13,6 +13,8 @@ from kernel.service import codec, protocol as p
 from kernel.service.channel import Subscribed, SyncChannel, subscribe_blocking
 from kernel.service.client import RemoteKernel
 
+from .attached import Recorder
+
 
 def test_events_between_the_blocking_subscribe_and_the_loop_are_all_delivered(thread_server):
     sync = SyncChannel(thread_server.path, "ask")
@@ -26,21 +28,14 @@ def test_events_between_the_blocking_subscribe_and_the_loop_are_all_delivered(th
 
     async def follow() -> list:
         kernel = RemoteKernel(thread_server.path, client="ask")
-        seen: list = []
-        done = asyncio.Event()
-
-        def on(event) -> None:
-            seen.append(event)
-            if isinstance(event, LeaseGranted) and event.lease.scope == "fs.write":
-                done.set()
-
-        kernel.subscribe(on)
+        recorder = Recorder("fs.write")
+        kernel.subscribe(recorder)
         await kernel.start_subscribed(sync, subscribed)
         assert kernel.kernel_pid == sync.hello["pid"]
         kernel.grant_lease(agent_id, "fs.write", 60)  # a call on the channel it took over
-        await done.wait()
+        await recorder.done.wait()
         await kernel.aclose()
-        return seen
+        return recorder.seen
 
     seen = asyncio.run(asyncio.wait_for(follow(), timeout=60))
     grants = [e.lease.scope for e in seen if isinstance(e, LeaseGranted)]
