@@ -51,10 +51,16 @@ def become_subreaper() -> bool:
 
 def parent_of(pid: int, proc: Path = Path("/proc")) -> int | None:
     """The parent pid of ``pid``, or None when it is gone or unreadable."""
-    try:
-        stat = (proc / str(pid) / "stat").read_bytes()
+    try:  # os.open/os.read, not Path.read_bytes: less than half the cost per step (benchmarks/peer_bench.py)
+        fd = os.open(f"{proc}/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        stat = os.read(fd, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     # "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ')'
     fields = stat[stat.rfind(b")") + 1:].split()
     if len(fields) < 2 or fields[0] in (b"Z", b"X"):  # a zombie or a dead task: gone already

@@ -70,3 +70,22 @@ def test_a_sandboxed_command_under_a_lease_is_not_asked_about(make_env):
     env.provider.script(reply(tools=(("shell_exec", {"command": "echo in > in.txt"}),)), reply("done"))
     run(_send(env, a.id))
     assert env.approver.requests == [] and (env.workspace / "in.txt").read_text() == "in\n"
+
+
+def test_the_descriptor_says_per_call_and_follows_settings_changes():
+    from dataclasses import replace
+
+    from kernel.settings import Settings
+    from kernel.tools.risk import Risk
+    from kernel.tools.shell import shell_tool
+
+    holder = [Settings(allow_unsandboxed_shell=False)]
+    tool = shell_tool(lambda: holder[0], index=None, bwrap="/nonexistent/bwrap")
+    call = {"command": "true"}
+    assert not tool.confirms(call) and tool.risk_for(call) is Risk.LOCAL_WRITE  # refused when run, never asked
+    assert tool.detail_of is not None and tool.detail_of("a1", call) == ()
+    holder[0] = replace(holder[0], allow_unsandboxed_shell=True)
+    assert tool.confirms(call) and tool.risk_for(call) is Risk.OUTWARD
+    assert tool.detail_of("a1", call) == (WITHOUT + ", and use the network",)
+    sandboxed = shell_tool(lambda: holder[0], index=None)  # bubblewrap works here
+    assert not sandboxed.confirms(call) and sandboxed.risk_for(call) is Risk.LOCAL_WRITE
