@@ -13,7 +13,10 @@ read, or is 0: it lives in a pid namespace the kernel cannot see into) is
 refused too: it cannot be told apart from a descendant. The desktop and
 ``agentdesk ask`` start or attach to the kernel from outside
 (``kernel.service.spawn`` starts it detached, as their child), so they are
-never below it. The kernel's own pid (an in-process client) is served.
+never below it. The kernel's own pid (an in-process client) is served. A
+kernel that is itself pid 1 (the first process of a container) has every
+process below it and refuses them all: run it under an init
+(``docker run --init``).
 
 Limits: this is a check on who connects, not a sandbox. A descendant that has
 another, unrelated process connect for it (``systemd-run --user``, cron, a

@@ -34,6 +34,7 @@ def attempt(path: str) -> dict[str, object]:
 
 
 def report(out: str, data: dict[str, object]) -> None:
+    data["pid"] = os.getpid()
     data["leaked"] = sorted(n for n in os.environ if n.startswith("AGENTDESK_") or n == "XDG_RUNTIME_DIR")
     with open(out + ".tmp", "w") as f:
         json.dump(data, f)

@@ -63,6 +63,9 @@ def test_an_mcp_server_the_kernel_started_is_refused(probing_kernel):
     assert "started by the kernel" in reply["error"]["message"]
     served = hello(k.socket)  # the test process is not below the kernel: served
     assert served is not None and served["result"]["pid"] == k.proc.pid
+    assert k.stop() == 0 and k.proc.stderr is not None
+    log = k.proc.stderr.read().decode()  # kernel.log, for a kernel the desktop started
+    assert f"refused a client: the connecting process (pid {got['pid']})" in log, log
 
 
 def test_a_double_forked_orphan_is_adopted_by_the_kernel_and_refused(probing_kernel):
