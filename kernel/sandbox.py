@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from .sandbox_limits import LimitSupport, SandboxLimits, detect
-from .sandbox_view import SCRATCH_DIRS, SYSTEM_DIRS, HostPaths, View, plan
+from .sandbox_view import SCRATCH_DIRS, SYSTEM_DIRS, TOO_WIDE, HostPaths, View, plan
 
 DEBIAN_PACKAGE = "bubblewrap"
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -158,9 +158,38 @@ class Sandbox:
 
 
 def host_paths(environ: Mapping[str, str], secrets: Sequence[Path], read_only: Sequence[object]) -> HostPaths:
-    """What the view of a command is built from: the command's HOME and PATH, the secrets, Settings' folders."""
+    """What the view of a command is built from: the command's HOME and PATH, the secrets (with the kernel's
+    socket folder and runtime folder: ``runtime_folders``), Settings' folders."""
     env = scrubbed_env(environ)
-    return HostPaths(home=Path(env["HOME"]), path=env["PATH"], secrets=tuple(secrets), read_only=read_only)
+    hidden = (*secrets, *runtime_folders(environ))
+    return HostPaths(home=Path(env["HOME"]), path=env["PATH"], secrets=tuple(hidden), read_only=read_only)
+
+
+def runtime_folders(environ: Mapping[str, str]) -> tuple[Path, ...]:
+    """The folder of the kernel's socket and the kernel's whole ``$XDG_RUNTIME_DIR``, wherever they are.
+
+    The socket folder is hidden by place alone in the usual set-up (``/run/user/UID`` under the hidden
+    ``/run``, or ``/tmp`` under the private scratch one), but a custom runtime folder under ``/opt``,
+    ``/srv`` or ``/var`` is shown read-only with the system, and a command could ``connect()`` to the
+    kernel there (or to dbus, the keyring, the display). A runtime folder that would hide too much
+    (``/``, a system folder, the home or above it) is left out: its socket folder is still hidden.
+    """
+    from .home_dir import home as agentdesk_home
+    from .service.home import socket_path
+
+    out: list[Path] = []
+    try:
+        out.append(socket_path(agentdesk_home(environ), environ).parent)
+    except (OSError, ValueError, RuntimeError):  # an unusable home: the shell refuses it elsewhere
+        pass
+    runtime = environ.get("XDG_RUNTIME_DIR", "")
+    if runtime.startswith("/") and "\0" not in runtime:
+        folder = Path(os.path.normpath(runtime))
+        home = os.path.normpath(environ.get("HOME") or str(Path.home()))
+        wide = {*TOO_WIDE, *SYSTEM_DIRS, *SCRATCH_DIRS}
+        if folder.as_posix() not in wide and not (home == folder.as_posix() or home.startswith(folder.as_posix() + "/")):
+            out.append(folder)
+    return tuple(out)
 
 
 def _system_args() -> list[str]:

@@ -39,11 +39,20 @@ def call_risk(tool: ToolDescriptor, tool_input: Mapping[str, Any]) -> Risk:
         return Risk.OUTWARD
 
 
+def _confirms(tool: ToolDescriptor, tool_input: Mapping[str, Any]) -> bool:
+    """Whether the call is confirmed one at a time; a tool that cannot say is confirmed."""
+    try:
+        return tool.confirms(tool_input)
+    except Exception:  # noqa: BLE001 - a tool bug must not lower the gate
+        return True
+
+
 async def permit(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any], scope: str,
                  call_id: str = "") -> Permit:
     s = agent.services
     risk = call_risk(tool, tool_input)
-    mode = mode_for(scope, risk, s.settings.policies, tool.always_confirm)
+    always = _confirms(tool, tool_input)
+    mode = mode_for(scope, risk, s.settings.policies, always)
     if mode is Mode.DENY:
         return _refuse(agent, tool, tool_input, scope, POLICY, f"the policy for {scope} is deny",
                        f"permission denied: your policy refuses {scope} without asking")
@@ -51,7 +60,7 @@ async def permit(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[
     if tainted or mode is Mode.CONFIRM:
         why = (f"{agent.name} {agent.taint.reason}, so every outward call is confirmed, one at a time"
                if tainted and agent.taint is not None else
-               f"{tool.name} is confirmed every time: no lease or policy covers it" if tool.always_confirm else
+               f"{tool.name} is confirmed every time: no lease or policy covers it" if always else
                f"{scope} is an outward action: it is confirmed every time" if risk is Risk.OUTWARD else
                f"your policy for {scope} is to confirm every call")
         if agent.unattended:

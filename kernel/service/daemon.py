@@ -21,6 +21,7 @@ from typing import Any
 
 from ..settings import SettingsStore
 from .home import HomeLock, private_folder, socket_path
+from .peers import become_subreaper
 from .server import KernelServer
 
 
@@ -36,6 +37,9 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
     started = time.time()
     lock = HomeLock(home)
     lock.acquire(started)
+    if not become_subreaper():  # orphans of what the kernel starts stay below it (kernel.service.peers)
+        print("agentdesk kernel: could not become a child subreaper: a double-forked process the kernel "
+              "started could reach its socket", file=sys.stderr, flush=True)
     try:
         store = SettingsStore(home)
         settings = store.check().settings

@@ -26,6 +26,7 @@ QUEUE_LIMIT = 20_000        # events waiting for one subscriber before it is tol
 # JSON-RPC 2.0 error codes (the spec's) and ours (-32000…-32099 are server errors)
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
 KERNEL_ERROR, NOT_HELLO, BAD_VERSION = -32000, -32001, -32002
+PEER_REFUSED = -32003  # the connecting process was started by the kernel (kernel.service.peers)
 
 
 class ServiceError(KernelError):

@@ -26,11 +26,12 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from ..events import Event, LedgerAppended
-from . import codec, protocol as p
+from . import codec, peers, protocol as p
 from .methods import METHODS
 
 log = logging.getLogger(__name__)
 REPLAY_PAGE = 500  # ledger entries read per step of a replay
+REFUSE_WAIT_S = 2.0  # how long a refused client may take to send the request its error answers
 
 
 @dataclass(eq=False)
@@ -45,11 +46,13 @@ class Connection:
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
 
 
-def peer_uid(sock: socket.socket | None) -> int | None:
+def peer_creds(sock: socket.socket | None) -> tuple[int, int, int] | None:
+    """(pid, uid, gid) of the process that connected, as the kernel recorded them at ``connect``."""
     if sock is None or not hasattr(socket, "SO_PEERCRED"):
         return None
     creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return int(struct.unpack("3i", creds)[1])
+    pid, uid, gid = struct.unpack("3i", creds)
+    return int(pid), int(uid), int(gid)
 
 
 class KernelServer:
@@ -157,9 +160,14 @@ class KernelServer:
         conn = Connection(reader, writer)
         self._connections.add(conn)
         try:
-            uid = peer_uid(writer.get_extra_info("socket"))
-            if uid is not None and uid != os.getuid():
-                log.warning("refused a client of uid %s", uid)
+            creds = peer_creds(writer.get_extra_info("socket"))
+            if creds is not None and creds[1] != os.getuid():
+                log.warning("refused a client of uid %s", creds[1])
+                return
+            refused = peers.judge(creds[0] if creds is not None else None)
+            if refused is not None:  # a process the kernel started (MCP server, hook, unsandboxed command)
+                log.warning("refused a client: %s", refused.reason)
+                await self._refuse(conn, refused.reason)
                 return
             await self._read(conn)
         except (ConnectionError, asyncio.IncompleteReadError):
@@ -171,6 +179,18 @@ class KernelServer:
             writer.close()
             if conn.answers_leases:
                 self._attached_changed()
+
+    async def _refuse(self, conn: Connection, reason: str) -> None:
+        """Answer the first request (read for at most ``REFUSE_WAIT_S``) with an error, then the caller closes:
+        closing before reading what the client sent would reset the connection and lose the error."""
+        rid = None
+        try:
+            line = await asyncio.wait_for(conn.reader.readline(), REFUSE_WAIT_S)
+            message = json.loads(line) if line.strip() else None
+            rid = message.get("id") if isinstance(message, dict) and _valid_id(message.get("id")) else None
+        except (asyncio.TimeoutError, ValueError, RecursionError, asyncio.LimitOverrunError):
+            pass
+        await self._reply(conn, p.error(rid, p.PEER_REFUSED, f"refused: {reason}"))
 
     async def _read(self, conn: Connection) -> None:
         while not conn.dropped:

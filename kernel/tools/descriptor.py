@@ -110,6 +110,9 @@ class ToolDescriptor:
     # into that confirmation, or raises ToolFailure to refuse the call before anyone is asked.
     always_confirm: bool = False
     detail_of: Callable[[str, Mapping[str, Any]], tuple[str, ...]] | None = None
+    # ``always_confirm`` decided per call: True for a call that must be confirmed one at a time (shell_exec
+    # when the command would run without the sandbox).
+    confirm_of: Callable[[Mapping[str, Any]], bool] | None = None
     # A result the tool can give before anyone is asked: (agent id, turn, input) → the result of an identical
     # outward call earlier in this turn (a ToolOutput), or ToolFailure raised for a call no confirmation could
     # make work (an unknown account); None: go on to the permission step as usual (kernel/agents/replay_step).
@@ -125,6 +128,10 @@ class ToolDescriptor:
     def risk_for(self, tool_input: Mapping[str, Any]) -> Risk:
         """The risk class of this particular call."""
         return self.risk if self.risk_of is None else self.risk_of(tool_input)
+
+    def confirms(self, tool_input: Mapping[str, Any]) -> bool:
+        """Whether this particular call is a one-off confirmation whatever the leases and policies say."""
+        return self.always_confirm or (self.confirm_of is not None and bool(self.confirm_of(tool_input)))
 
     def notes_for(self, tool_input: Mapping[str, Any]) -> tuple[str, ...]:
         """What the lease dialog should warn about for this call (e.g. "runs without a sandbox")."""

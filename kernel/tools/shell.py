@@ -148,14 +148,28 @@ class ShellTool:
             tool_class="execute", scope=SCOPE, run=self.run, timeout_s=SHELL_TIMEOUT_MAX_S + 60.0,
             preview=self.preview, scope_of=lambda i: NET_SCOPE if i.get("network") else SCOPE, notes_of=self.notes,
             # what a command does in the workspace is recorded and undoable; with the network it can reach out
-            risk=Risk.LOCAL_WRITE, risk_of=lambda i: Risk.OUTWARD if i.get("network") else Risk.LOCAL_WRITE,
-            trusted=True)
+            risk=Risk.LOCAL_WRITE, risk_of=self.risk_of, trusted=True,
+            # a command without the sandbox can do anything the user can: each one is confirmed on its own
+            # (never by a lease or a policy) and refused for unattended runs (kernel/agents/gate.py)
+            confirm_of=lambda _i: self.unsandboxed(), detail_of=self.detail)
+
+    def risk_of(self, tool_input: Mapping[str, Any]) -> Risk:
+        """With the network, or without the sandbox, a command can act outside the ledger's reach."""
+        return Risk.OUTWARD if tool_input.get("network") or self.unsandboxed() else Risk.LOCAL_WRITE
+
+    def detail(self, _agent_id: str, _tool_input: Mapping[str, Any]) -> tuple[str, ...]:
+        """The confirmation's words for a command that would run without the sandbox."""
+        if not self.unsandboxed():
+            return ()
+        return ("runs WITHOUT a sandbox: it can read and change everything you can, and use the network",)
 
     def overlay_status(self, root: "Path") -> OverlayStatus:
         """How commands in ``root`` are captured (probes once per filesystem; blocking)."""
         return self._overlay.status(Path(os.path.realpath(root)))
 
     def unsandboxed(self) -> bool:
+        """Commands run without the sandbox (allowed in Settings, and bubblewrap does not work here); the
+        sandbox is probed only when Settings allow that, once (blocking)."""
         return self._settings().allow_unsandboxed_shell and not self._sandbox.check().ok
 
     async def run(self, ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:

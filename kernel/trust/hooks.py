@@ -8,7 +8,8 @@ formatting: what it prints on stdout, when it exits 0, replaces what the
 model reads; if it fails, the result stands and the failure is recorded.
 Each hook runs in its own process group, killed whole at the timeout, so a
 hook that forks and hangs cannot hang the agent. It inherits the kernel's
-environment less the variables whose names say they hold secrets.
+environment less the variables whose names say they hold secrets and
+Agentdesk's own (``AGENTDESK_HOME``).
 """
 
 from __future__ import annotations
@@ -57,9 +58,12 @@ class HookOutcome:
 
 def hook_env(source: Mapping[str, str] | None = None) -> dict[str, str]:
     """The kernel's environment without what names itself a secret (``ANTHROPIC_API_KEY``, ``*_TOKEN``,
-    …): a hook needs the call, not the provider keys the kernel holds."""
+    …) or leads to the kernel (``AGENTDESK_HOME``, and so its socket and ledger): a hook needs the call,
+    not the provider keys the kernel holds. (The kernel refuses its children on its socket anyway:
+    ``kernel.service.peers``.)"""
     source = os.environ if source is None else source
-    return {name: value for name, value in source.items() if not is_secret_variable(name)}
+    return {name: value for name, value in source.items()
+            if not is_secret_variable(name) and not name.upper().startswith("AGENTDESK_")}
 
 
 async def run_hook(hook: Hook, payload: Mapping[str, Any]) -> HookOutcome:
