@@ -102,6 +102,8 @@ async def pump(name: str, open_stream: Callable[[], Awaitable[Any]], reply: Any,
             for out in reply.feed(raw):
                 started = True
                 yield out
+    except ProviderError as exc:  # ``check``'s own: an error event the SDK yields instead of raising
+        raise with_request_id(exc, exc, stream, reply)
     except caught as exc:
         raise with_request_id(fail(exc, started), exc, stream, reply) from exc
     except RecursionError as exc:  # an SDK parsing a reply nested deeper than Python's recursion limit

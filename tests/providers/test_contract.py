@@ -143,7 +143,7 @@ def test_request_id_and_cache_tokens_are_reported(case, srv):
 def test_a_failed_request_keeps_its_request_id(case, srv):
     """An error reply's request-id header, and a stream that broke after it started, name the request."""
     srv.script(Turn(fault=HttpError(400, message="bad request")),
-               Turn(parts=(Text("one two three four five six", chunks=6),), fault=ErrorEvent(3)))
+               Turn(parts=(Text("one two three four five six seven eight", chunks=8),), fault=ErrorEvent(6)))
     refused = run(case.make(srv), ask())
     assert refused.error is not None and refused.error.status == 400
     assert refused.error.request_id == srv.error_request_ids[0] and refused.error.request_id.startswith("req_err_")
