@@ -80,7 +80,7 @@ def _print(r: dict, sandbox_reason: str) -> None:
         if r.get("automations_intact") is False:
             print(f"automation records: BROKEN at {r.get('automations_problem')}")
         elif r.get("automations_rows"):
-            print(f"automation records: verified ({r.get('automations_rows'):,} rows)")
+            print(f"automation records: verified ({plural(int(r.get('automations_rows') or 0), 'row')})")
         keyed = r.get("providers_with_key") or []
         print("providers with a key: " + (", ".join(keyed) or "none"))
     if not r["sandbox_usable"]:
