@@ -195,6 +195,8 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
         shots.append(path)
         dialog.reject()
 
+    if names is None or "settings-prices" in names:  # Settings → a provider's prices: the cache-write column
+        shots += await _settings_prices(desk, win, out, suffix)
     shots += await _automations(desk, providers, ws, clock, out, suffix, names)
 
     desk.window._done = True
@@ -341,6 +343,30 @@ async def _mail_shots(desk, agent, providers, out: Path, suffix: str, names) -> 
     accounts.reject()
     settings.reject()
     return shots
+
+
+async def _settings_prices(desk, win, out: Path, suffix: str) -> list[Path]:
+    """The Anthropic tab's price lines: input, output, cached input and cache write per million tokens."""
+    from dataclasses import replace
+
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.settings_dialog import SettingsDialog
+
+    prices = {**desk.settings.prices, "anthropic": {
+        **desk.settings.prices["anthropic"],
+        "claude-haiku-4-5": {"input": 1.0, "output": 5.0, "cached_input": 0.1, "cache_write": 1.25}}}
+    dialog = SettingsDialog(desk.store, replace(desk.settings, provider="anthropic", prices=prices), win, env={})
+    dialog.show()
+    await asyncio.sleep(0.1)
+    QApplication.processEvents()  # laid out first, so the scroll reaches the price lines
+    bar = dialog.body.verticalScrollBar()
+    bar.setValue(bar.maximum())  # the provider tab's last row: the price lines
+    QApplication.processEvents()
+    path = out / f"settings-prices{suffix}.png"
+    _save(dialog, path)
+    dialog.reject()
+    return [path]
 
 
 async def _automations(desk, providers, ws: Path, clock, out: Path, suffix: str, names) -> list[Path]:
