@@ -20,7 +20,9 @@ import random
 import sqlite3
 from pathlib import Path
 
+from ledger import integrity
 from ledger.integrity import Head, read_head, write_head
+from ledger.store import AUTOMATION_CHAIN
 
 from .chain import GENESIS, TABLES, ChainBroken, ChainIntact, _row, link, verify
 
@@ -29,8 +31,9 @@ _LINK = "SELECT seq, tbl, row, hash FROM automation_chain"
 
 
 def head_path(db_path: str | Path) -> Path:
-    """Where the automation chain's verified head is kept, beside the ledger's file."""
-    return Path(db_path).with_suffix(".automations-verified")
+    """Where the automation chain's verified head is kept, beside the ledger's file (one of its own files,
+    so a workspace scan never records it)."""
+    return integrity.head_path(db_path, AUTOMATION_CHAIN)
 
 
 def check(db: sqlite3.Connection, head_file: Path | None, *, spot_checks: int = SPOT_CHECKS,
