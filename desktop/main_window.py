@@ -90,6 +90,7 @@ class MainWindow(QMainWindow):
         self.ledger_view = LedgerView(kernel, default_root=default_root, frames=bridge.frames)
         counts = StatusCounts(ledger_entries=kernel.ledger_count(), last_seq=kernel.last_seq(), attached=attached,
                               ledger_check=kernel.ledger_integrity(), now=now, rows=self.rows,
+                              automation_check=kernel.automation_integrity(),
                               spend=kernel.spend_today)
         self.status = StatusLabels(counts, self)
         self.process_view.error.connect(lambda text: self.statusBar().showMessage(text, 5000))

@@ -54,7 +54,7 @@ class ProviderTab(QWidget):
         self.prices.setObjectName(f"prices-{provider}")
         self.prices.setFont(mono_font())
         self.prices.setTabChangesFocus(True)
-        self.prices.setPlaceholderText("e.g.  my-model  3  15  0.3")
+        self.prices.setPlaceholderText("e.g.  my-model  3  15  0.3  3.75")
         self.prices.setToolTip("Prices turn tokens into money in the process table, Ask windows and the status "
                                "line; " + PRICE_LINE_HELP + ". A model without a price shows tokens only.")
         self.prices.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 12)
@@ -64,7 +64,7 @@ class ProviderTab(QWidget):
         form.addRow("", self.forget)
         form.addRow("Base URL", self.base_url)
         form.addRow("Default model", self.model)
-        form.addRow("Prices per 1M tokens\n(model in out cached)", self.prices)
+        form.addRow("Prices per 1M tokens\n(model in out cached\ncache-write)", self.prices)
 
     def values(self) -> ProviderValues:
         return ProviderValues(key=self.key.text(), forget_key=self.forget.isChecked(),

@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 
 from kernel import home
 from kernel.api import (
-    KEY_VARIABLES, PRICE_FIELDS, PRICE_MAX, PROVIDERS, ConfigError, KeySource, Settings, check_workspace,
+    CACHE_WRITE, KEY_VARIABLES, PRICE_FIELDS, PRICE_MAX, PROVIDERS, ConfigError, KeySource, Settings, check_workspace,
 )
 
 
@@ -26,7 +26,7 @@ class ProviderValues:
     forget_key: bool = False   # remove the saved key
     base_url: str = ""
     model: str = ""
-    prices: str | None = None  # "model input output cached_input" per line, per million tokens; None: unchanged
+    prices: str | None = None  # "model input output cached_input cache_write" per line, per million tokens; None: unchanged
 
 
 @dataclass(frozen=True)
@@ -55,12 +55,15 @@ def values_from(settings: Settings) -> FormValues:
     )
 
 
-PRICE_LINE_HELP = "one model per line: its name, then input, output and cached input per million tokens"
+PRICE_LINE_HELP = ("one model per line: its name, then input, output, cached input and cache write per million "
+                   "tokens (cache write - when the provider has no such price)")
+NO_PRICE = "-"
 
 
 def prices_text(table: Mapping[str, Mapping[str, float]]) -> str:
-    """A provider's prices as the form shows them: ``claude-sonnet-4-5  3  15  0.3`` per line."""
-    return "\n".join(f"{model}  {row['input']:g}  {row['output']:g}  {row['cached_input']:g}"
+    """A provider's prices as the form shows them: ``claude-sonnet-4-5  3  15  0.3  3.75`` per line."""
+    return "\n".join(f"{model}  {row['input']:g}  {row['output']:g}  {row['cached_input']:g}  "
+                     + (NO_PRICE if row.get(CACHE_WRITE) is None else f"{row[CACHE_WRITE]:g}")
                      for model, row in table.items())
 
 
@@ -71,14 +74,15 @@ def parse_prices(text: str) -> tuple[dict[str, dict[str, float]], str | None]:
         words = line.split()
         if not words:
             continue
+        write = words[4] if len(words) == 5 else NO_PRICE  # four words: a line without the new column
         try:
-            amounts = [float(w) for w in words[1:]]
+            amounts = [float(w) for w in words[1:4]] + ([] if write == NO_PRICE else [float(write)])
         except ValueError:
             amounts = []
-        if len(words) != 4 or len(amounts) != 3 or not all(0 <= a <= PRICE_MAX for a in amounts):
+        if len(words) not in (4, 5) or len(amounts) < 3 or not all(0 <= a <= PRICE_MAX for a in amounts):
             return out, (f"line {number} ({' '.join(words)[:40]}) should be {PRICE_LINE_HELP}, "
                          f"each from 0 to {PRICE_MAX:,.0f}")
-        out[words[0]] = dict(zip(PRICE_FIELDS, amounts))
+        out[words[0]] = dict(zip((*PRICE_FIELDS, CACHE_WRITE), amounts))
     return out, None
 
 

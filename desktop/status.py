@@ -1,6 +1,7 @@
 """The status line: how many agents run or wait, live leases, tokens today, ledger size and
 whether the ledger checked out when the kernel started ("ledger verified", or in the error
-colour "ledger broken at #N" with the reason in the tooltip).
+colour "ledger broken at #N" with the reason in the tooltip), and with it the automation
+records' own chain ("automation records broken", naming the table and row in the tooltip).
 
 ``StatusCounts`` is plain Python (no polling): agents and leases it reads
 from the desktop's one model of them (``process_model.ProcessRows``, shared
@@ -21,7 +22,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from kernel.api import (
     AgentState,
-    Broken, Intact, Integrity, KernelError, LedgerAppended, OverlayStatus, Spend, money, plural,
+    Broken, ChainBroken, ChainIntact, Intact, Integrity, KernelError, LedgerAppended, OverlayStatus, Spend, money, plural,
 )
 
 from . import style
@@ -34,6 +35,7 @@ class StatusCounts:
     last_seq: int = 0           # seqs are dense, so a jump means entries appended unannounced
     attached: bool = True
     ledger_check: Integrity | None = None  # what the kernel's check at start found
+    automation_check: ChainIntact | ChainBroken | None = None  # and of the automation records' chain
     now: Callable[[], float] = time.time
     rows: ProcessRows | None = None  # agents and leases; its own empty rows when not given
     spend: Callable[[], Spend] | None = None  # today's requests (the kernel's ``spend_today``)
@@ -105,7 +107,7 @@ class StatusCounts:
     def footer_html(self) -> str:
         """The footer with a broken ledger in the error colour."""
         parts = [escape(p) for p in self._footer_parts()]
-        if isinstance(self.ledger_check, Broken):
+        if isinstance(self.ledger_check, Broken) or isinstance(self.automation_check, ChainBroken):
             colour = style.role_colour("error").name()
             parts[2] = f'<span style="color:{colour};font-weight:600;">{parts[2]}</span>'
         return " · ".join(parts)
@@ -124,6 +126,10 @@ class StatusCounts:
     def tooltip(self) -> str:
         """The footer's tooltip: the ledger check, then how shell commands are captured."""
         text = self.ledger_check_text()
+        if isinstance(self.automation_check, ChainBroken):
+            found = self.automation_check
+            text += (f"\nThe automation records are broken at {found.table} row {found.row}: {found.reason}. "
+                     "Run 'agentdesk ledger verify' for the full check.")
         if self.sandbox is not None:
             text += f"\nSandbox: {self.sandbox.mode}. {self.sandbox.describe()[0].upper()}{self.sandbox.describe()[1:]}."
         return text
@@ -135,6 +141,8 @@ class StatusCounts:
                 check = "\u26a0 ledger broken"
             case Broken(seq=seq):
                 check = f"\u26a0 ledger broken at #{seq}"
+            case Intact() if isinstance(self.automation_check, ChainBroken):
+                check = "\u26a0 automation records broken"
             case Intact():
                 check = "ledger verified"
             case _:

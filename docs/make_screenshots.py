@@ -198,6 +198,8 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
         await cam.shoot("settings-web", dialog)
         dialog.reject()
 
+    if cam.wants("settings-prices"):  # Settings → a provider's prices: the cache-write column
+        await _settings_prices(desk, win, cam)
     await _automations(desk, providers, ws, clock, cam)
 
     desk.window._done = True
@@ -315,6 +317,28 @@ async def _mail_shots(desk, agent, providers, cam: Camera) -> None:
     await cam.shoot("accounts-settings", accounts)
     accounts.reject()
     settings.reject()
+
+
+async def _settings_prices(desk, win, cam: Camera) -> None:
+    """The Anthropic tab's price lines: input, output, cached input and cache write per million tokens."""
+    from dataclasses import replace
+
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.settings_dialog import SettingsDialog
+
+    prices = {**desk.settings.prices, "anthropic": {
+        **desk.settings.prices["anthropic"],
+        "claude-haiku-4-5": {"input": 1.0, "output": 5.0, "cached_input": 0.1, "cache_write": 1.25}}}
+    dialog = SettingsDialog(desk.store, replace(desk.settings, provider="anthropic", prices=prices), win, env={})
+    dialog.show()
+    await asyncio.sleep(0.1)
+    QApplication.processEvents()  # laid out first, so the scroll reaches the price lines
+    bar = dialog.body.verticalScrollBar()
+    bar.setValue(bar.maximum())  # the provider tab's last row: the price lines
+    QApplication.processEvents()
+    await cam.shoot("settings-prices", dialog, settle=0)
+    dialog.reject()
 
 
 async def _automations(desk, providers, ws: Path, clock, cam: Camera) -> None:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
         Automation, Automations, AutomationView, InboxItem, PolicyItem, RunRecord, Schedule, ScheduleRefused,
         UnknownAutomation, in_words, local_time,
     )
+    from .automations.chain import ChainBroken, ChainIntact
     from .events import AutomationsChanged
     from .errors import ConfigError, InvalidState, KernelError, ProviderError, UnknownAgent
     from .states import AgentState, Outcome
@@ -43,7 +44,7 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
     from .trust.hook_config import hook_problem
     from ledger import POLICY, Confirmed, HookRun, UntrustedSeen
     from .leases import Lease, describe_duration, describe_left
-    from .prices import PRICE_FIELDS, PRICE_MAX, money
+    from .prices import CACHE_WRITE, PRICE_FIELDS, PRICE_MAX, money
     from .messages import Message, TextPart, ToolResultPart, ToolUse
     from .outward import UnknownIntent
     from .settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, KeySource, Settings
@@ -63,6 +64,7 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.approver": ("Decision", "Denial", "Grant", "LeaseRequest"),
     "kernel.automations": ("Automation", "Automations", "AutomationView", "InboxItem", "PolicyItem", "RunRecord",
                            "Schedule", "ScheduleRefused", "UnknownAutomation", "in_words", "local_time"),
+    "kernel.automations.chain": ("ChainBroken", "ChainIntact"),
     "kernel.errors": ("ConfigError", "InvalidState", "KernelError", "ProviderError", "UnknownAgent"),
     "kernel.states": ("AgentState", "Outcome"),
     "kernel.events": ("AutomationsChanged", "AgentArchived",
@@ -74,7 +76,7 @@ _FROM: dict[str, tuple[str, ...]] = {
                                "looks_secret"),
     "kernel.trust.hook_config": ("hook_problem",),
     "kernel.leases": ("Lease", "describe_duration", "describe_left"),
-    "kernel.prices": ("PRICE_FIELDS", "PRICE_MAX", "money"),
+    "kernel.prices": ("CACHE_WRITE", "PRICE_FIELDS", "PRICE_MAX", "money"),
     "kernel.messages": ("Message", "TextPart", "ToolResultPart", "ToolUse"),
     "kernel.settings": ("BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings"),
     "kernel.tools.descriptor": ("CallPreview",),
@@ -221,6 +223,7 @@ class KernelFacade(Protocol):
     def ledger_page(self, filters: LedgerFilter = LedgerFilter(), *, before: int | None = None,
                     after: int | None = None, limit: int = 200) -> list[Entry]: ...
     def ledger_integrity(self) -> Integrity: ...
+    def automation_integrity(self) -> ChainIntact | ChainBroken: ...  # the automation records' chain at start
     def ledger_count(self) -> int: ...
     def last_seq(self) -> int: ...
     def caused_by(self, seq: int) -> list[Entry]: ...
@@ -247,7 +250,7 @@ class KernelFacade(Protocol):
 
 __all__ = [
     # the facade and its own values
-    "KernelFacade", "AutomationDesk", "LedgerFilter", "ToolInfo", "HistoryItem", "Spend", "money", "PRICE_FIELDS", "PRICE_MAX",
+    "KernelFacade", "AutomationDesk", "LedgerFilter", "ToolInfo", "HistoryItem", "Spend", "money", "CACHE_WRITE", "PRICE_FIELDS", "PRICE_MAX",
     # agents and events
     "AgentState", "Outcome",
     "AgentArchived", "AgentInfo", "AgentKilled", "AgentSpawned", "AgentStateChanged", "Event", "LeaseExpired", "LeaseGranted",
@@ -260,6 +263,7 @@ __all__ = [
     # ledger entries and reports
     "KINDS", "KERNEL", "NOT_AGENTS", "OUTSIDE", "USER", "AgentKill", "AgentSpawn", "Broken", "Conflict", "Denied", "Entry", "Expired", "FileChange", "Integrity",
     "Intact", "LeaseGrant", "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
+    "ChainBroken", "ChainIntact",
     "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn",
     # settings (what settings.json holds) and the provider names, key and base-URL variables
     "BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings",

@@ -17,6 +17,7 @@ class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0  # of input_tokens, read from the provider's cache (priced apart, counted alike)
+    written_tokens: int = 0  # of input_tokens, written to the provider's cache (priced apart, counted alike)
 
     @property
     def total(self) -> int:
@@ -24,7 +25,7 @@ class Usage:
 
     def __add__(self, other: "Usage") -> "Usage":
         return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
-                     self.cached_tokens + other.cached_tokens)
+                     self.cached_tokens + other.cached_tokens, self.written_tokens + other.written_tokens)
 
 
 @dataclass(frozen=True)
@@ -47,13 +48,14 @@ class Budget:
         return max(0, self.limit - self.used.total)
 
     def report(self, input_tokens: int | None, output_tokens: int | None,
-               cached_tokens: int | None = None) -> "Budget":
+               cached_tokens: int | None = None, written_tokens: int | None = None) -> "Budget":
         """The in-flight request's usage so far (None keeps what was reported before)."""
         cur = self.current
         return replace(self, current=Usage(
             cur.input_tokens if input_tokens is None else input_tokens,
             cur.output_tokens if output_tokens is None else output_tokens,
             cur.cached_tokens if cached_tokens is None else cached_tokens,
+            cur.written_tokens if written_tokens is None else written_tokens,
         ))
 
     def settle(self) -> "Budget":

@@ -76,10 +76,11 @@ RETRYABLE_KINDS = frozenset({"rate_limit", "overloaded", "server", "connection",
 
 
 class ProviderError(KernelError):
-    """A provider failed. ``started`` is True when part of the reply had already arrived."""
+    """A provider failed. ``started`` is True when part of the reply had already arrived; ``request_id``
+    is the provider's id of the failed request when its reply carried one (what its support asks for)."""
 
     def __init__(self, provider: str, kind: ProviderErrorKind, message: str, *, status: int | None = None,
-                 retry_after: float | None = None, started: bool = False) -> None:
+                 retry_after: float | None = None, started: bool = False, request_id: str | None = None) -> None:
         super().__init__(f"{provider}: {message}")
         self.provider = provider
         self.kind = kind
@@ -87,6 +88,7 @@ class ProviderError(KernelError):
         self.status = status
         self.retry_after = retry_after
         self.started = started
+        self.request_id = request_id
 
     @property
     def retryable(self) -> bool:

@@ -25,6 +25,8 @@ from .agents.rebuild import AgentRecord, conversation_of, summarise
 from .agents.rebuild import KERNEL_STOPPED
 from .agents.records import RESUME, USER_TURN, record_user_turn
 from .agents.restore import history_item, process_from
+from .automations import chain_start
+from .automations.chain import ChainBroken, ChainIntact
 from .automations.gate import UnattendedGate
 from .automations.service import Automations
 from .automations.store import AutomationStore
@@ -152,7 +154,10 @@ class Kernel:
         self._spend = SpendToday(ledger, lambda: self._services.settings.prices, clock.now)
         if restore:
             self._restore()
-        self._automations = Automations(self, AutomationStore(ledger.path), self.automation_gate, bus.publish)
+        store = AutomationStore(ledger.path)  # its hash chain is checked at start too (automations/chain_start)
+        self._automation_integrity = store.check_at_start(
+            None if ledger.path in ("", ":memory:") else chain_start.head_path(ledger.path))
+        self._automations = Automations(self, store, self.automation_gate, bus.publish)
         self._unlisten_runs = bus.subscribe(self._note_run_progress)
 
     # ---- time and settings -----------------------------------------------------
@@ -462,6 +467,11 @@ class Kernel:
         """What the check at start found: Intact (verified up to a seq) or Broken (first broken seq,
         reason). The full check is ``agentdesk ledger verify``."""
         return self._integrity
+
+    def automation_integrity(self) -> ChainIntact | ChainBroken:
+        """What the check at start found of the automation records' own chain: intact (its rows), or
+        the first broken table and row. The full check is ``agentdesk ledger verify``."""
+        return self._automation_integrity
 
     def ledger_count(self) -> int:
         return self._services.ledger.count()

@@ -69,7 +69,7 @@ class Settings:
     # trust (kernel/trust): per-scope policy (ask · confirm · auto · deny) and hooks around tool calls
     policies: Mapping[str, str] = field(default_factory=dict)
     hooks: tuple[Hook, ...] = ()
-    # provider → model → {input, output, cached_input} per million tokens (kernel/prices.py)
+    # provider → model → {input, output, cached_input[, cache_write]} per million tokens (kernel/prices.py)
     prices: Mapping[str, Mapping[str, Mapping[str, float]]] = field(default_factory=lambda: frozen_prices(DEFAULT_PRICES))
     # The web tools (kernel/tools/web): what web_fetch may read, and which search service web_search uses.
     web_allow_private: bool = False         # let web_fetch reach private, loopback and link-local addresses
@@ -96,8 +96,12 @@ class Settings:
 
     @classmethod
     def from_checked(cls, checked: Checked) -> "Settings":
-        """Settings from the values that passed; every failed field keeps its default."""
-        return cls(**checked.values)
+        """Settings from the values that passed; every failed field keeps its default. A price table
+        saved before the cache-write column gains Anthropic's (``prices.with_cache_write``)."""
+        values = dict(checked.values)
+        if "prices" in values:
+            values["prices"] = frozen_prices(values["prices"])
+        return cls(**values)
 
     def validate(self) -> None:
         """ConfigError naming the first field whose value settings.json could not hold."""

@@ -114,8 +114,8 @@ FOLDER_LIST = Rule("a list of folder paths, each absolute or starting with ~",
 POLICIES = Rule("an object mapping scopes (like fs.write, or *) to one of " + ", ".join(MODES),
                 lambda v: policies_ok(v, MODES), dict)
 HOOKS = Rule(HOOK_ALLOWED, hooks_ok, to_hooks)
-PRICE_TABLE = Rule("an object mapping model names to {input, output, cached_input}, each a number of money "
-                   "per million tokens from 0 to 10000", valid_models)
+PRICE_TABLE = Rule("an object mapping model names to {input, output, cached_input} and optionally cache_write, "
+                   "each a number of money per million tokens from 0 to 10000", valid_models)
 WEB_SEARCH_BACKENDS = ("none", "brave", "tavily", "searxng")
 WEB_DEFAULT_BASE_URLS = {"brave": "https://api.search.brave.com", "tavily": "https://api.tavily.com"}
 WEB_KEY_VARIABLES = {"brave": "BRAVE_API_KEY", "tavily": "TAVILY_API_KEY", "searxng": "SEARXNG_API_KEY"}

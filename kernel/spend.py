@@ -41,10 +41,11 @@ class SpendToday:
         """Count a newly appended entry (anything but a request of today is ignored)."""
         if not isinstance(entry, ModelRequest) or entry.ts < self._day:
             return
-        i, o, cached = (_count(v) for v in (entry.input_tokens, entry.output_tokens, entry.cache_read_tokens))
+        i, o, cached, written = (_count(v) for v in (entry.input_tokens, entry.output_tokens,
+                                                       entry.cache_read_tokens, entry.cache_write_tokens))
         tokens = i + o
         named = isinstance(entry.provider, str) and isinstance(entry.model, str)
-        cost = cost_of(self._prices(), entry.provider, entry.model, i, o, cached) if named else None
+        cost = cost_of(self._prices(), entry.provider, entry.model, i, o, cached, written) if named else None
         s = self._spend
         self._spend = Spend(s.tokens + tokens, s.cost + (cost or 0.0), s.unpriced_tokens + (tokens if cost is None else 0))
 

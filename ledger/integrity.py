@@ -228,9 +228,10 @@ def _count(db: sqlite3.Connection) -> int:
 # ---- the recorded head -----------------------------------------------------------
 
 
-def head_path(db_path: str | os.PathLike[str]) -> Path:
-    """Where a ledger's verified head is kept: beside it (``ledger.db`` → ``ledger.verified``)."""
-    return Path(db_path).with_suffix(".verified")
+def head_path(db_path: str | os.PathLike[str], chain: str = "") -> Path:
+    """Where a ledger's verified head is kept: beside it (``ledger.db`` → ``ledger.verified``); ``chain``
+    names another chain kept in the same file (the kernel's automation records: ``ledger.automations-verified``)."""
+    return Path(db_path).with_suffix(f".{chain}-verified" if chain else ".verified")
 
 
 def read_head(path: Path) -> Head | None:

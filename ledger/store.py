@@ -38,6 +38,8 @@ from .diff import render as render_diff
 from .entries import COLUMN_FIELDS, Entry, FileChange, stamped, to_row
 from .errors import LedgerUnavailable
 from .integrity import Broken, Integrity, Intact
+
+AUTOMATION_CHAIN = "automations"  # the kernel's automation tables in this file keep a chain (and a head) of their own
 from .migrations import migrate
 from .redaction import Redactor, redacted
 from .queries import Queries
@@ -232,9 +234,10 @@ class Ledger(Queries):
 
     @property
     def own_files(self) -> tuple[str, ...]:
-        """Every file this ledger keeps beside it: the database, SQLite's, the lock, the head."""
+        """Every file this ledger keeps beside it: the database, SQLite's, the lock, the heads (its own and the
+        automation records' chain's, kernel/automations/chain_start)."""
         return (self.path, *(self.path + s for s in ("-wal", "-shm", "-journal")), lockfile.lock_path(self.path),
-                str(self.head_path))
+                str(self.head_path), str(integrity.head_path(self.path, AUTOMATION_CHAIN)))
 
     @property
     def head_path(self) -> Path:

@@ -68,7 +68,7 @@ class AgentProcess:
     def info(self) -> AgentInfo:
         used = self.budget.used
         cost = cost_of(self.services.settings.prices, self.provider, self.model, used.input_tokens, used.output_tokens,
-                       used.cached_tokens)
+                       used.cached_tokens, used.written_tokens)
         return AgentInfo(self.id, self.name, self.state, self.reason, self.provider, self.model,
                          self.budget.limit, used.input_tokens, used.output_tokens, self.started_at, self.workspace,
                          tainted=self.taint.reason if self.taint is not None else "", unattended=self.unattended,
@@ -105,8 +105,8 @@ class AgentProcess:
         self.conversation = appended(self.conversation, message)
 
     def report_usage(self, input_tokens: int | None, output_tokens: int | None,
-                     cached_tokens: int | None = None) -> None:
-        self.budget = self.budget.report(input_tokens, output_tokens, cached_tokens)
+                     cached_tokens: int | None = None, written_tokens: int | None = None) -> None:
+        self.budget = self.budget.report(input_tokens, output_tokens, cached_tokens, written_tokens)
         self.services.bus.publish(UsageUpdated(self.info()))
 
     def settle_usage(self) -> None:

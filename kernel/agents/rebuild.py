@@ -125,7 +125,8 @@ def summarise(ledger: Ledger, now: float, *, tails: bool = True) -> Restored:
     reads the whole of it when someone needs it.
     """
     restored = fold(ledger.scan(ADMIN_KINDS), now)
-    requests = ledger.per_actor(ModelRequest.KIND, ("input_tokens", "output_tokens", "cache_read_tokens"))
+    requests = ledger.per_actor(ModelRequest.KIND,
+                                ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"))
     messages = ledger.per_actor(UserTurn.KIND)
     for rec in restored.agents.values():
         req, msg = requests.get(rec.id), messages.get(rec.id)
@@ -136,7 +137,7 @@ def summarise(ledger: Ledger, now: float, *, tails: bool = True) -> Restored:
             rec.settle()
             if req is None and msg is None:
                 rec.conversation = ()
-        rec.usage = Usage(_whole(req[3][0]), _whole(req[3][1]), _whole(req[3][2])) if req else Usage()
+        rec.usage = Usage(*(_whole(n) for n in req[3][:4])) if req else Usage()
         rec.last_ts = max(rec.last_ts, req[2] if req else 0.0, msg[2] if msg else 0.0)
         first = ledger.get(msg[0]) if msg else None
         rec.first_prompt = _text(first.text) if isinstance(first, UserTurn) else ""
@@ -176,7 +177,8 @@ def _converse(rec: AgentRecord, e: Entry) -> None:
             rec.first_prompt = rec.first_prompt or _text(e.text)
         case ModelRequest():
             rec.settle()
-            rec.usage = rec.usage + Usage(_count(e.input_tokens), _count(e.output_tokens), _count(e.cache_read_tokens))
+            rec.usage = rec.usage + Usage(_count(e.input_tokens), _count(e.output_tokens), _count(e.cache_read_tokens),
+                                          _count(e.cache_write_tokens))
             rec.failure = (_text(e.error) or "the request failed") if e.status == "error" else None
             if e.status == "ok":
                 calls = e.tool_calls if isinstance(e.tool_calls, tuple) else ()

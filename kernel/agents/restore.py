@@ -46,5 +46,5 @@ def history_item(rec: AgentRecord, services: Services) -> HistoryItem:
     return HistoryItem(
         rec.id, spawn.name, rec.first_prompt, spawn.ts, rec.last_ts, used.input_tokens, used.output_tokens,
         cost_of(services.settings.prices, spawn.provider, spawn.model, used.input_tokens, used.output_tokens,
-                used.cached_tokens),
+                used.cached_tokens, used.written_tokens),
         spawn.provider, spawn.model, rec.archived, rec.killed)

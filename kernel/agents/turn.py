@@ -54,6 +54,7 @@ async def request_turn(agent: AgentProcess) -> AssistantTurn:
         turn = await _stream_turn(agent, timer)
         record_request(agent, timer, "ok", reply=turn.message, stop_reason=turn.stop_reason)
     except ProviderError as exc:
+        timer.request_id = timer.request_id or exc.request_id  # a failed request is on the record with its id
         record_request(agent, timer, "error", error=str(exc))
         raise
     except asyncio.CancelledError:
@@ -85,7 +86,8 @@ async def _stream_turn(agent: AgentProcess, timer: RequestTimer) -> AssistantTur
                     calls.append(admit(event))
                 case UsageReport(input_tokens=i, output_tokens=o):
                     timer.cache(event.cache_read_tokens, event.cache_write_tokens)
-                    agent.report_usage(i, o, None if event.cache_read_tokens is None else timer.cache_read_tokens)
+                    agent.report_usage(i, o, None if event.cache_read_tokens is None else timer.cache_read_tokens,
+                                       None if event.cache_write_tokens is None else timer.cache_write_tokens)
                 case StreamEnd(stop_reason=reason):
                     stop, timer.request_id = reason, event.request_id
                 case _:

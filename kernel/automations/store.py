@@ -19,6 +19,7 @@ import json
 import sqlite3
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Iterator
 
 from . import chain
@@ -113,6 +114,13 @@ class AutomationStore:
     def verify_chain(self) -> chain.ChainBroken | chain.ChainIntact:
         with self._lock:
             return chain.verify(self._db)
+
+    def check_at_start(self, head_file: Path | None) -> chain.ChainBroken | chain.ChainIntact:
+        """The quick check of the chain at kernel start (``chain_start``): fast however long the history."""
+        from . import chain_start
+
+        with self._lock:
+            return chain_start.check(self._db, head_file)
 
     def _insert(self, table: str, sql: str, args: tuple[Any, ...]) -> int | None:
         """Insert one row and link it into the chain, atomically for every process on the file; the new

@@ -173,6 +173,12 @@ def _warn_if_broken(kernel, stderr: TextIO) -> None:
     line = warning(kernel.ledger_integrity())
     if line:
         print(line, file=stderr)
+    from ..automations.chain import ChainBroken
+
+    found = kernel.automation_integrity()
+    if isinstance(found, ChainBroken):
+        print(f"warning: the automation records are broken at {found.table} row {found.row}: {found.reason} "
+              "(see 'agentdesk ledger verify')", file=stderr)
 
 
 def _deny_all():

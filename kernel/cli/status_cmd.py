@@ -1,6 +1,7 @@
 """``agentdesk status``: is this home's kernel healthy? Exit 0 healthy, 1 not.
 
-Healthy: a kernel serves the home and its ledger checked out at start. The
+Healthy: a kernel serves the home and its ledger, and the automation
+records' own chain, checked out at start. The
 report names the pid, uptime, agents by state, how far the ledger is
 verified, whether the shell sandbox can run here, how shell commands are
 captured (on an overlay, or by snapshots and why: the kernel's own answer when
@@ -51,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
         mode = _local_mode()
     report["sandbox_mode"] = mode.mode if mode is not None else None
     report["overlay"] = bool(mode is not None and mode.overlay)
-    healthy = report["kernel"] == "up" and bool(report.get("ledger_intact"))
+    healthy = report["kernel"] == "up" and bool(report.get("ledger_intact")) \
+        and report.get("automations_intact") is not False
     if args.json:
         print(json.dumps(report))
     else:
@@ -75,6 +77,10 @@ def _print(r: dict, sandbox_reason: str) -> None:
             print(f"ledger: verified through #{r.get('ledger_verified_through')}")
         else:
             print(f"ledger: BROKEN: {r.get('ledger_problem')}")
+        if r.get("automations_intact") is False:
+            print(f"automation records: BROKEN at {r.get('automations_problem')}")
+        elif r.get("automations_rows"):
+            print(f"automation records: verified ({plural(int(r.get('automations_rows') or 0), 'row')})")
         keyed = r.get("providers_with_key") or []
         print("providers with a key: " + (", ".join(keyed) or "none"))
     if not r["sandbox_usable"]:

@@ -14,6 +14,7 @@ import asyncio
 import importlib
 from typing import Any, AsyncIterator, Awaitable, Callable, Sequence
 
+from ..errors import ProviderError
 from .base import ProviderRequest, StreamEnd, StreamEvent
 from .failures import broken_stream, incomplete
 
@@ -101,8 +102,10 @@ async def pump(name: str, open_stream: Callable[[], Awaitable[Any]], reply: Any,
             for out in reply.feed(raw):
                 started = True
                 yield out
+    except ProviderError as exc:  # ``check``'s own: an error event the SDK yields instead of raising
+        raise with_request_id(exc, exc, stream, reply)
     except caught as exc:
-        raise fail(exc, started) from exc
+        raise with_request_id(fail(exc, started), exc, stream, reply) from exc
     except RecursionError as exc:  # an SDK parsing a reply nested deeper than Python's recursion limit
         raise broken_stream(name, "the reply was nested too deeply to read", started=started) from exc
     finally:
@@ -116,8 +119,17 @@ async def pump(name: str, open_stream: Callable[[], Awaitable[Any]], reply: Any,
     yield StreamEnd(reply.stop_reason, request_id(stream, getattr(reply, "request_id", None)))
 
 
-REQUEST_ID_HEADERS = ("request-id", "x-request-id")  # Anthropic; OpenAI
+REQUEST_ID_HEADERS = ("request-id", "x-request-id")  # Anthropic; OpenAI (and a Gemini error's, when sent)
 REQUEST_ID_MAX = 200
+
+
+def with_request_id(error: Exception, exc: BaseException, stream: Any, reply: Any) -> Exception:
+    """A failed request keeps its id too: the SDK error's (``APIStatusError.request_id``, else the
+    error reply's headers: google-genai's ``APIError.response``), else the stream's that broke."""
+    if isinstance(error, ProviderError) and error.request_id is None:
+        error.request_id = (request_id(exc, getattr(exc, "request_id", None))
+                            or request_id(stream, getattr(reply, "request_id", None)))
+    return error
 
 
 def request_id(stream: Any, body_id: Any) -> str | None:

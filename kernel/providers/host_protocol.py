@@ -145,12 +145,16 @@ def decode_event(data: dict[str, Any]) -> StreamEvent:
 
 def encode_error(exc: ProviderError) -> dict[str, Any]:
     return {"provider": exc.provider, "kind": exc.kind, "message": exc.detail, "status": exc.status,
-            "retry_after": exc.retry_after, "started": exc.started}
+            "retry_after": exc.retry_after, "started": exc.started, "rid": exc.request_id}
 
 
 def decode_error(data: dict[str, Any]) -> ProviderError:
     return ProviderError(data["provider"], data["kind"], data["message"], status=data["status"],
-                         retry_after=data["retry_after"], started=data["started"])
+                         retry_after=data["retry_after"], started=data["started"], request_id=_rid(data.get("rid")))
+
+
+def _rid(value: Any) -> str | None:
+    return value if isinstance(value, str) and 0 < len(value) <= 200 and value.isprintable() else None
 
 
 def init_line(init: Mapping[str, Any]) -> bytes:

@@ -423,6 +423,9 @@ class RemoteKernel:
     def ledger_integrity(self) -> Any:
         return self._call("ledger_integrity")
 
+    def automation_integrity(self) -> Any:
+        return self._call("automation_integrity")
+
     def ledger_count(self) -> int:
         return int(self._call("ledger_count"))
 

@@ -111,6 +111,16 @@ async def _start_mcp(kernel: Any, home: Path) -> None:
         print(f"agentdesk kernel: {problem}", file=sys.stderr, flush=True)
 
 
+def _automation_health(found: Any) -> dict[str, Any]:
+    """The automation records' chain as checked at start: intact (rows), or where it broke."""
+    from ..automations.chain import ChainIntact
+
+    if isinstance(found, ChainIntact):
+        return {"automations_intact": True, "automations_rows": found.rows, "automations_problem": None}
+    return {"automations_intact": False, "automations_rows": None,
+            "automations_problem": f"{found.table} row {found.row}: {found.reason}"}
+
+
 def health(kernel: Any, store: SettingsStore) -> dict[str, Any]:
     """What ``agentdesk status`` reports beyond the server's own figures (never a key)."""
     from ledger import Intact
@@ -131,5 +141,6 @@ def health(kernel: Any, store: SettingsStore) -> dict[str, Any]:
         "ledger_intact": isinstance(integrity, Intact),
         "ledger_verified_through": integrity.upto if isinstance(integrity, Intact) else None,
         "ledger_problem": None if isinstance(integrity, Intact) else integrity.reason,
+        **_automation_health(kernel.automation_integrity()),
         "providers_with_key": keyed,
     }

@@ -1,4 +1,5 @@
-"""The status line says whether the ledger checked out at start: "ledger verified", or red "ledger broken at #N"."""
+"""The status line says whether the ledger checked out at start: "ledger verified", or red "ledger broken at #N";
+and red "automation records broken" when the automation records' own chain did not."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from pathlib import Path
 
 from desktop.app import build_desktop
 from desktop.status import StatusCounts
+from kernel.automations import Automation
+from kernel.automations.chain import ChainBroken, ChainIntact
+from kernel.automations.store import AutomationStore
 from kernel.clock import ManualClock
 from kernel.settings import Settings
 from ledger import Broken, Head, Intact, Ledger, ToolCall
@@ -24,6 +28,43 @@ def test_footer_words_for_each_result() -> None:
     assert counts.ledger_check_text().startswith("The ledger is broken at #17: it does not match its hash <b>.")
     counts.ledger_check = Broken(None, "blob", "blob 0123 is corrupted")
     assert "\u26a0 ledger broken ·" in counts.footer()
+
+
+def test_footer_words_for_broken_automation_records() -> None:
+    counts = StatusCounts(ledger_entries=3, ledger_check=Intact(Head(3, "00" * 32), 3), now=lambda: 0.0,
+                          automation_check=ChainIntact(4))
+    assert "ledger verified" in counts.footer() and "automation" not in counts.tooltip()
+    counts.automation_check = ChainBroken("automation_runs", 2, "the row or its chain link #5 was changed <i>")
+    assert counts.footer() == "tokens today 0 · ledger 3 entries · \u26a0 automation records broken · kernel attached"
+    assert "automation records broken</span>" in counts.footer_html() and "color:" in counts.footer_html()
+    assert ("The automation records are broken at automation_runs row 2: the row or its chain link #5 was "
+            "changed <i>. Run 'agentdesk ledger verify'") in counts.tooltip()
+
+
+def test_desktop_on_a_home_with_forged_automation_records_says_so(tmp_path: Path, qloop, qtbot) -> None:
+    home = tmp_path / "home"
+    Ledger(home / "ledger.db").close()
+    store = AutomationStore(str(home / "ledger.db"))
+    store.record(1.0, Automation(id="a1", name="Digest", objective="o", schedule="every 1h"), "create", "user")
+    store.close()
+    raw = sqlite3.connect(home / "ledger.db")
+    raw.execute("DROP TRIGGER automation_events_no_update")
+    raw.execute("UPDATE automation_events SET actor = 'mallory'")
+    raw.commit()
+    raw.close()
+    desk = build_desktop(home, providers=lambda name: None, clock=ManualClock(),
+                         settings=Settings(workspace=str(tmp_path)))
+    qtbot.addWidget(desk.window)
+    try:
+        footer = desk.window.status.footer
+        assert "automation records broken" in footer.text() and "color:" in footer.text()
+        assert "automation records are broken at automation_events row 1" in footer.toolTip()
+    finally:
+        closing = asyncio.ensure_future(desk.kernel.aclose())
+        qtbot.waitUntil(closing.done, timeout=5000)
+        desk.window._done = True
+        desk.bridge.close()
+        desk.ledger.close()
 
 
 def test_desktop_on_a_tampered_home_shows_the_broken_entry(tmp_path: Path, qloop, qtbot) -> None:

@@ -13,12 +13,14 @@ from .test_settings_dialog import make
 def test_prices_are_edited_in_the_provider_tab_and_saved(qtbot, tmp_path, agentdesk_home):
     store, dialog = make(qtbot, tmp_path, agentdesk_home)
     tab = dialog.provider_tabs["openai-chat"]
-    assert tab.prices.toPlainText() == "gpt-5  1.25  10  0.125"  # the shipped default for its default model
-    tab.prices.setPlainText("gpt-5  1.25  10  0.125\nllama3.1:8b  0  0  0\n")
+    assert tab.prices.toPlainText() == "gpt-5  1.25  10  0.125  -"  # the shipped default (no cache-write price)
+    assert dialog.provider_tabs["anthropic"].prices.toPlainText() == "claude-sonnet-4-5  3  15  0.3  3.75"
+    tab.prices.setPlainText("gpt-5  1.25  10  0.125  -\nllama3.1:8b  0  0  0\nqwen3  0.1  0.4  0.01  0.2\n")
     with qtbot.waitSignal(dialog.saved, timeout=2000) as got:
         qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Save), Qt.MouseButton.LeftButton)
     new = got.args[0]
     assert new.prices["openai-chat"]["llama3.1:8b"] == {"input": 0.0, "output": 0.0, "cached_input": 0.0}
+    assert new.prices["openai-chat"]["qwen3"]["cache_write"] == 0.2 and "cache_write" not in new.prices["openai-chat"]["gpt-5"]
     assert new.prices["anthropic"]["claude-sonnet-4-5"]["input"] == 3.0  # other providers kept
     assert store.load() == new
 
@@ -34,5 +36,8 @@ def test_a_wrong_price_line_is_said_and_nothing_is_saved(qtbot, tmp_path, agentd
 def test_parse_prices_is_strict():
     assert parse_prices("m 1 2 0.5\n\n  n 0 0 0  ") == ({"m": {"input": 1.0, "output": 2.0, "cached_input": 0.5},
                                                         "n": {"input": 0.0, "output": 0.0, "cached_input": 0.0}}, None)
-    for bad in ("m 1 2", "m 1 2 3 4", "m -1 2 3", "m nan 2 3", "m inf 2 3", "m 1 2 1e9"):
+    assert parse_prices("m 1 2 0.5 1.25\nn 1 2 0.5 -")[0] == {
+        "m": {"input": 1.0, "output": 2.0, "cached_input": 0.5, "cache_write": 1.25},
+        "n": {"input": 1.0, "output": 2.0, "cached_input": 0.5}}
+    for bad in ("m 1 2", "m 1 2 3 4 5", "m 1 2 3 x", "m 1 2 3 -1", "m -1 2 3", "m nan 2 3", "m inf 2 3", "m 1 2 1e9"):
         assert parse_prices(bad)[1] is not None, bad

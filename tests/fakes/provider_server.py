@@ -34,6 +34,9 @@ PROTOCOLS: dict[str, ModuleType] = {
 
 _GEMINI_PATH = re.compile(r"^/(v1|v1beta|v1alpha)/models/([^/:]+):(streamGenerateContent|generateContent)$")
 _REQUEST_ID_HEADERS = {"anthropic": "request-id", "openai_responses": "x-request-id", "openai_chat": "x-request-id"}
+# An error reply carries its request id in a header for every protocol (Gemini's success replies name it in
+# the body's responseId instead; whether Google's own error replies send one is not documented).
+_ERROR_ID_HEADERS = {**_REQUEST_ID_HEADERS, "gemini": "x-request-id"}
 _REASONS = {200: "OK", 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests",
             500: "Internal Server Error", 503: "Service Unavailable", 529: "Overloaded"}
 
@@ -98,6 +101,7 @@ class FakeProviderServer:
         self._requests: list[Request] = []
         self._finished: list[float] = []
         self._request_ids: list[str] = []
+        self._error_ids: list[str] = []
         self._failures: list[str] = []
         self._stop = threading.Event()
         self._streaming = 0
@@ -201,6 +205,12 @@ class FakeProviderServer:
             return list(self._request_ids)
 
     @property
+    def error_request_ids(self) -> list[str]:
+        """The request id each scripted ``HttpError`` reply sent in its header, in order."""
+        with self._lock:
+            return list(self._error_ids)
+
+    @property
     def replies_finished_at(self) -> list[float]:
         with self._lock:
             return list(self._finished)
@@ -285,6 +295,10 @@ class FakeProviderServer:
                 ra = fault.retry_after
                 extra["retry-after"] = str(int(ra)) if float(ra).is_integer() else repr(float(ra))
                 extra["retry-after-ms"] = str(int(round(ra * 1000)))
+            rid = turn.request_id or new_id("req_err_")
+            with self._lock:
+                self._error_ids.append(rid)
+            extra[_ERROR_ID_HEADERS[enc.NAME]] = rid
             self._send_json(h, fault.status, enc.error_body(fault.status, fault.message, fault.kind), extra)
             return
         if not streaming:

@@ -20,6 +20,10 @@ def test_every_default_model_has_a_shipped_price():
     assert cost_of(settings.prices, "anthropic", "claude-sonnet-4-5", 1_000_000, 1_000_000) == pytest.approx(18.0)
     assert cost_of(settings.prices, "anthropic", "claude-sonnet-4-5", 1_000_000, 0, 1_000_000) == pytest.approx(0.3)
     assert cost_of(settings.prices, "anthropic", "some-new-model", 10, 10) is None  # never a made-up price
+    # 1M input of which 200k were written to the cache: 800k at 3, 200k at 3.75 (Anthropic: 1.25 x input)
+    assert cost_of(settings.prices, "anthropic", "claude-sonnet-4-5", 1_000_000, 0, 0, 200_000) == pytest.approx(3.15)
+    assert cost_of(settings.prices, "openai", "gpt-5", 1_000_000, 0, 0, 1) is None  # OpenAI names no write price
+    assert cost_of(settings.prices, "openai", "gpt-5", 1_000_000, 0) == pytest.approx(1.25)
 
 
 @pytest.mark.parametrize("bad", [
@@ -32,6 +36,10 @@ def test_every_default_model_has_a_shipped_price():
     {"anthropic": {"m": {"input": 1e9, "output": 2, "cached_input": 0.1}}},
     {"anthropic": {"has space": {"input": 1, "output": 2, "cached_input": 0.1}}},
     {"nobody": {"m": {"input": 1, "output": 2, "cached_input": 0.1}}},
+    {"openai": {"m": {"input": 1, "output": 2, "cached_input": 0.1, "cache_write": None}}},
+    {"openai": {"m": {"input": 1, "output": 2, "cached_input": 0.1, "cache_write": "1.25"}}},
+    {"openai": {"m": {"input": 1, "output": 2, "cached_input": 0.1, "cache_write": -0.5}}},
+    {"openai": {"m": {"input": 1, "output": 2, "cached_input": 0.1, "cache_write": math.inf}}},
 ])
 def test_hostile_price_tables_are_refused_with_the_field_named(bad):
     checked = check_settings({"prices": bad})
@@ -46,6 +54,30 @@ def test_prices_round_trip_through_settings_json(tmp_path):
     loaded = store.load()
     assert loaded.prices["openai-chat"]["llama3.1:8b"] == {"input": 0.0, "output": 0.0, "cached_input": 0.0}
     assert json.loads(store.settings_path.read_text())["prices"]["anthropic"]["claude-sonnet-4-5"]["output"] == 15.0
+
+
+def test_a_table_saved_before_the_cache_write_column_loses_nothing(tmp_path):
+    store = SettingsStore(tmp_path)
+    old = {"anthropic": {"claude-sonnet-4-5": {"input": 3, "output": 15, "cached_input": 0.3},
+                         "claude-haiku-4-5": {"input": 1, "output": 5, "cached_input": 0.1}},
+           "openai": {"gpt-5": {"input": 1.25, "output": 10, "cached_input": 0.125}}}
+    store.settings_path.write_text(json.dumps({"workspace": str(tmp_path), "prices": old}))
+    loaded = store.load()
+    assert loaded.prices["anthropic"] == {  # Anthropic's 5-minute cache writes: 1.25 x input, every model
+        "claude-sonnet-4-5": {"input": 3.0, "output": 15.0, "cached_input": 0.3, "cache_write": 3.75},
+        "claude-haiku-4-5": {"input": 1.0, "output": 5.0, "cached_input": 0.1, "cache_write": 1.25}}
+    assert loaded.prices["openai"] == {"gpt-5": {"input": 1.25, "output": 10.0, "cached_input": 0.125}}  # unknown
+    store.save(loaded)
+    saved = json.loads(store.settings_path.read_text())["prices"]
+    assert saved["anthropic"]["claude-haiku-4-5"]["cache_write"] == 1.25 and "cache_write" not in saved["openai"]["gpt-5"]
+    assert store.load() == loaded
+
+
+def test_a_bad_cache_write_price_is_said_in_words():
+    checked = check_settings({"prices": {"openai": {"m": {"input": 1, "output": 2, "cached_input": 0.1,
+                                                          "cache_write": "lots"}}}})
+    [error] = checked.errors
+    assert error.field == "prices.openai" and "optionally cache_write" in str(error) and "from 0 to 10000" in str(error)
 
 
 def test_money_in_words():

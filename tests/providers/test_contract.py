@@ -140,6 +140,19 @@ def test_request_id_and_cache_tokens_are_reported(case, srv):
     assert again.cache[0] in (0, None) and again.usage == (50, 5)
 
 
+def test_a_failed_request_keeps_its_request_id(case, srv):
+    """An error reply's request-id header, and a stream that broke after it started, name the request."""
+    srv.script(Turn(fault=HttpError(400, message="bad request")),
+               Turn(parts=(Text("one two three four five six seven eight", chunks=8),), fault=ErrorEvent(6)))
+    refused = run(case.make(srv), ask())
+    assert refused.error is not None and refused.error.status == 400
+    assert refused.error.request_id == srv.error_request_ids[0] and refused.error.request_id.startswith("req_err_")
+    broke = run(case.make(srv), ask())
+    assert broke.error is not None and broke.error.started
+    assert broke.error.request_id == srv.request_ids[0]  # the stream's header (Gemini: the responseId it sent)
+    srv.assert_done()
+
+
 def test_malformed_tool_json_is_a_result_not_an_exception(case, srv):
     if case.name == "gemini":
         pytest.skip("Gemini sends function-call arguments as a JSON object; there is no string to mis-parse")
