@@ -153,6 +153,16 @@ class McpServersPage(QWidget):
             self.table.setItem(row, 1, _cell(server.target(), mono=True))
             self.table.setItem(row, 2, _cell(secrets))
             self.table.setItem(row, 3, _cell(*_state_words(server.enabled, live.get(server.name))))
+        listed = {server.name for server in loaded.servers}
+        for name, kept in sorted(live.items()):  # running on while its entry in mcp.json cannot be used
+            if name in listed or kept.config_problem is None:
+                continue
+            row = self.table.rowCount()
+            self.table.insertRow(row)
+            self.table.setItem(row, 0, _cell(name, mono=True))
+            self.table.setItem(row, 1, _cell("(its entry in mcp.json cannot be used)", kept.config_problem))
+            self.table.setItem(row, 2, _cell(""))
+            self.table.setItem(row, 3, _cell(*_state_words(True, kept)))
         problems = [p.message for p in loaded.problems]
         if keep_problem and self.problem.text():
             problems = [self.problem.text(), *problems]
@@ -256,6 +266,9 @@ def _state_words(enabled: bool, live: Any) -> tuple[str, str]:
     if live.error:
         words += f" · {live.error}"
     tip_lines = [words] + ([f"error: {live.error}"] if live.error else [])
+    if getattr(live, "config_problem", None):  # a bad edit of its entry: it runs as it was
+        words += " · as before the edit"
+        tip_lines.append(f"mcp.json: {live.config_problem}")
     if live.disabled:
         words += f" · {len(live.disabled)} left out"
         tip_lines += [f"left out {name}: {why}" for name, why in live.disabled]

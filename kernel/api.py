@@ -69,7 +69,7 @@ _FROM: dict[str, tuple[str, ...]] = {
                       "AgentInfo", "AgentKilled", "AgentSpawned", "AgentStateChanged", "Event", "LeaseExpired",
                       "LeaseGranted", "LeaseRevoked", "LedgerAppended", "LeaseRequested", "LeaseRequestResolved",
                       "TextDelta", "ToolCallFinished", "ToolCallStarted", "TurnFinished", "TurnStarted",
-                      "UsageUpdated", "UserMessage", "AgentTainted"),
+                      "UsageUpdated", "UserMessage", "AgentTainted", "McpChanged"),
     "kernel.settings_schema": ("check_settings", "WEB_DEFAULT_BASE_URLS", "WEB_KEY_VARIABLES", "WEB_SEARCH_BACKENDS",
                                "looks_secret"),
     "kernel.trust.hook_config": ("hook_problem",),
@@ -294,5 +294,6 @@ __all__ += ["TLS_MODES", "Account", "AccountStore", "Credentials", "SecretStore"
 # MCP servers (issue 15): what the running kernel says of each, and what reading mcp.json again changed.
 if TYPE_CHECKING:  # imported on first use, as above
     from .extensions.mcp_status import McpReload, McpServerStatus  # noqa: E402
+    from .events import McpChanged  # noqa: E402
 
-__all__ += ["McpReload", "McpServerStatus"]
+__all__ += ["McpReload", "McpServerStatus", "McpChanged"]

@@ -62,6 +62,7 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
         if ready is not None:
             ready.set()
         mcp = asyncio.ensure_future(_start_mcp(kernel, home))
+        kernel.watch_mcp(_said_mcp)  # a hand edit of mcp.json applies too (kernel/extensions/mcp_watch.py)
         kernel.automations.start()  # scheduled runs fire while the kernel runs, with or without a desktop
         try:
             await server.stopped.wait()
@@ -82,6 +83,13 @@ async def _start_mcp(kernel: Any, home: Path) -> None:
     from ..extensions.setup import start_configured_mcp
 
     for problem in await start_configured_mcp(kernel, home):
+        print(f"agentdesk kernel: {problem}", file=sys.stderr, flush=True)
+
+
+def _said_mcp(done: Any) -> None:
+    """What reading a hand-edited mcp.json did, on stderr (kernel.log)."""
+    print(f"agentdesk kernel: mcp.json changed: {done.in_words()}", file=sys.stderr, flush=True)
+    for problem in done.problems:
         print(f"agentdesk kernel: {problem}", file=sys.stderr, flush=True)
 
 
