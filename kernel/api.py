@@ -86,6 +86,7 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.secret_store": ("SecretStore",),
     "kernel.outward": ("UnknownIntent",),
     "kernel.extensions.mcp_status": ("McpReload", "McpServerStatus"),
+    "kernel.extensions.skill_info": ("SkillCatalog", "SkillInfo"),
 }
 __getattr__, __dir__ = lazy_names(globals(), _FROM)
 
@@ -235,6 +236,11 @@ class KernelFacade(Protocol):
     # extensions (kernel/extensions): the MCP servers the kernel runs, and reading mcp.json again after a change
     def mcp_status(self) -> list[McpServerStatus]: ...
     async def mcp_reload(self) -> McpReload: ...
+    # skills (kernel/extensions/skill_info.py): what the kernel finds for a workspace, and enabling one at the
+    # hash the user was shown
+    async def skills(self, workspace: str | None = None) -> SkillCatalog: ...
+    async def set_skill_enabled(self, folder: str, sha256: str, enabled: bool, mine: bool = False,
+                                workspace: str | None = None) -> SkillCatalog: ...
     # outward calls (mail, calendar) whose outcome is unknown: the Inbox shows them with the message; the user
     # says whether it went out (recorded by ``user``, never retried) or has the kernel look again
     def unknown_outward(self) -> list[UnknownIntent]: ...
@@ -297,3 +303,8 @@ if TYPE_CHECKING:  # imported on first use, as above
     from .events import McpChanged  # noqa: E402
 
 __all__ += ["McpReload", "McpServerStatus", "McpChanged"]
+# Skills (Settings → Skills): the catalogue the kernel serves.
+if TYPE_CHECKING:  # imported on first use, as above
+    from .extensions.skill_info import SkillCatalog, SkillInfo  # noqa: E402
+
+__all__ += ["SkillCatalog", "SkillInfo"]

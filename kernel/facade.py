@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from .extensions.mcp_hub import McpHub
     from .extensions.mcp_status import McpReload, McpServerStatus
     from .extensions.mcp_watch import McpFile
+    from .extensions.skill_info import SkillCatalog
     from .mail.tools import MailService
     from .outward import UnknownIntent
 
@@ -570,6 +571,25 @@ class Kernel:
     def mcp_status(self) -> list[McpServerStatus]:
         """Every configured MCP server: connected or not, its tools, and the tools left out with why."""
         return [] if self._mcp is None else self._mcp.status()
+
+    # ---- extensions: skills (Settings → Skills reads and pins them here: extensions/skill_info.py) ----
+
+    async def skills(self, workspace: str | None = None) -> SkillCatalog:
+        """The skills agents in ``workspace`` would be offered (the home's and the workspace's own), each
+        enabled, changed since enabled, or off, and the folders skipped with why. Read off the loop."""
+        from .extensions.skill_info import catalog_info, workspace_path
+
+        where = workspace_path(workspace)
+        return catalog_info(await asyncio.to_thread(self._services.extensions.catalog, where))
+
+    async def set_skill_enabled(self, folder: str, sha256: str, enabled: bool, mine: bool = False,
+                                workspace: str | None = None) -> SkillCatalog:
+        """Enable the skill in ``folder`` at the hash the user was shown (refused when it changed since),
+        or disable it; returns the catalogue after."""
+        from .extensions.skill_info import set_enabled, workspace_path
+
+        where = workspace_path(workspace)
+        return await asyncio.to_thread(set_enabled, self._services.extensions, folder, sha256, enabled, mine, where)
     # ---- for automation runs (kernel/automations) ---------------------------------
 
     @property
