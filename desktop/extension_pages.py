@@ -295,6 +295,7 @@ class SkillsPage(QWidget):
         super().__init__(parent)
         self.kernel, self.home, self.workspace = kernel, home, workspace
         self.catalog = SkillCatalog()
+        self.refusal = ""  # why the kernel refused the last change (shown above the skipped folders)
         self._asks: set[asyncio.Future[Any]] = set()
         self.table = _table(self, ["Skill", "From", "State", "May use"])
         self.mine = QCheckBox("I &wrote this skill (its text is trusted: loading it does not taint)", self)
@@ -343,6 +344,7 @@ class SkillsPage(QWidget):
         skill = self.selected()
         if skill is None or self.kernel is None:
             return
+        self.refusal = ""
         self._ask(self.kernel.set_skill_enabled(skill.folder, skill.sha256, enabled, self.mine.isChecked(),
                                                 self._where()), keep_row=self.table.currentRow())
 
@@ -357,9 +359,10 @@ class SkillsPage(QWidget):
             return  # the page was closed before the kernel answered
         error = future.exception()
         if error is not None:
-            self._show_problem(f"The kernel did not answer: {error}")
-            if keep_row is not None:  # a refused change: show the skills as they are now
+            if keep_row is not None:  # a refused change: said, and the skills shown as they are now
+                self.refusal = f"Not changed: {error}"
                 self.refresh()
+            self._show_problem(self.refusal or f"The kernel did not answer: {error}")
             self.loaded.emit(error)
             return
         self._fill(future.result())
@@ -379,7 +382,7 @@ class SkillsPage(QWidget):
             allowed = "no tools (no manifest.json)" if skill.scopes is None else (", ".join(skill.scopes) or "no tools")
             self.table.setItem(row, 3, _cell(allowed, mono=skill.scopes is not None))
         lines = [f"Skipped {Path(folder).name}: {why}" for folder, why in catalog.skipped]
-        self._show_problem("\n".join(lines))
+        self._show_problem("\n".join([self.refusal, *lines] if self.refusal else lines))
 
     def _show_problem(self, text: str) -> None:
         self.skipped.setText(text)

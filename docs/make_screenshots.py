@@ -276,9 +276,13 @@ async def extension_pages(out: Path, tmp: Path, ws: Path, suffix: str, names: tu
         await kernel.mcp_reload()  # returns once the kernel's own start of mcp.json is done
         for name, title, page in (("settings-mcp", "MCP servers",
                                    McpServersPage(store, kernel.mcp_status, reload=kernel.mcp_reload)),
-                                  ("settings-skills", "Skills", SkillsPage(home, ws))):
+                                  ("settings-skills", "Skills", SkillsPage(kernel, home, ws))):
             if names is not None and name not in names:
                 continue
+            if isinstance(page, SkillsPage) and not page.catalog.skills:  # the kernel's catalogue, once it answers
+                answered: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+                page.loaded.connect(lambda value, f=answered: f.done() or f.set_result(value))
+                await asyncio.wait_for(answered, timeout=30)
             dialog = PageDialog(title, page)
             dialog.resize(760, 520)
             dialog.show()
