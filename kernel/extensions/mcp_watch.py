@@ -4,9 +4,12 @@ Settings and ``agentdesk mcp add|rm`` ask the running kernel to read mcp.json ag
 a person editing the file in a text editor asks nobody. The kernel service therefore looks at the
 file's metadata (inode, size, mtime, ctime: an editor that writes a new file and renames it over the
 old one changes the inode) every ``MCP_WATCH_S`` seconds on its own clock, and reads the file again
-when it differs from what the last reading saw. A stat costs microseconds (benchmarks/mcp_watch_bench.py);
-an inotify watch (watchdog) on the home folder would instead wake on every write to ``ledger.db``
-and its WAL, which live in the same folder. Tests move a ``ManualClock``: nothing sleeps.
+when it differs from what the last reading saw. One check is a stat: 3 µs (median, 2026-12-01, a
+2-core machine at load 7, benchmarks/mcp_watch_bench.py), so the watch costs nothing worth a thread.
+An inotify watch (watchdog, which the workspaces use) would have to watch the whole home folder, and
+so wake for ``ledger.db`` and its WAL there too (410 events for 1,000 appends in the same run); the
+stat also sees edits where inotify sees none (a network home). The price is the delay: a hand edit
+applies within 2 s. Tests move a ``ManualClock``: nothing sleeps.
 """
 
 from __future__ import annotations
