@@ -153,6 +153,7 @@ class Kernel:
         self._mcp_home: Path | None = None  # whose mcp.json mcp_reload reads
         self._mcp_file: "McpFile | None" = None  # that file and the version last read (extensions/mcp_watch.py)
         self._mcp_watch: "asyncio.Task[None] | None" = None
+        self._mcp_reading = asyncio.Lock()  # one reading of mcp.json at a time: a later one never applies first
         self._spend = SpendToday(ledger, lambda: self._services.settings.prices, clock.now)
         if restore:
             self._restore()
@@ -533,13 +534,21 @@ class Kernel:
         """``mcp_reload``; a broken entry (or a file that cannot be used at all) leaves its servers running as
         they were, with why in ``mcp_status``. Published as ``McpChanged`` (``edited``: a hand edit was seen)."""
         from .events import McpChanged
-        from .extensions.mcp_hub import McpHub
         from .extensions.mcp_status import McpReload
-        from .extensions.setup import configured_mcp
 
         root = self._mcp_home
         if root is None:
             return McpReload(problems=("this kernel was started without a home folder to read mcp.json from",))
+        async with self._mcp_reading:
+            done = await self._apply_mcp(root)
+        self._services.bus.publish(McpChanged(done, edited))
+        return done
+
+    async def _apply_mcp(self, root: Path) -> McpReload:
+        from .extensions.mcp_hub import McpHub
+        from .extensions.mcp_status import McpReload
+        from .extensions.setup import configured_mcp
+
         if self._mcp_file is not None:
             self._mcp_file.mark()
         found = configured_mcp(root)
@@ -556,7 +565,6 @@ class Kernel:
             reloaded = await self._mcp.reload(found.servers, keep=found.broken)
             done = McpReload(reloaded.started, reloaded.stopped, reloaded.restarted,
                              (*found.problems, *reloaded.problems))
-        self._services.bus.publish(McpChanged(done, edited))
         return done
 
     def _hold_mcp_secrets(self, server: str, secrets: "McpSecrets") -> None:
