@@ -27,12 +27,13 @@ from PySide6.QtWidgets import (
 )
 
 from kernel import ConfigError, McpSecrets, McpStore, parse_server
-from kernel.api import SkillCatalog, SkillInfo
+from kernel.api import McpChanged, SkillCatalog, SkillInfo
 
 from .theme import ERROR, MUTED, mono_font, shade
 
 StatusFn = Callable[[], list[Any]]
 ReloadFn = Callable[[], Awaitable[Any]]
+SubscribeFn = Callable[[Callable[[Any], None]], Callable[[], None]]  # the facade's subscribe
 
 
 def _table(parent: QWidget, headers: list[str], stretch: int | None = None) -> QTableWidget:
@@ -81,9 +82,12 @@ class McpServersPage(QWidget):
     applied = Signal(object)  # the kernel's McpReload (or the exception) after a save was applied
 
     def __init__(self, store: McpStore, status: StatusFn | None = None, parent: QWidget | None = None,
-                 reload: ReloadFn | None = None) -> None:
+                 reload: ReloadFn | None = None, subscribe: SubscribeFn | None = None) -> None:
         super().__init__(parent)
         self.store, self.status, self.reload = store, status, reload
+        if subscribe is not None:  # a hand edit of mcp.json, applied by the kernel, shows here too
+            unsubscribe = subscribe(self._kernel_event)
+            self.destroyed.connect(lambda *_: unsubscribe())
         self._reloads: set[asyncio.Future[Any]] = set()
         self.table = _table(self, ["Server", "Runs", "Secrets", "State"], stretch=1)
         self.table.itemSelectionChanged.connect(self._fill_from_selection)
@@ -234,6 +238,13 @@ class McpServersPage(QWidget):
         future = asyncio.ensure_future(self.reload())
         self._reloads.add(future)
         future.add_done_callback(self._applied)
+
+    def _kernel_event(self, event: object) -> None:
+        if not isinstance(event, McpChanged) or not event.edited or not shiboken6.isValid(self):
+            return
+        self.note.setText(f"mcp.json was edited: the running kernel read it again: {event.reload.in_words()}.")
+        self.refresh()
+        self.applied.emit(event.reload)
 
     def _applied(self, future: "asyncio.Future[Any]") -> None:
         self._reloads.discard(future)
@@ -418,9 +429,11 @@ def extension_buttons(parent: QWidget, home: Path, workspace: Callable[[], str],
                       reload: ReloadFn | None = None, skills: SkillsSource | None = None,
                       ) -> tuple[QHBoxLayout, dict[str, Callable[[], PageDialog]]]:
     """A row of buttons opening the MCP servers and Skills pages (for the Settings dialog); ``skills`` is the
-    kernel the Skills page asks."""
+    kernel the Skills page asks (and whose events tell the MCP page of a hand edit of mcp.json)."""
     def open_mcp() -> PageDialog:
-        dialog = PageDialog("MCP servers", McpServersPage(McpStore(home), status, reload=reload), parent)
+        subscribe = getattr(skills, "subscribe", None)  # the kernel's events, when the page has the kernel
+        dialog = PageDialog("MCP servers", McpServersPage(McpStore(home), status, reload=reload, subscribe=subscribe),
+                            parent)
         dialog.open()
         return dialog
 
