@@ -175,7 +175,8 @@ def open_settings(desk: Desktop) -> Any:
         return current
     dialog = SettingsDialog(desk.store, desk.settings, desk.window, mcp_status=getattr(desk.kernel, "mcp_status", None),
                             mcp_reload=getattr(desk.kernel, "mcp_reload", None),  # a saved change applies at once
-                            sandbox=desk.window.status.counts.sandbox)
+                            sandbox=desk.window.status.counts.sandbox,
+                            skills=desk.kernel)  # Settings → Skills lists what the kernel finds
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.saved.connect(lambda new: apply_settings(desk, new))
     desk.extras["settings_dialog"] = dialog

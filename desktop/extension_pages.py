@@ -5,9 +5,10 @@ each (connected, its tools, the tools left out and why) and adds, replaces or re
 values are typed into a password field, stored like provider keys (the system keyring, or the
 owner-only keys.json), and shown back by name only. After each save the running kernel (in this
 process or the kernel service) is asked to read mcp.json again, so the change applies at once. The
-Skills page lists every skill found in the home and the workspace, with its state in words
-(enabled, changed since enabled, off), what its manifest allows, and the folders that were
-skipped with the reason; enabling pins the folder's current hash. Keyboard-only: every control
+Skills page lists every skill the running kernel finds in the home and the workspace (``skills`` on
+the facade: the reading agents' prompts use), with its state in words (enabled, changed since
+enabled, off), what its manifest allows, and the folders skipped with the reason; enabling asks the
+kernel to pin the hash the page showed. Keyboard-only: every control
 takes focus in reading order, and the buttons have mnemonics.
 """
 
@@ -15,7 +16,9 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol
+
+import shiboken6
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -23,14 +26,14 @@ from PySide6.QtWidgets import (
     QLineEdit, QPlainTextEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from kernel import (
-    Catalog, ConfigError, McpSecrets, McpStore, SkillState, find_skills, parse_server, set_pin,
-)
+from kernel import ConfigError, McpSecrets, McpStore, parse_server
+from kernel.api import McpChanged, SkillCatalog, SkillInfo
 
 from .theme import ERROR, MUTED, mono_font, shade
 
 StatusFn = Callable[[], list[Any]]
 ReloadFn = Callable[[], Awaitable[Any]]
+SubscribeFn = Callable[[Callable[[Any], None]], Callable[[], None]]  # the facade's subscribe
 
 
 def _table(parent: QWidget, headers: list[str], stretch: int | None = None) -> QTableWidget:
@@ -79,9 +82,12 @@ class McpServersPage(QWidget):
     applied = Signal(object)  # the kernel's McpReload (or the exception) after a save was applied
 
     def __init__(self, store: McpStore, status: StatusFn | None = None, parent: QWidget | None = None,
-                 reload: ReloadFn | None = None) -> None:
+                 reload: ReloadFn | None = None, subscribe: SubscribeFn | None = None) -> None:
         super().__init__(parent)
         self.store, self.status, self.reload = store, status, reload
+        if subscribe is not None:  # a hand edit of mcp.json, applied by the kernel, shows here too
+            unsubscribe = subscribe(self._kernel_event)
+            self.destroyed.connect(lambda *_: unsubscribe())
         self._reloads: set[asyncio.Future[Any]] = set()
         self.table = _table(self, ["Server", "Runs", "Secrets", "State"], stretch=1)
         self.table.itemSelectionChanged.connect(self._fill_from_selection)
@@ -153,6 +159,16 @@ class McpServersPage(QWidget):
             self.table.setItem(row, 1, _cell(server.target(), mono=True))
             self.table.setItem(row, 2, _cell(secrets))
             self.table.setItem(row, 3, _cell(*_state_words(server.enabled, live.get(server.name))))
+        listed = {server.name for server in loaded.servers}
+        for name, kept in sorted(live.items()):  # running on while its entry in mcp.json cannot be used
+            if name in listed or kept.config_problem is None:
+                continue
+            row = self.table.rowCount()
+            self.table.insertRow(row)
+            self.table.setItem(row, 0, _cell(name, mono=True))
+            self.table.setItem(row, 1, _cell("(its entry in mcp.json cannot be used)", kept.config_problem))
+            self.table.setItem(row, 2, _cell(""))
+            self.table.setItem(row, 3, _cell(*_state_words(True, kept)))
         problems = [p.message for p in loaded.problems]
         if keep_problem and self.problem.text():
             problems = [self.problem.text(), *problems]
@@ -223,6 +239,13 @@ class McpServersPage(QWidget):
         self._reloads.add(future)
         future.add_done_callback(self._applied)
 
+    def _kernel_event(self, event: object) -> None:
+        if not isinstance(event, McpChanged) or not event.edited or not shiboken6.isValid(self):
+            return
+        self.note.setText(f"mcp.json was edited: the running kernel read it again: {event.reload.in_words()}.")
+        self.refresh()
+        self.applied.emit(event.reload)
+
     def _applied(self, future: "asyncio.Future[Any]") -> None:
         self._reloads.discard(future)
         if future.cancelled():
@@ -256,19 +279,35 @@ def _state_words(enabled: bool, live: Any) -> tuple[str, str]:
     if live.error:
         words += f" · {live.error}"
     tip_lines = [words] + ([f"error: {live.error}"] if live.error else [])
+    if getattr(live, "config_problem", None):  # a bad edit of its entry: it runs as it was
+        words += " · as before the edit"
+        tip_lines.append(f"mcp.json: {live.config_problem}")
     if live.disabled:
         words += f" · {len(live.disabled)} left out"
         tip_lines += [f"left out {name}: {why}" for name, why in live.disabled]
     return words, "\n".join(tip_lines)
 
 
-class SkillsPage(QWidget):
-    """Skills found in the home and the workspace; enabling pins each one's folder hash."""
+class SkillsSource(Protocol):
+    """The part of the kernel facade the Skills page uses (``kernel.api.KernelFacade``)."""
 
-    def __init__(self, home: Path, workspace: Path | None, parent: QWidget | None = None) -> None:
+    def skills(self, workspace: str | None = None) -> Awaitable[SkillCatalog]: ...
+    def set_skill_enabled(self, folder: str, sha256: str, enabled: bool, mine: bool = False,
+                          workspace: str | None = None) -> Awaitable[SkillCatalog]: ...
+
+
+class SkillsPage(QWidget):
+    """The skills the running kernel finds for the home and the workspace; enabling pins the hash shown."""
+
+    loaded = Signal(object)  # the kernel's SkillCatalog (or the exception) each time the table is filled
+
+    def __init__(self, kernel: SkillsSource | None, home: Path, workspace: Path | None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.home, self.workspace = home, workspace
-        self.catalog = Catalog()
+        self.kernel, self.home, self.workspace = kernel, home, workspace
+        self.catalog = SkillCatalog()
+        self.refusal = ""  # why the kernel refused the last change (shown above the skipped folders)
+        self._asks: set[asyncio.Future[Any]] = set()
         self.table = _table(self, ["Skill", "From", "State", "May use"])
         self.mine = QCheckBox("I &wrote this skill (its text is trusted: loading it does not taint)", self)
         self.enable_button = QPushButton("&Enable", self)
@@ -297,41 +336,74 @@ class SkillsPage(QWidget):
         layout.addWidget(self.skipped)
         self.refresh()
 
-    def refresh(self) -> None:
-        self.catalog = find_skills(self.home, self.workspace)
-        self.table.setRowCount(0)
-        for state in self.catalog.skills:
-            row = self.table.rowCount()
-            self.table.insertRow(row)
-            skill = state.skill
-            self.table.setItem(row, 0, _cell(skill.name, skill.description, mono=True))
-            self.table.setItem(row, 1, _cell(skill.source, skill.folder))
-            self.table.setItem(row, 2, _cell(_skill_state(state)))
-            allowed = "no tools (no manifest.json)" if skill.manifest is None else \
-                (", ".join(skill.manifest.scopes) or "no tools")
-            self.table.setItem(row, 3, _cell(allowed, mono=skill.manifest is not None))
-        lines = [f"Skipped {Path(folder).name}: {why}" for folder, why in self.catalog.skipped]
-        self.skipped.setText("\n".join(lines))
-        self.skipped.setVisible(bool(lines))
+    def _where(self) -> str | None:
+        return None if self.workspace is None else str(self.workspace)
 
-    def selected(self) -> SkillState | None:
+    def refresh(self) -> None:
+        """Ask the kernel for its catalogue; the table is filled when it answers (``loaded``)."""
+        if self.kernel is None:
+            self._show_problem("No kernel is running, so no skills are listed: the kernel finds them when it runs.")
+            return
+        self._ask(self.kernel.skills(self._where()))
+
+    def selected(self) -> SkillInfo | None:
         rows = self.table.selectionModel().selectedRows()
         return self.catalog.skills[rows[0].row()] if rows else None
 
     def set_enabled(self, enabled: bool) -> None:
-        state = self.selected()
-        if state is None:
+        """Enable the selected skill at the hash shown (the kernel refuses it if it changed since), or disable it."""
+        skill = self.selected()
+        if skill is None or self.kernel is None:
             return
-        set_pin(self.home, state.skill, enabled, mine=self.mine.isChecked())
-        row = self.table.currentRow()
-        self.refresh()
-        self.table.selectRow(row)
+        self.refusal = ""
+        self._ask(self.kernel.set_skill_enabled(skill.folder, skill.sha256, enabled, self.mine.isChecked(),
+                                                self._where()), keep_row=self.table.currentRow())
+
+    def _ask(self, call: Awaitable[SkillCatalog], keep_row: int | None = None) -> None:
+        future = asyncio.ensure_future(call)
+        self._asks.add(future)
+        future.add_done_callback(lambda f: self._answered(f, keep_row))
+
+    def _answered(self, future: "asyncio.Future[SkillCatalog]", keep_row: int | None) -> None:
+        self._asks.discard(future)
+        if future.cancelled() or not shiboken6.isValid(self):
+            return  # the page was closed before the kernel answered
+        error = future.exception()
+        if error is not None:
+            if keep_row is not None:  # a refused change: said, and the skills shown as they are now
+                self.refusal = f"Not changed: {error}"
+                self.refresh()
+            self._show_problem(self.refusal or f"The kernel did not answer: {error}")
+            self.loaded.emit(error)
+            return
+        self._fill(future.result())
+        if keep_row is not None and 0 <= keep_row < self.table.rowCount():
+            self.table.selectRow(keep_row)
+        self.loaded.emit(self.catalog)
+
+    def _fill(self, catalog: SkillCatalog) -> None:
+        self.catalog = catalog
+        self.table.setRowCount(0)
+        for skill in catalog.skills:
+            row = self.table.rowCount()
+            self.table.insertRow(row)
+            self.table.setItem(row, 0, _cell(skill.name, skill.description, mono=True))
+            self.table.setItem(row, 1, _cell(skill.source, skill.folder))
+            self.table.setItem(row, 2, _cell(_skill_state(skill)))
+            allowed = "no tools (no manifest.json)" if skill.scopes is None else (", ".join(skill.scopes) or "no tools")
+            self.table.setItem(row, 3, _cell(allowed, mono=skill.scopes is not None))
+        lines = [f"Skipped {Path(folder).name}: {why}" for folder, why in catalog.skipped]
+        self._show_problem("\n".join([self.refusal, *lines] if self.refusal else lines))
+
+    def _show_problem(self, text: str) -> None:
+        self.skipped.setText(text)
+        self.skipped.setVisible(bool(text))
 
 
-def _skill_state(state: SkillState) -> str:
-    if state.enabled:
-        return "enabled (yours)" if state.pin is not None and state.pin.mine else "enabled (untrusted text)"
-    if state.changed:
+def _skill_state(skill: SkillInfo) -> str:
+    if skill.state == "enabled":
+        return "enabled (yours)" if skill.mine else "enabled (untrusted text)"
+    if skill.state == "changed":
         return "changed since enabled: off until enabled again"
     return "off"
 
@@ -354,16 +426,21 @@ class PageDialog(QDialog):
 
 
 def extension_buttons(parent: QWidget, home: Path, workspace: Callable[[], str], status: StatusFn | None,
-                      reload: ReloadFn | None = None) -> tuple[QHBoxLayout, dict[str, Callable[[], PageDialog]]]:
-    """A row of buttons opening the MCP servers and Skills pages (for the Settings dialog)."""
+                      reload: ReloadFn | None = None, skills: SkillsSource | None = None,
+                      ) -> tuple[QHBoxLayout, dict[str, Callable[[], PageDialog]]]:
+    """A row of buttons opening the MCP servers and Skills pages (for the Settings dialog); ``skills`` is the
+    kernel the Skills page asks (and whose events tell the MCP page of a hand edit of mcp.json)."""
     def open_mcp() -> PageDialog:
-        dialog = PageDialog("MCP servers", McpServersPage(McpStore(home), status, reload=reload), parent)
+        subscribe = getattr(skills, "subscribe", None)  # the kernel's events, when the page has the kernel
+        dialog = PageDialog("MCP servers", McpServersPage(McpStore(home), status, reload=reload, subscribe=subscribe),
+                            parent)
         dialog.open()
         return dialog
 
     def open_skills() -> PageDialog:
         folder = workspace().strip()
-        dialog = PageDialog("Skills", SkillsPage(home, Path(folder).expanduser() if folder else None), parent)
+        where = Path(folder).expanduser().absolute() if folder else None
+        dialog = PageDialog("Skills", SkillsPage(skills, home, where), parent)
         dialog.open()
         return dialog
 

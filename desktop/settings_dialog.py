@@ -78,12 +78,13 @@ class SettingsDialog(QDialog):
     def __init__(self, store: SettingsStore, settings: Settings, parent: QWidget | None = None,
                  env: Mapping[str, str] | None = None, mcp_status: Callable[[], list[Any]] | None = None,
                  mcp_reload: Callable[[], Awaitable[Any]] | None = None,
-                 sandbox: OverlayStatus | None = None) -> None:
+                 sandbox: OverlayStatus | None = None, skills: Any = None) -> None:
         super().__init__(parent)
         self.store, self.settings, self.env = store, settings, env
         self.sandbox = sandbox  # how the kernel captures shell commands (its ``sandbox_mode``), when known
         self.mcp_status = mcp_status  # the running kernel's word on each MCP server, for that page
         self.mcp_reload = mcp_reload  # asks the running kernel to read mcp.json again after the page saves
+        self.skills = skills  # the kernel the Skills page asks for its catalogue (extension_pages.SkillsSource)
         self.setWindowTitle("Settings")
         self.setWindowModality(Qt.WindowModality.WindowModal if parent is not None else Qt.WindowModality.NonModal)
         self.setMinimumWidth(560)
@@ -196,7 +197,7 @@ class SettingsDialog(QDialog):
         from .extension_pages import extension_buttons  # Settings → MCP servers, Skills (issue 15)
 
         extensions, self.open_page = extension_buttons(self, self.store.root, self.workspace.text, self.mcp_status,
-                                                       self.mcp_reload)
+                                                       self.mcp_reload, self.skills)
         layout.addLayout(extensions)
         self.accounts_button = QPushButton("Mail and calendar accounts\u2026", self)  # Settings → Accounts
         self.accounts_button.clicked.connect(self.open_accounts)

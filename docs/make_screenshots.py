@@ -274,9 +274,13 @@ async def extension_pages(cam: Camera, tmp: Path, ws: Path) -> None:
         await kernel.mcp_reload()  # returns once the kernel's own start of mcp.json is done
         for name, title, page in (("settings-mcp", "MCP servers",
                                    McpServersPage(store, kernel.mcp_status, reload=kernel.mcp_reload)),
-                                  ("settings-skills", "Skills", SkillsPage(home, ws))):
+                                  ("settings-skills", "Skills", SkillsPage(kernel, home, ws))):
             if not cam.wants(name):
                 continue
+            if isinstance(page, SkillsPage) and not page.catalog.skills:  # the kernel's catalogue, once it answers
+                answered: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+                page.loaded.connect(lambda value, f=answered: f.done() or f.set_result(value))
+                await asyncio.wait_for(answered, timeout=30)
             dialog = PageDialog(title, page)
             dialog.resize(760, 520)
             dialog.show()

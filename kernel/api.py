@@ -71,7 +71,7 @@ _FROM: dict[str, tuple[str, ...]] = {
                       "AgentInfo", "AgentKilled", "AgentSpawned", "AgentStateChanged", "Event", "LeaseExpired",
                       "LeaseGranted", "LeaseRevoked", "LedgerAppended", "LeaseRequested", "LeaseRequestResolved",
                       "TextDelta", "ToolCallFinished", "ToolCallStarted", "TurnFinished", "TurnStarted",
-                      "UsageUpdated", "UserMessage", "AgentTainted"),
+                      "UsageUpdated", "UserMessage", "AgentTainted", "McpChanged"),
     "kernel.settings_schema": ("check_settings", "WEB_DEFAULT_BASE_URLS", "WEB_KEY_VARIABLES", "WEB_SEARCH_BACKENDS",
                                "looks_secret"),
     "kernel.trust.hook_config": ("hook_problem",),
@@ -88,6 +88,7 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.secret_store": ("SecretStore",),
     "kernel.outward": ("UnknownIntent",),
     "kernel.extensions.mcp_status": ("McpReload", "McpServerStatus"),
+    "kernel.extensions.skill_info": ("SkillCatalog", "SkillInfo"),
 }
 __getattr__, __dir__ = lazy_names(globals(), _FROM)
 
@@ -238,6 +239,11 @@ class KernelFacade(Protocol):
     # extensions (kernel/extensions): the MCP servers the kernel runs, and reading mcp.json again after a change
     def mcp_status(self) -> list[McpServerStatus]: ...
     async def mcp_reload(self) -> McpReload: ...
+    # skills (kernel/extensions/skill_info.py): what the kernel finds for a workspace, and enabling one at the
+    # hash the user was shown
+    async def skills(self, workspace: str | None = None) -> SkillCatalog: ...
+    async def set_skill_enabled(self, folder: str, sha256: str, enabled: bool, mine: bool = False,
+                                workspace: str | None = None) -> SkillCatalog: ...
     # outward calls (mail, calendar) whose outcome is unknown: the Inbox shows them with the message; the user
     # says whether it went out (recorded by ``user``, never retried) or has the kernel look again
     def unknown_outward(self) -> list[UnknownIntent]: ...
@@ -298,5 +304,11 @@ __all__ += ["TLS_MODES", "Account", "AccountStore", "Credentials", "SecretStore"
 # MCP servers (issue 15): what the running kernel says of each, and what reading mcp.json again changed.
 if TYPE_CHECKING:  # imported on first use, as above
     from .extensions.mcp_status import McpReload, McpServerStatus  # noqa: E402
+    from .events import McpChanged  # noqa: E402
 
-__all__ += ["McpReload", "McpServerStatus"]
+__all__ += ["McpReload", "McpServerStatus", "McpChanged"]
+# Skills (Settings → Skills): the catalogue the kernel serves.
+if TYPE_CHECKING:  # imported on first use, as above
+    from .extensions.skill_info import SkillCatalog, SkillInfo  # noqa: E402
+
+__all__ += ["SkillCatalog", "SkillInfo"]

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # annotations only: a client imports these with the first val
     from ledger import Entry
 
     from .approver import LeaseRequest
+    from .extensions.mcp_status import McpReload
     from .leases import Lease
 
 log = logging.getLogger(__name__)
@@ -175,11 +176,20 @@ class AgentArchived:
     agent: AgentInfo
 
 
+@dataclass(frozen=True)
+class McpChanged:
+    """The kernel read mcp.json again: asked to (Settings, ``agentdesk mcp``), or ``edited`` by hand (it
+    noticed); ``reload`` says what changed and why anything could not be used."""
+
+    reload: McpReload
+    edited: bool = False
+
+
 Event = Union[
     AgentSpawned, AgentStateChanged, AgentKilled, TurnStarted, TurnFinished, UserMessage, TextDelta,
     ToolCallStarted, ToolCallFinished, LeaseRequested, LeaseRequestResolved, UsageUpdated,
     LeaseGranted, LeaseRevoked, LeaseExpired, LedgerAppended, AgentTainted, AgentArchived,
-    AutomationsChanged,
+    AutomationsChanged, McpChanged,
 ]
 Subscriber = Callable[[Event], None]
 

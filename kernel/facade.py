@@ -66,6 +66,8 @@ if TYPE_CHECKING:
     from .extensions.mcp_config import McpSecrets, McpServerConfig
     from .extensions.mcp_hub import McpHub
     from .extensions.mcp_status import McpReload, McpServerStatus
+    from .extensions.mcp_watch import McpFile
+    from .extensions.skill_info import SkillCatalog
     from .mail.tools import MailService
     from .outward import UnknownIntent
 
@@ -151,6 +153,9 @@ class Kernel:
         self._integrity = ledger.check_at_start()
         self._mcp: "McpHub | None" = None
         self._mcp_home: Path | None = None  # whose mcp.json mcp_reload reads
+        self._mcp_file: "McpFile | None" = None  # that file and the version last read (extensions/mcp_watch.py)
+        self._mcp_watch: "asyncio.Task[None] | None" = None
+        self._mcp_reading = asyncio.Lock()  # one reading of mcp.json at a time: a later one never applies first
         self._spend = SpendToday(ledger, lambda: self._services.settings.prices, clock.now)
         if restore:
             self._restore()
@@ -511,28 +516,66 @@ class Kernel:
 
     def use_mcp_home(self, root: Path) -> None:
         """The home whose mcp.json ``mcp_reload`` reads (set by ``extensions.setup.start_configured_mcp``)."""
+        from .extensions.mcp_config import MCP_FILE
+        from .extensions.mcp_watch import McpFile
+
         self._mcp_home = root
+        if self._mcp_file is None or self._mcp_file.path != root / MCP_FILE:
+            self._mcp_file = McpFile(root / MCP_FILE)
+
+    def watch_mcp(self, report: "Callable[[McpReload], None]", interval_s: float | None = None) -> None:
+        """Read mcp.json again whenever someone edits it by hand (the kernel service): a stat on the kernel's
+        clock (extensions/mcp_watch.py); ``report`` hears what each such reading did. Ends with the kernel."""
+        from .extensions.mcp_watch import MCP_WATCH_S, watch
+
+        if self._mcp_file is None or self._mcp_watch is not None:
+            return
+        self._mcp_watch = asyncio.ensure_future(watch(lambda: self._mcp_file, self._services.clock,
+                                                      lambda: self._reload_mcp(edited=True), report,
+                                                      MCP_WATCH_S if interval_s is None else interval_s))
 
     async def mcp_reload(self) -> McpReload:
         """Read the home's mcp.json (and the servers' secrets) again and bring the running servers in step:
         new ones start, removed or switched-off ones stop (leases on their tools revoked), changed ones
         restart. Called by Settings and ``agentdesk mcp add|rm`` after they save."""
-        from .extensions.mcp_hub import McpHub
+        return await self._reload_mcp(edited=False)
+
+    async def _reload_mcp(self, edited: bool) -> McpReload:
+        """``mcp_reload``; a broken entry (or a file that cannot be used at all) leaves its servers running as
+        they were, with why in ``mcp_status``. Published as ``McpChanged`` (``edited``: a hand edit was seen)."""
+        from .events import McpChanged
         from .extensions.mcp_status import McpReload
-        from .extensions.setup import configured_mcp
 
         root = self._mcp_home
         if root is None:
             return McpReload(problems=("this kernel was started without a home folder to read mcp.json from",))
-        servers, problems = configured_mcp(root)
-        if self._mcp is None:
-            if not servers:
-                return McpReload(problems=tuple(problems))
+        async with self._mcp_reading:
+            done = await self._apply_mcp(root)
+        self._services.bus.publish(McpChanged(done, edited))
+        return done
+
+    async def _apply_mcp(self, root: Path) -> McpReload:
+        from .extensions.mcp_hub import McpHub
+        from .extensions.mcp_status import McpReload
+        from .extensions.setup import configured_mcp
+
+        if self._mcp_file is not None:
+            self._mcp_file.mark()
+        found = configured_mcp(root)
+        if self._mcp is None and found.servers:
             self._mcp = McpHub(self._services.tools, self._services.leases, log_dir=root / "logs")
-        for config, secrets in servers:
+        for config, secrets in found.servers:
             self._hold_mcp_secrets(config.name, secrets)
-        done = await self._mcp.reload(servers)
-        return McpReload(done.started, done.stopped, done.restarted, (*problems, *done.problems))
+        if self._mcp is None:
+            done = McpReload(problems=tuple(found.problems))
+        elif found.unreadable is not None:
+            self._mcp.hold(f"{found.unreadable}; running as before the edit")
+            done = McpReload(problems=tuple(found.problems))
+        else:
+            reloaded = await self._mcp.reload(found.servers, keep=found.broken)
+            done = McpReload(reloaded.started, reloaded.stopped, reloaded.restarted,
+                             (*found.problems, *reloaded.problems))
+        return done
 
     def _hold_mcp_secrets(self, server: str, secrets: "McpSecrets") -> None:
         for label, value in secrets.values():  # kept out of the ledger from now on
@@ -546,6 +589,25 @@ class Kernel:
     def mcp_status(self) -> list[McpServerStatus]:
         """Every configured MCP server: connected or not, its tools, and the tools left out with why."""
         return [] if self._mcp is None else self._mcp.status()
+
+    # ---- extensions: skills (Settings → Skills reads and pins them here: extensions/skill_info.py) ----
+
+    async def skills(self, workspace: str | None = None) -> SkillCatalog:
+        """The skills agents in ``workspace`` would be offered (the home's and the workspace's own), each
+        enabled, changed since enabled, or off, and the folders skipped with why. Read off the loop."""
+        from .extensions.skill_info import catalog_info, workspace_path
+
+        where = workspace_path(workspace)
+        return catalog_info(await asyncio.to_thread(self._services.extensions.catalog, where))
+
+    async def set_skill_enabled(self, folder: str, sha256: str, enabled: bool, mine: bool = False,
+                                workspace: str | None = None) -> SkillCatalog:
+        """Enable the skill in ``folder`` at the hash the user was shown (refused when it changed since),
+        or disable it; returns the catalogue after."""
+        from .extensions.skill_info import set_enabled, workspace_path
+
+        where = workspace_path(workspace)
+        return await asyncio.to_thread(set_enabled, self._services.extensions, folder, sha256, enabled, mine, where)
     # ---- for automation runs (kernel/automations) ---------------------------------
 
     @property
@@ -604,6 +666,8 @@ class Kernel:
             await asyncio.wait([t for t in tasks if t is not None])
         await self.automations.drain()
         self._unlisten()
+        if self._mcp_watch is not None:
+            self._mcp_watch.cancel()
         if self._mcp is not None:
             await self._mcp.aclose()
         if self._watchers is not None:

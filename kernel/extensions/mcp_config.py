@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
@@ -68,10 +68,14 @@ class McpServerConfig:
 
 @dataclass(frozen=True)
 class McpServers:
-    """What ``mcp.json`` holds that can be used, and why anything else was skipped."""
+    """What ``mcp.json`` holds that can be used, and why anything else was skipped. ``broken`` names the
+    entries that were skipped and ``unreadable`` says the file as a whole could not be used: a running
+    kernel keeps those servers as they were rather than stopping them over a bad edit."""
 
     servers: tuple[McpServerConfig, ...] = ()
     problems: tuple[ConfigError, ...] = ()
+    broken: tuple[str, ...] = ()
+    unreadable: bool = False
 
 
 def _text(value: Any, max_len: int = 4096) -> bool:
@@ -124,15 +128,18 @@ def parse_servers(data: Any) -> McpServers:
     servers = data.get("servers") if isinstance(data, dict) else None
     if not isinstance(servers, dict):
         return McpServers((), (ConfigError(f"{MCP_FILE} must be an object with \"servers\": {{name: server}}",
-                                           MCP_FILE, file=MCP_FILE, field=None, allowed="an object"),))
+                                           MCP_FILE, file=MCP_FILE, field=None, allowed="an object"),),
+                          unreadable=True)
     good: list[McpServerConfig] = []
     problems: list[ConfigError] = []
+    broken: list[str] = []
     for name, item in list(servers.items())[:MAX_SERVERS]:
         try:
             good.append(parse_server(name, item))
         except ConfigError as exc:
             problems.append(exc)
-    return McpServers(tuple(good), tuple(problems))
+            broken.append(str(name))
+    return McpServers(tuple(good), tuple(problems), tuple(broken))
 
 
 class McpStore:
@@ -155,11 +162,11 @@ class McpStore:
         try:
             loaded = parse_servers(_read_json(self.path, MCP_FILE))
         except ConfigError as exc:
-            loaded = McpServers((), (exc,))
+            loaded = McpServers((), (exc,), unreadable=True)
         if self.keys_path.exists():  # an older home: its secrets move to the secret store now
             self.book.migrate()
             if self.book.problem is not None:
-                loaded = McpServers(loaded.servers, (*loaded.problems, self.book.problem))
+                loaded = replace(loaded, problems=(*loaded.problems, self.book.problem))
         return loaded
 
     def secrets(self, name: str) -> McpSecrets:

@@ -14,6 +14,8 @@ revoked with the reason in the ledger: what the user granted was the tool they s
 ``reload`` brings the servers in step with mcp.json as it is now (Settings or ``agentdesk mcp``
 changed it while the kernel runs): new servers start, removed or switched-off ones stop (their tools
 go and every lease on them is revoked), changed ones restart and are listed again under that rule.
+An entry that cannot be used (a bad hand edit) leaves its running server as it was, and so does a
+file that cannot be read at all: a typo never stops a server; its status says why (``config_problem``).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ class McpHub:
         self._mode = mode
         self._servers: dict[str, _Server] = {}
         self._skipped: dict[str, str] = {}
+        self._config_problems: dict[str, str] = {}  # server → why its entry in mcp.json was not used
         self._reloading = asyncio.Lock()
 
     def add_server(self, config: McpServerConfig, secrets: McpSecrets = McpSecrets()) -> None:
@@ -71,18 +74,26 @@ class McpHub:
         log = None if self._log_dir is None else self._log_dir / f"mcp-{config.name}.log"
         return McpConnection(config, secrets, log_path=log, mode=self._mode)
 
-    async def reload(self, wanted: "list[tuple[McpServerConfig, McpSecrets]]") -> McpReload:
+    async def reload(self, wanted: "list[tuple[McpServerConfig, McpSecrets]]",
+                     keep: Mapping[str, str] | None = None) -> McpReload:
         """Bring the running servers in step with ``wanted`` (mcp.json as it is now): start the new ones,
         stop the removed or switched-off ones (their tools go, and every lease on them is revoked), and
-        restart the changed ones (a tool that then differs loses its leases, as on any list change)."""
+        restart the changed ones (a tool that then differs loses its leases, as on any list change).
+        ``keep`` names the entries that could not be used, with why: those servers stay as they were."""
         async with self._reloading:
+            keep = dict(keep or {})
             want = {c.name: (c, s) for c, s in wanted}
+            for name in keep:
+                if name in self._servers and name not in want:  # a broken entry: its server runs on as it was
+                    want[name] = (self._servers[name].connection.config, self._servers[name].connection.secrets)
+            held_off = {n: was for n, was in self._skipped.items() if n in keep and n not in want}
+            self._config_problems = {n: why for n, why in keep.items() if n in want or n in held_off}
             gone = [n for n in self._servers if n not in want or not want[n][0].enabled]
             changed = [n for n in self._servers if n not in gone and
                        (self._servers[n].connection.config, self._servers[n].connection.secrets) != want[n]]
             added = [n for n, (c, _s) in want.items() if c.enabled and n not in self._servers]
             await asyncio.gather(*(self.remove_server(n) for n in gone))
-            self._skipped = {n: "disabled" for n, (c, _s) in want.items() if not c.enabled}
+            self._skipped = {**held_off, **{n: "disabled" for n, (c, _s) in want.items() if not c.enabled}}
             for name in changed:
                 await self._replace(name, *want[name])
             for name in added:
@@ -94,6 +105,10 @@ class McpHub:
             problems = tuple(o.message if isinstance(o, McpError) else f"MCP server {n}: {type(o).__name__}: {o}"
                              for n, o in zip(names, outcomes) if isinstance(o, BaseException))
             return McpReload(tuple(added), tuple(gone), tuple(changed), problems)
+
+    def hold(self, why: str) -> None:
+        """mcp.json cannot be used at all: every server stays as it is, and its status says ``why``."""
+        self._config_problems = {n: why for n in (*self._servers, *self._skipped)}
 
     async def remove_server(self, name: str) -> None:
         """Stop server ``name``, take its tools out of the registry and revoke every lease on them."""
@@ -129,12 +144,14 @@ class McpHub:
             return self._apply(name, server, listed)
 
     def status(self) -> list[McpServerStatus]:
-        out = [McpServerStatus(n, "disabled") for n in sorted(self._skipped)]
+        problem = self._config_problems.get
+        out = [McpServerStatus(n, "disabled", config_problem=problem(n)) for n in sorted(self._skipped)]
         for name, server in sorted(self._servers.items()):
             conn = server.connection
             state = "connected" if conn.alive else ("failed" if conn.last_error else "stopped")
             out.append(McpServerStatus(name, state, tuple(sorted(server.registered.values())),
-                                       tuple(sorted(server.disabled.items())), conn.last_error, conn.protocol))
+                                       tuple(sorted(server.disabled.items())), conn.last_error, conn.protocol,
+                                       problem(name)))
         return out
 
     async def aclose(self) -> None:

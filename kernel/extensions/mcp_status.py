@@ -20,6 +20,7 @@ class McpServerStatus:
     disabled: tuple[tuple[str, str], ...] = ()  # (tool, why it is left out)
     error: str | None = None
     protocol: str | None = None
+    config_problem: str | None = None       # why mcp.json's entry for it was not used (it runs as it was)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ enabled server. What could not be used comes back as sentences to show, never as
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,13 +17,26 @@ if TYPE_CHECKING:
     from .mcp_config import McpServerConfig
 
 
-def configured_mcp(root: Path) -> "tuple[list[tuple[McpServerConfig, McpSecrets]], list[str]]":
-    """Every server in ``root/mcp.json`` with its secrets (disabled ones too: a reload stops them), and one
-    sentence per problem. The secrets are read only for enabled servers."""
+@dataclass(frozen=True)
+class Configured:
+    """mcp.json as it is now: the servers with their secrets, one sentence per problem, the entries that
+    could not be used (by name, with why) and, when the file as a whole could not be used, why."""
+
+    servers: "list[tuple[McpServerConfig, McpSecrets]]" = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    broken: dict[str, str] = field(default_factory=dict)
+    unreadable: str | None = None
+
+
+def configured_mcp(root: Path) -> Configured:
+    """Every server in ``root/mcp.json`` with its secrets (disabled ones too: a reload stops them), and what
+    could not be used. The secrets are read only for enabled servers."""
     store = McpStore(root)
     loaded = store.load()
     servers = [(s, store.secrets(s.name) if s.enabled else McpSecrets()) for s in loaded.servers]
-    return servers, [p.message for p in loaded.problems]
+    problems = [p.message for p in loaded.problems]
+    broken = {name: p.message for name, p in zip(loaded.broken, loaded.problems)}
+    return Configured(servers, problems, broken, problems[0] if loaded.unreadable and problems else None)
 
 
 async def start_configured_mcp(kernel: "Kernel", root: Path) -> list[str]:

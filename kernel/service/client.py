@@ -342,6 +342,15 @@ class RemoteKernel:
         """Servers may take a while to start: asked on the event connection, so no call times out on it."""
         return await self._events.call("mcp_reload", {})
 
+    async def skills(self, workspace: str | None = None) -> Any:
+        """Reading and hashing skill folders takes a moment: asked on the event connection, off the UI's way."""
+        return await self._events.call("skills", {"workspace": workspace})
+
+    async def set_skill_enabled(self, folder: str, sha256: str, enabled: bool, mine: bool = False,
+                                workspace: str | None = None) -> Any:
+        return await self._events.call("set_skill_enabled", {"folder": folder, "sha256": sha256, "enabled": enabled,
+                                                             "mine": mine, "workspace": workspace})
+
     def unknown_outward(self) -> list[Any]:
         return list(self._call("unknown_outward"))
 

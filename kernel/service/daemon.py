@@ -67,6 +67,7 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
             ready.set()
         mcp = asyncio.ensure_future(_start_mcp(kernel, home))
         warming = asyncio.ensure_future(_warm_provider(kernel.settings.provider, providers, store))
+        kernel.watch_mcp(_said_mcp)  # a hand edit of mcp.json applies too (kernel/extensions/mcp_watch.py)
         kernel.automations.start()  # scheduled runs fire while the kernel runs, with or without a desktop
         try:
             await server.stopped.wait()
@@ -119,6 +120,11 @@ def _automation_health(found: Any) -> dict[str, Any]:
         return {"automations_intact": True, "automations_rows": found.rows, "automations_problem": None}
     return {"automations_intact": False, "automations_rows": None,
             "automations_problem": f"{found.table} row {found.row}: {found.reason}"}
+def _said_mcp(done: Any) -> None:
+    """What reading a hand-edited mcp.json did, on stderr (kernel.log)."""
+    print(f"agentdesk kernel: mcp.json changed: {done.in_words()}", file=sys.stderr, flush=True)
+    for problem in done.problems:
+        print(f"agentdesk kernel: {problem}", file=sys.stderr, flush=True)
 
 
 def health(kernel: Any, store: SettingsStore) -> dict[str, Any]:

@@ -53,26 +53,33 @@ def test_the_mcp_page_adds_replaces_and_removes_with_secrets_kept_apart(tmp_path
     assert page.remove() and store.load().servers == () and page.table.rowCount() == 0
 
 
-def test_the_skills_page_enables_pins_and_shows_changes_and_skips(tmp_path: Path, qtbot):
-    folder = tmp_path / "skills" / "notes"
+def test_the_skills_page_enables_pins_and_shows_changes_and_skips(main, qtbot):
+    """The page asks the kernel (here in this process; tests/desktop/test_skills_attached.py: a kernel service)."""
+    home = main.desk.store.root
+    folder = home / "skills" / "notes"
     folder.mkdir(parents=True)
     (folder / "SKILL.md").write_text("---\nname: notes\ndescription: Notes.\n---\nBody\n")
     (folder / "manifest.json").write_text(json.dumps({"scopes": ["fs.read"]}))
-    broken = tmp_path / "skills" / "broken"
+    broken = home / "skills" / "broken"
     broken.mkdir()
     (broken / "SKILL.md").write_text("no front matter")
-    page = SkillsPage(tmp_path, None)
+    page = SkillsPage(main.kernel, home, None)
     qtbot.addWidget(page)
+    with qtbot.waitSignal(page.loaded, timeout=10_000):  # asked at once; the table fills when the kernel answers
+        pass
     assert page.table.item(0, 2).text() == "off" and page.table.item(0, 3).text() == "fs.read"
     assert "Skipped broken" in page.skipped.text()
     page.table.selectRow(0)
     page.mine.setChecked(True)
-    page.enable_button.click()
+    with qtbot.waitSignal(page.loaded, timeout=10_000):
+        page.enable_button.click()
     assert page.table.item(0, 2).text() == "enabled (yours)"
-    assert [s.skill.name for s in find_skills(tmp_path, None).enabled()] == ["notes"]
+    assert [s.skill.name for s in find_skills(home, None).enabled()] == ["notes"]
     (folder / "SKILL.md").write_text("---\nname: notes\ndescription: Notes, changed.\n---\nBody\n")
-    page.refresh()
+    with qtbot.waitSignal(page.loaded, timeout=10_000):
+        page.refresh()
     assert page.table.item(0, 2).text().startswith("changed since enabled")
     page.table.selectRow(0)
-    page.disable_button.click()
+    with qtbot.waitSignal(page.loaded, timeout=10_000):
+        page.disable_button.click()
     assert page.table.item(0, 2).text() == "off"

@@ -77,3 +77,40 @@ def test_the_mcp_page_shows_the_kernel_services_word_and_applies_changes_at_once
     assert applied.args[0].stopped == ("gone",)
     assert [s.name for s in attached.kernel.mcp_status()] == ["t"] and page.table.rowCount() == 1
     dialog.reject()
+
+
+def test_a_hand_edit_of_mcp_json_shows_on_the_open_page(attached, qtbot, agentdesk_home):
+    import json
+
+    attached.window.settings_action.trigger()
+    dialog = attached.extras["settings_dialog"]
+    opened = dialog.open_page["mcp"]()
+    page = opened.page
+    path = agentdesk_home / "mcp.json"
+    entry = json.loads(path.read_text())["servers"]["t"]
+
+    def edit(servers: dict) -> None:  # as an editor saves: a new file renamed over the old one
+        tmp = path.with_name("mcp.json.swp")
+        tmp.write_text(json.dumps({"servers": servers}))
+        tmp.replace(path)
+
+    # a bad field: t keeps running as it was, and the page says why
+    with qtbot.waitSignal(page.applied, timeout=60_000) as applied:
+        edit({"t": {**entry, "timeout_s": "soon"}})
+    assert applied.args[0].in_words() == "no change" and "timeout_s must be a number" in applied.args[0].problems[0]
+    assert "mcp.json was edited" in page.note.text()
+    row = page.table.item(0, 3)
+    assert page.table.item(0, 0).text() == "t" and row.text().startswith("connected · ")
+    assert row.text().endswith(" · as before the edit") and "mcp.json: " in row.toolTip()
+    assert page.problem.isVisible() and "timeout_s must be a number" in page.problem.text()
+
+    # fixed, and a second server added by hand: started, shown
+    with qtbot.waitSignal(page.applied, timeout=90_000) as applied:
+        edit({"t": entry, "u": entry})
+    assert applied.args[0].started == ("u",)
+    rows = {page.table.item(r, 0).text(): page.table.item(r, 3).text() for r in range(page.table.rowCount())}
+    assert set(rows) == {"t", "u"} and all(text.startswith("connected · ") and "before the edit" not in text
+                                           for text in rows.values())
+    assert not page.problem.isVisible()
+    opened.reject()
+    dialog.reject()

@@ -4,7 +4,7 @@ Tools: ``echo`` (read-only hint), ``shout`` (no hints: unknown risk), ``hang`` (
 ``crash`` (the process exits mid-call), ``drop_extra`` (removes the tool ``extra`` from the list,
 so the client's next listing differs), ``extra``, ``big`` (a megabyte of text), ``fail`` (an error result), and ``dup-name`` /
 ``dup_name`` (one name once sanitised for the wire), ``getenv`` (an environment variable's value: what
-the kernel passed the server). ``MCP_TEST_ECHO_NOTE`` in the environment changes echo's description
+the kernel passed the server), ``pid`` (the server's process id: a test checks it ended). ``MCP_TEST_ECHO_NOTE`` in the environment changes echo's description
 (a restarted server that lists a changed tool).
 """
 
@@ -72,6 +72,11 @@ def dup_dash() -> str:
 @server.tool(name="dup_name", description="Meets dup-name on the wire.", annotations=ToolAnnotations(read_only_hint=True))
 def dup_underscore() -> str:
     return "underscore"
+
+
+@server.tool(description="This server's process id.", annotations=ToolAnnotations(read_only_hint=True))
+def pid() -> str:
+    return str(os.getpid())
 
 
 @server.tool(description="The value of an environment variable.", annotations=ToolAnnotations(read_only_hint=True))

@@ -122,3 +122,43 @@ def test_a_server_that_fails_says_why_and_a_fix_is_taken_without_a_restart(mcp_k
             await k.aclose()
 
     _run(body)
+
+
+def test_a_hand_edit_of_mcp_json_applies_in_the_running_kernel_and_a_broken_one_keeps_the_servers(
+        mcp_kernel_proc, agentdesk_home):
+    from kernel.events import McpChanged
+
+    path = agentdesk_home / "mcp.json"
+
+    def edit(text: str) -> None:  # as an editor saves: a new file renamed over the old one
+        tmp = path.with_name("mcp.json.swp")
+        tmp.write_text(text)
+        tmp.replace(path)
+
+    async def body() -> None:
+        k = await RemoteKernel.for_home(agentdesk_home, client="test").start()
+        heard: asyncio.Queue = asyncio.Queue()
+        k.subscribe(lambda e: heard.put_nowait(e) if isinstance(e, McpChanged) and e.edited else None)
+        try:
+            await k.mcp_reload()  # the kernel's own start of mcp.json is done
+            entry = json.loads(path.read_text())["servers"]["t"]
+            edit(json.dumps({"servers": {"t": entry}})[:-5])  # cut short: not JSON
+            broken = await asyncio.wait_for(heard.get(), timeout=60)  # noticed on the kernel's clock
+            assert broken.reload.in_words() == "no change" and "is not valid JSON" in broken.reload.problems[0]
+            [t] = k.mcp_status()
+            assert t.state == "connected" and "is not valid JSON" in (t.config_problem or "")
+
+            edit(json.dumps({"servers": {"t": entry, "u": {"command": sys.executable, "args": [str(SERVER)]}}}))
+            added = await asyncio.wait_for(heard.get(), timeout=90)
+            assert added.reload.started == ("u",) and added.reload.problems == ()
+            states = {s.name: (s.state, s.config_problem) for s in k.mcp_status()}
+            assert states == {"t": ("connected", None), "u": ("connected", None)}
+            assert "mcp__u__echo" in {tool.name for tool in k.tools()}
+        finally:
+            await k.aclose()
+
+    _run(body)
+    assert mcp_kernel_proc.stop() == 0
+    said = mcp_kernel_proc.proc.stderr.read().decode()  # kernel.log when the kernel runs on its own
+    assert "agentdesk kernel: mcp.json changed: no change\n" in said and "is not valid JSON" in said
+    assert "agentdesk kernel: mcp.json changed: started u\n" in said
