@@ -78,6 +78,13 @@ WHEN EXISTS (SELECT 1 FROM blobs WHERE hash = NEW.hash)
 BEGIN SELECT RAISE(IGNORE); END;
 """
 
+# Content provenance (kernel/trust/content_taint.py): "did a tainted actor ever write these bytes?" is a
+# probe of ``after`` and, per writer found, of that actor's ``untrusted`` entries.
+_M006_PROVENANCE = """
+CREATE INDEX entries_after ON entries(after) WHERE after IS NOT NULL;
+CREATE INDEX entries_untrusted ON entries(actor, seq) WHERE kind = 'untrusted';
+"""
+
 _CHAIN_BATCH = 10_000
 
 
@@ -119,6 +126,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("003_reverts", _M003_REVERTS),
     ("004_no_replace", _M004_NO_REPLACE),
     ("005_chain", _m005_chain),
+    ("006_provenance", _M006_PROVENANCE),
 )
 
 

@@ -149,6 +149,30 @@ class Queries:
                 "ORDER BY seq DESC LIMIT 1", (path, content_hash)).fetchone()
         return None if row is None else from_row(row)  # type: ignore[return-value]
 
+    def tainted_write(self, content_hash: str) -> FileChange | None:
+        """The newest fs.write that left some file holding ``content_hash``, made by an actor who had
+        read untrusted content before it (an ``untrusted`` entry of theirs precedes it), or None.
+        One probe of the after index, then of the untrusted index per writer found."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {self._columns} FROM entries AS w WHERE w.after = ? AND w.kind = 'fs.write' AND EXISTS "
+                "(SELECT 1 FROM entries AS m WHERE m.actor = w.actor AND m.kind = 'untrusted' AND m.seq < w.seq) "
+                "ORDER BY w.seq DESC LIMIT 1", (content_hash,)).fetchone()
+        return None if row is None else from_row(row)  # type: ignore[return-value]
+
+    def tainted_paths(self, prefix: str) -> list[tuple[str, str]]:
+        """(path, content hash) of every fs.write under the path ``prefix`` that left a file holding bytes
+        some tainted actor wrote (see ``tainted_write``): the files that may hold such bytes now."""
+        low, high = prefix.rstrip("/") + "/", prefix.rstrip("/") + "0"  # "0" sorts right after "/"
+        with self._lock:
+            rows = self._db.execute(
+                "WITH t AS (SELECT actor, MIN(seq) AS since FROM entries WHERE kind = 'untrusted' GROUP BY actor), "
+                "h AS (SELECT DISTINCT w.after FROM t JOIN entries AS w ON w.actor = t.actor AND w.seq > t.since "
+                "WHERE w.kind = 'fs.write' AND w.after IS NOT NULL) "
+                "SELECT DISTINCT e.path, e.after FROM h JOIN entries AS e ON e.after = h.after "
+                "WHERE e.kind = 'fs.write' AND e.path >= ? AND e.path < ? ORDER BY e.path", (low, high)).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
     def reversals(self, seqs: Sequence[int]) -> dict[int, list[FileChange]]:
         """For each seq, the reversals that undo entries made of it, oldest first."""
         out: dict[int, list[FileChange]] = {}

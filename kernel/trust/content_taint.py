@@ -1,0 +1,92 @@
+"""Taint that follows content: bytes a tainted agent wrote stay untrusted wherever they are read.
+
+An agent's taint (``taint.py``) is about what it read; a file is how such content reaches the next
+agent ("taint laundering": agent A reads a hostile page and writes notes.md or AGENTS.md, agent B
+reads them as the workspace's own words). The rule is about a file's CURRENT bytes: they are
+tainted when their sha256 is the ``after`` of an ``fs.write`` made by an actor that had already read
+untrusted content (its first ``untrusted`` entry precedes the write). The ledger records every
+write before it lands (file tools, changes captured from shell commands, undo reversals), so a
+copy, a file a command made, or an undo that brings such bytes back is caught, and a restart
+changes nothing: the ledger is the only state. Anyone writing other bytes (the user, a clean
+agent) clears it; identical bytes stay tainted whoever wrote them last (a tainted agent copying a
+clean file makes those bytes suspect too: conservative, and an edit clears it). Empty content
+carries nothing and is never tainted.
+
+Shell commands: a command may read any file, so its output is untrusted when the workspace holds
+tainted content at its start or end (files whose recorded writes left tainted bytes and that still
+hold them). That is conservative: an ``ls`` in such a workspace taints too. Content copied by
+programs outside Agentdesk to a path never recorded is not followed by this rule (fs_read still
+catches it: it hashes what it reads). Measured 2026-12 (benchmarks/content_taint_bench.py, 100k
+entries): one ``tainted_write`` probe and one ``tainted_paths`` query are each well under a
+millisecond; see the script for the figures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from ledger.blobs import digest_fd
+from ledger.queries import Queries
+
+EMPTY = hashlib.sha256(b"").hexdigest()
+_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+@dataclass(frozen=True)
+class ContentTaint:
+    """Why some content is untrusted: ``name`` (as the reader saw it) holds bytes ``writer`` wrote while
+    tainted, in the ``fs.write`` entry ``seq``."""
+
+    name: str
+    writer: str
+    seq: int
+
+    @property
+    def source(self) -> str:
+        """The source an ``untrusted`` entry and the markers name (``notes.md, written by tainted agent a7 (#812)``)."""
+        return f"{self.name}, written by tainted agent {self.writer} (#{self.seq})"
+
+
+def content_taint(ledger: Queries, digest: str, name: str) -> ContentTaint | None:
+    """Whether content with sha256 ``digest``, shown as ``name``, is tainted (one indexed query)."""
+    if digest == EMPTY:
+        return None
+    write = ledger.tainted_write(digest)
+    return None if write is None else ContentTaint(name, write.actor, write.seq)
+
+
+def bytes_taint(ledger: Queries, data: bytes, name: str) -> ContentTaint | None:
+    return content_taint(ledger, hashlib.sha256(data).hexdigest(), name) if data else None
+
+
+def fd_taint(ledger: Queries, fd: int, name: str) -> ContentTaint | None:
+    """The same for an open file, hashed whole (``pread``: the caller's position is kept)."""
+    return content_taint(ledger, digest_fd(fd), name)
+
+
+def workspace_taint(ledger: Queries, root: Path) -> ContentTaint | None:
+    """The first file under ``root`` that still holds tainted bytes a recorded write left there, or None."""
+    for path, digest in ledger.tainted_paths(str(root)):
+        if digest != EMPTY and _current_digest(path) == digest:
+            found = ledger.tainted_write(digest)
+            if found is not None:
+                return ContentTaint(os.path.relpath(path, root), found.actor, found.seq)
+    return None
+
+
+def _current_digest(path: str) -> str | None:
+    """The sha256 of the regular file at ``path`` now (a link is not followed), or None."""
+    try:
+        fd = os.open(path, _FLAGS)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return digest_fd(fd)
+    finally:
+        os.close(fd)
