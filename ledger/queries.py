@@ -20,6 +20,10 @@ from .errors import UnknownSeq
 
 PAGE_LIMIT_MAX = 10_000
 SEQ_MAX = 2**63 - 1
+# the after index finds the writes of these bytes; the partial untrusted index, whether each writer was tainted
+TAINTED_WRITE = ("SELECT {columns} FROM entries AS w WHERE w.after = ? AND w.kind = 'fs.write' AND EXISTS "
+                 "(SELECT 1 FROM entries AS m WHERE m.actor = w.actor AND m.kind = 'untrusted' AND m.seq < w.seq) "
+                 "ORDER BY w.seq DESC LIMIT 1")
 
 
 class Queries:
@@ -154,10 +158,7 @@ class Queries:
         read untrusted content before it (an ``untrusted`` entry of theirs precedes it), or None.
         One probe of the after index, then of the untrusted index per writer found."""
         with self._lock:
-            row = self._db.execute(
-                f"SELECT {self._columns} FROM entries AS w WHERE w.after = ? AND w.kind = 'fs.write' AND EXISTS "
-                "(SELECT 1 FROM entries AS m WHERE m.actor = w.actor AND m.kind = 'untrusted' AND m.seq < w.seq) "
-                "ORDER BY w.seq DESC LIMIT 1", (content_hash,)).fetchone()
+            row = self._db.execute(TAINTED_WRITE.format(columns=self._columns), (content_hash,)).fetchone()
         return None if row is None else from_row(row)  # type: ignore[return-value]
 
     def tainted_paths(self, prefix: str) -> list[tuple[str, str]]:
