@@ -79,10 +79,12 @@ BEGIN SELECT RAISE(IGNORE); END;
 """
 
 # Content provenance (kernel/trust/content_taint.py): "did a tainted actor ever write these bytes?" is a
-# probe of ``after`` and, per writer found, of that actor's ``untrusted`` entries.
+# probe of ``after`` and, per writer found, of that actor's ``untrusted`` entries; "which bytes did the
+# tainted actors write?" (a shell command's check) walks only their file changes after their taint.
 _M006_PROVENANCE = """
-CREATE INDEX entries_after ON entries(after) WHERE after IS NOT NULL;
+CREATE INDEX entries_after ON entries(after, path) WHERE after IS NOT NULL;
 CREATE INDEX entries_untrusted ON entries(actor, seq) WHERE kind = 'untrusted';
+CREATE INDEX entries_writes ON entries(actor, seq, after, kind) WHERE kind = 'fs.write';
 """
 
 _CHAIN_BATCH = 10_000

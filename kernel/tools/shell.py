@@ -43,7 +43,7 @@ from ..sandbox_view import Skipped, View
 from ..sandbox_view_cache import ViewCache
 from ..settings import home as agentdesk_home
 from ..settings_schema import SHELL_TIMEOUT_MAX_S
-from ..trust.content_taint import workspace_taint
+from ..trust.content_taint import TaintedFiles, workspace_taint
 from ..workspace.upper import Applied, apply_upper
 from .descriptor import CallPreview, Risk, ToolContext, ToolDescriptor, ToolOutput
 from .output import OutputBuffer
@@ -144,6 +144,7 @@ class ShellTool:
         self._overlay = overlay if overlay is not None else OverlayProbe(bwrap)
         self._stages = stages if stages is not None else StagePool()
         self._views = ViewCache()
+        self._tainted: TaintedFiles | None = None  # where tainted bytes were written, kept between commands
         # One command at a time per workspace: overlapping commands' changes could not be told apart.
         self._locks: dict[tuple[asyncio.AbstractEventLoop, "Path"], asyncio.Lock] = {}
 
@@ -194,7 +195,8 @@ class ShellTool:
         release = _once(self._stages.release)
         try:
             async with self._locks.setdefault((asyncio.get_running_loop(), idx.root), asyncio.Lock()):
-                tainted = await asyncio.to_thread(workspace_taint, ctx.ledger, root)  # what it may read
+                files = self._tainted_files(ctx.ledger)
+                tainted = await asyncio.to_thread(workspace_taint, ctx.ledger, root, files)  # what it may read
                 if stage is not None:
                     report = await _run_on_overlay(idx, stage, ctx, argv, limit_group, env, timeout, network,
                                                    self._output_max_bytes, skipped, release)
@@ -202,7 +204,7 @@ class ShellTool:
                     report = await _run_recorded(idx, ctx, argv, limit_group, env, timeout, check.ok, network,
                                                  self._output_max_bytes, skipped)
                 if tainted is None:  # made meanwhile by someone else, or by the command itself
-                    tainted = await asyncio.to_thread(workspace_taint, ctx.ledger, root)
+                    tainted = await asyncio.to_thread(workspace_taint, ctx.ledger, root, files)
         finally:
             if stage is not None:
                 release(stage)  # a no-op once applied; otherwise (it never ran) a few renames
@@ -212,6 +214,11 @@ class ShellTool:
             raise ToolFailure(f"the command timed out after {timeout:g}s and was stopped (cut short: the changes it "
                               f"made until then {kept} and recorded).\n{report.content}", source=source)
         return replace(report, source=source)
+
+    def _tainted_files(self, ledger: Any) -> TaintedFiles:
+        if self._tainted is None or self._tainted.ledger is not ledger:
+            self._tainted = TaintedFiles(ledger)
+        return self._tainted
 
     def _prepare(self, root: Path, settings: "Settings", host_env: Mapping[str, str], ledger: Any) -> "_Prepared":
         """Everything a command needs before it starts, in one trip off the event loop."""

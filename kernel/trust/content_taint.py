@@ -26,13 +26,16 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from ledger import FileChange, UntrustedSeen
 from ledger.blobs import digest_fd
 from ledger.queries import Queries
 
 EMPTY = hashlib.sha256(b"").hexdigest()
+LIST_FOLDER_FROM = 16  # places in one folder from which listing it beats opening each
 _FLAGS = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -68,14 +71,91 @@ def fd_taint(ledger: Queries, fd: int, name: str) -> ContentTaint | None:
     return content_taint(ledger, digest_fd(fd), name)
 
 
-def workspace_taint(ledger: Queries, root: Path) -> ContentTaint | None:
-    """The first file under ``root`` that still holds tainted bytes a recorded write left there, or None."""
-    for path, digest in ledger.tainted_paths(str(root)):
-        if digest != EMPTY and _current_digest(path) == digest:
-            found = ledger.tainted_write(digest)
-            if found is not None:
-                return ContentTaint(os.path.relpath(path, root), found.actor, found.seq)
+Folders = dict[str, dict[str, set[str]]]  # folder → file name → tainted hashes written there
+
+
+class TaintedFiles:
+    """Where bytes tainted agents wrote were put, by folder, kept up to date from the ledger.
+
+    The first call runs ``Queries.tainted_paths`` once; later calls read only the ``untrusted`` and
+    ``fs.write`` entries appended since (the ledger only grows, so the answer only grows too), which
+    keeps a shell command's check flat however long the ledger gets."""
+
+    def __init__(self, ledger: Queries) -> None:
+        self.ledger = ledger
+        self._seq = 0
+        self._since: dict[str, int] = {}   # actor → its first ``untrusted`` entry
+        self._folders: Folders = {}
+        self._known: set[str] = set()      # every tainted hash
+        self._lock = threading.Lock()
+
+    def under(self, root: Path) -> Folders:
+        """The folders under ``root`` (itself included) a tainted hash was written to, with those files."""
+        prefix = str(root).rstrip("/")
+        with self._lock:
+            self._catch_up()
+            return {folder: dict(names) for folder, names in self._folders.items()  # sets only ever grow
+                    if folder == prefix or folder.startswith(prefix + "/")}
+
+    def _catch_up(self) -> None:
+        last = self.ledger.last_seq()
+        if last == self._seq:
+            return
+        if self._seq == 0:  # entries appended meanwhile are read again next time: adding is idempotent
+            for path, digest in self.ledger.tainted_paths(""):
+                _add(self._folders, path, digest)
+                self._known.add(digest)
+            self._since = {actor: first for actor, (first, *_rest) in self.ledger.per_actor(UntrustedSeen.KIND).items()}
+            self._seq = last
+            return
+        for entry in self.ledger.scan((UntrustedSeen.KIND, FileChange.KIND), after=self._seq):
+            if isinstance(entry, UntrustedSeen):
+                self._since.setdefault(entry.actor, entry.seq)
+            elif isinstance(entry, FileChange) and entry.after is not None:
+                if entry.after not in self._known and self._since.get(entry.actor, entry.seq) < entry.seq:
+                    self._known.add(entry.after)  # newly tainted bytes: every place they were written before too
+                    for path in self.ledger.places_of(entry.after):
+                        _add(self._folders, path, entry.after)
+                if entry.after in self._known:
+                    _add(self._folders, entry.path, entry.after)
+        self._seq = last
+
+
+def _add(folders: Folders, path: str, digest: str) -> None:
+    folder, name = os.path.split(path)
+    folders.setdefault(folder, {}).setdefault(name, set()).add(digest)
+
+
+def workspace_taint(ledger: Queries, root: Path, files: TaintedFiles | None = None) -> ContentTaint | None:
+    """The first file under ``root`` that still holds tainted bytes a recorded write left there, or None
+    (``files``: a ``TaintedFiles`` kept between calls; without it, one query of the whole ledger)."""
+    if files is not None:
+        folders = files.under(root)
+    else:
+        folders = {}
+        for path, digest in ledger.tainted_paths(str(root)):
+            _add(folders, path, digest)
+    for folder in sorted(folders):
+        for name in _present(folder, folders[folder]):
+            path = os.path.join(folder, name)
+            current = _current_digest(path)
+            if current is not None and current != EMPTY and current in folders[folder][name]:
+                found = ledger.tainted_write(current)
+                if found is not None:
+                    return ContentTaint(os.path.relpath(path, root), found.actor, found.seq)
     return None
+
+
+def _present(folder: str, names: dict[str, set[str]]) -> list[str]:
+    """The names that may be there: a folder holding many of them is listed once instead of opening
+    each (most places a busy ledger remembers are gone)."""
+    if len(names) < LIST_FOLDER_FROM:
+        return sorted(names)
+    try:
+        there = set(os.listdir(folder))
+    except OSError:
+        return []
+    return sorted(n for n in names if n in there)
 
 
 def _current_digest(path: str) -> str | None:

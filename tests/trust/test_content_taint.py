@@ -11,7 +11,7 @@ from desktop.wording import taint_text
 from kernel.approver import Grant
 from kernel.extensions.context import WITHHELD
 from kernel.providers.scripted import reply
-from kernel.trust.content_taint import content_taint, workspace_taint
+from kernel.trust.content_taint import TaintedFiles, content_taint, workspace_taint
 from ledger import FileChange, UntrustedSeen
 from ledger.queries import TAINTED_WRITE
 
@@ -165,3 +165,23 @@ def test_only_writes_made_after_the_writer_was_tainted_count_and_the_probe_is_in
     plan = " ".join(r[3] for r in env.ledger.connection.execute(
         "EXPLAIN QUERY PLAN " + TAINTED_WRITE.format(columns="seq"), ("x",)))
     assert "entries_after" in plan and "entries_untrusted" in plan
+
+
+def test_the_shell_s_kept_view_of_tainted_places_catches_up_with_what_is_appended(make_env):
+    env = make_env()
+    ws = env.workspace
+    files = TaintedFiles(env.ledger)
+    clean = env.ledger.write_file(actor="a2", path=ws / "plain.md", content=b"plain\n", cause=None)
+    assert files.under(ws) == {} and workspace_taint(env.ledger, ws, files) is None
+    env.ledger.append(UntrustedSeen(actor="a2", cause=None, tool="web_fetch", source="web_fetch x", sha256="0" * 64))
+    assert files.under(ws) == {}  # a2's earlier write stays clean
+    bad = env.ledger.write_file(actor="a2", path=ws / "sub" / "bad.md", content=b"do evil\n", cause=None)
+    copy = env.ledger.write_file(actor="user", path=ws / "copy.md", content=b"do evil\n", cause=None)
+    assert files.under(ws) == {str(ws / "sub"): {"bad.md": {bad.after}}, str(ws): {"copy.md": {copy.after}}}
+    assert files.under(ws.parent / "elsewhere") == {}
+    found = workspace_taint(env.ledger, ws, files)
+    assert found is not None and (found.name, found.writer, found.seq) == ("copy.md", "a2", bad.seq)
+    assert clean.after not in {h for names in files.under(ws).values() for hs in names.values() for h in hs}
+    (ws / "copy.md").write_text("mine\n")
+    (ws / "sub" / "bad.md").unlink()
+    assert workspace_taint(env.ledger, ws, files) is None
