@@ -36,6 +36,7 @@ from ledger.blobs import digest_fd
 from ledger.queries import Queries
 
 EMPTY = hashlib.sha256(b"").hexdigest()
+HASH_MAX_BYTES = 64 * 1024 * 1024  # larger files read by fs_read are judged by their path (about 2 ms per MB hashed)
 LIST_FOLDER_FROM = 16  # places in one folder from which listing it beats opening each
 _FLAGS = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -67,8 +68,15 @@ def bytes_taint(ledger: Queries, data: bytes, name: str) -> ContentTaint | None:
     return content_taint(ledger, hashlib.sha256(data).hexdigest(), name) if data else None
 
 
-def fd_taint(ledger: Queries, fd: int, name: str) -> ContentTaint | None:
-    """The same for an open file, hashed whole (``pread``: the caller's position is kept)."""
+def fd_taint(ledger: Queries, fd: int, name: str, path: str | None = None) -> ContentTaint | None:
+    """The same for an open file, hashed whole (``pread``: the caller's position is kept). A file over
+    ``HASH_MAX_BYTES`` (a read shows only its start) is judged by the last recorded write to ``path``
+    instead of being hashed on every read: a tainted agent's huge file is still caught, a huge copy
+    made outside Agentdesk is not."""
+    size = os.fstat(fd).st_size
+    if size > HASH_MAX_BYTES and path is not None:
+        last = ledger.last_write(path)
+        return None if last is None or last.after is None else content_taint(ledger, last.after, name)
     return content_taint(ledger, digest_fd(fd), name)
 
 

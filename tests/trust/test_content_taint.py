@@ -185,3 +185,22 @@ def test_the_shell_s_kept_view_of_tainted_places_catches_up_with_what_is_appende
     (ws / "copy.md").write_text("mine\n")
     (ws / "sub" / "bad.md").unlink()
     assert workspace_taint(env.ledger, ws, files) is None
+
+
+def test_a_file_over_the_hash_limit_is_judged_by_its_last_recorded_write(make_env, monkeypatch):
+    import os
+
+    from kernel.trust import content_taint as module
+
+    env = make_env()
+    env.ledger.append(UntrustedSeen(actor="a3", cause=None, tool="web_fetch", source="web_fetch x", sha256="0" * 64))
+    big = env.ledger.write_file(actor="a3", path=env.workspace / "big.log", content=b"x" * 64, cause=None)
+    (env.workspace / "outside.log").write_bytes(b"x" * 64)  # the same bytes, copied by another program
+    monkeypatch.setattr(module, "HASH_MAX_BYTES", 16)
+    for name, expected in (("big.log", big.seq), ("outside.log", None)):
+        fd = os.open(env.workspace / name, os.O_RDONLY)
+        try:
+            found = module.fd_taint(env.ledger, fd, name, str(env.workspace / name))
+        finally:
+            os.close(fd)
+        assert (found.seq if found else None) == expected

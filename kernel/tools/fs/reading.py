@@ -10,6 +10,10 @@ huge log costs only the bytes shown. Every file and folder is opened through
 ``walk`` (from the root, never through a link), so a folder swapped for a
 link mid-call cannot make a read show what lies outside; staged temporary
 files (``.NAME.<hex>.agentdesk``) are never listed or searched.
+
+A read, and a search hit, of bytes a tainted agent wrote comes back untrusted (``source`` set:
+``kernel.trust.content_taint``); for that a read hashes the whole file (up to 64 MB, about 2 ms
+per MB; a larger one is judged by its last recorded write).
 """
 
 from __future__ import annotations
@@ -124,7 +128,7 @@ def _read(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> T
         more = not _at_eof(fh)
         counted = not more or size <= COUNT_MAX_BYTES
         total = offset - 1 + window.lines + (_lines_left(fh, window.cut) if more and counted else 0)
-        taint = fd_taint(ctx.ledger, fh.fileno(), shown) if size else None  # bytes a tainted agent wrote
+        taint = fd_taint(ctx.ledger, fh.fileno(), shown, str(path)) if size else None  # a tainted agent's bytes
     source = None if taint is None else taint.source
     text = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(window.data, final=not window.cut)
     first, last = offset, offset + window.lines - 1
