@@ -133,6 +133,13 @@ def test_shell_output_is_untrusted_while_the_workspace_holds_tainted_bytes(make_
     (env.workspace / "AGENTS.md").unlink()
     found = workspace_taint(env.ledger, env.workspace)
     assert found is not None and found.name == "notes.md" and found.writer == a.id
+    env.kernel.grant_lease(a.id, "shell.exec", 3600)  # a file A's command makes is captured as A's write
+    env.provider.script(reply(tools=(("shell_exec", {"command": "printf 'run me\\n' > made.md"}),)), reply("made"))
+    run(_send(env.kernel, a.id, "make a file"))
+    made = env.ledger.last_write(str(env.workspace / "made.md"))
+    assert made is not None and made.actor == a.id and (env.workspace / "made.md").read_text() == "run me\n"
+    assert content_taint(env.ledger, made.after, "made.md").seq == made.seq
+    (env.workspace / "made.md").unlink()
     b = env.kernel.spawn("runner")
     env.kernel.grant_lease(b.id, "shell.exec", 3600)
     env.provider.script(reply(tools=(("shell_exec", {"command": "head -c 12 notes.md"}),)), reply("ran"))
