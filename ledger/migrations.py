@@ -78,6 +78,15 @@ WHEN EXISTS (SELECT 1 FROM blobs WHERE hash = NEW.hash)
 BEGIN SELECT RAISE(IGNORE); END;
 """
 
+# Content provenance (kernel/trust/content_taint.py): "did a tainted actor ever write these bytes?" is a
+# probe of ``after`` and, per writer found, of that actor's ``untrusted`` entries; "which bytes did the
+# tainted actors write?" (a shell command's check) walks only their file changes after their taint.
+_M006_PROVENANCE = """
+CREATE INDEX entries_after ON entries(after, path) WHERE after IS NOT NULL;
+CREATE INDEX entries_untrusted ON entries(actor, seq) WHERE kind = 'untrusted';
+CREATE INDEX entries_writes ON entries(actor, seq, after, kind) WHERE kind = 'fs.write';
+"""
+
 _CHAIN_BATCH = 10_000
 
 
@@ -119,6 +128,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("003_reverts", _M003_REVERTS),
     ("004_no_replace", _M004_NO_REPLACE),
     ("005_chain", _m005_chain),
+    ("006_provenance", _M006_PROVENANCE),
 )
 
 

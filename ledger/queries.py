@@ -20,6 +20,21 @@ from .errors import UnknownSeq
 
 PAGE_LIMIT_MAX = 10_000
 SEQ_MAX = 2**63 - 1
+# the after index finds the writes of these bytes; the partial untrusted index, whether each writer was tainted
+# (pinned: without statistics the planner walked every file change by kind, 10 ms at 30k entries)
+TAINTED_WRITE = ("SELECT {columns} FROM entries AS w INDEXED BY entries_after WHERE w.after = ? "
+                 "AND w.kind = 'fs.write' AND EXISTS (SELECT 1 FROM entries AS m WHERE m.actor = w.actor AND m.kind = 'untrusted' AND m.seq < w.seq) "
+                 "ORDER BY w.seq DESC LIMIT 1")
+# Pinned (CROSS JOIN keeps the order, INDEXED BY the index): the tainted actors, each one's file changes after its
+# taint (covered by entries_writes), then every place those bytes were written (covered by entries_after; only
+# file changes have an ``after``). Left to itself the planner walked every file change (120 ms at 100k entries).
+TAINTED_PATHS = (
+    "WITH t AS (SELECT actor, MIN(seq) AS since FROM entries INDEXED BY entries_untrusted WHERE kind = 'untrusted' "
+    "GROUP BY actor), "
+    "h AS (SELECT DISTINCT w.after FROM t CROSS JOIN entries AS w INDEXED BY entries_writes "
+    "ON w.actor = t.actor AND w.seq > t.since WHERE w.kind = 'fs.write' AND w.after IS NOT NULL) "
+    "SELECT DISTINCT e.path, e.after FROM h CROSS JOIN entries AS e INDEXED BY entries_after ON e.after = h.after "
+    "WHERE e.path >= ? AND e.path < ? ORDER BY e.path")
 
 
 class Queries:
@@ -148,6 +163,28 @@ class Queries:
                 f"SELECT {self._columns} FROM entries WHERE path = ? AND kind = 'fs.write' AND after IS ? "
                 "ORDER BY seq DESC LIMIT 1", (path, content_hash)).fetchone()
         return None if row is None else from_row(row)  # type: ignore[return-value]
+
+    def tainted_write(self, content_hash: str) -> FileChange | None:
+        """The newest fs.write that left some file holding ``content_hash``, made by an actor who had
+        read untrusted content before it (an ``untrusted`` entry of theirs precedes it), or None.
+        One probe of the after index, then of the untrusted index per writer found."""
+        with self._lock:
+            row = self._db.execute(TAINTED_WRITE.format(columns=self._columns), (content_hash,)).fetchone()
+        return None if row is None else from_row(row)  # type: ignore[return-value]
+
+    def tainted_paths(self, prefix: str) -> list[tuple[str, str]]:
+        """(path, content hash) of every fs.write under the path ``prefix`` that left a file holding bytes
+        some tainted actor wrote (see ``tainted_write``): the files that may hold such bytes now."""
+        low, high = prefix.rstrip("/") + "/", prefix.rstrip("/") + "0"  # "0" sorts right after "/"
+        with self._lock:
+            rows = self._db.execute(TAINTED_PATHS, (low, high)).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def places_of(self, content_hash: str) -> list[str]:
+        """Every path a file change left holding ``content_hash`` (the after index, covering)."""
+        with self._lock:
+            return [r[0] for r in self._db.execute(
+                "SELECT DISTINCT path FROM entries INDEXED BY entries_after WHERE after = ?", (content_hash,))]
 
     def reversals(self, seqs: Sequence[int]) -> dict[int, list[FileChange]]:
         """For each seq, the reversals that undo entries made of it, oldest first."""

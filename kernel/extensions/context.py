@@ -1,7 +1,8 @@
 """What extensions add to an agent's context, and the one rule they add to the executor.
 
 Per request (the system prompt is rebuilt each time): the workspace's AGENTS.md, recorded in the
-ledger (``context`` entry, with its hash) whenever the version an agent is told changes; and the
+ledger (``context`` entry, with its hash) whenever the version an agent is told changes (left out,
+with a notice, when a tainted agent wrote its bytes: ``instructions``); and the
 enabled skills, by name and a capped description only. ``skill_load`` (R0) brings one skill's
 instructions into the conversation; from then on the agent works under it, and every call must
 fit the manifest of every skill it loaded (``refusal``) as well as its leases: the intersection,
@@ -26,7 +27,8 @@ from ..leases import scope_covers
 from ..tools.descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
 from ..untrusted import capped, quoted
 from ..workspace.root import Workspace
-from .instructions import prompt_block, read_instructions
+from ..trust.content_taint import content_taint
+from .instructions import prompt_block, read_instructions, withheld_block
 from .skills import PROMPT_DESCRIPTION_MAX, Catalog, Manifest, Skill, SkillCache, find_skills
 
 if TYPE_CHECKING:
@@ -37,6 +39,7 @@ SKILL_LOAD = "skill_load"
 BODY_MAX_CHARS = 64_000
 PATH_KEYS = ("path", "src", "dst")
 FETCH_SCOPE = "net.fetch"
+WITHHELD = "instructions withheld"  # a ``context`` entry's ``what`` when AGENTS.md was left out (tainted bytes)
 
 
 @dataclass
@@ -61,11 +64,13 @@ class Extensions:
         lines: list[str] = []
         found = read_instructions(workspace)
         if found is not None:
-            if found.problem is None and self._told.get(agent.id) != found.sha256:
-                self.ledger.append(ContextUsed(actor=KERNEL, subject=agent.id, what="instructions",
+            taint = None if found.problem else content_taint(self.ledger, found.sha256, Path(found.path).name)
+            what = "instructions" if taint is None else WITHHELD  # the ledger says which version, and how
+            if found.problem is None and self._told.get(agent.id) != f"{what}:{found.sha256}":
+                self.ledger.append(ContextUsed(actor=KERNEL, subject=agent.id, what=what,
                                                path=found.path, sha256=found.sha256))
-                self._told[agent.id] = found.sha256
-            lines += prompt_block(found)
+                self._told[agent.id] = f"{what}:{found.sha256}"
+            lines += prompt_block(found) if taint is None else withheld_block(found, taint.source)
         enabled = self.catalog(workspace).enabled()
         if enabled:
             self._ensure_tool()

@@ -15,6 +15,11 @@ namespace dies with it) and the runner then re-raises ``CancelledError``.
 Without a working bubblewrap the tool refuses, naming the package, unless
 ``Settings.allow_unsandboxed_shell`` is set; then it runs plainly (still with
 a scrubbed environment, still recorded) and says so in the lease dialog.
+
+A command may read any file in the workspace, so its output (and a timeout's error) is untrusted
+while the workspace holds bytes a tainted agent wrote, at the command's start or end
+(``kernel.trust.content_taint.workspace_taint``): conservative, and one indexed query when nothing
+there is tainted.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import os
 import signal
 import threading
 from contextlib import ExitStack, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, Protocol, Sequence
 
@@ -38,6 +43,7 @@ from ..sandbox_view import Skipped, View
 from ..sandbox_view_cache import ViewCache
 from ..settings import home as agentdesk_home
 from ..settings_schema import SHELL_TIMEOUT_MAX_S
+from ..trust.content_taint import TaintedFiles, workspace_taint
 from ..workspace.upper import Applied, apply_upper
 from .descriptor import CallPreview, Risk, ToolContext, ToolDescriptor, ToolOutput
 from .output import OutputBuffer
@@ -138,6 +144,7 @@ class ShellTool:
         self._overlay = overlay if overlay is not None else OverlayProbe(bwrap)
         self._stages = stages if stages is not None else StagePool()
         self._views = ViewCache()
+        self._tainted: TaintedFiles | None = None  # where tainted bytes were written, kept between commands
         # One command at a time per workspace: overlapping commands' changes could not be told apart.
         self._locks: dict[tuple[asyncio.AbstractEventLoop, "Path"], asyncio.Lock] = {}
 
@@ -202,14 +209,30 @@ class ShellTool:
         release = _once(self._stages.release)
         try:
             async with self._locks.setdefault((asyncio.get_running_loop(), idx.root), asyncio.Lock()):
+                files = self._tainted_files(ctx.ledger)
+                tainted = await asyncio.to_thread(workspace_taint, ctx.ledger, root, files)  # what it may read
                 if stage is not None:
-                    return await _run_on_overlay(idx, stage, ctx, argv, limit_group, env, timeout, network,
-                                                 self._output_max_bytes, skipped, release)
-                return await _run_recorded(idx, ctx, argv, limit_group, env, timeout, check.ok, network,
-                                           self._output_max_bytes, skipped)
+                    report = await _run_on_overlay(idx, stage, ctx, argv, limit_group, env, timeout, network,
+                                                   self._output_max_bytes, skipped, release)
+                else:
+                    report = await _run_recorded(idx, ctx, argv, limit_group, env, timeout, check.ok, network,
+                                                 self._output_max_bytes, skipped)
+                if tainted is None:  # made meanwhile by someone else, or by the command itself
+                    tainted = await asyncio.to_thread(workspace_taint, ctx.ledger, root, files)
         finally:
             if stage is not None:
                 release(stage)  # a no-op once applied; otherwise (it never ran) a few renames
+        source = None if tainted is None else f"shell_exec in a workspace holding {tainted.source}"
+        if report.data["timed_out"]:
+            kept = "were applied" if report.data["capture"] == "overlay" else "are kept"
+            raise ToolFailure(f"the command timed out after {timeout:g}s and was stopped (cut short: the changes it "
+                              f"made until then {kept} and recorded).\n{report.content}", source=source)
+        return replace(report, source=source)
+
+    def _tainted_files(self, ledger: Any) -> TaintedFiles:
+        if self._tainted is None or self._tainted.ledger is not ledger:
+            self._tainted = TaintedFiles(ledger)
+        return self._tainted
 
     def _prepare(self, root: Path, settings: "Settings", host_env: Mapping[str, str], ledger: Any) -> "_Prepared":
         """Everything a command needs before it starts, in one trip off the event loop."""
@@ -275,12 +298,8 @@ async def _run_recorded(idx: "SnapshotIndex", ctx: ToolContext, argv: Callable[[
             await _capture_shielded(idx, before, ctx)
             raise
         changes = await asyncio.to_thread(idx.capture, before, actor=ctx.agent_id, cause=ctx.cause)
-    report = _report(ctx.workspace, result, _Captured.of_snapshots(changes), sandboxed=sandboxed, network=network,
-                     skipped=skipped)
-    if result.timed_out:
-        raise ToolFailure(f"the command timed out after {timeout:g}s and was stopped (cut short: the changes it "
-                          f"made until then are kept and recorded).\n{report.content}")
-    return report
+    return _report(ctx.workspace, result, _Captured.of_snapshots(changes), sandboxed=sandboxed, network=network,
+                   skipped=skipped)
 
 
 async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
@@ -326,12 +345,8 @@ async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
             pass  # cancelled again: the thread still finishes the recording
         raise
     applied = await asyncio.to_thread(apply)
-    report = _report(ctx.workspace, result, _Captured.of_overlay(applied), sandboxed=True, network=network,
-                     skipped=skipped)
-    if result.timed_out:
-        raise ToolFailure(f"the command timed out after {timeout:g}s and was stopped (cut short: the changes it "
-                          f"made until then were applied and recorded).\n{report.content}")
-    return report
+    return _report(ctx.workspace, result, _Captured.of_overlay(applied), sandboxed=True, network=network,
+                   skipped=skipped)
 
 
 def _stage_or_none(stages: StagePool, root: Path) -> Stage | None:

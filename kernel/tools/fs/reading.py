@@ -10,6 +10,10 @@ huge log costs only the bytes shown. Every file and folder is opened through
 ``walk`` (from the root, never through a link), so a folder swapped for a
 link mid-call cannot make a read show what lies outside; staged temporary
 files (``.NAME.<hex>.agentdesk``) are never listed or searched.
+
+A read, and a search hit, of bytes a tainted agent wrote comes back untrusted (``source`` set:
+``kernel.trust.content_taint``); for that a read hashes the whole file (up to 64 MB, about 2 ms
+per MB; a larger one is judged by its last recorded write).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from ledger.blobs import digest_fd
 from ledger.files import is_temp_name
 
 from ...errors import ToolFailure
+from ...trust.content_taint import ContentTaint, bytes_taint, fd_taint
 from ...workspace.ignore import SKIP_DIRS
 from ..descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
 from ...workspace.root import Workspace
@@ -123,6 +128,8 @@ def _read(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> T
         more = not _at_eof(fh)
         counted = not more or size <= COUNT_MAX_BYTES
         total = offset - 1 + window.lines + (_lines_left(fh, window.cut) if more and counted else 0)
+        taint = fd_taint(ctx.ledger, fh.fileno(), shown, str(path)) if size else None  # a tainted agent's bytes
+    source = None if taint is None else taint.source
     text = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(window.data, final=not window.cut)
     first, last = offset, offset + window.lines - 1
     data = {"path": shown, "bytes": size, "binary": False, "first_line": first, "last_line": max(last, 0),
@@ -130,7 +137,7 @@ def _read(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> T
     if size == 0:
         return ToolOutput(f"[{shown} is empty]", data)
     if not more:
-        return ToolOutput(text, data)
+        return ToolOutput(text, data, source)
     of_total = f" of {total}" if counted else ""
     if window.cut:
         note = (f"[cut: line {first} is longer than the {budget:,}-byte read limit; only its first "
@@ -141,7 +148,7 @@ def _read(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> T
     else:
         note = (f"[truncated at the {budget:,}-byte read limit: showed lines {first}-{last}{of_total} "
                 f"of {shown} ({size:,} bytes); read on with offset={last + 1}]")
-    return ToolOutput(text + ("" if text.endswith("\n") else "\n") + note, data)
+    return ToolOutput(text + ("" if text.endswith("\n") else "\n") + note, data, source)
 
 
 FS_READ = ToolDescriptor(
@@ -298,6 +305,7 @@ def _search(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) ->
     cap, max_file = ctx.limits.search_max_matches, ctx.limits.search_max_file_bytes
     out: list[str] = []
     searched = binary = 0
+    tainted: list[ContentTaint] = []  # files with hits whose bytes a tainted agent wrote
     large: list[str] = []
     truncated = False
     for path, dir_fd, file_name in _walk(ctx.workspace, base, stop):
@@ -321,6 +329,7 @@ def _search(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) ->
         lines = text.split("\n")
         if text.endswith("\n"):
             lines.pop()
+        hits = len(out)
         for number, line in enumerate(lines, 1):
             line = line.rstrip("\r")
             match = regex.search(line)
@@ -330,6 +339,10 @@ def _search(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) ->
                 truncated = True
                 break
             out.append(f"{name}:{number}: {_snippet(line, match)}")
+        if len(out) > hits:
+            found = bytes_taint(ctx.ledger, raw, name)
+            if found is not None:
+                tainted.append(found)
     data = {"pattern": pattern, "path": shown, "matches": len(out), "files_searched": searched,
             "truncated": truncated, "skipped_large": len(large), "skipped_binary": binary}
     if not out:
@@ -342,7 +355,15 @@ def _search(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) ->
     if large:
         listed = ", ".join(large[:5]) + (", …" if len(large) > 5 else "")
         notes.append(f"[skipped {len(large)} file(s) over {max_file:,} bytes: {listed}; use fs_read with offset]")
-    return ToolOutput("\n".join([body, *notes]), data)
+    return ToolOutput("\n".join([body, *notes]), data, _search_source(tainted))
+
+
+def _search_source(tainted: list[ContentTaint]) -> str | None:
+    """The source a search's hits in tainted files name: the first such file, and how many more."""
+    if not tainted:
+        return None
+    more = f" (and {len(tainted) - 1} more tainted file{'s' if len(tainted) > 2 else ''})" if len(tainted) > 1 else ""
+    return tainted[0].source + more
 
 
 FS_SEARCH = ToolDescriptor(
