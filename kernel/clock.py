@@ -69,3 +69,9 @@ class ManualClock:
             _, _, fut = heapq.heappop(self._sleepers)
             if not fut.done():
                 fut.set_result(None)
+
+
+def local_midnight(now: float) -> float:
+    """The epoch time of the local midnight that began the day holding ``now``."""
+    t = time.localtime(now)
+    return time.mktime((t.tm_year, t.tm_mon, t.tm_mday, 0, 0, 0, 0, 0, -1))

@@ -7,20 +7,15 @@ the day changes, so the status line can ask on every usage update for free.
 
 from __future__ import annotations
 
-import time
 from typing import Callable, Mapping
 
 from ledger import Entry, Ledger, ModelRequest
 
 from .api import Spend
+from .clock import local_midnight
 from .prices import cost_of
 
 Prices = Callable[[], Mapping[str, Mapping[str, Mapping[str, float]]]]
-
-
-def local_midnight(now: float) -> float:
-    t = time.localtime(now)
-    return time.mktime((t.tm_year, t.tm_mon, t.tm_mday, 0, 0, 0, 0, 0, -1))
 
 
 class SpendToday:

@@ -214,6 +214,7 @@ class RemoteKernel:
         self._spend: tuple[float, Any] | None = None  # (local midnight, today's spend) while no request was made since
         self._spend_fetch: asyncio.Task[None] | None = None
         self._spend_gen = 0  # provider requests recorded so far (an answer older than the last one is not kept)
+        self._spend_wanted = False
         self.kernel_pid: int | None = None
         self.kernel_started_at: float | None = None
 
@@ -258,8 +259,9 @@ class RemoteKernel:
 
     def _publish(self, seq: int, event: Event) -> None:
         if isinstance(event, api.LedgerAppended) and getattr(event.entry, "KIND", None) == "request":
-            self._spend = None  # a provider request was made: fetched again, off the caller's way
-            self._fetch_spend()
+            self._spend = None  # a provider request was made: fetched again, off the caller's way, for a caller
+            if self._spend_wanted:  # that has asked before (the status line; not ``agentdesk ask``)
+                self._fetch_spend()
         for fn in tuple(self._subscribers):
             try:
                 fn(event)
@@ -375,9 +377,10 @@ class RemoteKernel:
     def spend_today(self) -> Any:
         """Today's spend; kept until a provider request is recorded or the day changes (the status line
         asks on every ledger append, and a round trip while the kernel streams stalls the caller's loop)."""
-        from ..spend import local_midnight
+        from ..clock import local_midnight
 
         day = local_midnight(time.time())
+        self._spend_wanted = True
         if self._spend is None or self._spend[0] != day:
             self._spend = (day, self._call("spend_today"))
         return self._spend[1]
@@ -394,7 +397,7 @@ class RemoteKernel:
         self._spend_fetch = loop.create_task(self._fetched_spend(), name="spend today")
 
     async def _fetched_spend(self) -> None:
-        from ..spend import local_midnight
+        from ..clock import local_midnight
 
         while True:
             gen, day = self._spend_gen, local_midnight(time.time())
