@@ -78,6 +78,7 @@ OUTPUT_SCHEMA: Mapping[str, Any] = {
         "capture": {"type": "string"},
         "conflicts": {"type": "array", "items": {"type": "object"}},
         "links_split": {"type": "array", "items": {"type": "object"}},
+        "not_landed": {"type": "array", "items": {"type": "object"}},
     },
 }
 DESCRIPTION = (
@@ -107,10 +108,10 @@ class CommandResult:
 def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource, *, bwrap: str = "bwrap",
                environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES,
                limits: SandboxLimits = SandboxLimits(), overlay: OverlayProbe | None = None,
-               stages: StagePool | None = None) -> ToolDescriptor:
+               stages: StagePool | None = None, on_recorded: Callable[[Path], None] | None = None) -> ToolDescriptor:
     """The shell_exec descriptor (see ``ShellTool``)."""
     return ShellTool(settings, index, bwrap=bwrap, environ=environ, output_max_bytes=output_max_bytes,
-                     limits=limits, overlay=overlay, stages=stages).descriptor()
+                     limits=limits, overlay=overlay, stages=stages, on_recorded=on_recorded).descriptor()
 
 
 class ShellTool:
@@ -122,12 +123,14 @@ class ShellTool:
     ``environ`` is the host environment the command's HOME, PATH and ``$AGENTDESK_HOME`` come from.
     ``overlay`` finds whether a command can run on an overlay (``OverlayProbe(allowed=False)``: never).
     ``stages`` keeps each workspace's stage folder between commands (``close()`` removes them).
+    ``on_recorded`` is called with the upper layer after an overlay's changes are recorded and before
+    they land (a test's seam).
     """
 
     def __init__(self, settings: "Settings | Callable[[], Settings]", index: IndexSource, *, bwrap: str = "bwrap",
                  environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES,
                  limits: SandboxLimits = SandboxLimits(), overlay: OverlayProbe | None = None,
-                 stages: StagePool | None = None) -> None:
+                 stages: StagePool | None = None, on_recorded: Callable[[Path], None] | None = None) -> None:
         self._settings: Callable[[], Settings] = (
             settings if callable(settings) else (lambda: settings))
         self._index = index
@@ -138,6 +141,7 @@ class ShellTool:
         self._overlay = overlay if overlay is not None else OverlayProbe(bwrap)
         self._stages = stages if stages is not None else StagePool()
         self._views = ViewCache()
+        self._on_recorded = on_recorded
         # One command at a time per workspace: overlapping commands' changes could not be told apart.
         self._locks: dict[tuple[asyncio.AbstractEventLoop, "Path"], asyncio.Lock] = {}
 
@@ -190,7 +194,7 @@ class ShellTool:
             async with self._locks.setdefault((asyncio.get_running_loop(), idx.root), asyncio.Lock()):
                 if stage is not None:
                     return await _run_on_overlay(idx, stage, ctx, argv, limit_group, env, timeout, network,
-                                                 self._output_max_bytes, skipped, release)
+                                                 self._output_max_bytes, skipped, release, self._on_recorded)
                 return await _run_recorded(idx, ctx, argv, limit_group, env, timeout, check.ok, network,
                                            self._output_max_bytes, skipped)
         finally:
@@ -273,7 +277,8 @@ async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
                           argv: Callable[[int | None, Path | None], list[str]],
                           limit_group: Callable[[], ContextManager[Path | None]], env: Mapping[str, str],
                           timeout: float, network: bool, cap: int, skipped: tuple[Skipped, ...],
-                          release: Callable[[Stage], None]) -> ToolOutput:
+                          release: Callable[[Stage], None],
+                          on_recorded: Callable[[Path], None] | None = None) -> ToolOutput:
     """Run on the overlay, then apply its upper layer through the ledger, however the command ends;
     ``release`` empties the stage for the next command once it is applied (in the same thread).
 
@@ -289,7 +294,8 @@ async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
             idx.rules.refresh()
             return apply_upper(idx.root, stage.upper, ctx.ledger, actor=ctx.agent_id, cause=ctx.cause,
                                ignores=lambda rel, is_dir: idx.ignores(rel, is_dir=is_dir), excluded=idx.excluded,
-                               max_blob=idx.max_blob, since_seq=since, start_ns=start_ns, known=known)
+                               max_blob=idx.max_blob, since_seq=since, start_ns=start_ns, known=known,
+                               recorded=on_recorded)
         finally:
             release(stage)
 
@@ -562,7 +568,8 @@ def _report(workspace: "Workspace", outcome: CommandResult, captured: _Captured,
         lines.append(f"CONFLICT {rel}: also changed by {by} while the command ran (entry #{seq}); the command's "
                      "version was applied over it, and undo can bring the other back")
     for rel, why in captured.failed:
-        lines.append(f"could not apply the change to {rel}: {why} (recorded, not landed)")
+        lines.append(f"NOT APPLIED {rel}: {why}; the change is in the record but was refused, and the file "
+                     "keeps what it held")
     for rel, names in captured.links_split:
         lines.append(f"hard link split: {rel} had {names} names; the command's version replaced this name only, "
                      "the other names keep the earlier contents")
@@ -576,6 +583,7 @@ def _report(workspace: "Workspace", outcome: CommandResult, captured: _Captured,
             "sandboxed": sandboxed, "network": network, "snapshot": captured.snapshot, "capture": captured.capture,
             "conflicts": [{"path": rel, "by": by, "entry": seq} for rel, by, seq in captured.conflicts],
             "links_split": [{"path": rel, "names": names} for rel, names in captured.links_split],
+            "not_landed": [{"path": rel, "why": why} for rel, why in captured.failed],
             "not_shown": [{"path": s.path, "reason": s.reason} for s in skipped]}
     return ToolOutput("\n".join(lines), data)
 

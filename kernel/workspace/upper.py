@@ -42,10 +42,8 @@ version is applied on top, and the result names the file, so neither is lost.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
-import shutil
 import stat
 from dataclasses import dataclass, field
 from functools import partial
@@ -54,7 +52,11 @@ from typing import TYPE_CHECKING, Callable
 
 from ledger import OUTSIDE, FileChange, Snapshot
 
+from ..errors import ToolFailure
+from . import landing
 from .ignore import VENV_MARKER
+from .landing import Ident, NotAsRecorded
+from .root import Workspace
 
 if TYPE_CHECKING:
     from ledger import Ledger
@@ -85,7 +87,7 @@ class Applied:
     ignored: list[str] = field(default_factory=list)         # recorded by hash: the ignore rules matched
     skipped: list[str] = field(default_factory=list)         # special files (pipes, sockets, devices)
     conflicts: list[Conflict] = field(default_factory=list)
-    failed: list[tuple[str, str]] = field(default_factory=list)  # (rel, why) recorded but could not land
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (rel, why) recorded, refused at landing
     links_split: list[tuple[str, int]] = field(default_factory=list)  # (rel, names it had): a hard link broken
 
 
@@ -97,6 +99,7 @@ class _Content:
     mode: int | None
     stored: bool
     link: bool = False
+    ident: Ident | None = None  # the file the record read (landing checks it is still that one)
 
 
 @dataclass(frozen=True)
@@ -223,7 +226,7 @@ class UpperLayer:
         """Hash a file or link (storing its bytes when ``keep`` and not too large); None for anything else."""
         if stat.S_ISLNK(st.st_mode):
             data = os.fsencode(os.readlink(path))
-            return _Content(self._keep(data, keep), None, keep, link=True)
+            return _Content(self._keep(data, keep), None, keep, link=True, ident=Ident.of(st))
         if not stat.S_ISREG(st.st_mode):
             return None
         mode = stat.S_IMODE(st.st_mode)
@@ -232,15 +235,16 @@ class UpperLayer:
         except OSError:
             return None
         with os.fdopen(fd, "rb") as fh:
+            ident = Ident.of(os.fstat(fd))  # before reading: a write meanwhile moves the ctime, and landing refuses
             if keep and st.st_size <= self.max_blob:
                 data = fh.read(self.max_blob + 1)
                 if len(data) <= self.max_blob:
-                    return _Content(self._keep(data, True), mode, True)
+                    return _Content(self._keep(data, True), mode, True, ident=ident)
                 fh.seek(0)
             sha = hashlib.sha256()
             while chunk := fh.read(_CHUNK):
                 sha.update(chunk)
-        return _Content(sha.hexdigest(), mode, False)
+        return _Content(sha.hexdigest(), mode, False, ident=ident)
 
     def _keep(self, data: bytes, keep: bool) -> str:
         name = hashlib.sha256(data).hexdigest()
@@ -301,24 +305,32 @@ class UpperLayer:
         return st is not None and st.st_ctime_ns >= self.start_ns
 
     def land(self) -> None:
-        """Make the real workspace hold what the layer holds: deletions, folders, then files by rename."""
-        root = self.root
+        """Make the real workspace hold what the layer holds, as recorded: deletions, folders, then files.
+        Every step walks from the open root without following links (``landing``); a change that cannot
+        land as recorded is left out and listed in ``failed``."""
+        ws, upper = Workspace(self.root), Workspace(self.upper)
         for plan in self._plans:
             if plan.source is None:
-                self._attempt(plan.rel, partial(_unlink, root / plan.rel))
+                self._attempt(plan.rel, partial(landing.delete, ws, plan.rel, plan.before.ident))
         for rel in sorted(set(self._deleted_dirs), key=lambda r: -r.count("/")):
-            self._attempt(rel, partial(shutil.rmtree, root / rel, ignore_errors=True))
+            if not any(f == rel or f.startswith(rel + "/") for f, _ in self.result.failed):
+                self._attempt(rel, partial(landing.remove_folder, ws, rel))
         for rel, mode in sorted(self._made_dirs, key=lambda d: d[0].count("/")):
-            self._attempt(rel, partial(_mkdir, root / rel, mode))
+            self._attempt(rel, partial(landing.make_folder, ws, rel, mode))
         for rel, mode in self._dir_modes:
-            self._attempt(rel, partial(os.chmod, root / rel, mode))
+            self._attempt(rel, partial(landing.set_mode, ws, rel, mode))
         for plan in self._plans:
-            if plan.source is not None:
-                self._attempt(plan.rel, partial(_move, plan.source, root / plan.rel))
+            if plan.source is not None and plan.after.ident is not None:
+                self._attempt(plan.rel, partial(landing.put, ws, upper, plan.rel, plan.after.ident, plan.after.digest,
+                                                link=plan.after.link, before=plan.before.ident))
 
     def _attempt(self, rel: str, action: Callable[[], object]) -> None:
         try:
             action()
+        except NotAsRecorded as exc:
+            self.result.failed.append((rel, exc.why))
+        except ToolFailure as exc:
+            self.result.failed.append((rel, exc.message))
         except OSError as exc:
             self.result.failed.append((rel, exc.strerror or str(exc)))
 
@@ -340,41 +352,17 @@ def _opaque(path: str) -> bool:
     return False
 
 
-def _unlink(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
-def _mkdir(path: Path, mode: int) -> None:
-    try:
-        os.mkdir(path, mode)
-    except FileExistsError:
-        pass
-    os.chmod(path, mode)
-
-
-def _move(source: Path, target: Path) -> None:
-    """Rename ``source`` over ``target``; across filesystems (a mount inside the workspace), copy beside
-    it first so the target still changes in one rename."""
-    try:
-        os.replace(source, target)
-    except OSError as exc:
-        if exc.errno != errno.EXDEV:
-            raise
-        temp = target.parent / f".{target.name}.{os.urandom(6).hex()}.agentdesk"
-        shutil.copy2(source, temp, follow_symlinks=False)
-        os.replace(temp, target)
-
-
 def apply_upper(root: Path, upper: Path, ledger: "Ledger", *, actor: str, cause: int | None,
                 ignores: Callable[[str, bool], bool], excluded: frozenset[str] = frozenset(), max_blob: int,
-                since_seq: int, start_ns: int, known: Callable[[str], str | None] = lambda rel: None) -> Applied:
-    """Read ``upper``, record its changes to ``root`` as ``actor``'s, then land them."""
+                since_seq: int, start_ns: int, known: Callable[[str], str | None] = lambda rel: None,
+                recorded: Callable[[Path], None] | None = None) -> Applied:
+    """Read ``upper``, record its changes to ``root`` as ``actor``'s, then land them. ``recorded`` is
+    called with the layer between the two (a test plants a link there)."""
     layer = UpperLayer(root, upper, ledger, ignores=ignores, excluded=excluded, max_blob=max_blob,
                        since_seq=since_seq, start_ns=start_ns, known=known)
     layer.read()
     layer.record(actor, cause)
+    if recorded is not None:
+        recorded(upper)
     layer.land()
     return layer.result
