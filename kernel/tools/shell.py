@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, Protocol, Sequence
 
 from ..errors import ToolFailure
+from ..redaction.cuts import finder_of
 from ..sandbox import Sandbox, SandboxCheck, host_paths, scrubbed_env
 from ..sandbox_limits import SandboxLimits, pids_cgroup
 from ..sandbox_overlay import OverlayProbe, OverlayStatus, Stage, stage_parent, wrap_argv
@@ -405,7 +406,7 @@ async def _run(argv_for: Callable[[int | None], list[str]], sandboxed: bool, cwd
     finally:
         if info_w is not None:
             os.close(info_w)
-    buffer = OutputBuffer(cap)
+    buffer = OutputBuffer(cap, finder_of(ctx.ledger.redactor))  # a secret crossing a cut goes whole
     assert proc.stdout is not None
     reader = asyncio.ensure_future(_pump(proc.stdout, buffer))
     waiter = asyncio.ensure_future(proc.wait())
