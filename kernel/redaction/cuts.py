@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+from ..untrusted import clean_text
+
 MARGIN = 4096  # characters searched past a cut
 
 
@@ -33,7 +35,7 @@ def head(text: str, keep: int, finder: Spans | None) -> str:
     """``text[:keep]``; a secret crossing ``keep`` is cut off at its start and named by its marker."""
     if finder is None or len(text) <= keep:
         return text[:keep]
-    spans = finder.spans(text[:keep + MARGIN])
+    spans = finder.spans(clean_text(text[:keep + MARGIN]))  # (same length: positions still match)
     cut, rule = keep, None
     while True:  # a secret crossing the cut moves it back; an earlier one may then cross the new cut
         crossing = [(s, r) for s, e, r in spans if s < cut < e]
@@ -50,7 +52,7 @@ def tail(text: str, keep: int, finder: Spans | None) -> str:
     if finder is None or len(text) <= keep:
         return text[-keep:]
     offset = max(0, len(text) - keep - MARGIN)
-    spans = finder.spans(text[offset:])
+    spans = finder.spans(clean_text(text[offset:]))
     cut, rule = len(text) - keep - offset, None
     while True:
         crossing = [(e, r) for s, e, r in spans if s < cut < e]
@@ -63,3 +65,14 @@ def tail(text: str, keep: int, finder: Spans | None) -> str:
 def finder_of(redactor: object) -> Spans | None:
     """``redactor`` when it can say where secrets are (the kernel's ``Redactor``); else None."""
     return redactor if isinstance(redactor, Spans) else None
+
+
+def head_bytes(kept: bytes, beyond: bytes, finder: Spans | None) -> bytes:
+    """``kept``, the first bytes of a longer stream (``beyond``: the bytes after it), with a secret that
+    crosses its end cut off at its start and named by its marker. Other bytes stay exactly as they were."""
+    if finder is None or not beyond:
+        return kept
+    near = kept[-MARGIN:]
+    text = (near + beyond).decode("utf-8", "surrogateescape")
+    keep = len(near.decode("utf-8", "surrogateescape"))
+    return kept[:len(kept) - len(near)] + head(text, keep, finder).encode("utf-8", "surrogateescape")

@@ -110,6 +110,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(302, "", "text/plain", {"Location": fake.redirect_target})
         if path == "/to-ftp":
             return self._send(302, "", "text/plain", {"Location": "ftp://example.com/x"})
+        if path == "/padded":  # ``text`` after ``at`` bytes of padding, then more: to place it across a cap
+            return self._send(200, "x" * int(query.get("at", "0")) + query.get("text", "") + "y" * 10_000, "text/plain")
         if path == "/big":
             return self._send(200, b"x" * 100_000, "text/plain")
         if path == "/slow":
