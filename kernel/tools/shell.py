@@ -533,18 +533,20 @@ class _Captured:
     failed: tuple[tuple[str, str], ...] = ()
     special: tuple[str, ...] = ()
     links_split: tuple[tuple[str, int], ...] = ()  # (relative path, names the file had)
+    renamed: tuple[str, ...] = ()  # named with a secret: kept and recorded under these names
+    unnamed: int = 0               # named with a secret and could not be moved aside: not recorded
 
     @classmethod
     def of_snapshots(cls, changes: "CommandChanges") -> "_Captured":
         return cls(tuple((c.rel, c.kind) for c in changes.changes), changes.hash_only, changes.not_undoable,
-                   changes.snapshot.seq, "snapshots")
+                   changes.snapshot.seq, "snapshots", renamed=changes.renamed, unnamed=changes.unnamed)
 
     @classmethod
     def of_overlay(cls, applied: "Applied") -> "_Captured":
         return cls(tuple(applied.changes), tuple(applied.hash_only), tuple(applied.not_undoable),
                    applied.snapshot.seq if applied.snapshot is not None else 0, "overlay", tuple(applied.ignored),
                    tuple((c.rel, c.by, c.seq) for c in applied.conflicts), tuple(applied.failed),
-                   tuple(applied.skipped), tuple(applied.links_split))
+                   tuple(applied.skipped), tuple(applied.links_split), tuple(applied.renamed))
 
 
 def _report(workspace: "Workspace", outcome: CommandResult, captured: _Captured, *, sandboxed: bool,
@@ -574,6 +576,11 @@ def _report(workspace: "Workspace", outcome: CommandResult, captured: _Captured,
     for rel, names in captured.links_split:
         lines.append(f"hard link split: {rel} had {names} names; the command's version replaced this name only, "
                      "the other names keep the earlier contents")
+    if captured.renamed:
+        lines.append("a file name held a secret (a key or token), which the record never keeps; the file was kept "
+                     "and recorded as " + _listed(captured.renamed))
+    if captured.unnamed:
+        lines.append(f"NOT RECORDED: {captured.unnamed} file(s) whose name holds a secret could not be renamed")
     if captured.special:
         lines.append("not recorded (not a file, folder or link): " + _listed(captured.special))
     if skipped:
@@ -585,6 +592,7 @@ def _report(workspace: "Workspace", outcome: CommandResult, captured: _Captured,
             "conflicts": [{"path": rel, "by": by, "entry": seq} for rel, by, seq in captured.conflicts],
             "links_split": [{"path": rel, "names": names} for rel, names in captured.links_split],
             "not_landed": [{"path": rel, "why": why} for rel, why in captured.failed],
+            "renamed": list(captured.renamed), "unnamed": captured.unnamed,
             "not_shown": [{"path": s.path, "reason": s.reason} for s in skipped]}
     return ToolOutput("\n".join(lines), data)
 

@@ -106,9 +106,11 @@ def set_mode(ws: Workspace, rel: str, mode: int) -> None:
 
 
 def put(ws: Workspace, upper: Workspace, rel: str, after: Ident, digest: str | None, *, link: bool,
-        before: Ident | None) -> None:
-    """Make ``rel`` hold the upper layer's ``rel`` as recorded (``after``; a link's target text by ``digest``)."""
-    with walk.place(upper, upper.root / rel) as source, walk.place(ws, ws.root / rel) as target:
+        before: Ident | None, land_as: str | None = None) -> None:
+    """Make ``rel`` (or ``land_as``, its folders made) hold the upper layer's ``rel`` as recorded
+    (``after``; a link's target text by ``digest``)."""
+    with walk.place(upper, upper.root / rel) as source, \
+            walk.place(ws, ws.root / (land_as or rel), create=land_as is not None) as target:
         _expect(target, before)
         if link:
             _put_link(source, target, after, digest)

@@ -45,18 +45,19 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from ledger import OUTSIDE, FileChange, Snapshot
+from ledger import OUTSIDE, FileChange, SecretInName, Snapshot
 
 from ..errors import ToolFailure
 from . import landing
 from .ignore import VENV_MARKER
 from .landing import Ident, NotAsRecorded
 from .root import Workspace
+from .secret_names import holds_secret, safe_rel
 
 if TYPE_CHECKING:
     from ledger import Ledger
@@ -89,6 +90,7 @@ class Applied:
     conflicts: list[Conflict] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (rel, why) recorded, refused at landing
     links_split: list[tuple[str, int]] = field(default_factory=list)  # (rel, names it had): a hard link broken
+    renamed: list[str] = field(default_factory=list)  # named with a secret: recorded and landed under these names
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,11 @@ class _Plan:
     after: _Content
     source: Path | None  # in the upper layer (None: a deletion)
     ignored: bool = False  # the ignore rules matched: recorded by hash only
+    land_as: str | None = None  # ``rel`` holds a secret: recorded and landed under this name (``secret_names``)
+
+    @property
+    def shown(self) -> str:
+        return self.rel if self.land_as is None else self.land_as
 
 
 class UpperLayer:
@@ -259,10 +266,34 @@ class UpperLayer:
     # ---- recording and landing --------------------------------------------------
 
     def record(self, actor: str, cause: int | None) -> None:
-        """Store the contents and append every change (one transaction), conflicts' other side first."""
+        """Store the contents and append every change (one transaction), conflicts' other side first.
+        A path the ledger refuses (it holds a secret) is recorded, and landed, under its name redacted."""
+        try:
+            self._record(actor, cause)
+        except SecretInName:
+            self.result = Applied(skipped=self.result.skipped, links_split=self.result.links_split)
+            self._secret_names_aside()
+            self._record(actor, cause)
+
+    def _secret_names_aside(self) -> None:
+        redactor = self.ledger.redactor
+        if redactor is None:
+            return
+        taken = {plan.rel for plan in self._plans}
+        for i, plan in enumerate(self._plans):
+            if holds_secret(redactor, str(self.root / plan.rel)):
+                new_rel = safe_rel(redactor, self.root, plan.rel,
+                                   lambda r: r in taken or os.path.lexists(self.root / r))
+                taken.add(new_rel)
+                self.result.renamed.append(new_rel)
+                self._plans[i] = replace(plan, land_as=new_rel)
+        self._made_dirs = [(rel, mode) for rel, mode in self._made_dirs
+                           if not holds_secret(redactor, str(self.root / rel))]  # its files land elsewhere
+
+    def _record(self, actor: str, cause: int | None) -> None:
         entries: list[FileChange | Snapshot] = []
         for plan in self._plans:
-            path = str(self.root / plan.rel)
+            path = str(self.root / plan.shown)
             last = self.ledger.last_write(path)
             before = plan.before
             if last is not None and last.seq > self.since_seq:
@@ -281,13 +312,13 @@ class UpperLayer:
             kind = ("deleted" if plan.source is None else "created" if before.digest is None
                     else "touched" if same and before.mode == plan.after.mode
                     else "mode" if same else "modified")
-            self.result.changes.append((plan.rel, "link " + kind if plan.after.link or before.link else kind))
+            self.result.changes.append((plan.shown, "link " + kind if plan.after.link or before.link else kind))
             if plan.ignored:
-                self.result.ignored.append(plan.rel)
+                self.result.ignored.append(plan.shown)
             elif not stored:
-                self.result.hash_only.append(plan.rel)
+                self.result.hash_only.append(plan.shown)
                 if not before.stored:
-                    self.result.not_undoable.append(plan.rel)
+                    self.result.not_undoable.append(plan.shown)
         entries.append(Snapshot(actor=actor, root=str(self.root), cause=cause, files=0,
                                 changed=len(self.result.changes), overlay=True))
         stored_entries = self.ledger.append_with_blobs(entries, self._blobs)
@@ -311,7 +342,7 @@ class UpperLayer:
         ws, upper = Workspace(self.root), Workspace(self.upper)
         for plan in self._plans:
             if plan.source is None:
-                self._attempt(plan.rel, partial(landing.delete, ws, plan.rel, plan.before.ident))
+                self._attempt(plan.shown, partial(landing.delete, ws, plan.rel, plan.before.ident))
         for rel in sorted(set(self._deleted_dirs), key=lambda r: -r.count("/")):
             if not any(f == rel or f.startswith(rel + "/") for f, _ in self.result.failed):
                 self._attempt(rel, partial(landing.remove_folder, ws, rel))
@@ -321,8 +352,13 @@ class UpperLayer:
             self._attempt(rel, partial(landing.set_mode, ws, rel, mode))
         for plan in self._plans:
             if plan.source is not None and plan.after.ident is not None:
-                self._attempt(plan.rel, partial(landing.put, ws, upper, plan.rel, plan.after.ident, plan.after.digest,
-                                                link=plan.after.link, before=plan.before.ident))
+                self._attempt(plan.shown, partial(landing.put, ws, upper, plan.rel, plan.after.ident,
+                                                  plan.after.digest, link=plan.after.link,
+                                                  before=None if plan.land_as else plan.before.ident,
+                                                  land_as=plan.land_as))
+            if plan.source is not None and plan.land_as is not None and plan.before.ident is not None:
+                # the secret-named file the command changed now lives under the redacted name only
+                self._attempt(plan.shown, partial(landing.delete, ws, plan.rel, plan.before.ident))
 
     def _attempt(self, rel: str, action: Callable[[], object]) -> None:
         try:
