@@ -12,7 +12,8 @@ Everything kept stays as it was, so the ledger's single pass over the whole
 entry still catches the secrets that lie wholly inside it.
 
 What no cut-time search can catch is a secret split across two separate
-entries (half in one tool input, half in the next); docs/security.md says so.
+entries (half in one tool input, half in the next); the user guide says so
+(docs/user-guide.md, "Secrets are kept out of the ledger").
 """
 
 from __future__ import annotations

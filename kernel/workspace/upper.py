@@ -5,8 +5,13 @@ layer holds exactly what it created, changed or deleted; the real workspace
 was not touched. This module reads that layer, records every change as the
 agent's ``fs.write`` caused by the call — old contents from the real file,
 new contents from the upper layer — in one ledger transaction, and only then
-lands them, by rename (the layer lives on the workspace's filesystem). The
-cost follows what changed, not the size of the workspace.
+lands them (``landing``): from the open workspace root without following
+links, each file hard-linked into place from the very inode the record hashed
+(the layer lives on the workspace's filesystem), or refused and listed in
+``failed`` when it can no longer land as recorded. The cost follows what
+changed, not the size of the workspace. A path the ledger refuses to name
+(it holds a secret) is recorded and landed under its name redacted
+(``secret_names``).
 
 What the layer holds, and how each is read:
 
