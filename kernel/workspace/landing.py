@@ -25,12 +25,14 @@ import errno
 import hashlib
 import os
 import stat
+from contextlib import ExitStack
 from pathlib import Path
 from typing import NamedTuple
 
 from ledger.blobs import Opened
 from ledger.files import Place, discard, stage, temp_name
 
+from ..errors import ToolFailure
 from ..safe_remove import remove_at
 from ..tools.fs import walk
 from .root import Workspace
@@ -79,13 +81,48 @@ def _expect(where: Place, before: Ident | None) -> None:
         raise NotAsRecorded("it changed after the change was recorded")
 
 
-def delete(ws: Workspace, rel: str, before: Ident | None) -> None:
-    """Remove the file or link ``rel`` if it is still the one recorded (gone already is fine)."""
-    with walk.place(ws, ws.root / rel) as where:
-        if _lstat_at(where) is None:
-            return
-        _expect(where, before)
-        os.unlink(where.name, dir_fd=where.dir_fd)
+class Folders:
+    """Folders of one tree, each walked to once (``walk.folder``) and kept open until ``close``: a command
+    that changed a thousand files in one folder costs one walk, not a thousand. A folder that could not be
+    reached raises the same refusal for every file in it."""
+
+    def __init__(self, ws: Workspace, *, create: bool = False) -> None:
+        self.ws, self.create = ws, create
+        self._stack = ExitStack()
+        self._open: dict[str, int | BaseException] = {}
+
+    def place(self, rel: str) -> Place:
+        """``rel`` as a name in its open folder."""
+        folder, _, name = rel.rpartition("/")
+        fd = self._open.get(folder)
+        if fd is None:
+            try:
+                fd = self._stack.enter_context(walk.folder(self.ws, self.ws.root / folder if folder else self.ws.root,
+                                                           create=self.create))
+            except (OSError, ToolFailure) as exc:
+                fd = exc
+            self._open[folder] = fd
+        if isinstance(fd, BaseException):
+            raise fd
+        return Place(fd, name)
+
+    def close(self) -> None:
+        self._stack.close()
+        self._open.clear()
+
+    def __enter__(self) -> "Folders":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def delete(where: Place, before: Ident | None) -> None:
+    """Remove the file or link at ``where`` if it is still the one recorded (gone already is fine)."""
+    if _lstat_at(where) is None:
+        return
+    _expect(where, before)
+    os.unlink(where.name, dir_fd=where.dir_fd)
 
 
 def remove_folder(ws: Workspace, rel: str) -> None:
@@ -105,31 +142,28 @@ def set_mode(ws: Workspace, rel: str, mode: int) -> None:
         os.fchmod(fd, mode)
 
 
-def put(ws: Workspace, upper: Workspace, rel: str, after: Ident, digest: str | None, *, link: bool,
-        before: Ident | None, land_as: str | None = None) -> None:
-    """Make ``rel`` (or ``land_as``, its folders made) hold the upper layer's ``rel`` as recorded
-    (``after``; a link's target text by ``digest``)."""
-    with walk.place(upper, upper.root / rel) as source, \
-            walk.place(ws, ws.root / (land_as or rel), create=land_as is not None) as target:
-        _expect(target, before)
-        if link:
-            _put_link(source, target, after, digest)
-            return
-        try:
-            fd = os.open(source.name, _READ, dir_fd=source.dir_fd)
-        except OSError as exc:
-            raise NotAsRecorded(f"the command's version could not be opened ({exc.strerror})") from None
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or Ident.of(st) != after:
-                raise NotAsRecorded("the command's version changed after it was recorded")
-            tmp = _linked(fd, target)
-            if tmp is None:
-                tmp = _copied(fd, st, target)
-            _land(tmp, target)
-        finally:
-            os.close(fd)
-        os.unlink(source.name, dir_fd=source.dir_fd)  # one name only: the landed file is not a hard link
+def put(source: Place, target: Place, after: Ident, digest: str | None, *, link: bool, before: Ident | None) -> None:
+    """Make ``target`` hold the upper layer's file at ``source`` as recorded (``after``; a link's target
+    text by ``digest``), if ``target`` still holds what the record saw (``before``)."""
+    _expect(target, before)
+    if link:
+        _put_link(source, target, after, digest)
+        return
+    try:
+        fd = os.open(source.name, _READ, dir_fd=source.dir_fd)
+    except OSError as exc:
+        raise NotAsRecorded(f"the command's version could not be opened ({exc.strerror})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or Ident.of(st) != after:
+            raise NotAsRecorded("the command's version changed after it was recorded")
+        tmp = _linked(fd, target)
+        if tmp is None:
+            tmp = _copied(fd, st, target)
+        _land(tmp, target)
+    finally:
+        os.close(fd)
+    os.unlink(source.name, dir_fd=source.dir_fd)  # one name only: the landed file is not a hard link
 
 
 def _linked(fd: int, target: Place) -> str | None:

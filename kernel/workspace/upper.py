@@ -344,10 +344,11 @@ class UpperLayer:
         """Make the real workspace hold what the layer holds, as recorded: deletions, folders, then files.
         Every step walks from the open root without following links (``landing``); a change that cannot
         land as recorded is left out and listed in ``failed``."""
-        ws, upper = Workspace(self.root), Workspace(self.upper)
-        for plan in self._plans:
-            if plan.source is None:
-                self._attempt(plan.shown, partial(landing.delete, ws, plan.rel, plan.before.ident))
+        ws = Workspace(self.root)
+        with landing.Folders(ws) as real:
+            for plan in self._plans:
+                if plan.source is None:
+                    self._attempt(plan.shown, partial(_delete, real, plan))
         for rel in sorted(set(self._deleted_dirs), key=lambda r: -r.count("/")):
             if not any(f == rel or f.startswith(rel + "/") for f, _ in self.result.failed):
                 self._attempt(rel, partial(landing.remove_folder, ws, rel))
@@ -355,15 +356,14 @@ class UpperLayer:
             self._attempt(rel, partial(landing.make_folder, ws, rel, mode))
         for rel, mode in self._dir_modes:
             self._attempt(rel, partial(landing.set_mode, ws, rel, mode))
-        for plan in self._plans:
-            if plan.source is not None and plan.after.ident is not None:
-                self._attempt(plan.shown, partial(landing.put, ws, upper, plan.rel, plan.after.ident,
-                                                  plan.after.digest, link=plan.after.link,
-                                                  before=None if plan.land_as else plan.before.ident,
-                                                  land_as=plan.land_as))
-            if plan.source is not None and plan.land_as is not None and plan.before.ident is not None:
-                # the secret-named file the command changed now lives under the redacted name only
-                self._attempt(plan.shown, partial(landing.delete, ws, plan.rel, plan.before.ident))
+        with landing.Folders(Workspace(self.upper)) as upper, landing.Folders(ws) as real, \
+                landing.Folders(ws, create=True) as renamed:
+            for plan in self._plans:
+                if plan.source is not None and plan.after.ident is not None:
+                    self._attempt(plan.shown, partial(_put, upper, real if plan.land_as is None else renamed, plan))
+                if plan.source is not None and plan.land_as is not None and plan.before.ident is not None:
+                    # the secret-named file the command changed now lives under the redacted name only
+                    self._attempt(plan.shown, partial(_delete, real, plan))
 
     def _attempt(self, rel: str, action: Callable[[], object]) -> None:
         try:
@@ -374,6 +374,16 @@ class UpperLayer:
             self.result.failed.append((rel, exc.message))
         except OSError as exc:
             self.result.failed.append((rel, exc.strerror or str(exc)))
+
+
+def _delete(real: landing.Folders, plan: _Plan) -> None:
+    landing.delete(real.place(plan.rel), plan.before.ident)
+
+
+def _put(upper: landing.Folders, real: landing.Folders, plan: _Plan) -> None:
+    assert plan.after.ident is not None
+    landing.put(upper.place(plan.rel), real.place(plan.shown), plan.after.ident, plan.after.digest,
+                link=plan.after.link, before=None if plan.land_as else plan.before.ident)
 
 
 def _lstat(path: Path) -> os.stat_result | None:
