@@ -39,6 +39,7 @@ from .root import Workspace
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC
+_OPEN_MAX = 64  # folders kept open at once (a command may touch 100,000 folders; descriptors are few)
 _NO_LINK = (errno.EXDEV, errno.EPERM, errno.EACCES, errno.ENOENT, errno.EMLINK, errno.ENOSYS, errno.EOPNOTSUPP)
 
 
@@ -96,6 +97,8 @@ class Folders:
         folder, _, name = rel.rpartition("/")
         fd = self._open.get(folder)
         if fd is None:
+            if len(self._open) >= _OPEN_MAX:  # files come folder by folder: the open ones are done with
+                self.close()
             try:
                 fd = self._stack.enter_context(walk.folder(self.ws, self.ws.root / folder if folder else self.ws.root,
                                                            create=self.create))
@@ -108,6 +111,7 @@ class Folders:
 
     def close(self) -> None:
         self._stack.close()
+        self._stack = ExitStack()
         self._open.clear()
 
     def __enter__(self) -> "Folders":

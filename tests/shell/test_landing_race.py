@@ -123,3 +123,9 @@ def test_landing_keeps_one_name_and_the_mtime(env: Env) -> None:
     assert st.st_nlink == 1 and out.data["not_landed"] == []
     assert (env.root / "t.txt").read_bytes() == b"hi\n"
     assert st.st_mtime < 1e9 + 1e8  # 2001, as the command left it
+
+
+def test_a_command_touching_more_folders_than_are_kept_open_lands_whole(env: Env) -> None:
+    out, _ctx = _run_recorded(env, "for i in $(seq 150); do mkdir d$i && echo $i > d$i/f; done", lambda upper: None)
+    assert out.data["not_landed"] == [] and len(out.data["changed"]) == 150
+    assert all((env.root / f"d{i}" / "f").read_bytes() == f"{i}\n".encode() for i in range(1, 151))
