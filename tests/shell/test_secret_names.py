@@ -85,3 +85,13 @@ def test_a_deleted_file_named_with_a_secret_is_recorded_as_deleted_under_the_red
     assert HELD not in _raw(held)
     assert held.ledger.undo(ctx.cause - 1).ok
     assert held.files() == {SAFE: b"gone soon\n"}
+
+
+def test_a_file_you_named_with_a_secret_is_left_alone_and_does_not_stop_commands(held: Env) -> None:
+    asyncio.run(held.index.snapshot())  # the baseline: later differences are someone else's until a command runs
+    (held.root / NAME).write_bytes(b"yours\n")
+    out, ctx = _run(held, "echo ok > ok.txt")
+    assert out.data["exit_code"] == 0, out.content
+    assert held.files() == {NAME: b"yours\n", "ok.txt": b"ok\n"}
+    assert set(_changes(held, ctx.cause)) == {"ok.txt"}
+    assert HELD not in _raw(held)
