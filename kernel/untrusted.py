@@ -18,14 +18,18 @@ SDKs and the loopback fake):
 depth is safe to look at); ``sanitised`` is a copy free of all of them, for
 the conversation; ``clean_text`` replaces lone surrogates with U+FFFD; and
 ``capped`` keeps an error that quotes megabytes (a 10 MB bad path came back
-whole and exhausted the budget) to a couple of thousand characters.
+whole and exhausted the budget) to a couple of thousand characters; given the
+redactor, it cuts around a secret that crosses a cut instead of through it.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
+
+if TYPE_CHECKING:
+    from .redaction.cuts import Spans
 
 MAX_DEPTH = 64          # levels of lists and objects; the built-in tools need 2
 MAX_INT_BITS = 13_000   # about 4,000 digits: Python will not turn a longer int into text (sys.int_info)
@@ -52,13 +56,18 @@ def clean_text(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-def capped(text: str, limit: int = ERROR_MAX_CHARS) -> str:
-    """``text`` if it is at most ``limit`` characters, else its head and tail around a note of its length."""
+def capped(text: str, limit: int = ERROR_MAX_CHARS, finder: "Spans | None" = None) -> str:
+    """``text`` if it is at most ``limit`` characters, else its head and tail around a note of its length.
+    With ``finder`` (the kernel's redactor), a secret crossing a cut is dropped whole (``redaction.cuts``)."""
     if len(text) <= limit:
         return text
     note = f" … ({len(text):,} characters; the middle is cut) … "
     tail = max(0, limit // 5)
     head = max(0, limit - tail - len(note))
+    if finder is not None:
+        from .redaction import cuts
+
+        return cuts.head(text, head, finder) + note + cuts.tail(text, tail, finder)
     return text[:head] + note + (text[-tail:] if tail else "")
 
 

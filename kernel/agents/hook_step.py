@@ -13,6 +13,7 @@ from typing import Any, Mapping
 from ledger import HookRun
 
 from ..leases import scope_covers
+from ..redaction.cuts import finder_of
 from ..trust.hook_config import Hook
 from ..trust.hooks import HookOutcome, run_hook
 from ..untrusted import capped, clean_text
@@ -52,4 +53,6 @@ async def after(agent: AgentProcess, tool: str, scope: str, risk: str, tool_inpu
 def _record(agent: AgentProcess, tool: str, call_seq: int, outcome: HookOutcome) -> None:
     agent.services.record(HookRun(actor=agent.id, cause=call_seq, tool=tool, hook=outcome.hook.name,
                                   when=outcome.hook.when, outcome=outcome.outcome, exit_code=outcome.exit_code,
-                                  message=capped(clean_text(outcome.message)), duration_ms=outcome.duration_ms))
+                                  message=capped(clean_text(outcome.message),
+                                                 finder=finder_of(agent.services.ledger.redactor)),
+                                  duration_ms=outcome.duration_ms))

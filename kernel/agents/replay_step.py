@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ledger import ToolCall, ToolError, ToolResult
 
 from ..errors import ToolFailure
+from ..redaction.cuts import finder_of
 from ..states import Outcome
 from ..untrusted import capped, clean_text
 from .process import AgentProcess
@@ -40,7 +41,7 @@ def replayed(agent: AgentProcess, call: "ToolCallReady", tool: "ToolDescriptor",
         output = tool.answer_before_asking(agent.id, agent.turns, tool_input)
         failure = None
     except ToolFailure as exc:
-        output, failure = None, capped(clean_text(exc.message))
+        output, failure = None, capped(clean_text(exc.message), finder=finder_of(agent.services.ledger.redactor))
     except Exception:  # noqa: BLE001 - a lookup that breaks means "no earlier call": the usual path asks
         return None
     if output is None and failure is None:

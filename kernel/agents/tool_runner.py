@@ -32,6 +32,7 @@ from ..errors import ToolFailure
 from ..events import ToolCallFinished, ToolCallStarted
 from ..messages import ToolResultPart
 from ..providers.base import ToolCallReady
+from ..redaction.cuts import finder_of
 from ..tools.descriptor import ToolContext, ToolDescriptor
 from ..tools.schema import validate_input
 from ..states import AgentState, Outcome
@@ -108,7 +109,7 @@ async def run_tool(agent: AgentProcess, call: ToolCallReady) -> ToolResultPart:
 
 def _refused(agent: AgentProcess, call: ToolCallReady, tool_input: Mapping[str, Any], refusal: str) -> CallReport:
     """A call that cannot run at all: recorded with what arrived, answered with why."""
-    message = _shown(refusal)
+    message = _shown(refusal, agent)
     entry = agent.services.record(ToolError(
         actor=agent.id, cause=None, tool=call.name, message=message,
         input=dict(tool_input) if call.input is not None else {"raw": call.raw_arguments}, call=call.id))
@@ -123,7 +124,7 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
         return replay
     allowed = await permit(agent, tool, tool_input, scope, call.id)
     if isinstance(allowed, Refusal):  # the denial is on the record; so is what the model reads
-        message = _shown(allowed.message)
+        message = _shown(allowed.message, agent)
         entry = s.record(ToolError(actor=agent.id, cause=None, tool=tool.name, message=message, call=call.id))
         return CallReport(allowed.outcome, message, entry.seq)
     started = time.perf_counter()  # the run, not the wait for a lease
@@ -224,15 +225,15 @@ def _scope(tool: ToolDescriptor, tool_input: Mapping[str, Any]) -> tuple[str, st
         return "", f"{tool.name} could not work out the permission it needs: {type(exc).__name__}: {exc}"
 
 
-def _shown(message: str) -> str:
-    """An error as the model sees it and the ledger keeps it: text, and never megabytes of it."""
-    return capped(clean_text(message))
+def _shown(message: str, agent: AgentProcess) -> str:
+    """An error as the model sees it and the ledger keeps it: text, and never megabytes of it (nor half a secret)."""
+    return capped(clean_text(message), finder=finder_of(agent.services.ledger.redactor))
 
 
 def _failed(agent: AgentProcess, cause: int, tool: str, message: str, duration_ms: float,
             changes: Sequence[int] = (), call: str | None = None, source: str | None = None) -> CallReport:
     """An error result; one quoting content from ``source`` is wrapped in markers, recorded and taints."""
-    text = _shown(message)
+    text = _shown(message, agent)
     shown = text if source is None else wrap(text, source, agent.nonce)
     entry = agent.services.record(ToolError(actor=agent.id, cause=cause, tool=tool, message=shown,
                                             duration_ms=duration_ms, call=call))

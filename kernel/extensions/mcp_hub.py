@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from ledger import KERNEL
 
 from ..errors import RegistryError, ToolFailure
+from ..redaction.cuts import Spans, finder_of
 from ..tools.descriptor import ToolContext, ToolOutput
 from .mcp_client import McpConnection, McpError
 from .mcp_config import McpSecrets, McpServerConfig
@@ -213,12 +214,12 @@ class McpHub:
                 self._leases.revoke(lease.id, reason, by=KERNEL)
 
     def _runner(self, server: str, tool: str) -> Callable[[ToolContext, Mapping[str, Any]], Any]:
-        async def run(_ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
-            return await self._call(server, tool, dict(tool_input))
+        async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
+            return await self._call(server, tool, dict(tool_input), finder_of(ctx.ledger.redactor))
 
         return run
 
-    async def _call(self, name: str, tool: str, arguments: dict[str, Any]) -> ToolOutput:
+    async def _call(self, name: str, tool: str, arguments: dict[str, Any], finder: Spans | None = None) -> ToolOutput:
         server = self._servers.get(name)
         if server is None:
             raise ToolFailure(f"the MCP server {name} was removed")
@@ -229,7 +230,7 @@ class McpHub:
             raise ToolFailure(exc.message, source=f"MCP server {name}, tool {tool}") from None
         # (a timeout or a cancellation propagates at once: listing a hung server would only hang too)
         await self._after_call(name)
-        text = result_text(content, structured)
+        text = result_text(content, structured, finder)
         if is_error:  # the server's own words: untrusted, like its results
             raise ToolFailure(f"the MCP tool {tool} of {name} reported an error: {text}",
                               source=f"MCP server {name}, tool {tool}")

@@ -19,6 +19,7 @@ from typing import Any, Mapping
 from ..errors import RegistryError
 from ..tools.descriptor import Risk, Runner, ToolDescriptor
 from ..tools.registry import check_descriptor
+from ..redaction.cuts import Spans
 from ..untrusted import capped, clean_text, problem
 from .mcp_names import scope_name, wire_name
 
@@ -92,8 +93,9 @@ def describe(server: str, tool: ListedTool, run: Runner, timeout_s: float) -> To
     return descriptor
 
 
-def result_text(content: list[Any], structured: Any) -> str:
-    """A call result's content blocks as text the model can read (media are named, not inlined), capped."""
+def result_text(content: list[Any], structured: Any, finder: "Spans | None" = None) -> str:
+    """A call result's content blocks as text the model can read (media are named, not inlined), capped
+    (around any secret crossing a cut, given the kernel's redactor as ``finder``)."""
     parts: list[str] = []
     for block in content:
         kind = getattr(block, "type", None)
@@ -115,4 +117,4 @@ def result_text(content: list[Any], structured: Any) -> str:
             parts.append(json.dumps(structured, ensure_ascii=False)[: OUTPUT_MAX_CHARS + 1])
         except (TypeError, ValueError, RecursionError):
             parts.append("[structured content that is not JSON]")
-    return capped(clean_text("\n".join(parts)), OUTPUT_MAX_CHARS)
+    return capped(clean_text("\n".join(parts)), OUTPUT_MAX_CHARS, finder)

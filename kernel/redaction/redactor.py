@@ -30,13 +30,18 @@ class Redactor:
             self._rules = default_rules()
         return self._rules
 
-    def redact(self, text: str) -> tuple[str, int]:
+    def spans(self, text: str) -> list[tuple[int, int, str]]:
+        """Where the secrets in ``text`` are: (start, end, rule), by start (the longest first at a start)."""
         spans = [(s, e, HELD_RULE) for s, e in self.held.find(text)]
         head = text if len(text) <= MAX_SCAN else text[:MAX_SCAN]
         spans += [(f.start, f.end, f.rule) for f in self.rules.find(head)]
+        spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
+        return spans
+
+    def redact(self, text: str) -> tuple[str, int]:
+        spans = self.spans(text)
         if not spans:
             return text, 0
-        spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
         out: list[str] = []
         pos = 0
         count = 0

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, Protocol, Sequence
 
 from ..errors import ToolFailure
+from ..redaction.cuts import finder_of
 from ..sandbox import Sandbox, SandboxCheck, host_paths, scrubbed_env
 from ..sandbox_limits import SandboxLimits, pids_cgroup
 from ..sandbox_overlay import OverlayProbe, OverlayStatus, Stage, stage_parent, wrap_argv
@@ -84,6 +85,7 @@ OUTPUT_SCHEMA: Mapping[str, Any] = {
         "capture": {"type": "string"},
         "conflicts": {"type": "array", "items": {"type": "object"}},
         "links_split": {"type": "array", "items": {"type": "object"}},
+        "not_landed": {"type": "array", "items": {"type": "object"}},
     },
 }
 DESCRIPTION = (
@@ -113,10 +115,10 @@ class CommandResult:
 def shell_tool(settings: "Settings | Callable[[], Settings]", index: IndexSource, *, bwrap: str = "bwrap",
                environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES,
                limits: SandboxLimits = SandboxLimits(), overlay: OverlayProbe | None = None,
-               stages: StagePool | None = None) -> ToolDescriptor:
+               stages: StagePool | None = None, on_recorded: Callable[[Path], None] | None = None) -> ToolDescriptor:
     """The shell_exec descriptor (see ``ShellTool``)."""
     return ShellTool(settings, index, bwrap=bwrap, environ=environ, output_max_bytes=output_max_bytes,
-                     limits=limits, overlay=overlay, stages=stages).descriptor()
+                     limits=limits, overlay=overlay, stages=stages, on_recorded=on_recorded).descriptor()
 
 
 class ShellTool:
@@ -128,12 +130,14 @@ class ShellTool:
     ``environ`` is the host environment the command's HOME, PATH and ``$AGENTDESK_HOME`` come from.
     ``overlay`` finds whether a command can run on an overlay (``OverlayProbe(allowed=False)``: never).
     ``stages`` keeps each workspace's stage folder between commands (``close()`` removes them).
+    ``on_recorded`` is called with the upper layer after an overlay's changes are recorded and before
+    they land (a test's seam).
     """
 
     def __init__(self, settings: "Settings | Callable[[], Settings]", index: IndexSource, *, bwrap: str = "bwrap",
                  environ: Mapping[str, str] | None = None, output_max_bytes: int = OUTPUT_MAX_BYTES,
                  limits: SandboxLimits = SandboxLimits(), overlay: OverlayProbe | None = None,
-                 stages: StagePool | None = None) -> None:
+                 stages: StagePool | None = None, on_recorded: Callable[[Path], None] | None = None) -> None:
         self._settings: Callable[[], Settings] = (
             settings if callable(settings) else (lambda: settings))
         self._index = index
@@ -145,6 +149,7 @@ class ShellTool:
         self._stages = stages if stages is not None else StagePool()
         self._views = ViewCache()
         self._tainted: TaintedFiles | None = None  # where tainted bytes were written, kept between commands
+        self._on_recorded = on_recorded
         # One command at a time per workspace: overlapping commands' changes could not be told apart.
         self._locks: dict[tuple[asyncio.AbstractEventLoop, "Path"], asyncio.Lock] = {}
 
@@ -213,7 +218,7 @@ class ShellTool:
                 tainted = await asyncio.to_thread(workspace_taint, ctx.ledger, root, files)  # what it may read
                 if stage is not None:
                     report = await _run_on_overlay(idx, stage, ctx, argv, limit_group, env, timeout, network,
-                                                   self._output_max_bytes, skipped, release)
+                                                   self._output_max_bytes, skipped, release, self._on_recorded)
                 else:
                     report = await _run_recorded(idx, ctx, argv, limit_group, env, timeout, check.ok, network,
                                                  self._output_max_bytes, skipped)
@@ -306,7 +311,8 @@ async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
                           argv: Callable[[int | None, Path | None], list[str]],
                           limit_group: Callable[[], ContextManager[Path | None]], env: Mapping[str, str],
                           timeout: float, network: bool, cap: int, skipped: tuple[Skipped, ...],
-                          release: Callable[[Stage], None]) -> ToolOutput:
+                          release: Callable[[Stage], None],
+                          on_recorded: Callable[[Path], None] | None = None) -> ToolOutput:
     """Run on the overlay, then apply its upper layer through the ledger, however the command ends;
     ``release`` empties the stage for the next command once it is applied (in the same thread).
 
@@ -322,7 +328,8 @@ async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
             idx.rules.refresh()
             return apply_upper(idx.root, stage.upper, ctx.ledger, actor=ctx.agent_id, cause=ctx.cause,
                                ignores=lambda rel, is_dir: idx.ignores(rel, is_dir=is_dir), excluded=idx.excluded,
-                               max_blob=idx.max_blob, since_seq=since, start_ns=start_ns, known=known)
+                               max_blob=idx.max_blob, since_seq=since, start_ns=start_ns, known=known,
+                               recorded=on_recorded)
         finally:
             release(stage)
 
@@ -428,7 +435,7 @@ async def _run(argv_for: Callable[[int | None], list[str]], sandboxed: bool, cwd
     finally:
         if info_w is not None:
             os.close(info_w)
-    buffer = OutputBuffer(cap)
+    buffer = OutputBuffer(cap, finder_of(ctx.ledger.redactor))  # a secret crossing a cut goes whole
     assert proc.stdout is not None
     reader = asyncio.ensure_future(_pump(proc.stdout, buffer))
     waiter = asyncio.ensure_future(proc.wait())
@@ -555,18 +562,20 @@ class _Captured:
     failed: tuple[tuple[str, str], ...] = ()
     special: tuple[str, ...] = ()
     links_split: tuple[tuple[str, int], ...] = ()  # (relative path, names the file had)
+    renamed: tuple[str, ...] = ()  # named with a secret: kept and recorded under these names
+    unnamed: int = 0               # named with a secret and could not be moved aside: not recorded
 
     @classmethod
     def of_snapshots(cls, changes: "CommandChanges") -> "_Captured":
         return cls(tuple((c.rel, c.kind) for c in changes.changes), changes.hash_only, changes.not_undoable,
-                   changes.snapshot.seq, "snapshots")
+                   changes.snapshot.seq, "snapshots", renamed=changes.renamed, unnamed=changes.unnamed)
 
     @classmethod
     def of_overlay(cls, applied: "Applied") -> "_Captured":
         return cls(tuple(applied.changes), tuple(applied.hash_only), tuple(applied.not_undoable),
                    applied.snapshot.seq if applied.snapshot is not None else 0, "overlay", tuple(applied.ignored),
                    tuple((c.rel, c.by, c.seq) for c in applied.conflicts), tuple(applied.failed),
-                   tuple(applied.skipped), tuple(applied.links_split))
+                   tuple(applied.skipped), tuple(applied.links_split), tuple(applied.renamed))
 
 
 def _report(workspace: "Workspace", outcome: CommandResult, captured: _Captured, *, sandboxed: bool,
@@ -591,10 +600,16 @@ def _report(workspace: "Workspace", outcome: CommandResult, captured: _Captured,
         lines.append(f"CONFLICT {rel}: also changed by {by} while the command ran (entry #{seq}); the command's "
                      "version was applied over it, and undo can bring the other back")
     for rel, why in captured.failed:
-        lines.append(f"could not apply the change to {rel}: {why} (recorded, not landed)")
+        lines.append(f"NOT APPLIED {rel}: {why}; the change is in the record but was refused, and the file "
+                     "keeps what it held")
     for rel, names in captured.links_split:
         lines.append(f"hard link split: {rel} had {names} names; the command's version replaced this name only, "
                      "the other names keep the earlier contents")
+    if captured.renamed:
+        lines.append("a file name held a secret (a key or token), which the record never keeps; the file was kept "
+                     "and recorded as " + _listed(captured.renamed))
+    if captured.unnamed:
+        lines.append(f"NOT RECORDED: {captured.unnamed} file(s) whose name holds a secret could not be renamed")
     if captured.special:
         lines.append("not recorded (not a file, folder or link): " + _listed(captured.special))
     if skipped:
@@ -605,6 +620,8 @@ def _report(workspace: "Workspace", outcome: CommandResult, captured: _Captured,
             "sandboxed": sandboxed, "network": network, "snapshot": captured.snapshot, "capture": captured.capture,
             "conflicts": [{"path": rel, "by": by, "entry": seq} for rel, by, seq in captured.conflicts],
             "links_split": [{"path": rel, "names": names} for rel, names in captured.links_split],
+            "not_landed": [{"path": rel, "why": why} for rel, why in captured.failed],
+            "renamed": list(captured.renamed), "unnamed": captured.unnamed,
             "not_shown": [{"path": s.path, "reason": s.reason} for s in skipped]}
     return ToolOutput("\n".join(lines), data)
 

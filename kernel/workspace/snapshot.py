@@ -27,14 +27,17 @@ import stat
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
-from ledger import OUTSIDE, FileChange, Snapshot
+from ledger import OUTSIDE, FileChange, SecretInName, Snapshot
 from ledger.blobs import MAX_BLOB_BYTES
 
+from ..errors import ToolFailure
 from .ignore import VENV_MARKER, IgnoreRules
+from .root import Workspace
+from .secret_names import holds_secret, move_aside, safe_rel
 from .snapshot_cache import FileState, SnapshotCache
 
 if TYPE_CHECKING:
@@ -69,6 +72,8 @@ class CommandChanges:
     changes: tuple[TreeChange, ...]
     hash_only: tuple[str, ...]      # relative paths recorded by hash only (too large to keep)
     not_undoable: tuple[str, ...]   # of those, the ones whose earlier contents cannot be restored
+    unnamed: int = 0                # files named with a secret that could not be moved aside (not recorded)
+    renamed: tuple[str, ...] = ()   # files named with a secret, moved to (and recorded at) these names
 
 
 def diff(before: Tree, after: Tree) -> list[TreeChange]:
@@ -205,23 +210,58 @@ class SnapshotIndex:
             if prior is not before:  # the index moved on since ``before`` (it should not): diff in full
                 changes = diff(before, after)
             changes = sorted([*changes, *_metadata_changes(before, after)], key=lambda c: c.rel)
-            entries, hash_only, lost = [], [], []
-            for change in changes:
-                before_hash = None if change.before is None else change.before.digest
-                after_hash = None if change.after is None else change.after.digest
-                before_ok = change.before is None or (change.before.stored and self.ledger.has_blob(change.before.digest))
-                after_ok = change.after is None or change.after.stored
-                if not (before_ok and after_ok):
-                    hash_only.append(change.rel)
-                if not before_ok:
-                    lost.append(change.rel)
-                entries.append(FileChange(actor=actor, path=str(self.root / change.rel), before=before_hash,
-                                          after=after_hash, cause=cause, stored=before_ok and after_ok,
-                                          mode=None if change.before is None else change.before.mode))
-            snap = Snapshot(actor=actor, root=str(self.root), cause=cause, files=len(after), changed=len(changes))
-            stored = self.ledger.append_many([*entries, snap])
-            return CommandChanges(tuple(stored[:-1]), stored[-1], tuple(changes),  # type: ignore[arg-type]
-                                  tuple(hash_only), tuple(lost))
+            try:
+                return self._record(changes, len(after), actor, cause, 0)
+            except SecretInName:  # a name the ledger refuses: move those files aside, then record all
+                changes, unnamed, renamed = self._secret_names_aside(changes)
+                recorded = self._record(changes, len(after), actor, cause, unnamed)
+                return replace(recorded, renamed=renamed)
+
+    def _record(self, changes: list[TreeChange], files: int, actor: str, cause: int | None,
+                unnamed: int) -> CommandChanges:
+        entries, hash_only, lost = [], [], []
+        for change in changes:
+            before_hash = None if change.before is None else change.before.digest
+            after_hash = None if change.after is None else change.after.digest
+            before_ok = change.before is None or (change.before.stored and self.ledger.has_blob(change.before.digest))
+            after_ok = change.after is None or change.after.stored
+            if not (before_ok and after_ok):
+                hash_only.append(change.rel)
+            if not before_ok:
+                lost.append(change.rel)
+            entries.append(FileChange(actor=actor, path=str(self.root / change.rel), before=before_hash,
+                                      after=after_hash, cause=cause, stored=before_ok and after_ok,
+                                      mode=None if change.before is None else change.before.mode))
+        snap = Snapshot(actor=actor, root=str(self.root), cause=cause, files=files, changed=len(changes))
+        stored = self.ledger.append_many([*entries, snap])
+        return CommandChanges(tuple(stored[:-1]), stored[-1], tuple(changes),  # type: ignore[arg-type]
+                              tuple(hash_only), tuple(lost), unnamed)
+
+    def _secret_names_aside(self, changes: list[TreeChange]) -> tuple[list[TreeChange], int, tuple[str, ...]]:
+        """Changes whose path holds a secret, moved to (and recorded at) the name redacted
+        (``secret_names``); how many could not be moved (they stay unrecorded, and are counted)."""
+        redactor = self.ledger.redactor
+        if redactor is None:
+            return changes, 0, ()
+        ws, tree, out, unnamed, renamed = Workspace(self.root), dict(self._tree), [], 0, []
+        for change in changes:
+            if not holds_secret(redactor, str(self.root / change.rel)):
+                out.append(change)
+                continue
+            new_rel = safe_rel(redactor, self.root, change.rel,
+                               lambda r: r in tree or os.path.lexists(self.root / r))
+            if change.after is not None:
+                try:
+                    move_aside(ws, change.rel, new_rel)
+                except (OSError, ToolFailure):
+                    unnamed += 1
+                    continue
+                tree[new_rel] = tree.pop(change.rel, change.after)
+            out.append(TreeChange(new_rel, change.before, change.after))
+            renamed.append(new_rel)
+        self._commit(tree, {rel: tree[rel] for rel in tree.keys() - self._tree.keys()},
+                     [rel for rel in self._tree.keys() - tree.keys()])
+        return sorted(out, key=lambda c: c.rel), unnamed, tuple(renamed)
 
     def refresh(self, rels: Iterable[str]) -> list[FileChange]:
         """Re-look at some paths (files or folders) and record what changed there as ``outside``."""
@@ -376,7 +416,13 @@ class SnapshotIndex:
             stored = (before is None or self.ledger.has_blob(before)) and (change.after is None or change.after.stored)
             entries.append(FileChange(actor=OUTSIDE, path=path, before=before, after=current, cause=None,
                                       stored=stored, mode=None if change.before is None else change.before.mode))
-        return self.ledger.append_many(entries) if entries else []  # type: ignore[return-value]
+        if not entries:
+            return []
+        try:
+            return self.ledger.append_many(entries)  # type: ignore[return-value]
+        except SecretInName:  # someone else's file named with a secret: the ledger cannot name it; theirs to keep
+            kept = [e for e in entries if not holds_secret(self.ledger.redactor, e.path)]
+            return self.ledger.append_many(kept) if kept else []  # type: ignore[return-value]
 
     def _commit(self, new: dict[str, FileState], upserts: Mapping[str, FileState], deletes: Iterable[str]) -> None:
         self._tree = new

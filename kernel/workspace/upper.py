@@ -5,8 +5,13 @@ layer holds exactly what it created, changed or deleted; the real workspace
 was not touched. This module reads that layer, records every change as the
 agent's ``fs.write`` caused by the call — old contents from the real file,
 new contents from the upper layer — in one ledger transaction, and only then
-lands them, by rename (the layer lives on the workspace's filesystem). The
-cost follows what changed, not the size of the workspace.
+lands them (``landing``): from the open workspace root without following
+links, each file hard-linked into place from the very inode the record hashed
+(the layer lives on the workspace's filesystem), or refused and listed in
+``failed`` when it can no longer land as recorded. The cost follows what
+changed, not the size of the workspace. A path the ledger refuses to name
+(it holds a secret) is recorded and landed under its name redacted
+(``secret_names``).
 
 What the layer holds, and how each is read:
 
@@ -42,19 +47,22 @@ version is applied on top, and the result names the file, so neither is lost.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
-import shutil
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from ledger import OUTSIDE, FileChange, Snapshot
+from ledger import OUTSIDE, FileChange, SecretInName, Snapshot
 
+from ..errors import ToolFailure
+from . import landing
 from .ignore import VENV_MARKER
+from .landing import Ident, NotAsRecorded
+from .root import Workspace
+from .secret_names import holds_secret, safe_rel
 
 if TYPE_CHECKING:
     from ledger import Ledger
@@ -85,8 +93,9 @@ class Applied:
     ignored: list[str] = field(default_factory=list)         # recorded by hash: the ignore rules matched
     skipped: list[str] = field(default_factory=list)         # special files (pipes, sockets, devices)
     conflicts: list[Conflict] = field(default_factory=list)
-    failed: list[tuple[str, str]] = field(default_factory=list)  # (rel, why) recorded but could not land
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (rel, why) recorded, refused at landing
     links_split: list[tuple[str, int]] = field(default_factory=list)  # (rel, names it had): a hard link broken
+    renamed: list[str] = field(default_factory=list)  # named with a secret: recorded and landed under these names
 
 
 @dataclass(frozen=True)
@@ -97,6 +106,7 @@ class _Content:
     mode: int | None
     stored: bool
     link: bool = False
+    ident: Ident | None = None  # the file the record read (landing checks it is still that one)
 
 
 @dataclass(frozen=True)
@@ -106,6 +116,11 @@ class _Plan:
     after: _Content
     source: Path | None  # in the upper layer (None: a deletion)
     ignored: bool = False  # the ignore rules matched: recorded by hash only
+    land_as: str | None = None  # ``rel`` holds a secret: recorded and landed under this name (``secret_names``)
+
+    @property
+    def shown(self) -> str:
+        return self.rel if self.land_as is None else self.land_as
 
 
 class UpperLayer:
@@ -223,7 +238,7 @@ class UpperLayer:
         """Hash a file or link (storing its bytes when ``keep`` and not too large); None for anything else."""
         if stat.S_ISLNK(st.st_mode):
             data = os.fsencode(os.readlink(path))
-            return _Content(self._keep(data, keep), None, keep, link=True)
+            return _Content(self._keep(data, keep), None, keep, link=True, ident=Ident.of(st))
         if not stat.S_ISREG(st.st_mode):
             return None
         mode = stat.S_IMODE(st.st_mode)
@@ -232,15 +247,16 @@ class UpperLayer:
         except OSError:
             return None
         with os.fdopen(fd, "rb") as fh:
+            ident = Ident.of(os.fstat(fd))  # before reading: a write meanwhile moves the ctime, and landing refuses
             if keep and st.st_size <= self.max_blob:
                 data = fh.read(self.max_blob + 1)
                 if len(data) <= self.max_blob:
-                    return _Content(self._keep(data, True), mode, True)
+                    return _Content(self._keep(data, True), mode, True, ident=ident)
                 fh.seek(0)
             sha = hashlib.sha256()
             while chunk := fh.read(_CHUNK):
                 sha.update(chunk)
-        return _Content(sha.hexdigest(), mode, False)
+        return _Content(sha.hexdigest(), mode, False, ident=ident)
 
     def _keep(self, data: bytes, keep: bool) -> str:
         name = hashlib.sha256(data).hexdigest()
@@ -255,10 +271,34 @@ class UpperLayer:
     # ---- recording and landing --------------------------------------------------
 
     def record(self, actor: str, cause: int | None) -> None:
-        """Store the contents and append every change (one transaction), conflicts' other side first."""
+        """Store the contents and append every change (one transaction), conflicts' other side first.
+        A path the ledger refuses (it holds a secret) is recorded, and landed, under its name redacted."""
+        try:
+            self._record(actor, cause)
+        except SecretInName:
+            self.result = Applied(skipped=self.result.skipped, links_split=self.result.links_split)
+            self._secret_names_aside()
+            self._record(actor, cause)
+
+    def _secret_names_aside(self) -> None:
+        redactor = self.ledger.redactor
+        if redactor is None:
+            return
+        taken = {plan.rel for plan in self._plans}
+        for i, plan in enumerate(self._plans):
+            if holds_secret(redactor, str(self.root / plan.rel)):
+                new_rel = safe_rel(redactor, self.root, plan.rel,
+                                   lambda r: r in taken or os.path.lexists(self.root / r))
+                taken.add(new_rel)
+                self.result.renamed.append(new_rel)
+                self._plans[i] = replace(plan, land_as=new_rel)
+        self._made_dirs = [(rel, mode) for rel, mode in self._made_dirs
+                           if not holds_secret(redactor, str(self.root / rel))]  # its files land elsewhere
+
+    def _record(self, actor: str, cause: int | None) -> None:
         entries: list[FileChange | Snapshot] = []
         for plan in self._plans:
-            path = str(self.root / plan.rel)
+            path = str(self.root / plan.shown)
             last = self.ledger.last_write(path)
             before = plan.before
             if last is not None and last.seq > self.since_seq:
@@ -277,13 +317,13 @@ class UpperLayer:
             kind = ("deleted" if plan.source is None else "created" if before.digest is None
                     else "touched" if same and before.mode == plan.after.mode
                     else "mode" if same else "modified")
-            self.result.changes.append((plan.rel, "link " + kind if plan.after.link or before.link else kind))
+            self.result.changes.append((plan.shown, "link " + kind if plan.after.link or before.link else kind))
             if plan.ignored:
-                self.result.ignored.append(plan.rel)
+                self.result.ignored.append(plan.shown)
             elif not stored:
-                self.result.hash_only.append(plan.rel)
+                self.result.hash_only.append(plan.shown)
                 if not before.stored:
-                    self.result.not_undoable.append(plan.rel)
+                    self.result.not_undoable.append(plan.shown)
         entries.append(Snapshot(actor=actor, root=str(self.root), cause=cause, files=0,
                                 changed=len(self.result.changes), overlay=True))
         stored_entries = self.ledger.append_with_blobs(entries, self._blobs)
@@ -301,26 +341,49 @@ class UpperLayer:
         return st is not None and st.st_ctime_ns >= self.start_ns
 
     def land(self) -> None:
-        """Make the real workspace hold what the layer holds: deletions, folders, then files by rename."""
-        root = self.root
-        for plan in self._plans:
-            if plan.source is None:
-                self._attempt(plan.rel, partial(_unlink, root / plan.rel))
+        """Make the real workspace hold what the layer holds, as recorded: deletions, folders, then files.
+        Every step walks from the open root without following links (``landing``); a change that cannot
+        land as recorded is left out and listed in ``failed``."""
+        ws = Workspace(self.root)
+        with landing.Folders(ws) as real:
+            for plan in self._plans:
+                if plan.source is None:
+                    self._attempt(plan.shown, partial(_delete, real, plan))
         for rel in sorted(set(self._deleted_dirs), key=lambda r: -r.count("/")):
-            self._attempt(rel, partial(shutil.rmtree, root / rel, ignore_errors=True))
+            if not any(f == rel or f.startswith(rel + "/") for f, _ in self.result.failed):
+                self._attempt(rel, partial(landing.remove_folder, ws, rel))
         for rel, mode in sorted(self._made_dirs, key=lambda d: d[0].count("/")):
-            self._attempt(rel, partial(_mkdir, root / rel, mode))
+            self._attempt(rel, partial(landing.make_folder, ws, rel, mode))
         for rel, mode in self._dir_modes:
-            self._attempt(rel, partial(os.chmod, root / rel, mode))
-        for plan in self._plans:
-            if plan.source is not None:
-                self._attempt(plan.rel, partial(_move, plan.source, root / plan.rel))
+            self._attempt(rel, partial(landing.set_mode, ws, rel, mode))
+        with landing.Folders(Workspace(self.upper)) as upper, landing.Folders(ws) as real, \
+                landing.Folders(ws, create=True) as renamed:
+            for plan in self._plans:
+                if plan.source is not None and plan.after.ident is not None:
+                    self._attempt(plan.shown, partial(_put, upper, real if plan.land_as is None else renamed, plan))
+                if plan.source is not None and plan.land_as is not None and plan.before.ident is not None:
+                    # the secret-named file the command changed now lives under the redacted name only
+                    self._attempt(plan.shown, partial(_delete, real, plan))
 
     def _attempt(self, rel: str, action: Callable[[], object]) -> None:
         try:
             action()
+        except NotAsRecorded as exc:
+            self.result.failed.append((rel, exc.why))
+        except ToolFailure as exc:
+            self.result.failed.append((rel, exc.message))
         except OSError as exc:
             self.result.failed.append((rel, exc.strerror or str(exc)))
+
+
+def _delete(real: landing.Folders, plan: _Plan) -> None:
+    landing.delete(real.place(plan.rel), plan.before.ident)
+
+
+def _put(upper: landing.Folders, real: landing.Folders, plan: _Plan) -> None:
+    assert plan.after.ident is not None
+    landing.put(upper.place(plan.rel), real.place(plan.shown), plan.after.ident, plan.after.digest,
+                link=plan.after.link, before=None if plan.land_as else plan.before.ident)
 
 
 def _lstat(path: Path) -> os.stat_result | None:
@@ -340,41 +403,17 @@ def _opaque(path: str) -> bool:
     return False
 
 
-def _unlink(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
-def _mkdir(path: Path, mode: int) -> None:
-    try:
-        os.mkdir(path, mode)
-    except FileExistsError:
-        pass
-    os.chmod(path, mode)
-
-
-def _move(source: Path, target: Path) -> None:
-    """Rename ``source`` over ``target``; across filesystems (a mount inside the workspace), copy beside
-    it first so the target still changes in one rename."""
-    try:
-        os.replace(source, target)
-    except OSError as exc:
-        if exc.errno != errno.EXDEV:
-            raise
-        temp = target.parent / f".{target.name}.{os.urandom(6).hex()}.agentdesk"
-        shutil.copy2(source, temp, follow_symlinks=False)
-        os.replace(temp, target)
-
-
 def apply_upper(root: Path, upper: Path, ledger: "Ledger", *, actor: str, cause: int | None,
                 ignores: Callable[[str, bool], bool], excluded: frozenset[str] = frozenset(), max_blob: int,
-                since_seq: int, start_ns: int, known: Callable[[str], str | None] = lambda rel: None) -> Applied:
-    """Read ``upper``, record its changes to ``root`` as ``actor``'s, then land them."""
+                since_seq: int, start_ns: int, known: Callable[[str], str | None] = lambda rel: None,
+                recorded: Callable[[Path], None] | None = None) -> Applied:
+    """Read ``upper``, record its changes to ``root`` as ``actor``'s, then land them. ``recorded`` is
+    called with the layer between the two (a test plants a link there)."""
     layer = UpperLayer(root, upper, ledger, ignores=ignores, excluded=excluded, max_blob=max_blob,
                        since_seq=since_seq, start_ns=start_ns, known=known)
     layer.read()
     layer.record(actor, cause)
+    if recorded is not None:
+        recorded(upper)
     layer.land()
     return layer.result

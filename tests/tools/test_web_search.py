@@ -84,6 +84,14 @@ def test_a_services_error_text_is_quoted_as_untrusted_without_the_key(fake):
     assert BRAVE_KEY not in caught.value.message
 
 
+def test_a_key_the_service_quotes_across_the_cut_is_not_left_half_there(fake):
+    settings = Settings(web_search_backend="brave", web_search_base_url=fake.url("/brave-echo"))
+    with pytest.raises(WebFailure) as caught:
+        run(settings, {"brave": BRAVE_KEY}, query="x")
+    assert "403" in caught.value.message and "e" * 900 in caught.value.message
+    assert BRAVE_KEY[:3] not in caught.value.message and caught.value.message.endswith("bad key [the A")
+
+
 def test_missing_configuration_is_a_clear_failure(fake):
     with pytest.raises(WebFailure) as caught:
         run(Settings(), {}, query="x")

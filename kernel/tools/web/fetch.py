@@ -19,9 +19,10 @@ import socket
 import ssl
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from urllib.parse import urljoin, urlsplit
 
+from ...redaction.cuts import MARGIN
 from .addresses import parse, refusal
 from .errors import WebFailure
 
@@ -59,6 +60,7 @@ class Fetched:
     total_bytes: int | None  # as the server announced it (Content-Length), when it did
     redirects: tuple[str, ...] = ()
     cut: tuple[str, ...] = field(default=())  # "size", "time"
+    beyond: bytes = b""  # after a size cut, the next bytes (up to cuts.MARGIN): to cut around a secret
 
 
 async def system_resolver(host: str, port: int) -> str:
@@ -126,13 +128,13 @@ async def fetch(url: str, limits: FetchLimits, resolver: Resolver = system_resol
                     if hop_refusal is not None and (why := hop_refusal(current)) is not None:
                         raise WebFailure("redirects", f"refused to follow the redirect to {current}: {why}")
                     continue
-                body, cut = await _read(response, limits, deadline, current)
+                body, cut, beyond = await _read(response, limits, deadline, current)
             finally:
                 await response.aclose()
             return Fetched(url=url, final_url=current, status=response.status_code,
                            reason=response.reason_phrase, content_type=_media_type(response.headers),
                            charset=response.charset_encoding, body=body,
-                           total_bytes=_length(response.headers), redirects=tuple(hops), cut=cut)
+                           total_bytes=_length(response.headers), redirects=tuple(hops), cut=cut, beyond=beyond)
 
 
 async def _pinned_request(client: "httpx.AsyncClient", url: str, limits: FetchLimits,
@@ -163,11 +165,13 @@ async def _pinned_request(client: "httpx.AsyncClient", url: str, limits: FetchLi
 
 
 async def _read(response: "httpx.Response", limits: FetchLimits, deadline: float,
-                url: str) -> tuple[bytes, tuple[str, ...]]:
-    """The body up to the size cap and the deadline, and which of them cut it."""
+                url: str) -> tuple[bytes, tuple[str, ...], bytes]:
+    """The body up to the size cap and the deadline, which of them cut it, and (after a size cut) the
+    next bytes, up to ``cuts.MARGIN``, so a secret crossing the cap can be cut whole."""
     import httpx
 
     chunks: list[bytes] = []
+    beyond = b""
     size = 0
     cut: tuple[str, ...] = ()
     stream = response.aiter_bytes().__aiter__()
@@ -187,6 +191,7 @@ async def _read(response: "httpx.Response", limits: FetchLimits, deadline: float
                 break
             if size + len(chunk) > limits.max_bytes:
                 chunks.append(chunk[:limits.max_bytes - size])
+                beyond = await _beyond(chunk[limits.max_bytes - size:], stream, deadline)
                 size = limits.max_bytes
                 cut = ("size",)
                 break
@@ -197,7 +202,22 @@ async def _read(response: "httpx.Response", limits: FetchLimits, deadline: float
             raise WebFailure("network", f"the reply broke off: {type(exc).__name__}: {exc}",
                              source=_quoting_server(exc, url)) from None
         cut = ("broken",)
-    return b"".join(chunks), cut
+    return b"".join(chunks), cut, beyond
+
+
+async def _beyond(start: bytes, stream: Any, deadline: float) -> bytes:
+    """Up to ``MARGIN`` bytes past the size cap: ``start`` and what arrives next, within the deadline."""
+    import httpx
+
+    got = bytearray(start[:MARGIN])
+    while len(got) < MARGIN and (remaining := deadline - time.monotonic()) > 0:
+        try:
+            async with asyncio.timeout(remaining):
+                more = await stream.__anext__()
+        except (StopAsyncIteration, TimeoutError, httpx.HTTPError):
+            break
+        got += more[:MARGIN - len(got)]
+    return bytes(got)
 
 
 def _quoting_server(exc: Exception, url: str) -> str | None:

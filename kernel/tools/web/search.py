@@ -134,9 +134,10 @@ def _field(value: Any, name: str) -> str:
 
 def _said(response: Any, key: str | None) -> str:
     """What the server's error reply says, capped (never the key, should it echo it back), or nothing."""
-    text = response.content[:ERROR_TEXT_MAX_BYTES].decode("utf-8", "replace").strip()
-    if key:
+    text = response.content[:ERROR_TEXT_MAX_BYTES + len(key or "")].decode("utf-8", "replace")
+    if key:  # replaced before the cut, so a key across it is not left half there
         text = text.replace(key, "[the API key]")
+    text = text[:ERROR_TEXT_MAX_BYTES].strip()
     return f"\nThe server said: {text}" if text else ""
 
 

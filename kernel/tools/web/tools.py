@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from ...redaction.cuts import finder_of, head_bytes
 from ..descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
 from ..fs.common import BOOL, integer, obj, string
 from .convert import describe, readable
@@ -60,7 +61,9 @@ def web_fetch_tool(settings: Callable[[], Any], resolver: Resolver = system_reso
                              max_redirects=s.web_fetch_max_redirects)
         hops: HopCheck | None = None if hop_refusal is None else (lambda url: hop_refusal(ctx.agent_id, url))
         got = await fetch(str(tool_input["url"]), limits, resolver, hops)
-        text = readable(got.body, got.content_type, got.charset, got.final_url)
+        redactor = ctx.ledger.redactor if ctx is not None else None  # (unit tests run it without a context)
+        kept = head_bytes(got.body, got.beyond, finder_of(redactor))  # no half secret left at the size cap
+        text = readable(kept, got.content_type, got.charset, got.final_url)
         body = text if text is not None else describe(got.content_type, len(got.body), got.total_bytes)
         head = f"{got.final_url} — HTTP {got.status} {got.reason}, {got.content_type}, {len(got.body):,} bytes"
         if got.redirects:
