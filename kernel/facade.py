@@ -382,6 +382,8 @@ class Kernel:
         agent = self._get(agent_id)
         if agent.busy or agent.state.busy:
             raise InvalidState(agent.id, agent.state, "archive while it is working (stop or wait first)")
+        # out of the table nobody sees its leases to revoke them, and continuing must ask afresh
+        self._services.leases.revoke_all(agent.id, "the agent was archived")
         self._services.record(AgentArchive(actor=USER, subject=agent.id))
         del self._agents[agent.id]
         self._services.bus.publish(AgentArchived(agent.info()))
