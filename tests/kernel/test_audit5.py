@@ -72,3 +72,26 @@ def test_a_tainted_runs_reply_taints_the_next_run_that_is_given_it(make_env):
     assert refused.subject == second.agent and refused.scope == "mail.send"
     taints = [e for e in env.ledger.page(kind="untrusted", actor=second.agent)]
     assert taints and "previous run" in taints[-1].source
+
+
+def test_setting_the_wall_clock_back_does_not_make_a_lease_last_longer(make_env):
+    env = make_env()
+    a = env.kernel.spawn("patient")
+    lease = env.kernel.grant_lease(a.id, "fs.write", 300)
+    env.clock.advance(240)
+    env.clock.set_wall(env.clock.now() - 3600)  # NTP, or a person, sets the clock back an hour
+    assert [l.id for l in env.kernel.leases(a.id)] == [lease.id]  # four of its five minutes have passed
+    env.clock.advance(60)
+    assert env.kernel.leases(a.id) == []  # five minutes have passed, whatever the wall clock says
+    [expired] = [e for e in env.ledger.page(kind="expired") if getattr(e, "lease", None) == lease.id]
+    assert expired.subject == a.id
+
+
+def test_a_lease_ends_exactly_at_its_until(make_env):
+    env = make_env()
+    a = env.kernel.spawn("punctual")
+    env.kernel.grant_lease(a.id, "fs.read", 300)
+    env.clock.advance(299.5)
+    assert len(env.kernel.leases(a.id)) == 1
+    env.clock.advance(0.5)
+    assert env.kernel.leases(a.id) == []
