@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from kernel.approver import Grant
 from kernel.automations import Automation, PolicyItem
-from kernel.providers.scripted import reply
-from ledger import Denied, LeaseRevoke
+from kernel.clock import ManualClock
+from kernel.events import LeaseRequested
+from kernel.facade import Kernel
+from kernel.providers.scripted import ScriptedProvider, reply
+from kernel.settings import Settings
+from ledger import Denied, LeaseRevoke, Ledger
 from tests.trust.tools import PAGE, registry
 
-from .conftest import GRANT_5M, run
+from .conftest import DENY, GRANT_5M, run
 
 
 def test_archiving_an_agent_ends_its_leases_and_continuing_does_not_bring_them_back(make_env):
@@ -95,3 +100,27 @@ def test_a_lease_ends_exactly_at_its_until(make_env):
     assert len(env.kernel.leases(a.id)) == 1
     env.clock.advance(0.5)
     assert env.kernel.leases(a.id) == []
+
+
+def test_a_lease_request_answered_by_two_clients_takes_the_first_answer_only(tmp_path):
+    """The desktop and a terminal both answer one request (here at once, as it is published): the first
+    answer stands and the second is told it came too late; it never overwrites the first."""
+    (tmp_path / "ws").mkdir()
+    provider = ScriptedProvider().script(reply(tools=(("fs_write", {"path": "a", "content": "1"}),)), reply("ok"))
+    with Ledger(tmp_path / "l.db") as ledger:
+        kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(tmp_path / "ws")),
+                        providers=lambda _n: provider, clock=ManualClock())  # the kernel's own pending approver
+        answered: list[bool] = []
+        for decision in (DENY, Grant(8 * 3600.0)):  # the desktop says no, then a terminal says a working day
+            kernel.subscribe(lambda e, d=decision: answered.append(kernel.resolve_request(e.request.id, d))
+                             if isinstance(e, LeaseRequested) else None)
+        a = kernel.spawn("t")
+
+        async def go():
+            kernel.send(a.id, "go")
+            await kernel.wait(a.id)
+
+        run(go())
+        assert answered == [True, False]
+        assert not (tmp_path / "ws" / "a").exists() and kernel.leases(a.id) == []
+        assert [e.scope for e in ledger.page(kind="denied")] == ["fs.write"]
