@@ -407,6 +407,9 @@ class Kernel:
             raise InvalidState(agent_id, AgentState.KILLED, "continue")
         self._services.record(AgentArchive(actor=USER, subject=agent_id, archived=False))
         agent = self._adopt(self._record(agent_id, tails=True))
+        # taint only grows: what it read before it was archived is on the record, as at a restart
+        untrusted = self._services.ledger.page(kind=UntrustedSeen.KIND, actor=agent_id, limit=10**9)
+        agent.taint = taint_from(reversed(untrusted)).get(agent_id)
         self._services.bus.publish(AgentSpawned(agent.info()))
         return agent.info()
 
