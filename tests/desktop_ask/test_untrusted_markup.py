@@ -7,14 +7,19 @@ stop reason reach labels; Qt renders a label's text as rich text when it merely 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument, Qt as QtText
 from PySide6.QtWidgets import QLabel
 
+from desktop.lease_dialog import LeaseDialog
 from desktop.widgets.tool_card import ToolCard
 from desktop.wording import describe_outcome
+from kernel.api import CallPreview, LeaseRequest
 from kernel.errors import ProviderError
 from kernel.events import Outcome
+from kernel.leases import offered_durations
 from kernel.providers.scripted import ScriptedTurn
 
 from .test_ask_window import send
@@ -47,3 +52,23 @@ def test_a_provider_error_page_is_shown_whole_in_the_window(desk, qtbot):
     qtbot.waitUntil(lambda: win.info.state == "failed", timeout=5000)
     notice = win.transcript.blocks[-1]
     assert HOSTILE in seen(notice) and HOSTILE in seen(win.reason_label)
+
+
+def test_the_lease_dialog_shows_bidi_and_control_characters_in_a_path_visibly(qtbot):
+    """``invoice\\u202efdp.sh`` reads as ``invoicehs.pdf`` when Qt honours the override: the person would
+    grant a write of a shell script believing it a PDF. Such characters are shown as escapes."""
+    path = "invoice\u202efdp.sh"
+    request = LeaseRequest(id=1, agent_id="a7", agent_name="scribe", tool="fs_write", scope="fs.write",
+                           input={"path": path, "content": "#!/bin/sh\n"}, durations=offered_durations(900),
+                           default_duration=900, expires_at=0.0,
+                           preview=CallPreview(f"create {path} (1 line)", path=path))
+    for req in (request, replace(request, once=True, reason="scribe read untrusted content")):
+        dialog = LeaseDialog(req, lambda _d: None, now=lambda: 0.0, grant_delay_ms=0)
+        qtbot.addWidget(dialog)
+        texts = [seen(label) for label in dialog.findChildren(QLabel)]
+        if dialog.arguments_view is not None:
+            texts.append(dialog.arguments_view.toPlainText())
+        assert not any("\u202e" in t for t in texts)
+        assert any("invoice\\u202efdp.sh" in t for t in texts)
+    card = ToolCard("fs_write", "fs.write", request.input)
+    assert "\u202e" not in card.summary_label.text()
