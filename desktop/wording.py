@@ -10,6 +10,7 @@ serves every window, not just Ask.)
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -100,6 +101,15 @@ _UNSEEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u20
 def visible(text: str) -> str:
     """``text`` with every character that would reorder or hide what is read written as ``\\uXXXX``."""
     return _UNSEEN.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def plain_tip(text: str | None) -> str | None:
+    """A tooltip that shows ``text`` as written. Qt reads a tooltip that looks like HTML as rich text (a file
+    name ``<b>fine</b>``, a provider's error page), so text holding markup is escaped into a paragraph that
+    keeps its lines."""
+    if not text or ("<" not in text and "&" not in text):
+        return text
+    return "<p style='white-space:pre-wrap'>" + html.escape(text, quote=False) + "</p>"
 
 
 def summarize_input(tool: str, tool_input: Mapping[str, Any], limit: int = 80) -> str:
