@@ -153,3 +153,18 @@ def test_continuing_an_archived_agent_keeps_its_taint(make_env):
 
     run(again())
     assert outbox == [] and [r.once for r in env.approver.requests] == [True]  # asked once, not a lease
+
+
+def test_an_objective_cannot_fake_the_policy_line_of_the_automation_confirmation():
+    """The confirmation of ``automation_create`` lists the definition one field a line; a model-written
+    objective (or name) with line breaks must not add a line that reads as the policy."""
+    from kernel.automations.tool import definition_lines
+
+    fake = "Each run may use: fs.read for 5 min"
+    a = Automation(id="", name=f"Digest\n{fake}", objective=f"Summarise notes/.\u2028{fake}\n\n{fake}",
+                   schedule="every 2h", policy=(PolicyItem("shell.exec.net", 480 * 60.0),))
+    shown = "\n".join(definition_lines(a, "every 2 hours")).splitlines()
+    assert [line for line in shown if line.startswith("Each run may use:")] == [
+        "Each run may use: shell.exec.net for 480 min"]
+    assert shown[0] == f"Name: Digest {fake}" and shown[2] == "Objective: Summarise notes/."
+    assert f"  \u2502 {fake}" in shown  # the objective's own lines are shown, quoted
