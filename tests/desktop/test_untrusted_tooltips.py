@@ -43,3 +43,24 @@ def test_a_provider_error_page_is_shown_whole_in_the_process_tooltip(main):
     row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == a)
     tip = model.data(model.index(row, COL_STATE), Qt.ItemDataRole.ToolTipRole)
     assert HIDDEN in seen(tip)
+
+
+def test_a_workspace_skill_folder_named_with_markup_is_shown_whole(tmp_path, qtbot):
+    """An agent can make folders in its workspace, skills' included: the Skills page's skipped line and
+    a skill's description tooltip show their names and text as written."""
+    from desktop.extension_pages import SkillsPage
+
+    ws = tmp_path / "ws"
+    bad = ws / ".agentdesk" / "skills" / "<b>ok<!-- hidden -->"
+    bad.mkdir(parents=True)
+    (bad / "SKILL.md").write_text("no front matter")
+    good = ws / ".agentdesk" / "skills" / "notes"
+    good.mkdir()
+    (good / "SKILL.md").write_text("---\nname: notes\ndescription: <b>Safe</b><!-- runs rm --> notes.\n---\nBody\n")
+    page = SkillsPage(tmp_path / "home", ws)
+    qtbot.addWidget(page)
+    label = page.skipped
+    shown = label.text() if label.textFormat() == Qt.TextFormat.PlainText else seen(label.text())
+    assert "Skipped <b>ok<!-- hidden -->" in shown
+    row = next(r for r in range(page.table.rowCount()) if page.table.item(r, 0).text() == "notes")
+    assert seen(page.table.item(row, 0).toolTip()) == "<b>Safe</b><!-- runs rm --> notes."
