@@ -80,6 +80,7 @@ class AskWindow(QWidget):
     def _build(self) -> None:
         self.state_badge = StateBadge(self.info.state, self)
         self.reason_label = QLabel(self)
+        self.reason_label.setTextFormat(Qt.TextFormat.PlainText)  # a provider's error page, a stop reason
         self.reason_label.setWordWrap(True)
         self.pause_button = QPushButton("Pause", self)
         self.pause_button.clicked.connect(self.toggle_pause)
@@ -152,6 +153,7 @@ class AskWindow(QWidget):
         self.send_button = QPushButton("Send", self)
         self.send_button.clicked.connect(self.send)
         self.status_label = QLabel(self)
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
         self.status_label.setStyleSheet(f"color: {shade(MUTED, self.palette())};")
         input_row = QHBoxLayout()
         input_row.addWidget(self.input, 1)

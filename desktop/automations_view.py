@@ -25,6 +25,7 @@ from . import style
 from .automations_form import AutomationForm
 from .outward_inbox import OutwardInbox
 from .sizing import fit_to_screen, show_rows
+from .wording import plain_tip
 
 
 def _table(headers: list[str]) -> QTableWidget:
@@ -42,7 +43,7 @@ def _table(headers: list[str]) -> QTableWidget:
 
 def _cell(text: str, tip: str = "") -> QTableWidgetItem:
     item = QTableWidgetItem(text)
-    item.setToolTip(tip or text)
+    item.setToolTip(plain_tip(tip or text) or "")  # a run's reply, a refused call's arguments
     return item
 
 

@@ -30,6 +30,7 @@ from kernel import ConfigError, McpSecrets, McpStore, parse_server
 from kernel.api import McpChanged, SkillCatalog, SkillInfo
 
 from .theme import ERROR, MUTED, mono_font, shade
+from .wording import plain_tip
 
 StatusFn = Callable[[], list[Any]]
 ReloadFn = Callable[[], Awaitable[Any]]
@@ -57,7 +58,7 @@ def _table(parent: QWidget, headers: list[str], stretch: int | None = None) -> Q
 
 def _cell(text: str, tip: str = "", mono: bool = False) -> QTableWidgetItem:
     item = QTableWidgetItem(text)
-    item.setToolTip(tip or text)
+    item.setToolTip(plain_tip(tip or text) or "")  # a skill's description, a server's reason: as written
     if mono:
         item.setFont(mono_font())
     return item
@@ -326,6 +327,7 @@ class SkillsPage(QWidget):
         self.note.setWordWrap(True)
         self.note.setStyleSheet(f"color: {shade(MUTED, self.palette())};")
         self.skipped = QLabel(self)
+        self.skipped.setTextFormat(Qt.TextFormat.PlainText)  # folder names an agent may have made
         self.skipped.setWordWrap(True)
         self.skipped.setStyleSheet(f"color: {shade(ERROR, self.palette())};")
         layout = QVBoxLayout(self)

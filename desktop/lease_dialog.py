@@ -42,7 +42,7 @@ from kernel.api import (
 )
 
 from .theme import ERROR, mono_font, shade
-from .wording import expiry_text, format_input, grant_choices, highlight_spans, lease_action, lease_title
+from .wording import expiry_text, format_input, grant_choices, highlight_spans, lease_action, lease_title, visible
 from .bridge import EventBridge
 from .sizing import available_geometry, fit
 from .widgets.diff_view import DiffView
@@ -57,7 +57,7 @@ WindowFor = Callable[[str, bool], QWidget | None]  # (agent id, activate) -> the
 def plain_label(text: str, parent: QWidget) -> QLabel:
     """A label that shows ``text`` exactly as written: what a model sent is never read as markup, so no
     tag or comment in a command can hide part of it from the person granting the lease."""
-    label = QLabel(text, parent)
+    label = QLabel(visible(text), parent)  # nor can a bidi override reorder it (wording.visible)
     label.setTextFormat(Qt.TextFormat.PlainText)
     return label
 

@@ -30,7 +30,7 @@ from kernel.api import Confirmed, HookRun, UntrustedSeen
 from . import style
 from .table_model import RowsTableModel
 from .frame_clock import FrameClock
-from .wording import plural
+from .wording import plain_tip, plural
 
 PAGE = 200
 COLUMNS = ("seq", "time", "actor", "kind", "tool / path", "scope", "cause")
@@ -292,7 +292,7 @@ class LedgerTableModel(RowsTableModel):
             if e.kind in ("error", "denied"):
                 return style.role_colour("error")
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(e, col, undone_by)
+            return plain_tip(self._tooltip(e, col, undone_by))
         if role == Qt.ItemDataRole.TextAlignmentRole and col == COL_SEQ:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

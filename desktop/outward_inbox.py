@@ -23,6 +23,7 @@ from kernel.api import KernelError, KernelFacade, LedgerAppended, UnknownIntent
 
 from . import style
 from .sizing import show_rows
+from .wording import plain_tip
 
 _WHAT = {"mail_send": "mail", "calendar_create": "event"}
 
@@ -94,7 +95,7 @@ class OutwardInbox(QWidget):
             when = time.strftime("%a %d %b %H:%M", time.localtime(u.ts))
             for col, text in enumerate((when, call, u.detail)):
                 cell = QTableWidgetItem(text)
-                cell.setToolTip(text)
+                cell.setToolTip(plain_tip(text) or "")  # the detail quotes a mail server's answer
                 self.table.setItem(row, col, cell)
         seqs = [u.intent_seq for u in self.items]
         if seqs:

@@ -35,6 +35,7 @@ from . import style
 from .lease_dialog import ANSWER_SHORTCUT
 from .table_model import RowsTableModel
 from .frame_clock import FrameClock
+from .wording import plain_tip
 
 COLUMNS = ("id", "name \u00b7 model", "state", "tokens", "leases", "started", "")
 COL_ID, COL_NAME, COL_STATE, COL_TOKENS, COL_LEASES, COL_STARTED, COL_KILL = range(len(COLUMNS))
@@ -250,7 +251,7 @@ class ProcessTableModel(RowsTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(info, col)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(info, col)
+            return plain_tip(self._tooltip(info, col))
         if role == Qt.ItemDataRole.ForegroundRole and col == COL_STATE:
             return style.state_colour(info.state)
         if role == Qt.ItemDataRole.FontRole:

@@ -10,6 +10,8 @@ serves every window, not just Ask.)
 
 from __future__ import annotations
 
+import html
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -90,6 +92,26 @@ def diff_line_kind(line: str) -> str:
 # ---- tool calls ------------------------------------------------------------------
 
 
+# Characters that change how the text around them reads without being seen: bidi overrides and isolates
+# (``invoice\u202efdp.sh`` reads as ``invoicehs.pdf``), zero-width ones, and C0/C1 controls (not line breaks
+# or tabs). What a model sent is shown with these as visible escapes.
+_UNSEEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
+def visible(text: str) -> str:
+    """``text`` with every character that would reorder or hide what is read written as ``\\uXXXX``."""
+    return _UNSEEN.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def plain_tip(text: str | None) -> str | None:
+    """A tooltip that shows ``text`` as written. Qt reads a tooltip that looks like HTML as rich text (a file
+    name ``<b>fine</b>``, a provider's error page), so text holding markup is escaped into a paragraph that
+    keeps its lines."""
+    if not text or ("<" not in text and "&" not in text):
+        return text
+    return "<p style='white-space:pre-wrap'>" + html.escape(text, quote=False) + "</p>"
+
+
 def summarize_input(tool: str, tool_input: Mapping[str, Any], limit: int = 80) -> str:
     """One line saying what a call works on: its path, ``src → dst``, the command, the pattern."""
     get = tool_input.get
@@ -103,7 +125,7 @@ def summarize_input(tool: str, tool_input: Mapping[str, Any], limit: int = 80) -
         text = tool_input["path"]
     else:
         text = next((v for v in tool_input.values() if isinstance(v, str)), "")
-    text = " ".join(str(text).split())
+    text = visible(" ".join(str(text).split()))
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
@@ -143,7 +165,7 @@ def lease_title(request: LeaseRequest) -> str:
 
 def lease_action(request: LeaseRequest) -> str:
     """``to call fs_write on notes/todo.md``."""
-    target = request.preview.path if request.preview and request.preview.path else summarize_input(
+    target = visible(request.preview.path) if request.preview and request.preview.path else summarize_input(
         request.tool, request.input)
     return f"to call {request.tool}" + (f" on {target}" if target else "")
 
@@ -189,7 +211,7 @@ def format_input(tool_input: Mapping[str, Any]) -> str:
             lines.append(f"{key}: {value}")
         else:
             lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
-    return "\n".join(lines)
+    return visible("\n".join(lines))
 
 
 def relative_diff(diff: str, workspace: str) -> str:

@@ -1,8 +1,11 @@
 """The kernel's sense of time, injected so tests never sleep.
 
 ``now()`` is wall time in unix seconds (lease ``until`` values, ledger
-timestamps); ``sleep()`` waits on the same clock. ``ManualClock`` only moves
-when a test calls ``advance``, waking every sleeper whose time has come.
+timestamps); ``sleep()`` waits on the same clock. ``monotonic()`` never goes
+back: wall time can (NTP, a person setting the clock), and a lease must not
+last longer because of it. ``ManualClock`` only moves when a test calls
+``advance`` (both clocks) or ``set_wall`` (the wall clock alone), waking
+every sleeper whose time has come.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ class SystemClock:
     def now(self) -> float:
         return time.time()
 
+    def monotonic(self) -> float:
+        return time.monotonic()
+
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(max(0.0, seconds))
 
@@ -40,11 +46,19 @@ class ManualClock:
 
     def __init__(self, start: float = 1_790_000_000.0) -> None:
         self._now = start
+        self._mono = 0.0
         self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
         self._ids = itertools.count()
 
     def now(self) -> float:
         return self._now
+
+    def monotonic(self) -> float:
+        return self._mono
+
+    def set_wall(self, when: float) -> None:
+        """Set the wall clock alone (backwards too), as NTP or a person does; ``monotonic`` does not move."""
+        self._now = when
 
     async def sleep(self, seconds: float) -> None:
         await self.sleep_until(self._now + seconds)
@@ -65,6 +79,7 @@ class ManualClock:
     def advance(self, seconds: float) -> None:
         """Move time forward and wake the sleepers that are due."""
         self._now += seconds
+        self._mono += max(0.0, seconds)
         while self._sleepers and self._sleepers[0][0] <= self._now:
             _, _, fut = heapq.heappop(self._sleepers)
             if not fut.done():

@@ -392,6 +392,8 @@ class Kernel:
         agent = self._get(agent_id)
         if agent.busy or agent.state.busy:
             raise InvalidState(agent.id, agent.state, "archive while it is working (stop or wait first)")
+        # out of the table nobody sees its leases to revoke them, and continuing must ask afresh
+        self._services.leases.revoke_all(agent.id, "the agent was archived")
         self._services.record(AgentArchive(actor=USER, subject=agent.id))
         del self._agents[agent.id]
         self._services.bus.publish(AgentArchived(agent.info()))
@@ -415,6 +417,9 @@ class Kernel:
             raise InvalidState(agent_id, AgentState.KILLED, "continue")
         self._services.record(AgentArchive(actor=USER, subject=agent_id, archived=False))
         agent = self._adopt(self._record(agent_id, tails=True))
+        # taint only grows: what it read before it was archived is on the record, as at a restart
+        untrusted = self._services.ledger.page(kind=UntrustedSeen.KIND, actor=agent_id, limit=10**9)
+        agent.taint = taint_from(reversed(untrusted)).get(agent_id)
         self._services.bus.publish(AgentSpawned(agent.info()))
         return agent.info()
 

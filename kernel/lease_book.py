@@ -4,7 +4,9 @@ Granting appends a ``lease.grant`` entry (the lease's id is its seq);
 revoking appends ``lease.revoke``; a lease whose time is up is recorded once
 as ``expired`` and announced, but ``find`` never depends on that: it checks
 ``until`` against the clock on every call, so an expired lease is simply not
-there even before the sweep notices it. The book also watches the clock
+there even before the sweep notices it. A lease also ends when its duration
+has passed on the monotonic clock: setting the wall clock back does not make
+it last longer. The book also watches the clock
 (``start_expiry_watch``) so each expiry is recorded when its time comes,
 not only when someone next looks.
 """
@@ -27,6 +29,8 @@ class LeaseBook:
         self._clock = clock
         self._publish = publish
         self._live: dict[int, Lease] = {}
+        self._mono = getattr(clock, "monotonic", None)  # None: a clock without one (wall time only)
+        self._ends: dict[int, float] = {}  # lease id → its end on the monotonic clock
         self._expiry_task: asyncio.Task[None] | None = None
         self._granted: asyncio.Event | None = None  # set by each grant while the watch runs
 
@@ -39,6 +43,7 @@ class LeaseBook:
                                                duration_s=duration_s))
         lease = Lease(entry.seq, subject, scope, now + duration_s)
         self._live[lease.id] = lease
+        self._end_after(lease.id, duration_s)
         self._publish(LeaseGranted(lease))
         if self._granted is not None:
             self._granted.set()
@@ -46,8 +51,19 @@ class LeaseBook:
 
     def adopt(self, leases: list[Lease]) -> None:
         """Keep leases granted before this kernel started (rebuilt from the ledger) as live."""
+        now = self._clock.now()
         for lease in leases:
             self._live[lease.id] = lease
+            self._end_after(lease.id, min(lease.until - now, MAX_DURATION))
+
+    def _end_after(self, lease_id: int, seconds: float) -> None:
+        if self._mono is not None:
+            self._ends[lease_id] = self._mono() + seconds
+
+    def _over(self, lease: Lease, now: float, mono: float | None) -> bool:
+        """Its time is up, by the wall clock or by the monotonic one."""
+        end = self._ends.get(lease.id)
+        return lease.until <= now or (mono is not None and end is not None and end <= mono)
 
     def find(self, subject: str, scope: str) -> Lease | None:
         """A live lease of ``subject`` covering ``scope``, checked against the clock now."""
@@ -70,6 +86,7 @@ class LeaseBook:
         lease = self._live.pop(lease_id, None)
         if lease is None:
             return None
+        self._ends.pop(lease_id, None)
         self._ledger.append(LeaseRevoke(actor=by, lease=lease.id, subject=lease.subject, reason=reason))
         self._publish(LeaseRevoked(lease, reason))
         return lease
@@ -81,15 +98,22 @@ class LeaseBook:
     def sweep(self, now: float | None = None) -> list[Lease]:
         """Record and announce the leases whose time is up."""
         now = self._clock.now() if now is None else now
-        due = [l for l in self._live.values() if l.until <= now]
+        mono = self._mono() if self._mono is not None else None
+        due = [l for l in self._live.values() if self._over(l, now, mono)]
         for lease in due:
             del self._live[lease.id]
+            self._ends.pop(lease.id, None)
             self._ledger.append(Expired(actor=KERNEL, scope=lease.scope, subject=lease.subject, lease=lease.id))
             self._publish(LeaseExpired(lease))
         return due
 
     def next_expiry(self) -> float | None:
-        return min((l.until for l in self._live.values()), default=None)
+        """The wall time of the next end (a monotonic end counts as the wall time it falls on now)."""
+        now = self._clock.now()
+        mono = self._mono() if self._mono is not None else None
+        ends = (l.until if mono is None or l.id not in self._ends else min(l.until, now + self._ends[l.id] - mono)
+                for l in self._live.values())
+        return min(ends, default=None)
 
     def start_expiry_watch(self, loop: asyncio.AbstractEventLoop) -> None:
         """Watch the clock on ``loop`` (again, if an earlier watch ended)."""

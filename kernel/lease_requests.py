@@ -21,11 +21,14 @@ class PendingApprover:
 
     An answer may arrive before ``decide`` has started waiting (the request was
     published, a dialog answered at once): it is kept and used when it starts.
+    The first answer stands: a second client answering the same request (the
+    desktop and a terminal) is told it came too late, and never overwrites it.
     """
 
     def __init__(self) -> None:
         self.open: dict[int, asyncio.Future[Decision]] = {}
         self.early: dict[int, Decision] = {}
+        self.answered: set[int] = set()  # until the request is resolved: a later answer is too late
 
     async def decide(self, request: LeaseRequest) -> Decision:
         if request.id in self.early:
@@ -38,17 +41,21 @@ class PendingApprover:
             self.open.pop(request.id, None)
 
     def resolve(self, request_id: int, decision: Decision) -> bool:
+        if request_id in self.answered:
+            return False
         fut = self.open.get(request_id)
         if fut is None:
             self.early[request_id] = decision
-            return True
-        if fut.done():
+        elif fut.done():
             return False
-        fut.set_result(decision)
+        else:
+            fut.set_result(decision)
+        self.answered.add(request_id)
         return True
 
     def forget(self, request_id: int) -> None:
         self.early.pop(request_id, None)
+        self.answered.discard(request_id)
 
 
 class LeaseRequests:

@@ -49,6 +49,7 @@ class ToolCard(QFrame):
         self.details_button.setAutoRaise(True)
         self.details_button.clicked.connect(self.toggle)
         self.reason_label = QLabel(self)
+        self.reason_label.setTextFormat(Qt.TextFormat.PlainText)  # it quotes a tool's error (a page, a file name)
         self.reason_label.setWordWrap(True)
         self.reason_label.hide()
 

@@ -161,6 +161,7 @@ class Transcript(QScrollArea):
         """A failure or stop, in the error colour."""
         self.end_text()
         label = QLabel(text, self.widget())
+        label.setTextFormat(Qt.TextFormat.PlainText)  # it quotes a provider's or the kernel's reason
         label.setWordWrap(True)
         label.setObjectName("notice")
         err = shade(ERROR, self.palette())

@@ -15,6 +15,9 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from ledger import UntrustedSeen
+
+from ..agents.provenance import admit_untrusted
 from ..messages import Message, TextPart
 from ..states import AgentState
 from .model import Automation
@@ -87,7 +90,9 @@ async def run_slot(kernel: "Kernel", a: Automation, slot: Slot, watch: "RunWatch
     try:
         for item in a.policy:
             kernel.grant_lease_as(info.id, item.scope, min(item.duration_s, a.time_limit_s), by=actor)
-        kernel.send(info.id, run_message(kernel, a, slot, info.workspace, prior))
+        message = run_message(kernel, a, slot, info.workspace, prior)
+        _carry_taint(kernel, prior, info.id, message)
+        kernel.send(info.id, message)
         task = asyncio.ensure_future(kernel.wait(info.id))
         limit = asyncio.ensure_future(kernel.clock.sleep(a.time_limit_s))
         try:
@@ -102,6 +107,19 @@ async def run_slot(kernel: "Kernel", a: Automation, slot: Slot, watch: "RunWatch
     finally:
         gate.runs.pop(info.id, None)
         kernel.revoke_all_as(info.id, "the automation run ended", by=actor)
+
+
+def _carry_taint(kernel: "Kernel", prior: RunRecord | None, agent_id: str, message: str) -> None:
+    """The first message quotes the previous run's reply, file names and failure as if the user wrote them:
+    when that run had read untrusted content they may carry its instructions, so this run starts tainted
+    (recorded, so a restart keeps it) and its outward calls are refused like the previous run's."""
+    if prior is None or not prior.agent:
+        return
+    seen = kernel.ledger_page_of(prior.agent, UntrustedSeen.KIND, limit=1)
+    if not seen:
+        return
+    source = f"the previous run {prior.agent}, which read untrusted content (#{seen[0].seq})"
+    admit_untrusted(kernel.process(agent_id), "automation", source, message, seen[0].seq)
 
 
 def _outcome(kernel: "Kernel", a: Automation, slot: Slot, agent_id: str, timed_out: bool,

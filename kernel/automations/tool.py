@@ -43,9 +43,12 @@ SCHEMA: Mapping[str, Any] = {
 
 
 def definition_lines(a: Automation, words: str) -> tuple[str, ...]:
-    """The whole definition, in words, as the confirmation shows it."""
+    """The whole definition, in words, as the confirmation shows it: one field a line, so the name (on one
+    line) and the objective (its further lines quoted) cannot add a line that reads as another field."""
     policy = ", ".join(f"{p.scope} for {int(p.duration_s // 60)} min" for p in a.policy) or "none: every request refused"
-    return (f"Name: {a.name}", f"Runs: {words}", f"Objective: {a.objective}", f"Each run may use: {policy}",
+    first, *rest = a.objective.splitlines() or [""]
+    return (f"Name: {' '.join(a.name.split())}", f"Runs: {words}", f"Objective: {first}",
+            *(f"  \u2502 {line}" for line in rest), f"Each run may use: {policy}",
             f"Budget per run: {a.budget:,} tokens; time limit: {int(a.time_limit_s // 60)} min",
             f"Workspace: {a.workspace}", "Runs are unattended: anything outside the policy is refused and goes to the Inbox.")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import TextIO
 
 from ..approver import Decision, Denial, Grant, LeaseRequest
@@ -34,6 +35,18 @@ def exit_status(final_state: AgentState, reason: str, interrupted: bool, stderr:
 
 SUMMARY_KEYS = ("path", "src", "command", "pattern")
 
+# What the model sent is shown as text, never obeyed by the terminal: C0/C1 controls (a carriage return,
+# ESC sequences that erase a line or recolour the prompt, OSC 52 clipboard writes) and the bidi controls
+# that reorder what is read are written as visible escapes (\x1b, \u202e).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_OR_BREAK = re.compile(_CONTROL.pattern[:-1] + "\n\t]")
+
+
+def shown(text: object, lines: bool = False) -> str:
+    """``text`` safe to print on a terminal: one line unless ``lines`` (which keeps line breaks and tabs)."""
+    pattern = _CONTROL if lines else _CONTROL_OR_BREAK
+    return pattern.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
+
 
 class ToolLines:
     """Text deltas to stdout; one line per finished tool call to stderr."""
@@ -43,19 +56,20 @@ class ToolLines:
         self.stdout = stdout
         self.stderr = stderr
         self._mid_line = False
+        self._tty = _isatty(stdout)
 
     def __call__(self, event: Event) -> None:
         match event:
             case TextDelta(agent_id=aid, text=text) if aid == self.agent_id:
-                self.stdout.write(text)
+                self.stdout.write(shown(text, lines=True) if self._tty else text)  # piped: the reply as sent
                 self.stdout.flush()
                 self._mid_line = not text.endswith("\n")
             case ToolCallStarted(agent_id=aid) if aid == self.agent_id:
                 self._end_text_line()
             case ToolCallFinished(agent_id=aid) if aid == self.agent_id:
                 mark = "ok" if event.ok else "error"
-                detail = "" if event.ok else f": {event.content}"
-                print(f"[tool] {event.tool} {mark} ({event.duration_ms:.0f} ms){detail}", file=self.stderr, flush=True)
+                detail = "" if event.ok else f": {shown(event.content, lines=True)}"
+                print(f"[tool] {shown(event.tool)} {mark} ({event.duration_ms:.0f} ms){detail}", file=self.stderr, flush=True)
 
     def _end_text_line(self) -> None:
         if self._mid_line:
@@ -70,9 +84,16 @@ class ToolLines:
 def summarize_input(tool_input: dict) -> str:
     for key in SUMMARY_KEYS:
         if key in tool_input:
-            return f"{key}={tool_input[key]}"
-    text = json.dumps(tool_input, ensure_ascii=False)
+            return f"{key}={shown(tool_input[key])}"
+    text = shown(json.dumps(tool_input, ensure_ascii=False))
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 class TerminalApprover:
@@ -86,12 +107,12 @@ class TerminalApprover:
         if request.once:
             return await self._confirm(request)
         choices = "  ".join(f"[{i}] {describe_duration(d)}" for i, d in enumerate(request.durations, 1))
-        print(f"\n{request.agent_name} ({request.agent_id}) asks for {request.scope} "
-              f"to call {request.tool} {summarize_input(dict(request.input))}", file=self.stderr)
+        print(f"\n{shown(request.agent_name)} ({request.agent_id}) asks for {shown(request.scope)} "
+              f"to call {shown(request.tool)} {summarize_input(dict(request.input))}", file=self.stderr)
         if request.preview is not None and request.preview.diff:
-            print(request.preview.diff.rstrip("\n"), file=self.stderr)
+            print(shown(request.preview.diff.rstrip("\n"), lines=True), file=self.stderr)
         for note in request.notes:
-            print(f"note: {note}", file=self.stderr)
+            print(f"note: {shown(note)}", file=self.stderr)
         print(f"Grant {request.scope} for: {choices}  [d] Deny > ", end="", file=self.stderr, flush=True)
         answer = (await asyncio.to_thread(self.stdin.readline)).strip().lower()
         if answer.isdigit() and 1 <= int(answer) <= len(request.durations):
@@ -100,17 +121,17 @@ class TerminalApprover:
 
     async def _confirm(self, request: LeaseRequest) -> Decision:
         """A one-off confirmation: why it asks every time, what looks wrong, then y allows this call only."""
-        print(f"\n{request.agent_name} ({request.agent_id}) wants to call {request.tool} ({request.scope}) "
-              f"{summarize_input(dict(request.input))}", file=self.stderr)
-        print(f"asks every time: {request.reason}", file=self.stderr)
+        print(f"\n{shown(request.agent_name)} ({request.agent_id}) wants to call {shown(request.tool)} "
+              f"({shown(request.scope)}) {summarize_input(dict(request.input))}", file=self.stderr)
+        print(f"asks every time: {shown(request.reason)}", file=self.stderr)
         for line in request.detail:
-            print(f"  {line}", file=self.stderr)
+            print(f"  {shown(line)}", file=self.stderr)
         for piece in request.highlights:
-            print(f"from untrusted content: {piece}", file=self.stderr)
+            print(f"from untrusted content: {shown(piece)}", file=self.stderr)
         for flag in request.flags:
-            print(f"warning: {flag}", file=self.stderr)
+            print(f"warning: {shown(flag)}", file=self.stderr)
         for note in request.notes:
-            print(f"note: {note}", file=self.stderr)
+            print(f"note: {shown(note)}", file=self.stderr)
         print("Allow this one call? [y] Allow once  [N] Deny > ", end="", file=self.stderr, flush=True)
         answer = (await asyncio.to_thread(self.stdin.readline)).strip().lower()
         return Grant(0.0) if answer in ("y", "yes") else Denial()

@@ -9,7 +9,8 @@ out with its reason (``status``); the rest of the server works.
 A server's list can change (it says so, or it was restarted and came back different). The hub
 lists again after every call and every restart; a tool that went away or changed (description,
 schema or hints) is taken out or replaced, and every lease on it, or on its whole server, is
-revoked with the reason in the ledger: what the user granted was the tool they saw.
+revoked with the reason in the ledger: what the user granted was the tool they saw. A tool the
+server adds ends a lease on its whole server too: that lease was granted for the tools then listed.
 
 ``reload`` brings the servers in step with mcp.json as it is now (Settings or ``agentdesk mcp``
 changed it while the kernel runs): new servers start, removed or switched-off ones stop (their tools
@@ -179,8 +180,9 @@ class McpHub:
             wire = server.registered.pop(tool_name, None)
             if wire is not None:
                 self._registry.remove(wire)
-        if gone and old:
-            self._revoke(name, gone)
+        added = sorted(t for t in new if t not in old)
+        if old and (gone or added):
+            self._revoke(name, gone, added=added)
         server.listed = new
         server.disabled = {k: v for k, v in server.disabled.items() if k in new and k not in gone}
         scopes = {scope_name(name, t): t for t in server.registered}
@@ -202,13 +204,16 @@ class McpHub:
             scopes[descriptor.scope] = tool_name
         return tuple(gone) if old else ()
 
-    def _revoke(self, server: str, tools: list[str], removed: bool = False) -> None:
+    def _revoke(self, server: str, tools: list[str], removed: bool = False, added: list[str] | None = None) -> None:
         """Revoke every lease on ``tools`` or on the whole server (not broader grants like ``mcp`` or ``*``)."""
         scopes = {scope_name(server, t): t for t in tools}
         whole = server_scope(server)
         what = ", ".join(sorted(tools))
         reason = f"the MCP server {server} was removed or switched off" if removed else \
-            f"the MCP server {server} changed or removed its tools: {what}"
+            f"the MCP server {server} changed or removed its tools: {what}" if tools else \
+            f"the MCP server {server} added tools: {', '.join(added or ())}"
+        if tools and added:
+            reason += f"; it added {', '.join(added)}"
         for lease in self._leases.live():
             if lease.scope == whole or lease.scope in scopes or lease.scope.startswith(whole + ".") and removed:
                 self._leases.revoke(lease.id, reason, by=KERNEL)

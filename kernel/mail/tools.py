@@ -206,17 +206,23 @@ class MailService:
 
     def event_preview(self, workspace: Any, args: Mapping[str, Any]) -> CallPreview:
         account = self.account(args)
-        lines = [f"Account: {account.name}", f"Title: {args['title']}", f"Start: {args['start']}",
-                 f"End: {args['end']}"]
+        lines = [f"Account: {account.name}", f"Title: {_one_line(args['title'])}", f"Start: {_one_line(args['start'])}",
+                 f"End: {_one_line(args['end'])}"]
         for name in ("timezone", "location", "calendar"):
             if args.get(name):
-                lines.append(f"{name.capitalize()}: {args[name]}")
+                lines.append(f"{name.capitalize()}: {_one_line(args[name])}")
         if args.get("attendees"):
-            lines.append("Attendees (they will be invited): " + ", ".join(args["attendees"]))
+            lines.append("Attendees (they will be invited): " + ", ".join(_one_line(a) for a in args["attendees"]))
         if args.get("description"):
             lines += ["", str(args["description"])]
         return CallPreview(f"create the event {args['title']!r} in the account {account.name!r}", None,
                            "\n".join(lines))
+
+
+def _one_line(value: Any) -> str:
+    """A field of the confirmation on its one line: a line break the model put in it is shown as ⏎, so it
+    cannot add a line that reads as another field (a second Attendees line)."""
+    return " \u23ce ".join(str(value).splitlines())
 
 
 def keyed(args: Mapping[str, Any], account: Account) -> dict[str, Any]:
