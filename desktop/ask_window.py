@@ -343,6 +343,8 @@ class AskWindow(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
             self.check_key()
+            if hasattr(self, "transcript"):  # (not while it is being built)
+                self.transcript.activated()
         super().changeEvent(event)
 
     def _diffs(self, seqs: Sequence[int]) -> list[str]:

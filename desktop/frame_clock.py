@@ -27,11 +27,12 @@ from PySide6.QtCore import QObject, QTimer
 
 FRAME_MS = 30
 BACKGROUND_FRAME_MS = 100  # what a window that is not the active one asks for
-# Views changed per pass, and the time the pass may take: Qt lays out and repaints them all before
-# anything else runs. With the kernel in its own process (2026-12-01, ui_bench's 20 streaming windows),
-# 4 views and 6 ms made passes of 20-30 ms with their repaints; 2 and 3 ms keep them under 16.
+# Views changed per pass, and the time the pass may take: Qt lays out and repaints every view a pass
+# changed before the loop turns again. Measured with the kernel in its own process (ui_bench, twenty
+# windows streaming, 2026-12-01): 4 views per pass stalled the loop 20-30 ms (p99), 2 views 13-21 ms,
+# 1 view 9-10 ms, with more text shown per second, not less.
 BUDGET_MS = 3.0
-PER_PASS = 2
+PER_PASS = 1
 
 
 class FrameClock(QObject):

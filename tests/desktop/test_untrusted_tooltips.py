@@ -45,7 +45,7 @@ def test_a_provider_error_page_is_shown_whole_in_the_process_tooltip(main):
     assert HIDDEN in seen(tip)
 
 
-def test_a_workspace_skill_folder_named_with_markup_is_shown_whole(tmp_path, qtbot):
+def test_a_workspace_skill_folder_named_with_markup_is_shown_whole(main, tmp_path, qtbot):
     """An agent can make folders in its workspace, skills' included: the Skills page's skipped line and
     a skill's description tooltip show their names and text as written."""
     from desktop.extension_pages import SkillsPage
@@ -57,8 +57,10 @@ def test_a_workspace_skill_folder_named_with_markup_is_shown_whole(tmp_path, qtb
     good = ws / ".agentdesk" / "skills" / "notes"
     good.mkdir()
     (good / "SKILL.md").write_text("---\nname: notes\ndescription: <b>Safe</b><!-- runs rm --> notes.\n---\nBody\n")
-    page = SkillsPage(tmp_path / "home", ws)
+    page = SkillsPage(main.kernel, main.desk.store.root, ws)  # the kernel's catalogue (here in this process)
     qtbot.addWidget(page)
+    with qtbot.waitSignal(page.loaded, timeout=10_000):
+        pass
     label = page.skipped
     shown = label.text() if label.textFormat() == Qt.TextFormat.PlainText else seen(label.text())
     assert "Skipped <b>ok<!-- hidden -->" in shown

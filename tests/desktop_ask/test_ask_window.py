@@ -169,3 +169,23 @@ def test_history_is_shown_when_the_window_opens_late(desk, qtbot):
     late = AskWindow(desk.kernel, win.agent_id, desk.bridge, lambda: None)
     qtbot.addWidget(late)
     assert [b.raw for b in late.transcript.blocks] == ["earlier question", "earlier answer"]
+
+
+def test_a_reply_finished_in_the_background_becomes_selectable_when_its_window_is_activated(desk, qtbot):
+    """Settling a long reply into a label is one of the desktop's longest frames: a window in the
+    background shows the finished reply as it streamed, and settles it once it comes to the front."""
+    from PySide6.QtWidgets import QApplication
+
+    win = desk.open()
+    other = desk.open("tester")
+    desk.provider_of(win).script(reply("a finished reply", chunks=3))
+    other.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is other, timeout=5000)
+    desk.kernel.send(win.agent_id, "go")
+    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    block = win.transcript.blocks[-1]
+    qtbot.waitUntil(lambda: win.transcript._frames.idle, timeout=5000)
+    assert block.raw == "a finished reply" and not block.labels and "a finished reply" in block.live.text()
+    win.activateWindow()
+    qtbot.waitUntil(lambda: len(block.labels) == 1 and block.live.isHidden(), timeout=5000)
+    assert "a finished reply" in block.text()

@@ -58,5 +58,8 @@ def test_end_of_turn_shows_the_text_at_once_and_settles_it_later(qapp, qtbot):
     assert block.raw == "Done. It works" and transcript.current is None and not block.labels
     transcript.add_text("next")  # a new reply goes below, in a block of its own
     qtbot.waitUntil(lambda: transcript._frames.idle)
+    assert not block.labels and not block.live.isHidden()  # in the background: shown, settled when activated
+    transcript.activated()
+    qtbot.waitUntil(lambda: transcript._frames.idle)
     assert len(block.labels) == 1 and "Done. It works" in block.text() and block.live.isHidden()
     assert transcript.blocks[-1] is not block and transcript.blocks[-1].raw == "next"
