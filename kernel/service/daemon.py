@@ -91,7 +91,7 @@ async def _warm_provider(name: str, providers: Any, store: SettingsStore) -> Non
     stderr and left for the first request to meet again."""
     from ..providers.lazy import missing_key_message
 
-    if missing_key_message(name, store) is not None:
+    if await asyncio.to_thread(missing_key_message, name, store) is not None:  # (the keyring: ~0.2 s to load)
         return
     try:
         warm = getattr(providers(name), "warm", None)
