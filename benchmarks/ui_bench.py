@@ -294,8 +294,12 @@ def startup(runs: int = 3) -> dict[str, object]:
         with tempfile.TemporaryDirectory() as home:
             env = dict(os.environ, QT_QPA_PLATFORM="offscreen", AGENTDESK_EXIT_WHEN_SHOWN="1", AGENTDESK_HOME=home)
             t0 = time.time()
-            out = subprocess.run([sys.executable, "-m", "desktop.launcher"], cwd=ROOT, env=env,
-                                 capture_output=True, text=True, timeout=60)
+            try:
+                out = subprocess.run([sys.executable, "-m", "desktop.launcher"], cwd=ROOT, env=env,
+                                     capture_output=True, text=True, timeout=60)
+            finally:  # the desktop started a kernel service for this home, which outlives it: stop it
+                subprocess.run([sys.executable, "-m", "desktop.launcher", "kernel", "--stop"], cwd=ROOT, env=env,
+                               capture_output=True, timeout=60)
             line = next((l for l in out.stdout.splitlines() if l.startswith("shown_at=")), None)
             if line is None:
                 raise RuntimeError(f"the desktop did not report being shown: {out.stderr[-2000:]}")
