@@ -3,8 +3,8 @@
 ``peer_probe.py MODE SOCKET OUT``: ``direct`` connects from this process;
 ``orphan`` double-forks first, so the process that connects lost its parent
 and was re-parented (to the kernel, a child subreaper). What the kernel
-answered to ``hello`` is written to OUT (atomically) with the connecting
-process's parent pid.
+answered to ``hello`` is written to OUT (a FIFO the test reads) with the
+connecting process's parent pid.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import os
 import select
 import socket
 import sys
-import time
 
 HELLO = b'{"jsonrpc":"2.0","id":1,"method":"hello","params":{"version":1}}\n'
 
@@ -34,29 +33,28 @@ def attempt(path: str) -> dict[str, object]:
 
 
 def report(out: str, data: dict[str, object]) -> None:
+    """Write what happened into OUT: a FIFO the test reads (it holds the reading end open)."""
     data["pid"] = os.getpid()
     data["leaked"] = sorted(n for n in os.environ if n.startswith("AGENTDESK_") or n == "XDG_RUNTIME_DIR")
-    with open(out + ".tmp", "w") as f:
+    with open(out, "w") as f:
         json.dump(data, f)
-    os.replace(out + ".tmp", out)
 
 
 def orphan(path: str, out: str) -> None:
-    read_end, write_end = os.pipe()
+    ready_r, ready_w = os.pipe()
     middle = os.fork()
     if middle == 0:
         middle_pid = os.getpid()
         if os.fork() == 0:  # the grandchild: waits until its parent is gone, then connects
-            os.close(write_end)
-            select.select([read_end], [], [], 20)  # EOF: the middle process exited
-            end = time.monotonic() + 20
-            while os.getppid() == middle_pid and time.monotonic() < end:
-                time.sleep(0.001)
+            gone = os.pidfd_open(middle_pid)  # readable once that process has exited (children re-parented first)
+            os.write(ready_w, b"x")
+            select.select([gone], [], [], 20)
             report(out, {"ppid": os.getppid(), **attempt(path)})
             os._exit(0)
+        os.read(ready_r, 1)  # the grandchild watches this process now: it may go
         os._exit(0)
-    os.close(write_end)
-    os.close(read_end)
+    os.close(ready_w)
+    os.close(ready_r)
     os.waitpid(middle, 0)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 import time
@@ -25,20 +26,31 @@ PROBE = Path(__file__).with_name("peer_probe.py")
 DEADLINE_S = 60.0
 
 
-def wait_for(path: Path, proc: subprocess.Popen[bytes]) -> dict[str, object]:
-    """What a probe process wrote (real processes starting: polled with a deadline)."""
+def wait_for(fd: int, proc: subprocess.Popen[bytes]) -> dict[str, object]:
+    """What a probe process wrote into its FIFO (a real process the kernel starts: read with a deadline,
+    looking at the kernel between waits)."""
     end = time.monotonic() + DEADLINE_S
-    while not path.exists():
-        assert time.monotonic() < end, f"{path.name} was never written"
-        assert proc.poll() is None, "the kernel exited"
-        time.sleep(0.02)
-    return json.loads(path.read_text())
+    data = b""
+    while True:
+        left = end - time.monotonic()
+        assert left > 0, "the probe never wrote"
+        if not select.select([fd], [], [], min(1.0, left))[0]:
+            assert proc.poll() is None, "the kernel exited"
+            continue
+        chunk = os.read(fd, 65536)
+        if not chunk and data:  # the writer closed: all of it is here
+            return json.loads(data)
+        data += chunk
 
 
 @pytest.fixture
 def probing_kernel(kernel_env, agentdesk_home, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
+    fifos = {}
+    for mode in ("direct", "orphan"):  # read ends held open from the start, so a probe never blocks writing
+        os.mkfifo(out / mode)
+        fifos[mode] = os.open(out / mode, os.O_RDONLY | os.O_NONBLOCK)
     sock = KernelProcess(agentdesk_home, kernel_env).socket
     servers = {mode: {"command": sys.executable, "args": [str(PROBE), mode, str(sock), str(out / mode)],
                       "timeout": 30} for mode in ("direct", "orphan")}
@@ -46,15 +58,17 @@ def probing_kernel(kernel_env, agentdesk_home, tmp_path):
     runtime = tmp_path / "rt"
     runtime.mkdir(mode=0o700)
     k = KernelProcess(agentdesk_home, {**kernel_env, "XDG_RUNTIME_DIR": str(runtime)}).start()
-    yield k, out
+    yield k, fifos
     if k.proc is not None and k.proc.poll() is None:
         k.stop()
+    for fd in fifos.values():
+        os.close(fd)
 
 
 def test_an_mcp_server_the_kernel_started_is_refused(probing_kernel):
-    k, out = probing_kernel
+    k, fifos = probing_kernel
     assert k.proc is not None
-    got = wait_for(out / "direct", k.proc)
+    got = wait_for(fifos["direct"], k.proc)
     assert got["ppid"] == k.proc.pid  # a child of the kernel process
     assert got["leaked"] == [], got  # no AGENTDESK_HOME (the kernel has one) nor runtime folder in its environment
     reply = got.get("reply")
@@ -69,9 +83,9 @@ def test_an_mcp_server_the_kernel_started_is_refused(probing_kernel):
 
 
 def test_a_double_forked_orphan_is_adopted_by_the_kernel_and_refused(probing_kernel):
-    k, out = probing_kernel
+    k, fifos = probing_kernel
     assert k.proc is not None
-    got = wait_for(out / "orphan", k.proc)
+    got = wait_for(fifos["orphan"], k.proc)
     assert got["ppid"] == k.proc.pid  # re-parented to the kernel (a child subreaper), not to init
     reply = got.get("reply")
     assert isinstance(reply, dict) and reply.get("error", {}).get("code") == protocol.PEER_REFUSED, got
