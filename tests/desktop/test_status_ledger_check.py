@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Iterator
 
 from desktop.app import build_desktop
 from desktop.status import StatusCounts
@@ -15,6 +17,22 @@ from kernel.automations.store import AutomationStore
 from kernel.clock import ManualClock
 from kernel.settings import Settings
 from ledger import Broken, Head, Intact, Ledger, ToolCall
+
+
+@contextmanager
+def desktop_on(home: Path, workspace: Path, qtbot) -> Iterator[Any]:
+    """The desktop on ``home`` (its kernel in this process), closed again afterwards."""
+    desk = build_desktop(home, providers=lambda name: None, clock=ManualClock(),
+                         settings=Settings(workspace=str(workspace)))
+    qtbot.addWidget(desk.window)
+    try:
+        yield desk
+    finally:
+        closing = asyncio.ensure_future(desk.kernel.aclose())
+        qtbot.waitUntil(closing.done, timeout=5000)
+        desk.window._done = True
+        desk.bridge.close()
+        desk.ledger.close()
 
 
 def test_footer_words_for_each_result() -> None:
@@ -52,19 +70,10 @@ def test_desktop_on_a_home_with_forged_automation_records_says_so(tmp_path: Path
     raw.execute("UPDATE automation_events SET actor = 'mallory'")
     raw.commit()
     raw.close()
-    desk = build_desktop(home, providers=lambda name: None, clock=ManualClock(),
-                         settings=Settings(workspace=str(tmp_path)))
-    qtbot.addWidget(desk.window)
-    try:
+    with desktop_on(home, tmp_path, qtbot) as desk:
         footer = desk.window.status.footer
         assert "automation records broken" in footer.text() and "color:" in footer.text()
         assert "automation records are broken at automation_events row 1" in footer.toolTip()
-    finally:
-        closing = asyncio.ensure_future(desk.kernel.aclose())
-        qtbot.waitUntil(closing.done, timeout=5000)
-        desk.window._done = True
-        desk.bridge.close()
-        desk.ledger.close()
 
 
 def test_desktop_on_a_tampered_home_shows_the_broken_entry(tmp_path: Path, qloop, qtbot) -> None:
@@ -77,19 +86,10 @@ def test_desktop_on_a_tampered_home_shows_the_broken_entry(tmp_path: Path, qloop
     raw.execute("UPDATE entries SET scope = 'forged' WHERE seq = 2")
     raw.commit()
     raw.close()
-    desk = build_desktop(home, providers=lambda name: None, clock=ManualClock(),
-                         settings=Settings(workspace=str(tmp_path)))
-    qtbot.addWidget(desk.window)
-    try:
+    with desktop_on(home, tmp_path, qtbot) as desk:
         footer = desk.window.status.footer
         assert "ledger broken at #2" in footer.text() and "color:" in footer.text()
         assert footer.toolTip().startswith("The ledger is broken at #2:")
-    finally:
-        closing = asyncio.ensure_future(desk.kernel.aclose())
-        qtbot.waitUntil(closing.done, timeout=5000)
-        desk.window._done = True
-        desk.bridge.close()
-        desk.ledger.close()
 
 
 def test_desktop_on_an_intact_home_says_verified(main) -> None:
@@ -114,18 +114,9 @@ def test_a_fallback_to_snapshots_is_said_once_with_its_reason(tmp_path: Path, ql
     ws = tmp_path / "ws"
     ws.mkdir()
     (tmp_path / ".agentdesk-overlay").write_text("a file where the staging folder would go")
-    desk = build_desktop(tmp_path / "home", providers=lambda name: None, clock=ManualClock(),
-                         settings=Settings(workspace=str(ws)))
-    qtbot.addWidget(desk.window)
-    try:
+    with desktop_on(tmp_path / "home", ws, qtbot) as desk:
         asyncio.ensure_future(desk.window.show_sandbox_mode())
         qtbot.waitUntil(lambda: desk.window.status.counts.sandbox is not None, timeout=10000)
         notice = desk.window.statusBar().currentMessage()
         assert notice.startswith("Shell commands use snapshots (no overlay here)")
         assert "Sandbox: snapshots (no overlay: cannot make a staging folder" in desk.window.status.footer.toolTip()
-    finally:
-        closing = asyncio.ensure_future(desk.kernel.aclose())
-        qtbot.waitUntil(closing.done, timeout=5000)
-        desk.window._done = True
-        desk.bridge.close()
-        desk.ledger.close()
