@@ -37,11 +37,11 @@ def imports() -> None:
 
 
 async def mcp_figures(tmp: Path) -> None:
-    from kernel.clock import ManualClock
-    from kernel.events import EventBus
+    from kernel.core.clock import ManualClock
+    from kernel.core.events import EventBus
     from kernel.extensions.mcp_config import McpServerConfig
     from kernel.extensions.mcp_hub import McpHub
-    from kernel.lease_book import LeaseBook
+    from kernel.leases.book import LeaseBook
     from kernel.tools.registry import ToolRegistry
     from ledger import Ledger
 

@@ -35,8 +35,8 @@ CHILD = r"""
 import asyncio, json, os, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from kernel.clock import SystemClock
-from kernel.errors import ToolFailure
+from kernel.core.clock import SystemClock
+from kernel.core.errors import ToolFailure
 from kernel.tools.descriptor import ToolContext
 from kernel.tools.fs import FS_DELETE, FS_EDIT, FS_MOVE, FS_WRITE
 from kernel.workspace.root import Workspace

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kernel.facade import Kernel  # noqa: E402
 from kernel.providers.base import ProviderRequest, StreamEnd, ToolCallReady, UsageReport  # noqa: E402
-from kernel.settings import Settings  # noqa: E402
+from kernel.config.settings import Settings  # noqa: E402
 from ledger import Ledger  # noqa: E402
 
 GOAL_MEDIAN_MS = 0.5

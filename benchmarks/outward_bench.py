@@ -27,8 +27,8 @@ sys.path.insert(0, str(HERE))
 
 
 def lookup(n: int) -> tuple[float, float]:
-    from kernel.clock import ManualClock
-    from kernel.outward import OutwardBook
+    from kernel.core.clock import ManualClock
+    from kernel.tools.outward import OutwardBook
     from kernel.tools.descriptor import ToolContext
     from ledger import Intent, Ledger, ToolResult
 

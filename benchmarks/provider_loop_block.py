@@ -23,7 +23,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from kernel.messages import Message, TextPart, ToolResultPart, ToolSpec, ToolUse, user_text  # noqa: E402
+from kernel.core.messages import Message, TextPart, ToolResultPart, ToolSpec, ToolUse, user_text  # noqa: E402
 from kernel.providers.base import ProviderRequest  # noqa: E402
 from kernel.providers.catalog import CATALOG  # noqa: E402
 

@@ -32,7 +32,7 @@ from kernel.automations import chain, chain_start  # noqa: E402
 from kernel.automations.store import AutomationStore  # noqa: E402
 from kernel.facade import Kernel  # noqa: E402
 from kernel.providers.scripted import ScriptedProvider  # noqa: E402
-from kernel.settings import Settings  # noqa: E402
+from kernel.config.settings import Settings  # noqa: E402
 from ledger import (  # noqa: E402
     AgentSpawn, Entry, LeaseGrant, Ledger, ModelRequest, ToolCall, ToolResult, UserTurn,
 )

@@ -3,7 +3,7 @@
 Reports, as medians over ``--runs`` runs of ``true`` in a fresh workspace:
 
 - ``old_bwrap_ms``: bubblewrap with the old view (``--ro-bind / /``, private /tmp, the workspace);
-- ``plan_ms``: building the new view (``kernel.sandbox_view.plan``: PATH walk, secret checks, git locks);
+- ``plan_ms``: building the new view (``kernel.sandbox.view.plan``: PATH walk, secret checks, git locks);
 - ``new_bwrap_ms``: bubblewrap with the new view and limits (system binds, tmpfs home, toolchains,
   masks, size caps, ulimits; a pids cgroup too when running as root);
 - ``mounts``: how many mount flags the new command line carries.
@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kernel.sandbox import Sandbox, host_paths, scrubbed_env  # noqa: E402
-from kernel.sandbox_limits import SandboxLimits, pids_cgroup  # noqa: E402
-from kernel.sandbox_view import plan  # noqa: E402
-from kernel.settings import home as agentdesk_home  # noqa: E402
+from kernel.sandbox.bwrap import Sandbox, host_paths, scrubbed_env  # noqa: E402
+from kernel.sandbox.limits import SandboxLimits, pids_cgroup  # noqa: E402
+from kernel.sandbox.view import plan  # noqa: E402
+from kernel.config.settings import home as agentdesk_home  # noqa: E402
 
 
 def _ms(samples: list[float]) -> float:

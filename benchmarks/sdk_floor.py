@@ -22,7 +22,7 @@ PAYLOAD_BYTES = 2048
 
 def tool_specs() -> list[dict]:
     """The tools ``agentdesk ask`` offers (file tools and shell_exec), so both send the same."""
-    from kernel.settings import Settings
+    from kernel.config.settings import Settings
     from kernel.tools.registry import builtin_registry
     from kernel.tools.shell import shell_tool
 

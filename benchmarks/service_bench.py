@@ -145,7 +145,7 @@ class ToolLoop:
 
 def make_kernel(home: Path, ws: Path) -> Any:
     from kernel.facade import Kernel
-    from kernel.settings import Settings
+    from kernel.config.settings import Settings
     from ledger import Ledger
 
     ledger = Ledger(home / "ledger.db")
@@ -264,9 +264,9 @@ def part_service() -> None:
 
 
 async def first_request(srv: FakeProviderServer, out_of_process: bool) -> float:
-    from kernel.messages import user_text
+    from kernel.core.messages import user_text
     from kernel.providers.registry import make_provider
-    from kernel.settings import Settings
+    from kernel.config.settings import Settings
 
     srv.script(Turn(parts=(Text("ok"),)))
     started = time.perf_counter()

@@ -2,7 +2,7 @@
 
 Run from the repository root: ``python benchmarks/settings_bench.py [--root DIR]``. ``--root`` measures
 another checkout's ``kernel`` package (an older commit extracted with ``git archive``) for a before/after.
-Prints the median import time of ``kernel.settings`` in a fresh interpreter, the median time of one
+Prints the median import time of ``kernel.config.settings`` in a fresh interpreter, the median time of one
 ``SettingsStore.load()`` of a full settings.json, and the import time of pydantic for comparison.
 """
 
@@ -37,7 +37,7 @@ def import_ms(module: str, root: Path) -> float:
 
 def load_us(root: Path) -> float:
     sys.path.insert(0, str(root))
-    from kernel.settings import Settings, SettingsStore
+    from kernel.config.settings import Settings, SettingsStore
 
     with tempfile.TemporaryDirectory() as tmp:
         data = Settings(workspace="/tmp/ws").to_json()
@@ -58,7 +58,7 @@ def main() -> None:
     args = parser.parse_args()
     root = args.root.resolve()
     print(f"code measured: {root}")
-    print(f"import kernel.settings: {import_ms('kernel.settings', root):.1f} ms (median of {RUNS})")
+    print(f"import kernel.config.settings: {import_ms('kernel.config.settings', root):.1f} ms (median of {RUNS})")
     print(f"SettingsStore.load() of a full settings.json: {load_us(root):.1f} us (median of 2000)")
     try:
         print(f"import pydantic (the alternative): {import_ms('pydantic', root):.1f} ms (median of {RUNS})")

@@ -36,12 +36,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kernel.clock import SystemClock  # noqa: E402
-from kernel.sandbox import Sandbox, host_paths, scrubbed_env  # noqa: E402
-from kernel.sandbox_limits import SandboxLimits, pids_cgroup  # noqa: E402
-from kernel.sandbox_overlay import OverlayProbe  # noqa: E402
-from kernel.sandbox_view import plan  # noqa: E402
-from kernel.settings import Settings, home as agentdesk_home  # noqa: E402
+from kernel.core.clock import SystemClock  # noqa: E402
+from kernel.sandbox.bwrap import Sandbox, host_paths, scrubbed_env  # noqa: E402
+from kernel.sandbox.limits import SandboxLimits, pids_cgroup  # noqa: E402
+from kernel.sandbox.overlay import OverlayProbe  # noqa: E402
+from kernel.sandbox.view import plan  # noqa: E402
+from kernel.config.settings import Settings, home as agentdesk_home  # noqa: E402
 from kernel.tools.descriptor import ToolContext, ToolDescriptor  # noqa: E402
 from kernel.tools.shell import ShellTool  # noqa: E402
 from kernel.workspace.root import Workspace  # noqa: E402

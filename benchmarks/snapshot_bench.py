@@ -29,8 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kernel.clock import SystemClock  # noqa: E402
-from kernel.settings import Settings  # noqa: E402
+from kernel.core.clock import SystemClock  # noqa: E402
+from kernel.config.settings import Settings  # noqa: E402
 from kernel.workspace.snapshot import SnapshotIndex  # noqa: E402
 from kernel.tools.descriptor import ToolContext  # noqa: E402
 from kernel.tools.shell import shell_tool  # noqa: E402

@@ -110,7 +110,7 @@ class StallMeter:
 
 async def streaming(agents: int, seconds: float, rate: float, tmp: Path) -> dict[str, float]:
     from desktop.app import build_desktop, freeze_startup_objects
-    from kernel.settings import Settings
+    from kernel.config.settings import Settings
 
     count = int(seconds * rate)
     workspace = tmp / "ws-streams"  # beside the home, not holding it (a workspace may not hold the ledger)
@@ -128,7 +128,7 @@ def serve_paced(home: str, workspace: str, rate: float, count: int, ready: Any) 
     from kernel.facade import Kernel
     from kernel.service.home import socket_path
     from kernel.service.server import KernelServer
-    from kernel.settings import Settings
+    from kernel.config.settings import Settings
     from ledger import Ledger
 
     async def main() -> None:
@@ -232,7 +232,7 @@ async def long_conversations(tmp: Path, calls: int = 40) -> dict[str, float]:
 
     from desktop.app import build_desktop
     from kernel.providers.registry import make_provider
-    from kernel.settings import Settings
+    from kernel.config.settings import Settings
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from provider_bench import RemoteFake

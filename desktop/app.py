@@ -61,7 +61,7 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     from kernel.mail.wiring import held_account_secrets, mail_for_home
     from kernel.providers.lazy import LazyProviders, missing_key_message
     from kernel.redaction import SecretRegistry
-    from kernel.settings import SettingsStore
+    from kernel.config.settings import SettingsStore
     from ledger import Ledger
 
     from .bridge import EventBridge
@@ -97,7 +97,7 @@ async def attach_desktop(root: Path, *, grant_delay_ms: int | None = None) -> De
     status line says attached or detached, and the client reconnects by itself."""
     from kernel.api import ConfigError
     from kernel.service import RemoteKernel, ServiceError, ensure_kernel
-    from kernel.settings import SettingsStore
+    from kernel.config.settings import SettingsStore
 
     from .bridge import EventBridge
     from .main_window import MainWindow
@@ -262,7 +262,7 @@ def make_app(argv: list[str] | None = None) -> Any:
 def run(argv: list[str] | None = None) -> int:
     import qasync
 
-    from kernel.settings import home
+    from kernel.config.settings import home
 
     app = make_app(argv)
     loop = qasync.QEventLoop(app)

@@ -104,7 +104,7 @@ class AutomationsWindow(QWidget):
         top_layout.addLayout(bar)
         top_layout.addWidget(self.empty)
         top_layout.addWidget(self.list)
-        self.outward = OutwardInbox(kernel)  # outward calls whose outcome is unknown (kernel/outward.py)
+        self.outward = OutwardInbox(kernel)  # outward calls whose outcome is unknown (kernel/tools/outward.py)
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(_titled("Runs (Enter opens one)", self.history))
         # The refused requests above the outward calls, each with room for a few rows (a splitter between them).

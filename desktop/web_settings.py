@@ -4,7 +4,7 @@ private addresses.
 
 The caps are typed as text and checked by ``read_caps`` before anything is saved: a negative,
 absurd or non-numeric value is a sentence beside Save, never a traceback or a silent clamp. The
-ranges are settings.json's own (``kernel.settings_schema``): 1 KB to 1 GB, 1 to 600 seconds, 0 to 5
+ranges are settings.json's own (``kernel.config.schema``): 1 KB to 1 GB, 1 to 600 seconds, 0 to 5
 redirects. A size left as shown keeps its exact byte count.
 
 The key field works like a provider's: a password field that is never

@@ -80,10 +80,10 @@ class Camera:
 
 async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...] | None = None) -> list[Path]:
     from desktop.app import build_desktop
-    from kernel.approver import Grant
-    from kernel.clock import ManualClock
+    from kernel.leases.approver import Grant
+    from kernel.core.clock import ManualClock
     from kernel.providers.scripted import ScriptedProvider, reply
-    from kernel.settings import Settings
+    from kernel.config.settings import Settings
 
     ws = tmp / "workspace"
     (ws / "notes").mkdir(parents=True)
@@ -295,7 +295,7 @@ async def extension_pages(cam: Camera, tmp: Path, ws: Path) -> None:
 def _mail_account(home: Path) -> None:
     """A Fastmail-like account (nothing is contacted: the shots stop at the confirmation)."""
     from kernel.api import Account, AccountStore, SecretStore
-    from kernel.settings import SettingsStore
+    from kernel.config.settings import SettingsStore
 
     os.environ["AGENTDESK_KEYRING"] = "off"
     accounts = AccountStore(home, SecretStore(SettingsStore(home), use_keyring=False))

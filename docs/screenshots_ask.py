@@ -85,10 +85,10 @@ def _scene(app, tmp: Path, out: Path, suffix: str = "") -> list[Path]:
     from desktop.ask_window import AskWindow
     from desktop.bridge import EventBridge
     from desktop.lease_dialog import LeaseDialogs
-    from kernel.clock import ManualClock
+    from kernel.core.clock import ManualClock
     from kernel.facade import Kernel
     from kernel.providers.scripted import ScriptedProvider, reply
-    from kernel.settings import Settings
+    from kernel.config.settings import Settings
     from ledger import Ledger
 
     ws = tmp / "ws"

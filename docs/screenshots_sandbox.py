@@ -17,8 +17,8 @@ async def sandbox_scenario(out: Path, tmp: Path, until: Callable[..., Any], save
     from PySide6.QtWidgets import QApplication
 
     from desktop.app import build_desktop
-    from kernel.clock import ManualClock
-    from kernel.settings import Settings
+    from kernel.core.clock import ManualClock
+    from kernel.config.settings import Settings
 
     ws = tmp / "projects" / "site"
     ws.mkdir(parents=True)

@@ -53,9 +53,9 @@ async def trust_scenario(out: Path, tmp: Path, until, save) -> list[Path]:
 
     from desktop.app import build_desktop
     from desktop.policies_dialog import PoliciesDialog
-    from kernel.clock import ManualClock
+    from kernel.core.clock import ManualClock
     from kernel.providers.scripted import ScriptedProvider, reply
-    from kernel.settings import Settings
+    from kernel.config.settings import Settings
     from kernel.tools.registry import builtin_registry
     from kernel.trust.hook_config import Hook
 

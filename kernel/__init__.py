@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .api import *  # noqa: F403
-    from .settings import SettingsStore as SettingsStore, home as home
+    from .config.settings import SettingsStore as SettingsStore, home as home
     # Settings → MCP servers and Settings → Skills read and write these files on the desktop's machine too.
     from .extensions.mcp_config import (
         McpSecrets as McpSecrets, McpServerConfig as McpServerConfig, McpStore as McpStore,
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     )
 
 _FROM: dict[str, tuple[str, ...]] = {
-    "kernel.settings": ("SettingsStore", "home"),
+    "kernel.config.settings": ("SettingsStore", "home"),
     "kernel.extensions.mcp_config": ("McpSecrets", "McpServerConfig", "McpStore", "parse_server"),
     "kernel.extensions.skills": ("Catalog", "SkillState", "find_skills", "set_pin"),
 }
@@ -43,7 +43,7 @@ def __getattr__(name: str) -> Any:
     """A public name, imported the first time it is asked for (then an ordinary attribute)."""
     if name.startswith("__") and name != "__all__":  # probes such as __wrapped__: no reason to load anything
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    api = importlib.import_module("kernel.api")  # not imported before: ``import kernel.errors`` stays light
+    api = importlib.import_module("kernel.api")  # not imported before: ``import kernel.core.errors`` stays light
     module = _LAZY.get(name)
     if name == "__all__":
         value: Any = [*api.__all__, *_OWN]

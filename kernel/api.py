@@ -25,33 +25,33 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
     )
     from ledger import AgentArchive, AgentBudget, ModelRequest, UserTurn
 
-    from .approver import Decision, Denial, Grant, LeaseRequest
+    from .leases.approver import Decision, Denial, Grant, LeaseRequest
     from .automations import (
         Automation, Automations, AutomationView, InboxItem, PolicyItem, RunRecord, Schedule, ScheduleRefused,
         UnknownAutomation, in_words, local_time,
     )
     from .automations.chain import ChainBroken, ChainIntact
-    from .events import AutomationsChanged
-    from .errors import ConfigError, InvalidState, KernelError, ProviderError, UnknownAgent
-    from .states import AgentState, Outcome
-    from .events import (
+    from .core.events import AutomationsChanged
+    from .core.errors import ConfigError, InvalidState, KernelError, ProviderError, UnknownAgent
+    from .core.states import AgentState, Outcome
+    from .core.events import (
         AgentArchived, AgentInfo, AgentKilled, AgentSpawned, AgentStateChanged, Event, LeaseExpired, LeaseGranted, LeaseRevoked,
         LedgerAppended, LeaseRequested, LeaseRequestResolved, TextDelta, ToolCallFinished, ToolCallStarted,
         TurnFinished, TurnStarted, UsageUpdated, UserMessage,
     )
-    from .events import AgentTainted
-    from .settings_schema import check_settings
+    from .core.events import AgentTainted
+    from .config.schema import check_settings
     from .trust.hook_config import hook_problem
     from ledger import POLICY, Confirmed, HookRun, UntrustedSeen
-    from .leases import Lease, describe_duration, describe_left
-    from .prices import CACHE_WRITE, PRICE_FIELDS, PRICE_MAX, money
-    from .messages import Message, TextPart, ToolResultPart, ToolUse
-    from .outward import UnknownIntent
-    from .settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, KeySource, Settings
-    from .settings_schema import WEB_DEFAULT_BASE_URLS, WEB_KEY_VARIABLES, WEB_SEARCH_BACKENDS, looks_secret
+    from .leases.lease import Lease, describe_duration, describe_left
+    from .accounting.prices import CACHE_WRITE, PRICE_FIELDS, PRICE_MAX, money
+    from .core.messages import Message, TextPart, ToolResultPart, ToolUse
+    from .tools.outward import UnknownIntent
+    from .config.settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, KeySource, Settings
+    from .config.schema import WEB_DEFAULT_BASE_URLS, WEB_KEY_VARIABLES, WEB_SEARCH_BACKENDS, looks_secret
     from .tools.descriptor import CallPreview
     from .workspace.root import check_workspace
-    from .words import plural, short_number
+    from .core.words import plural, short_number
 
 # Where each re-exported name lives. Imported on first use (PEP 562): a client of a kernel in
 # another process (``agentdesk ask`` attached, the codec) pays only for the values it meets, not for
@@ -61,32 +61,32 @@ _FROM: dict[str, tuple[str, ...]] = {
                "Conflict", "Denied", "Entry", "Expired", "FileChange", "Integrity", "Intact", "LeaseGrant",
                "LeaseRevoke", "LedgerError", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
                "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn", "Confirmed", "HookRun", "UntrustedSeen"),
-    "kernel.approver": ("Decision", "Denial", "Grant", "LeaseRequest"),
+    "kernel.leases.approver": ("Decision", "Denial", "Grant", "LeaseRequest"),
     "kernel.automations": ("Automation", "Automations", "AutomationView", "InboxItem", "PolicyItem", "RunRecord",
                            "Schedule", "ScheduleRefused", "UnknownAutomation", "in_words", "local_time"),
     "kernel.automations.chain": ("ChainBroken", "ChainIntact"),
-    "kernel.errors": ("ConfigError", "InvalidState", "KernelError", "ProviderError", "UnknownAgent"),
-    "kernel.states": ("AgentState", "Outcome"),
-    "kernel.events": ("AutomationsChanged", "AgentArchived",
+    "kernel.core.errors": ("ConfigError", "InvalidState", "KernelError", "ProviderError", "UnknownAgent"),
+    "kernel.core.states": ("AgentState", "Outcome"),
+    "kernel.core.events": ("AutomationsChanged", "AgentArchived",
                       "AgentInfo", "AgentKilled", "AgentSpawned", "AgentStateChanged", "Event", "LeaseExpired",
                       "LeaseGranted", "LeaseRevoked", "LedgerAppended", "LeaseRequested", "LeaseRequestResolved",
                       "TextDelta", "ToolCallFinished", "ToolCallStarted", "TurnFinished", "TurnStarted",
                       "UsageUpdated", "UserMessage", "AgentTainted", "McpChanged"),
-    "kernel.settings_schema": ("check_settings", "WEB_DEFAULT_BASE_URLS", "WEB_KEY_VARIABLES", "WEB_SEARCH_BACKENDS",
+    "kernel.config.schema": ("check_settings", "WEB_DEFAULT_BASE_URLS", "WEB_KEY_VARIABLES", "WEB_SEARCH_BACKENDS",
                                "looks_secret"),
     "kernel.trust.hook_config": ("hook_problem",),
-    "kernel.leases": ("Lease", "describe_duration", "describe_left"),
-    "kernel.prices": ("CACHE_WRITE", "PRICE_FIELDS", "PRICE_MAX", "money"),
-    "kernel.messages": ("Message", "TextPart", "ToolResultPart", "ToolUse"),
-    "kernel.settings": ("BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings"),
+    "kernel.leases.lease": ("Lease", "describe_duration", "describe_left"),
+    "kernel.accounting.prices": ("CACHE_WRITE", "PRICE_FIELDS", "PRICE_MAX", "money"),
+    "kernel.core.messages": ("Message", "TextPart", "ToolResultPart", "ToolUse"),
+    "kernel.config.settings": ("BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings"),
     "kernel.tools.descriptor": ("CallPreview",),
     "kernel.workspace.root": ("check_workspace",),
-    "kernel.words": ("plural", "short_number"),
-    "kernel.sandbox_overlay": ("OverlayStatus", "overlay_status"),
+    "kernel.core.words": ("plural", "short_number"),
+    "kernel.sandbox.overlay": ("OverlayStatus", "overlay_status"),
     "kernel.mail.accounts": ("TLS_MODES", "Account", "AccountStore", "Credentials"),
     "kernel.mail.connection": ("check_account",),
-    "kernel.secret_store": ("SecretStore",),
-    "kernel.outward": ("UnknownIntent",),
+    "kernel.config.secrets": ("SecretStore",),
+    "kernel.tools.outward": ("UnknownIntent",),
     "kernel.extensions.mcp_status": ("McpReload", "McpServerStatus"),
     "kernel.extensions.skill_info": ("SkillCatalog", "SkillInfo"),
 }
@@ -291,20 +291,20 @@ __all__ = [
 # How shell commands are captured in a workspace (an overlay, or snapshots and why): for the desktop and
 # `agentdesk status`. ``overlay_status(root)`` probes once per filesystem and blocks: call it off the UI loop.
 if TYPE_CHECKING:  # imported on first use, as above
-    from .sandbox_overlay import OverlayStatus, overlay_status  # noqa: E402
+    from .sandbox.overlay import OverlayStatus, overlay_status  # noqa: E402
 
 __all__ += ["OverlayStatus", "overlay_status"]
 # Mail and calendar accounts (issue 16): what Settings → Accounts edits and checks.
 if TYPE_CHECKING:  # imported on first use, as above
     from .mail.accounts import TLS_MODES, Account, AccountStore, Credentials  # noqa: E402
     from .mail.connection import check_account  # noqa: E402
-    from .secret_store import SecretStore  # noqa: E402
+    from .config.secrets import SecretStore  # noqa: E402
 
 __all__ += ["TLS_MODES", "Account", "AccountStore", "Credentials", "SecretStore", "check_account"]
 # MCP servers (issue 15): what the running kernel says of each, and what reading mcp.json again changed.
 if TYPE_CHECKING:  # imported on first use, as above
     from .extensions.mcp_status import McpReload, McpServerStatus  # noqa: E402
-    from .events import McpChanged  # noqa: E402
+    from .core.events import McpChanged  # noqa: E402
 
 __all__ += ["McpReload", "McpServerStatus", "McpChanged"]
 # Skills (Settings → Skills): the catalogue the kernel serves.

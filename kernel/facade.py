@@ -32,23 +32,23 @@ from .automations.service import Automations
 from .automations.store import AutomationStore
 from .automations.tool import automation_tool
 from .api import HistoryItem, LedgerFilter, Spend, ToolInfo
-from .approver import Approver, Decision, LeaseRequest
-from .budget import Budget
-from .clock import Clock, SystemClock
-from .errors import InvalidState, KernelError, ToolFailure, UnknownAgent
-from .events import (
+from .leases.approver import Approver, Decision, LeaseRequest
+from .accounting.budget import Budget
+from .core.clock import Clock, SystemClock
+from .core.errors import InvalidState, KernelError, ToolFailure, UnknownAgent
+from .core.events import (
     AgentArchived, AgentInfo, AgentKilled, AgentSpawned, Event, EventBus, LedgerAppended,
     ToolCallFinished, UsageUpdated, UserMessage,
 )
-from .kernel_loop import KernelLoop
-from .lease_book import LeaseBook
-from .lease_requests import LeaseRequests, PendingApprover
-from .leases import Lease
-from .messages import Message, user_text
-from .sandbox_overlay import OverlayStatus
-from .settings import Settings
-from .spend import SpendToday
-from .states import AgentState, Outcome
+from .core.loop import KernelLoop
+from .leases.book import LeaseBook
+from .leases.pending import LeaseRequests, PendingApprover
+from .leases.lease import Lease
+from .core.messages import Message, user_text
+from .sandbox.overlay import OverlayStatus
+from .config.settings import Settings
+from .accounting.spend import SpendToday
+from .core.states import AgentState, Outcome
 from .tools.descriptor import ToolLimits
 from .tools.fs.stale import sweep_temp_files
 from .workspace.snapshot import SnapshotIndexes
@@ -56,7 +56,7 @@ from .trust.taint import taint_from
 from .tools.registry import ToolRegistry, builtin_registry
 from .tools.shell import ShellTool
 from .redaction import Redactor, SecretRegistry
-from .settings_schema import WEB_KEY_VARIABLES
+from .config.schema import WEB_KEY_VARIABLES
 from .tools.descriptor import ToolDescriptor
 from .tools.web import web_fetch_tool, web_search_tool
 from .workspace.root import Workspace
@@ -69,7 +69,7 @@ if TYPE_CHECKING:
     from .extensions.mcp_watch import McpFile
     from .extensions.skill_info import SkillCatalog
     from .mail.tools import MailService
-    from .outward import UnknownIntent
+    from .tools.outward import UnknownIntent
 
 
 def _redact_ledger(ledger: Ledger, secrets: SecretRegistry | None) -> SecretRegistry:
@@ -215,20 +215,20 @@ class Kernel:
 
     def unknown_outward(self) -> list[UnknownIntent]:
         """Outward calls that may or may not have happened, newest first: for the Inbox to show."""
-        from .outward import unknown_intents
+        from .tools.outward import unknown_intents
 
         return unknown_intents(self._services.ledger, None if self._mail is None else self._mail.describe)
 
     def settle_outward(self, intent_seq: int, sent: bool) -> None:
         """The user's word on an outward call whose outcome is unknown: it was sent, or it was not
         (recorded as an outcome by ``user``; nothing is retried either way)."""
-        from .outward import user_says
+        from .tools.outward import user_says
 
         user_says(self._services.ledger, intent_seq, sent)
 
     async def recheck_outward(self, intent_seq: int) -> str:
         """Look on the server again for an unknown outward call: "done" (found, recorded) or "unknown"."""
-        from .outward import open_unknown
+        from .tools.outward import open_unknown
 
         intent = open_unknown(self._services.ledger, intent_seq)
         verify = None if self._mail is None else self._mail.verifiers().get(intent.tool)
@@ -548,7 +548,7 @@ class Kernel:
     async def _reload_mcp(self, edited: bool) -> McpReload:
         """``mcp_reload``; a broken entry (or a file that cannot be used at all) leaves its servers running as
         they were, with why in ``mcp_status``. Published as ``McpChanged`` (``edited``: a hand edit was seen)."""
-        from .events import McpChanged
+        from .core.events import McpChanged
         from .extensions.mcp_status import McpReload
 
         root = self._mcp_home

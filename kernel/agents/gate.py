@@ -18,14 +18,14 @@ from typing import Any, Mapping
 
 from ledger import KERNEL, POLICY, Denied
 
-from ..errors import ToolFailure
-from ..leases import Lease
-from ..messages import TextPart
-from ..states import Outcome
+from ..core.errors import ToolFailure
+from ..leases.lease import Lease
+from ..core.messages import TextPart
+from ..core.states import Outcome
 from ..tools.descriptor import Risk, ToolDescriptor
 from ..trust.policy import Mode, mode_for
 from ..trust.suspicion import flags, highlights
-from .lease_request import Once, OnceAsk, Refusal, acquire, confirm_once
+from .permission import Once, OnceAsk, Refusal, acquire, confirm_once
 from .process import AgentProcess
 
 Permit = Lease | Once | Refusal

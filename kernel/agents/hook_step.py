@@ -12,11 +12,11 @@ from typing import Any, Mapping
 
 from ledger import HookRun
 
-from ..leases import scope_covers
+from ..leases.lease import scope_covers
 from ..redaction.cuts import finder_of
 from ..trust.hook_config import Hook
 from ..trust.hooks import HookOutcome, run_hook
-from ..untrusted import capped, clean_text
+from ..trust.untrusted import capped, clean_text
 from .process import AgentProcess
 
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import asyncio
 
-from ..errors import ProviderError
-from ..messages import Message
-from ..states import AgentState
+from ..core.errors import ProviderError
+from ..core.messages import Message
+from ..core.states import AgentState
 from .process import AgentProcess
 from .records import TOOL_RESULTS
 from .tool_runner import run_tool_calls

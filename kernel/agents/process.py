@@ -11,11 +11,11 @@ from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..budget import Budget
-from ..events import AgentInfo, AgentStateChanged, AgentTainted, UsageUpdated
-from ..messages import Message, appended
-from ..prices import cost_of
-from ..states import AgentState
+from ..accounting.budget import Budget
+from ..core.events import AgentInfo, AgentStateChanged, AgentTainted, UsageUpdated
+from ..core.messages import Message, appended
+from ..accounting.prices import cost_of
+from ..core.states import AgentState
 from ..workspace.root import Workspace
 from ..trust.markers import new_nonce
 from ..trust.taint import Taint

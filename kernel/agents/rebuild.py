@@ -22,10 +22,10 @@ from ledger import (
     ToolCall, ToolError, ToolResult, UserTurn,
 )
 
-from ..budget import Usage
-from ..leases import Lease
-from ..messages import Message, TextPart, ToolResultPart, ToolUse, appended, user_text
-from ..untrusted import capped, clean_text
+from ..accounting.budget import Usage
+from ..leases.lease import Lease
+from ..core.messages import Message, TextPart, ToolResultPart, ToolUse, appended, user_text
+from ..trust.untrusted import capped, clean_text
 
 INTERRUPTED = "interrupted: the kernel stopped"
 KERNEL_STOPPED = "the kernel stopped"  # why a working agent is interrupted by a clean shutdown

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ledger import ModelRequest, UserTurn
 
-from ..messages import Message, TextPart, ToolUse
+from ..core.messages import Message, TextPart, ToolUse
 from .process import AgentProcess
 
 USER_TURN = "user-turn"

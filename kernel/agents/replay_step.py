@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ledger import ToolCall, ToolError, ToolResult
 
-from ..errors import ToolFailure
+from ..core.errors import ToolFailure
 from ..redaction.cuts import finder_of
-from ..states import Outcome
-from ..untrusted import capped, clean_text
+from ..core.states import Outcome
+from ..trust.untrusted import capped, clean_text
 from .process import AgentProcess
 
 if TYPE_CHECKING:

@@ -10,9 +10,9 @@ waits for the user to resume it; one whose last request failed comes back
 from __future__ import annotations
 
 from ..api import HistoryItem
-from ..budget import Budget
-from ..prices import cost_of
-from ..states import AgentState
+from ..accounting.budget import Budget
+from ..accounting.prices import cost_of
+from ..core.states import AgentState
 from .process import AgentProcess
 from .rebuild import AgentRecord, conversation_of
 from .services import Services

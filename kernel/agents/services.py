@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from ledger import Entry, Ledger
 
-from ..approver import Approver
-from ..clock import Clock
-from ..recent_changes import RecentChanges
-from ..events import EventBus
-from ..lease_book import LeaseBook
+from ..leases.approver import Approver
+from ..core.clock import Clock
+from .recent_changes import RecentChanges
+from ..core.events import EventBus
+from ..leases.book import LeaseBook
 from ..providers.base import Provider
-from ..settings import Settings
+from ..config.settings import Settings
 from ..tools.descriptor import ToolLimits
 
 if TYPE_CHECKING:

@@ -28,18 +28,18 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ledger import Entry, FileChange, ToolCall, ToolError, ToolResult
 
-from ..errors import ToolFailure
-from ..events import ToolCallFinished, ToolCallStarted
-from ..messages import ToolResultPart
+from ..core.errors import ToolFailure
+from ..core.events import ToolCallFinished, ToolCallStarted
+from ..core.messages import ToolResultPart
 from ..providers.base import ToolCallReady
 from ..redaction.cuts import finder_of
 from ..tools.descriptor import ToolContext, ToolDescriptor
 from ..tools.schema import validate_input
-from ..states import AgentState, Outcome
-from ..untrusted import capped, clean_text, quoted
+from ..core.states import AgentState, Outcome
+from ..trust.untrusted import capped, clean_text, quoted
 from . import hook_step, replay_step
 from .gate import call_risk, permit
-from .lease_request import Once, Refusal
+from .permission import Once, Refusal
 from .process import AgentProcess
 from .provenance import admit_untrusted, input_source, untrusted_source
 from .rebuild import INTERRUPTED

@@ -14,13 +14,13 @@ import contextlib
 from dataclasses import dataclass
 from typing import assert_never
 
-from ..errors import ProviderError
-from ..events import TextDelta, TurnFinished, TurnStarted
-from ..messages import Message, Part, TextPart, ToolUse
-from ..prompt import build_system_prompt
+from ..core.errors import ProviderError
+from ..core.events import TextDelta, TurnFinished, TurnStarted
+from ..core.messages import Message, Part, TextPart, ToolUse
+from .prompt import build_system_prompt
 from ..providers.base import ProviderRequest, StreamEnd, ToolCallReady, UsageReport
 from ..providers.base import TextChunk
-from ..untrusted import clean_text
+from ..trust.untrusted import clean_text
 from .admit import admit
 from .process import AgentProcess
 from .records import RequestTimer, record_request

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..approver import Approver, Decision, Denial, LeaseRequest
+from ..leases.approver import Approver, Decision, Denial, LeaseRequest
 
 OUTSIDE_POLICY = "outside the automation's policy"
 BLOCK_AFTER = 3

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Callable
 from ledger import UntrustedSeen
 
 from ..agents.provenance import admit_untrusted
-from ..messages import Message, TextPart
-from ..states import AgentState
+from ..core.messages import Message, TextPart
+from ..core.states import AgentState
 from .model import Automation
 from .schedule import local_time
 from .store import RunRecord

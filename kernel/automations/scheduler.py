@@ -26,7 +26,7 @@ from .gate import RunWatch
 from .model import Automation
 from .runner import STOPPED_DETAIL, Slot, run_slot
 from .store import AutomationStore, RunRecord
-from ..pids import pid_alive
+from ..core.pids import pid_alive
 
 if TYPE_CHECKING:
     from .service import Automations

@@ -15,8 +15,8 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from ..errors import KernelError
-from ..events import AutomationsChanged, Event
+from ..core.errors import KernelError
+from ..core.events import AutomationsChanged, Event
 from .gate import UnattendedGate
 from .model import Automation, PolicyItem, check_definition
 from .runner import Slot

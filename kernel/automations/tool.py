@@ -2,7 +2,7 @@
 
 Scope ``automation.create``, risk R3 (it acts later, with nobody watching).
 It takes the one one-off confirmation path every outward call takes
-(``agents/gate.py``, ``lease_request.confirm_once``): ``always_confirm``
+(``agents/gate.py``, ``permission.confirm_once``): ``always_confirm``
 means no lease and no policy but ``deny`` stands in for it, and ``detail_of``
 puts the whole definition in words into the request, which the lease dialog
 and the terminal prompt show. Before anyone is asked the kernel checks the
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ..errors import ToolFailure
+from ..core.errors import ToolFailure
 from ..tools.descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
 from .model import Automation, PolicyItem
 from .schedule import ScheduleRefused

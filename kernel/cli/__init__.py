@@ -15,7 +15,7 @@ import importlib
 import sys
 from typing import NoReturn, Sequence
 
-from ..errors import ConfigError
+from ..core.errors import ConfigError
 
 # subcommand → module under kernel.cli with add_parser(subparsers) and run(args) -> int
 COMMANDS = {"ask": "ask", "ledger": "ledger_cmd", "undo": "undo_cmd",

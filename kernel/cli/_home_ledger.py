@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ledger import Ledger
 
-from ..settings import SettingsStore, home
+from ..config.settings import SettingsStore, home
 
 EXIT_ERROR = 1
 

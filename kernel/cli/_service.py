@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..settings import home
+from ..config.settings import home
 
 if TYPE_CHECKING:
     from ..service.client import SyncChannel

@@ -17,8 +17,8 @@ import sys
 from typing import Any
 
 from ..mail.accounts import TLS_MODES, Account, AccountStore, Credentials
-from ..secret_store import SecretStore
-from ..settings import SettingsStore, home
+from ..config.secrets import SecretStore
+from ..config.settings import SettingsStore, home
 from . import EXIT_USAGE
 
 

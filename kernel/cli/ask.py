@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ..errors import ConfigError, KernelError
+from ..core.errors import ConfigError, KernelError
 from ..providers.catalog import PROVIDER_NAMES
 from . import EXIT_USAGE, one_line
 
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
 
 
 def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    from ..home_dir import home
+    from ..config.home import home
     from ..workspace.root import check_workspace
 
     root = home()
@@ -83,8 +83,8 @@ def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
 async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """No kernel serves this home: the agent runs in this process."""
     from ..providers.lazy import LazyProviders
-    from ..settings import SettingsStore, home, with_overrides
-    from ..settings_schema import found
+    from ..config.settings import SettingsStore, home, with_overrides
+    from ..config.schema import found
     from ..workspace.root import check_workspace
     from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
     from .terminal import TerminalApprover, ToolLines, exit_status
@@ -115,7 +115,7 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     from ledger import Ledger, LedgerError
 
     from ..facade import Kernel  # the rest of the kernel loads meanwhile
-    from ..leases import describe_duration
+    from ..leases.lease import describe_duration
     from ..redaction import SecretRegistry
 
     try:
@@ -182,7 +182,7 @@ def _warn_if_broken(kernel, stderr: TextIO) -> None:
 
 
 def _deny_all():
-    from ..approver import DenyAll
+    from ..leases.approver import DenyAll
 
     return DenyAll()
 

@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..errors import ConfigError
+from ..core.errors import ConfigError
 from ..service.protocol import ServiceError
 
 if TYPE_CHECKING:  # asyncio, kernel.api and the terminal views are imported once the prompt is sent (off the way to
@@ -79,7 +79,7 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
             raise ConfigError(problem, "--provider")
         grants: list[tuple[str, float]] = []
         if args.grant:  # one call fewer (and no tools' types) on the way to the first request without any
-            from ..leases import describe_duration
+            from ..leases.lease import describe_duration
             from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
 
             grants = parse_grants(args.grant, _field(settings, "default_lease_s", float))

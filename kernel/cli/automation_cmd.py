@@ -15,8 +15,8 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any, AsyncIterator
 
-from ..errors import ConfigError, KernelError
-from ..settings import SettingsStore, home
+from ..core.errors import ConfigError, KernelError
+from ..config.settings import SettingsStore, home
 from . import EXIT_USAGE, one_line
 from .grants import parse_grants, parse_duration
 
@@ -67,7 +67,7 @@ async def home_kernel(approver: Any = None, with_mail: bool = False) -> AsyncIte
     with the home's mail accounts (to check an outward call again)."""
     from ledger import Ledger
 
-    from ..approver import DenyAll
+    from ..leases.approver import DenyAll
     from ..facade import Kernel
     from ..providers.lazy import LazyProviders
 

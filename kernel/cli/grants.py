@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..api import ToolInfo
-from ..errors import ConfigError
-from ..leases import EXPLICIT_SCOPES, parse_duration
+from ..core.errors import ConfigError
+from ..leases.lease import EXPLICIT_SCOPES, parse_duration
 
 ALLOWED = "a scope such as fs.write or fs.write=5m (durations 30s, 5m, 1h, 8h), without spaces"
 

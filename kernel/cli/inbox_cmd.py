@@ -14,7 +14,7 @@ import asyncio
 import sys
 from typing import Any
 
-from ..errors import ConfigError, KernelError
+from ..core.errors import ConfigError, KernelError
 from . import EXIT_USAGE, one_line
 from .grants import parse_duration
 

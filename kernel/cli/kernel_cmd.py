@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..settings import home
+from ..config.settings import home
 from ._home_ledger import say_error
 
 EXIT_OK, EXIT_ERROR = 0, 1
@@ -59,7 +59,7 @@ def readiness_line(where: Path) -> str:
 
 
 def _stop() -> int:
-    from ..pids import pid_alive
+    from ..core.pids import pid_alive
     from ..service.client import SyncChannel
     from ..service.home import is_locked, socket_path
     from ..service.protocol import ServiceError

@@ -13,8 +13,8 @@ import argparse
 import sys
 from typing import Any
 
-from ..settings import PROVIDERS, SettingsStore, home
-from ..settings_schema import WEB_KEY_VARIABLES
+from ..config.settings import PROVIDERS, SettingsStore, home
+from ..config.schema import WEB_KEY_VARIABLES
 from . import EXIT_USAGE
 
 NAMES = (*PROVIDERS, *WEB_KEY_VARIABLES)

@@ -17,7 +17,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import KernelError
+    from ..core.errors import KernelError
 
     ch = channel("kill")
     if ch is None:

@@ -17,8 +17,8 @@ from typing import Any
 
 from ledger import KINDS, Entry, FileChange, LeaseGrant, LedgerError, ToolCall, Undo, iso_utc
 
-from ..leases import describe_duration
-from ..words import plural
+from ..leases.lease import describe_duration
+from ..core.words import plural
 
 from . import EXIT_USAGE, ledger_verify
 from ._home_ledger import EXIT_ERROR, absolute_prefix, ledger_path, open_existing, say_error

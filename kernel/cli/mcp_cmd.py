@@ -17,8 +17,8 @@ import shlex
 import sys
 from typing import Any, TextIO
 
-from ..errors import ConfigError
-from ..settings import home
+from ..core.errors import ConfigError
+from ..config.settings import home
 from ..extensions.mcp_config import DEFAULT_TIMEOUT_S, McpSecrets, McpServerConfig, McpStore
 from . import EXIT_USAGE
 

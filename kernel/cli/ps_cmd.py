@@ -21,7 +21,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..service.protocol import ServiceError
-    from ..words import short_number
+    from ..core.words import short_number
 
     ch = channel("ps")
     if ch is None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ._service import NO_KERNEL, channel
 
 if TYPE_CHECKING:
-    from ..sandbox_overlay import OverlayStatus
+    from ..sandbox.overlay import OverlayStatus
     from ..service.client import SyncChannel
 
 EXIT_HEALTHY, EXIT_UNHEALTHY = 0, 1
@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..sandbox import Sandbox
+    from ..sandbox.bwrap import Sandbox
     from ..service.protocol import ServiceError
 
     sandbox = Sandbox().check()
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print(r: dict, sandbox_reason: str) -> None:
-    from ..words import plural
+    from ..core.words import plural
 
     if r["kernel"] != "up":
         print(f"kernel: {NO_KERNEL}" if r["kernel"] == "down" else f"kernel: {r['kernel']}")
@@ -93,7 +93,7 @@ def _print(r: dict, sandbox_reason: str) -> None:
 
 def _kernel_mode(ch: "SyncChannel") -> "OverlayStatus | None":
     """The kernel's own answer (an older kernel without it: None, and this machine's probe stands in)."""
-    from ..sandbox_overlay import OverlayStatus
+    from ..sandbox.overlay import OverlayStatus
 
     try:
         mode = ch.call("sandbox_mode", {})
@@ -103,8 +103,8 @@ def _kernel_mode(ch: "SyncChannel") -> "OverlayStatus | None":
 
 
 def _local_mode() -> "OverlayStatus | None":
-    from ..sandbox_overlay import overlay_status
-    from ..settings import SettingsStore, home
+    from ..sandbox.overlay import overlay_status
+    from ..config.settings import SettingsStore, home
 
     try:
         workspace = SettingsStore(home()).check().settings.workspace

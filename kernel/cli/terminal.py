@@ -11,10 +11,10 @@ import json
 import re
 from typing import TextIO
 
-from ..approver import Decision, Denial, Grant, LeaseRequest
-from ..events import Event, TextDelta, ToolCallFinished, ToolCallStarted
-from ..leases import describe_duration
-from ..states import AgentState
+from ..leases.approver import Decision, Denial, Grant, LeaseRequest
+from ..core.events import Event, TextDelta, ToolCallFinished, ToolCallStarted
+from ..leases.lease import describe_duration
+from ..core.states import AgentState
 
 EXIT_IDLE, EXIT_PAUSED, EXIT_FAILED, EXIT_INTERRUPTED = 0, 3, 4, 130
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ledger import USER, LedgerError, Step, UndoReport, UnknownSeq
 
-from ..words import plural
+from ..core.words import plural
 
 from . import EXIT_USAGE
 from ._home_ledger import EXIT_ERROR, ledger_path, open_existing, say_error

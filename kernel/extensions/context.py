@@ -22,10 +22,10 @@ from urllib.parse import urlparse
 
 from ledger import KERNEL, ContextUsed, Ledger
 
-from ..errors import ToolFailure
-from ..leases import scope_covers
+from ..core.errors import ToolFailure
+from ..leases.lease import scope_covers
 from ..tools.descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
-from ..untrusted import capped, quoted
+from ..trust.untrusted import capped, quoted
 from ..workspace.root import Workspace
 from ..trust.content_taint import content_taint
 from .instructions import prompt_block, read_instructions, withheld_block

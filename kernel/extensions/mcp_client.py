@@ -21,8 +21,8 @@ import contextlib
 from pathlib import Path
 from typing import Any, Awaitable, TypeVar
 
-from ..errors import KernelError
-from ..untrusted import capped, clean_text
+from ..core.errors import KernelError
+from ..trust.untrusted import capped, clean_text
 from .mcp_config import McpSecrets, McpServerConfig
 from .mcp_tools import ListedTool
 

@@ -17,13 +17,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ..errors import ConfigError
-from ..settings import _read_json, _write_private
+from ..core.errors import ConfigError
+from ..config.settings import _read_json, _write_private
 from .mcp_names import server_problem
 from .mcp_secrets import ENV_NAME, HEADER_NAME, LEGACY_FILE, McpSecretBook, McpSecrets, string_map
 
 if TYPE_CHECKING:
-    from ..secret_store import SecretStore
+    from ..config.secrets import SecretStore
 
 __all__ = ["McpSecrets", "McpServerConfig", "McpServers", "McpStore", "parse_server", "parse_servers"]
 

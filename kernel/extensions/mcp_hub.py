@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ledger import KERNEL
 
-from ..errors import RegistryError, ToolFailure
+from ..core.errors import RegistryError, ToolFailure
 from ..redaction.cuts import Spans, finder_of
 from ..tools.descriptor import ToolContext, ToolOutput
 from .mcp_client import McpConnection, McpError
@@ -38,7 +38,7 @@ from .mcp_status import McpReload, McpServerStatus
 from .mcp_tools import ListedTool, describe, result_text
 
 if TYPE_CHECKING:
-    from ..lease_book import LeaseBook
+    from ..leases.book import LeaseBook
     from ..tools.registry import ToolRegistry
 
 

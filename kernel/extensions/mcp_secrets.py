@@ -1,7 +1,7 @@
 """MCP servers' secrets where provider keys live: the system keyring, or the owner-only keys.json.
 
 Each server's secret environment values and headers are one entry, ``mcp:<server>``, holding them
-as JSON, in ``kernel.secret_store`` (the keyring when one is usable, else keys.json, mode 0600). An
+as JSON, in ``kernel.config.secrets`` (the keyring when one is usable, else keys.json, mode 0600). An
 older home kept them in a separate ``mcp_keys.json``; the first time the store is used that file is
 moved over one server at a time: copied, read back, and only then dropped from the old file, which
 is deleted once empty, so an interruption at any point loses nothing (the next use goes on where
@@ -18,11 +18,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ..errors import ConfigError
-from ..settings import _read_json, _write_private
+from ..core.errors import ConfigError
+from ..config.settings import _read_json, _write_private
 
 if TYPE_CHECKING:
-    from ..secret_store import SecretStore
+    from ..config.secrets import SecretStore
 
 LEGACY_FILE = "mcp_keys.json"
 PREFIX = "mcp:"
@@ -106,8 +106,8 @@ class McpSecretBook:
     @property
     def store(self) -> "SecretStore":
         if self._store is None:  # the keyring is probed only when a secret is wanted
-            from ..secret_store import SecretStore
-            from ..settings import SettingsStore
+            from ..config.secrets import SecretStore
+            from ..config.settings import SettingsStore
 
             self._store = SecretStore(SettingsStore(self.root))
         return self._store

@@ -16,11 +16,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..errors import RegistryError
+from ..core.errors import RegistryError
 from ..tools.descriptor import Risk, Runner, ToolDescriptor
 from ..tools.registry import check_descriptor
 from ..redaction.cuts import Spans
-from ..untrusted import capped, clean_text, problem
+from ..trust.untrusted import capped, clean_text, problem
 from .mcp_names import scope_name, wire_name
 
 DESCRIPTION_MAX = 1024

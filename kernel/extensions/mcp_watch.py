@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable
 
 if TYPE_CHECKING:
-    from ..clock import Clock
+    from ..core.clock import Clock
     from .mcp_status import McpReload
 
 MCP_WATCH_S = 2.0

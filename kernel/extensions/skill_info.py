@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ..errors import ConfigError
+from ..core.errors import ConfigError
 from .skills import Catalog, SkillState, set_pin
 
 if TYPE_CHECKING:

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-from ..settings import _read_json, _write_private
-from ..errors import ConfigError
+from ..config.settings import _read_json, _write_private
+from ..core.errors import ConfigError
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 DESCRIPTION_MAX = 1024        # what the format allows

@@ -4,7 +4,7 @@ An account names one IMAP server (reading, and the Sent folder), one SMTP
 submission server (sending) and optionally one CalDAV URL (calendars), with
 one user name and password (an app password for Gmail, Google Calendar,
 Fastmail and iCloud). The settings file holds no secret; the password goes to
-``kernel.secret_store`` (system keyring, else owner-only keys.json). Everything
+``kernel.config.secrets`` (system keyring, else owner-only keys.json). Everything
 read back from accounts.json is checked: a hand-edited file gives a clear
 ConfigError, never a crash.
 """
@@ -19,10 +19,10 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import ConfigError
+from ..core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from ..secret_store import SecretStore
+    from ..config.secrets import SecretStore
 
 ACCOUNTS_FILE = "accounts.json"
 Tls = Literal["ssl", "starttls", "none"]
@@ -135,7 +135,7 @@ class AccountStore:
         raise ConfigError(f"no account named {name!r}; accounts: {', '.join(a.name for a in accounts)}")
 
     def credentials(self, name: str | None = None) -> Credentials:
-        from ..secret_store import account_secret_name
+        from ..config.secrets import account_secret_name
 
         account = self.get(name)
         password = self.secrets.get(account_secret_name(account.name))
@@ -145,7 +145,7 @@ class AccountStore:
 
     def save(self, account: Account, password: str | None) -> None:
         """Add or replace ``account`` (and its password, when given)."""
-        from ..secret_store import account_secret_name
+        from ..config.secrets import account_secret_name
 
         account.check()
         accounts = [a for a in self.list() if a.name != account.name] + [account]
@@ -154,7 +154,7 @@ class AccountStore:
         self._write(accounts)
 
     def remove(self, name: str) -> bool:
-        from ..secret_store import account_secret_name
+        from ..config.secrets import account_secret_name
 
         accounts = self.list()
         kept = [a for a in accounts if a.name != name]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..errors import ToolFailure
+from ..core.errors import ToolFailure
 
 MailErrorKind = Literal["auth", "connect", "protocol", "not_found", "config"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from email.message import EmailMessage
 
-from ..outward import NotDone, Uncertain
+from ..tools.outward import NotDone, Uncertain
 from .accounts import Credentials
 
 TIMEOUT_S = 30.0

@@ -5,7 +5,7 @@
 whoever sent the mail or the invitation. ``mail_send`` (``mail.send``) and
 ``calendar_create`` (``calendar.write``) are R3: their preview shows the
 exact message or event for the confirmation, and they act through
-``OutwardBook.once`` (intent → act → outcome; see kernel.outward). The
+``OutwardBook.once`` (intent → act → outcome; see kernel.tools.outward). The
 blocking clients (imaplib, caldav) run in worker threads.
 """
 
@@ -17,9 +17,9 @@ from typing import Any, Callable, Mapping
 
 from ledger import Intent, Ledger, Outcome
 
-from ..clock import Clock
-from ..errors import ConfigError, ToolFailure
-from ..outward import DONE, FAILED, NotDone, OutwardBook, Verifier, call_input
+from ..core.clock import Clock
+from ..core.errors import ConfigError, ToolFailure
+from ..tools.outward import DONE, FAILED, NotDone, OutwardBook, Verifier, call_input
 from ..tools.descriptor import CallPreview, Risk, ToolContext, ToolDescriptor, ToolOutput
 from ..tools.fs.common import integer, obj, string
 from . import calendar, imap, smtp

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import ConfigError
-from ..secret_store import SecretStore
-from ..settings import SettingsStore
+from ..core.errors import ConfigError
+from ..config.secrets import SecretStore
+from ..config.settings import SettingsStore
 from .accounts import ACCOUNTS_FILE, AccountStore
 
 if TYPE_CHECKING:

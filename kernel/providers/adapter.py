@@ -14,7 +14,7 @@ import asyncio
 import importlib
 from typing import Any, AsyncIterator, Awaitable, Callable, Sequence
 
-from ..errors import ProviderError
+from ..core.errors import ProviderError
 from .base import ProviderRequest, StreamEnd, StreamEvent
 from .failures import broken_stream, incomplete
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, AsyncIterator
 
-from ..messages import Message, TextPart, ToolResultPart, ToolUse
+from ..core.messages import Message, TextPart, ToolResultPart, ToolUse
 from .adapter import SdkAdapter, pump
 from .base import ProviderRequest, StreamEvent, TextChunk, ToolCallReady, UsageReport
 from .failures import broken_stream, describe, error_detail, parse_arguments, status_error, unsupported
-from ..errors import ProviderError, ProviderErrorKind
+from ..core.errors import ProviderError, ProviderErrorKind
 
 NAME = "anthropic"
 # Error types Anthropic may send in an `event: error` frame, which the SDK raises with HTTP status 200.

@@ -4,7 +4,7 @@ An adapter turns a ``ProviderRequest`` (system prompt, provider-neutral
 conversation, tool specs, model) into its SDK's streaming call and yields
 ``TextChunk``, ``ToolCallReady``, ``UsageReport`` and finally ``StreamEnd``.
 A tool call is yielded only once it is complete. Failures raise
-``kernel.errors.ProviderError`` with a ``kind`` and ``started`` set, never a
+``kernel.core.errors.ProviderError`` with a ``kind`` and ``started`` set, never a
 raw SDK or transport exception; a stream that ends without a stop reason is a
 ``ProviderError(kind="incomplete")``.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Mapping, Protocol, Union
 
-from ..messages import Message, ToolSpec
+from ..core.messages import Message, ToolSpec
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ import json
 import time
 from typing import Any, Mapping
 
-from ..errors import ProviderError, ProviderErrorKind
-from ..untrusted import MAX_DEPTH, object_problem
+from ..core.errors import ProviderError, ProviderErrorKind
+from ..trust.untrusted import MAX_DEPTH, object_problem
 from .catalog import CATALOG
 
 
@@ -118,7 +118,7 @@ def error_detail(body: Any, fallback: str) -> str:
 def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     """Tool-call arguments as a dict, or (None, what was wrong) — never an exception.
 
-    A dict comes back only when every encoder downstream can take it (``kernel.untrusted``):
+    A dict comes back only when every encoder downstream can take it (``kernel.trust.untrusted``):
     not nested too deeply, no lone surrogates, no NaN or Infinity."""
     if raw.strip() == "":
         return {}, None

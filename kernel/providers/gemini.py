@@ -25,9 +25,9 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
-from ..errors import ProviderError
-from ..messages import Message, TextPart, ToolResultPart, ToolUse
-from ..untrusted import object_problem, sanitised
+from ..core.errors import ProviderError
+from ..core.messages import Message, TextPart, ToolResultPart, ToolUse
+from ..trust.untrusted import object_problem, sanitised
 from .adapter import SdkAdapter, pump
 from .base import ProviderRequest, StreamEvent, TextChunk, ToolCallReady, UsageReport
 from .failures import auth_message, broken_stream, describe, status_error, unsupported

@@ -14,7 +14,7 @@ import asyncio
 import json
 from typing import Any, BinaryIO
 
-from ..errors import ProviderError
+from ..core.errors import ProviderError
 from .base import ProviderRequest
 from .host_protocol import LINE_LIMIT, decode_request, dumps, encode_error, encode_event
 from .registry import build_adapter

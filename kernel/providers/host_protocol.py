@@ -26,8 +26,8 @@ import json
 from collections import OrderedDict
 from typing import Any, Mapping
 
-from ..errors import ProviderError
-from ..messages import Message, TextPart, ToolResultPart, ToolSpec, ToolUse
+from ..core.errors import ProviderError
+from ..core.messages import Message, TextPart, ToolResultPart, ToolSpec, ToolUse
 from .base import ProviderRequest, StreamEnd, StreamEvent, TextChunk, ToolCallReady, UsageReport
 
 LINE_LIMIT = 1 << 28  # a request line holds the whole conversation

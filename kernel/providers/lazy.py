@@ -20,8 +20,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any, AsyncIterator, Callable
 
-from ..errors import ConfigError, ProviderError
-from ..settings import Settings, SettingsStore
+from ..core.errors import ConfigError, ProviderError
+from ..config.settings import Settings, SettingsStore
 from .base import Provider, ProviderRequest, StreamEvent
 from .catalog import CATALOG
 

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
-from ..messages import Message, TextPart, ToolResultPart, ToolUse
+from ..core.messages import Message, TextPart, ToolResultPart, ToolUse
 from .base import ProviderRequest, StreamEvent, TextChunk, ToolCallReady, UsageReport
 from .failures import parse_arguments, unsupported
 from .openai_common import OpenAIAdapter, result_text

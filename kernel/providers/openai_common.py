@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, AsyncIterator, Awaitable, Callable
 
-from ..errors import ProviderError
+from ..core.errors import ProviderError
 from .adapter import SdkAdapter, pump
 from .base import ProviderRequest, StreamEvent
 from .failures import broken_stream, describe, error_detail, status_error

@@ -28,7 +28,7 @@ import os
 import sys
 from typing import Any, AsyncIterator
 
-from ..errors import ProviderError
+from ..core.errors import ProviderError
 from .base import ProviderRequest, StreamEvent
 from .host_protocol import LINE_LIMIT, cancel_line, decode_error, decode_event, init_line, request_line
 

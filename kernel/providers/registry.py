@@ -16,8 +16,8 @@ import asyncio
 import importlib
 from typing import Awaitable, Callable
 
-from ..errors import ConfigError
-from ..settings import Settings
+from ..core.errors import ConfigError
+from ..config.settings import Settings
 from .base import Provider
 from .catalog import CATALOG, ProviderInfo
 from .retry import RetryingProvider

@@ -16,7 +16,7 @@ import asyncio
 import random as _random
 from typing import AsyncIterator, Awaitable, Callable
 
-from ..errors import ProviderError
+from ..core.errors import ProviderError
 from .base import Provider, ProviderRequest, StreamEvent
 
 _BASE_DELAY_S = 0.5

@@ -14,7 +14,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable, Mapping, Union
 
-from ..errors import ProviderError
+from ..core.errors import ProviderError
 from .base import ProviderRequest, StreamEnd, StreamEvent, TextChunk, ToolCallReady, UsageReport
 
 

@@ -30,7 +30,7 @@ from .channel import CALL_TIMEOUT_S, Subscribed, SyncChannel, hello_params, kern
 from .home import socket_path
 
 if TYPE_CHECKING:  # the events module is imported with the first event (codec), not before
-    from ..events import Event
+    from ..core.events import Event
 
 
 __all__ = ["CALL_TIMEOUT_S", "EventChannel", "RemoteDesk", "RemoteKernel", "SyncChannel", "hello_params",
@@ -274,7 +274,7 @@ class RemoteKernel:
     # ---- the facade ------------------------------------------------------------
 
     def now(self) -> float:
-        return time.time()  # the kernel's clock is the system clock (kernel.clock.SystemClock)
+        return time.time()  # the kernel's clock is the system clock (kernel.core.clock.SystemClock)
 
     @property
     def settings(self) -> Any:
@@ -377,7 +377,7 @@ class RemoteKernel:
     def spend_today(self) -> Any:
         """Today's spend; kept until a provider request is recorded or the day changes (the status line
         asks on every ledger append, and a round trip while the kernel streams stalls the caller's loop)."""
-        from ..clock import local_midnight
+        from ..core.clock import local_midnight
 
         day = local_midnight(time.time())
         self._spend_wanted = True
@@ -397,7 +397,7 @@ class RemoteKernel:
         self._spend_fetch = loop.create_task(self._fetched_spend(), name="spend today")
 
     async def _fetched_spend(self) -> None:
-        from ..clock import local_midnight
+        from ..core.clock import local_midnight
 
         while True:
             gen, day = self._spend_gen, local_midnight(time.time())

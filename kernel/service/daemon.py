@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..settings import SettingsStore
+from ..config.settings import SettingsStore
 from .home import HomeLock, private_folder, socket_path
 from .peers import become_subreaper
 from .server import KernelServer
@@ -131,8 +131,8 @@ def health(kernel: Any, store: SettingsStore) -> dict[str, Any]:
     """What ``agentdesk status`` reports beyond the server's own figures (never a key)."""
     from ledger import Intact
 
-    from ..errors import ConfigError
-    from ..settings import KEY_VARIABLES
+    from ..core.errors import ConfigError
+    from ..config.settings import KEY_VARIABLES
 
     integrity = kernel.ledger_integrity()
     keyed = []

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from ledger import LedgerError
 
-from ..errors import ConfigError, InvalidState, KernelError, UnknownAgent
+from ..core.errors import ConfigError, InvalidState, KernelError, UnknownAgent
 
 VERSION = 1
 MAX_LINE = 4 << 20          # bytes; a longer line closes the connection

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from ..events import Event, LedgerAppended
+from ..core.events import Event, LedgerAppended
 from . import codec, peers, protocol as p
 from .methods import METHODS
 

@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Mapping
 
 from ledger.limits import MAX_BLOB_BYTES
 
-from ..messages import ToolSpec
-from .risk import Risk
+from ..core.messages import ToolSpec
+from ..core.risk import Risk
 
 if TYPE_CHECKING:
     from ledger import FileChange, Ledger
     from ledger.blobs import Opened
     from ledger.files import Place
 
-    from ..clock import Clock
+    from ..core.clock import Clock
     from ..workspace.root import Workspace
 
 ToolClass = Literal["read", "write", "execute"]

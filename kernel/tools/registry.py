@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
-from ..errors import RegistryError
-from ..messages import ToolSpec
+from ..core.errors import RegistryError
+from ..core.messages import ToolSpec
 from .descriptor import ToolDescriptor
 from .fs import FS_TOOLS
 from .schema import check_schemas

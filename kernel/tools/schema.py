@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 from typing import TYPE_CHECKING
 
-from ..errors import RegistryError, ToolFailure
+from ..core.errors import RegistryError, ToolFailure
 from .descriptor import ToolDescriptor
 
 if TYPE_CHECKING:

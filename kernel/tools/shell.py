@@ -1,9 +1,9 @@
 """shell_exec: run a command with bash in the workspace, sandboxed, and record what it changed.
 
-The runner runs the command under bubblewrap (``kernel.sandbox``) in a session
+The runner runs the command under bubblewrap (``kernel.sandbox.bwrap``) in a session
 of its own and records every file the command created, modified or deleted as
 the agent's ``fs.write`` entries caused by this call, so undo reverses a
-command like any other write. Where an overlay works (``kernel.sandbox_overlay``)
+command like any other write. Where an overlay works (``kernel.sandbox.overlay``)
 the command writes only to an upper layer, applied through the ledger when it
 ends (``kernel.workspace.upper``): a transaction whose cost follows what it
 changed. Elsewhere the runner photographs the workspace before and after
@@ -34,23 +34,23 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, Protocol, Sequence
 
-from ..errors import ToolFailure
+from ..core.errors import ToolFailure
 from ..redaction.cuts import finder_of
-from ..sandbox import Sandbox, SandboxCheck, host_paths, scrubbed_env
-from ..sandbox_limits import SandboxLimits, pids_cgroup
-from ..sandbox_overlay import OverlayProbe, OverlayStatus, Stage, stage_parent, wrap_argv
-from ..sandbox_stages import StagePool
-from ..sandbox_view import Skipped, View
-from ..sandbox_view_cache import ViewCache
-from ..settings import home as agentdesk_home
-from ..settings_schema import SHELL_TIMEOUT_MAX_S
+from ..sandbox.bwrap import Sandbox, SandboxCheck, host_paths, scrubbed_env
+from ..sandbox.limits import SandboxLimits, pids_cgroup
+from ..sandbox.overlay import OverlayProbe, OverlayStatus, Stage, stage_parent, wrap_argv
+from ..sandbox.stages import StagePool
+from ..sandbox.view import Skipped, View
+from ..sandbox.view_cache import ViewCache
+from ..config.settings import home as agentdesk_home
+from ..config.schema import SHELL_TIMEOUT_MAX_S
 from ..trust.content_taint import TaintedFiles, workspace_taint
 from ..workspace.upper import Applied, apply_upper
 from .descriptor import CallPreview, Risk, ToolContext, ToolDescriptor, ToolOutput
 from .output import OutputBuffer
 
 if TYPE_CHECKING:
-    from ..settings import Settings
+    from ..config.settings import Settings
     from ..workspace.snapshot import CommandChanges, SnapshotIndex
     from ..workspace.root import Workspace
 

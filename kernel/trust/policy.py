@@ -13,8 +13,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Mapping
 
-from ..leases import scope_covers
-from ..tools.risk import Risk
+from ..leases.lease import scope_covers
+from ..core.risk import Risk
 
 
 class Mode(StrEnum):

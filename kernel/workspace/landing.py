@@ -32,8 +32,8 @@ from typing import NamedTuple
 from ledger.blobs import Opened
 from ledger.files import Place, discard, stage, temp_name
 
-from ..errors import ToolFailure
-from ..safe_remove import remove_at
+from ..core.errors import ToolFailure
+from ..sandbox.safe_remove import remove_at
 from ..tools.fs import walk
 from .root import Workspace
 

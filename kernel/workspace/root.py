@@ -26,8 +26,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ConfigError, ToolFailure
-from ..sandbox_view import HOME_SECRETS
+from ..core.errors import ConfigError, ToolFailure
+from ..sandbox.view import HOME_SECRETS
 
 # Refused with everything inside them: the system's own files, never a project.
 SYSTEM_TREES = ("/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/run", "/sbin",
@@ -99,7 +99,7 @@ class Workspace:
         and the user's home."""
         path = Path(root).expanduser().resolve()
         if agentdesk_home is None:
-            from ..settings import home
+            from ..config.settings import home
 
             agentdesk_home = home()
         problem = check_workspace(path, agentdesk_home, Path.home() if user_home is None else user_home,

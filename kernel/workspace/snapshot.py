@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 from ledger import OUTSIDE, FileChange, SecretInName, Snapshot
 from ledger.blobs import MAX_BLOB_BYTES
 
-from ..errors import ToolFailure
+from ..core.errors import ToolFailure
 from .ignore import VENV_MARKER, IgnoreRules
 from .root import Workspace
 from .secret_names import holds_secret, move_aside, safe_rel

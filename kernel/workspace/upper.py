@@ -1,6 +1,6 @@
 """Applying a command's overlay upper layer to the real workspace, through the ledger.
 
-When a command ran on an overlay (``kernel.sandbox_overlay``) the upper
+When a command ran on an overlay (``kernel.sandbox.overlay``) the upper
 layer holds exactly what it created, changed or deleted; the real workspace
 was not touched. This module reads that layer, records every change as the
 agent's ``fs.write`` caused by the call — old contents from the real file,
@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ledger import OUTSIDE, FileChange, SecretInName, Snapshot
 
-from ..errors import ToolFailure
+from ..core.errors import ToolFailure
 from . import landing
 from .ignore import VENV_MARKER
 from .landing import Ident, NotAsRecorded

@@ -125,7 +125,7 @@ def test_the_desktop_starts_over_a_bad_setting_and_says_what_is_wrong(agentdesk_
 
 def test_config_error_carries_fields_for_callers(tmp_path: Path) -> None:
     from kernel.cli.grants import parse_grants
-    from kernel.errors import ConfigError
+    from kernel.core.errors import ConfigError
 
     with pytest.raises(ConfigError) as info:
         parse_grants([" fs.write"], 900.0)

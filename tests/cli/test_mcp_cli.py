@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from kernel.cli import main
-from kernel.secret_store import usable_keyring
+from kernel.config.secrets import usable_keyring
 
 
 def test_add_list_rm_keeps_secrets_apart(agentdesk_home: Path, monkeypatch, capsys):

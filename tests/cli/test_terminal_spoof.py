@@ -12,7 +12,7 @@ import io
 import pytest
 
 from kernel.cli.terminal import ToolLines
-from kernel.events import TextDelta
+from kernel.core.events import TextDelta
 from tests.cli.test_ask import anthropic_env, ask_on_a_tty
 from tests.fakes import FakeProviderServer, Text, ToolCall as FakeCall, Turn
 

@@ -18,11 +18,11 @@ import shiboken6
 import qasync
 
 from desktop.app import Desktop, build_desktop
-from kernel.approver import Grant
-from kernel.clock import ManualClock
-from kernel.events import Event, LeaseRequested
+from kernel.leases.approver import Grant
+from kernel.core.clock import ManualClock
+from kernel.core.events import Event, LeaseRequested
 from kernel.providers.scripted import ScriptedProvider, reply
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 
 
 @dataclass

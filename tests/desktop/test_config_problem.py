@@ -11,8 +11,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.app import build_desktop, show_config_problems
-from kernel.clock import ManualClock
-from kernel.settings import Settings
+from kernel.core.clock import ManualClock
+from kernel.config.settings import Settings
 
 
 @pytest.fixture

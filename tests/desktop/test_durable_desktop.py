@@ -11,11 +11,11 @@ from PySide6.QtCore import Qt
 
 from desktop.app import build_desktop
 from desktop.desktop_state import DesktopState
-from kernel.approver import Grant
-from kernel.clock import ManualClock
+from kernel.leases.approver import Grant
+from kernel.core.clock import ManualClock
 from kernel.providers.base import StreamEnd, TextChunk, UsageReport
 from kernel.providers.scripted import Hold, ScriptedProvider, ScriptedTurn, reply
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 
 
 def test_closing_a_window_keeps_the_agent_working_and_the_table_reopens_it(main, qtbot):

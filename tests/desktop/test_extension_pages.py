@@ -9,8 +9,8 @@ from PySide6.QtCore import Qt
 
 from desktop.extension_pages import McpServersPage, SkillsPage
 from kernel import McpStore, find_skills
-from kernel.secret_store import SecretStore
-from kernel.settings import SettingsStore
+from kernel.config.secrets import SecretStore
+from kernel.config.settings import SettingsStore
 
 
 def test_settings_opens_both_pages(main, qtbot):

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.app import build_desktop
 from desktop.ledger_model import COL_CAUSE, COL_KIND, COL_WHAT, PAGE
-from kernel.clock import ManualClock
-from kernel.settings import Settings
+from kernel.core.clock import ManualClock
+from kernel.config.settings import Settings
 from ledger import Ledger
 
 

@@ -14,7 +14,7 @@ from desktop.process_model import COL_KILL, COL_LEASES, COL_NAME
 from kernel.providers.base import StreamEnd, TextChunk
 from kernel.providers.lazy import LazyProviders, UnavailableProvider
 from kernel.providers.scripted import Hold, ScriptedTurn, reply
-from kernel.settings import Settings, SettingsStore
+from kernel.config.settings import Settings, SettingsStore
 
 
 def test_shortcuts_focus_the_tables(main, qtbot):

@@ -13,7 +13,7 @@ import shiboken6
 from PySide6.QtCore import Qt
 
 from kernel.extensions.mcp_config import McpServerConfig, McpStore
-from kernel.secret_store import usable_keyring
+from kernel.config.secrets import usable_keyring
 from tests.extensions.conftest import SERVER
 from tests.fakes import FakeProviderServer
 from tests.service.conftest import KernelProcess, clean_env

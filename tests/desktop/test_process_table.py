@@ -7,7 +7,7 @@ import asyncio
 from PySide6.QtCore import Qt
 
 from desktop.process_model import COL_KILL, COL_LEASES, COL_NAME, COL_STATE, COL_TOKENS
-from kernel.events import LeaseExpired
+from kernel.core.events import LeaseExpired
 from kernel.providers.scripted import Hold, ScriptedTurn, reply
 from kernel.providers.base import StreamEnd, TextChunk
 

@@ -9,9 +9,9 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.app import build_desktop
-from kernel.clock import ManualClock
+from kernel.core.clock import ManualClock
 from kernel.providers.lazy import LazyProviders
-from kernel.settings import BASE_URL_VARIABLES, KEY_VARIABLES, Settings
+from kernel.config.settings import BASE_URL_VARIABLES, KEY_VARIABLES, Settings
 
 
 def test_settings_action_opens_a_window_modal_dialog_whose_save_reaches_the_kernel(main, qtbot):

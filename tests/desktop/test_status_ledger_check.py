@@ -14,8 +14,8 @@ from desktop.status import StatusCounts
 from kernel.automations import Automation
 from kernel.automations.chain import ChainBroken, ChainIntact
 from kernel.automations.store import AutomationStore
-from kernel.clock import ManualClock
-from kernel.settings import Settings
+from kernel.core.clock import ManualClock
+from kernel.config.settings import Settings
 from ledger import Broken, Head, Intact, Ledger, ToolCall
 
 

@@ -8,7 +8,7 @@ from PySide6.QtGui import QTextDocument, Qt as QtText
 
 from desktop.ledger_model import COL_WHAT
 from desktop.process_model import COL_STATE
-from kernel.errors import ProviderError
+from kernel.core.errors import ProviderError
 from kernel.providers.scripted import ScriptedTurn
 
 HIDDEN = "<b>report</b><!-- x.sh --> <a href='evil.example'>notes</a>.md"

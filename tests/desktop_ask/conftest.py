@@ -21,11 +21,11 @@ from desktop.ask_window import AskWindow
 from desktop.bridge import EventBridge
 from desktop.lease_dialog import LeaseDialogs
 from kernel.providers.lazy import missing_key_message
-from kernel.clock import ManualClock
-from kernel.events import Event
+from kernel.core.clock import ManualClock
+from kernel.core.events import Event
 from kernel.facade import Kernel
 from kernel.providers.scripted import ScriptedProvider
-from kernel.settings import Settings, SettingsStore, home
+from kernel.config.settings import Settings, SettingsStore, home
 from ledger import Ledger
 
 

@@ -6,10 +6,10 @@ import asyncio
 
 from PySide6.QtCore import Qt
 
-from kernel.errors import ProviderError
+from kernel.core.errors import ProviderError
 from kernel.providers.base import StreamEnd, TextChunk, UsageReport
 from kernel.providers.scripted import Hold, ScriptedTurn, reply
-from kernel.settings import SettingsStore, home
+from kernel.config.settings import SettingsStore, home
 
 
 def send(qtbot, win, text: str) -> None:

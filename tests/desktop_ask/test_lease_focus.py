@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QPushButton
 
-from kernel.events import LeaseGranted, LeaseRequestResolved
+from kernel.core.events import LeaseGranted, LeaseRequestResolved
 from kernel.providers.scripted import reply
 
 from .test_leases import ask_to_write

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from desktop.theme import ERROR, shade
-from kernel.events import LeaseGranted, LeaseRequestResolved
+from kernel.core.events import LeaseGranted, LeaseRequestResolved
 from kernel.providers.scripted import reply
 from ledger import Expired
 
@@ -106,7 +106,7 @@ def test_kill_while_the_dialog_is_open_closes_it_and_grants_nothing(desk, qtbot)
     assert win.info.state == "killed" and win.state_badge.state == "killed"
     assert not win.input.isEnabled() and not win.stop_button.isEnabled()
     assert desk.of(LeaseGranted) == [] and desk.kernel.leases(win.agent_id) == []
-    assert desk.kernel.resolve_request(request_id, __import__("kernel.approver").approver.Grant(300)) is False
+    assert desk.kernel.resolve_request(request_id, __import__("kernel.leases.approver").leases.approver.Grant(300)) is False
     assert not (desk.workspace / "notes" / "todo.md").exists()
 
 

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QDialogButtonBox, QLabel, QLineEdit
 
 from desktop.settings_dialog import SettingsDialog
 from desktop.settings_form import FormValues, ProviderValues, apply_form, check_form, values_from
-from kernel.settings import Settings, SettingsStore
+from kernel.config.settings import Settings, SettingsStore
 
 
 def make(qtbot, tmp_path, home):

@@ -9,7 +9,7 @@ from desktop.theme import STATES
 from desktop.widgets.state_badge import StateBadge
 from desktop.widgets.tool_card import ToolCard
 from desktop.widgets.transcript import Transcript
-from kernel.events import AgentState, Outcome
+from kernel.core.events import AgentState, Outcome
 from kernel.providers.scripted import reply
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from desktop.wording import describe_outcome
-from kernel.events import Outcome
+from kernel.core.events import Outcome
 from desktop.widgets.tool_card import ToolCard
 
 

@@ -17,9 +17,9 @@ from desktop.lease_dialog import LeaseDialog
 from desktop.widgets.tool_card import ToolCard
 from desktop.wording import describe_outcome
 from kernel.api import CallPreview, LeaseRequest
-from kernel.errors import ProviderError
-from kernel.events import Outcome
-from kernel.leases import offered_durations
+from kernel.core.errors import ProviderError
+from kernel.core.events import Outcome
+from kernel.leases.lease import offered_durations
 from kernel.providers.scripted import ScriptedTurn
 
 from .test_ask_window import send

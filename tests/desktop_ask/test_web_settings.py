@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
 from desktop.settings_dialog import SettingsDialog
-from kernel.settings import Settings, SettingsStore
+from kernel.config.settings import Settings, SettingsStore
 
 
 def make(qtbot, tmp_path, home, env=None, settings=None):

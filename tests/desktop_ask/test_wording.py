@@ -8,10 +8,10 @@ from desktop.wording import (
 )
 from desktop.markdown_render import close_open_fence, render_markdown
 from kernel.providers.lazy import missing_key_message
-from kernel.approver import LeaseRequest
-from kernel.events import Outcome
-from kernel.leases import offered_durations
-from kernel.settings import SettingsStore
+from kernel.leases.approver import LeaseRequest
+from kernel.core.events import Outcome
+from kernel.leases.lease import offered_durations
+from kernel.config.settings import SettingsStore
 from kernel.tools.descriptor import CallPreview
 
 

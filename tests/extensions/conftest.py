@@ -11,11 +11,11 @@ from typing import Any, Awaitable, Callable
 
 import pytest
 
-from kernel.approver import Approver
-from kernel.clock import ManualClock
+from kernel.leases.approver import Approver
+from kernel.core.clock import ManualClock
 from kernel.extensions.mcp_config import McpSecrets, McpServerConfig
 from kernel.facade import Kernel
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from ledger import Ledger
 from tests.fakes import FakeProviderServer, Turn
 from tests.kernel.conftest import ScriptedApprover

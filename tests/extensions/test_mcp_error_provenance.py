@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from kernel.approver import Grant
+from kernel.leases.approver import Grant
 from ledger import ToolError, UntrustedSeen
 from tests.fakes import Text, ToolCall, Turn
 from tests.providers.support import wire_conversation

@@ -8,10 +8,10 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from kernel.clock import ManualClock
+from kernel.core.clock import ManualClock
 from kernel.extensions.mcp_config import McpSecrets, McpServerConfig
 from kernel.facade import Kernel
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from ledger import Ledger
 from tests.fakes import FakeProviderServer, Text, ToolCall, Turn
 

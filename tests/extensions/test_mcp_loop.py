@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from kernel.approver import Grant
+from kernel.leases.approver import Grant
 from kernel.extensions.mcp_tools import OUTPUT_MAX_CHARS
 from ledger import LeaseRevoke, ToolCall as ToolCallEntry, ToolError, ToolResult
 from tests.fakes import Text, ToolCall, Turn

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel.approver import Grant
+from kernel.leases.approver import Grant
 from kernel.extensions.mcp_client import McpConnection
 from kernel.extensions.mcp_config import McpServerConfig
 from tests.fakes import Text, ToolCall, Turn

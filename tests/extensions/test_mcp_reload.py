@@ -9,8 +9,8 @@ from pathlib import Path
 
 from kernel.extensions.mcp_config import McpSecrets, McpServerConfig, McpStore
 from kernel.extensions.setup import start_configured_mcp
-from kernel.secret_store import SecretStore, usable_keyring
-from kernel.settings import SettingsStore
+from kernel.config.secrets import SecretStore, usable_keyring
+from kernel.config.settings import SettingsStore
 
 from .conftest import SERVER, McpEnv
 

@@ -11,8 +11,8 @@ import pytest
 from keyring.backend import KeyringBackend
 
 from kernel.extensions.mcp_config import McpSecrets, McpServerConfig, McpStore
-from kernel.secret_store import SecretStore
-from kernel.settings import SettingsStore
+from kernel.config.secrets import SecretStore
+from kernel.config.settings import SettingsStore
 
 TOKEN = "Bearer sekrit-token-123"
 

@@ -7,14 +7,14 @@ import stat
 
 import pytest
 
-from kernel.errors import RegistryError
+from kernel.core.errors import RegistryError
 from kernel.extensions.mcp_config import McpSecrets, McpServerConfig, McpStore, parse_servers
 from kernel.extensions.mcp_names import scope_name, wire_name
 from kernel.extensions.mcp_tools import ListedTool, describe, result_text
 from kernel.tools.descriptor import ToolOutput
 from kernel.tools.registry import NAME_RE, SCOPE_RE
-from kernel.secret_store import SecretStore
-from kernel.settings import SettingsStore
+from kernel.config.secrets import SecretStore
+from kernel.config.settings import SettingsStore
 
 
 async def _never(_ctx, _input) -> ToolOutput:  # the descriptors here are never run

@@ -12,14 +12,14 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from kernel.clock import ManualClock
-from kernel.events import McpChanged
+from kernel.core.clock import ManualClock
+from kernel.core.events import McpChanged
 from kernel.extensions.mcp_config import McpStore
 from kernel.extensions.mcp_watch import McpFile, signature
 from kernel.extensions.setup import start_configured_mcp
 from kernel.facade import Kernel
-from kernel.secret_store import SecretStore, usable_keyring
-from kernel.settings import Settings, SettingsStore
+from kernel.config.secrets import SecretStore, usable_keyring
+from kernel.config.settings import Settings, SettingsStore
 from ledger import Ledger
 
 from .conftest import SERVER

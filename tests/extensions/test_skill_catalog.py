@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from kernel.clock import ManualClock
-from kernel.errors import ConfigError
+from kernel.core.clock import ManualClock
+from kernel.core.errors import ConfigError
 from kernel.facade import Kernel
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from ledger import Ledger
 
 from .test_skills import make_skill

@@ -77,7 +77,7 @@ def test_prompt_lists_only_enabled_names_and_capped_descriptions(mcp_kernel, hom
 
 
 def _granting():
-    from kernel.approver import Grant
+    from kernel.leases.approver import Grant
     from tests.kernel.conftest import ScriptedApprover
 
     return ScriptedApprover().will(*[Grant(300.0)] * 5)

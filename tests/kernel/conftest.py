@@ -10,12 +10,12 @@ from typing import Callable
 
 import pytest
 
-from kernel.approver import Approver, Decision, Denial, Grant, LeaseRequest
-from kernel.clock import ManualClock
-from kernel.events import Event
+from kernel.leases.approver import Approver, Decision, Denial, Grant, LeaseRequest
+from kernel.core.clock import ManualClock
+from kernel.core.events import Event
 from kernel.facade import Kernel
 from kernel.providers.scripted import ScriptedProvider
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from ledger import Ledger
 
 HANG = "hang"

@@ -5,10 +5,10 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from kernel.approver import Grant
+from kernel.leases.approver import Grant
 from kernel.facade import Kernel
 from kernel.providers.scripted import ScriptedProvider, reply
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from ledger import AgentSpawn, Ledger
 
 from .conftest import run

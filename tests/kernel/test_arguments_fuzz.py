@@ -24,16 +24,16 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from kernel.approver import Denial, LeaseRequest
-from kernel.clock import ManualClock
+from kernel.leases.approver import Denial, LeaseRequest
+from kernel.core.clock import ManualClock
 from kernel.facade import Kernel
-from kernel.messages import ToolResultPart, ToolUse
+from kernel.core.messages import ToolResultPart, ToolUse
 from kernel.providers import anthropic, gemini, openai_chat, openai_responses
 from kernel.providers.base import ProviderRequest, StreamEnd, TextChunk, ToolCallReady, UsageReport
 from kernel.providers.failures import parse_arguments
 from kernel.providers.host_protocol import encode_message
 from kernel.providers.scripted import ScriptedProvider, ScriptedTurn, reply
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from kernel.tools.fs import FS_TOOLS
 from kernel.automations.tool import SCHEMA as AUTOMATION_SCHEMA
 from kernel.tools.shell import INPUT_SCHEMA as SHELL_SCHEMA

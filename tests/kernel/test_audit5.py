@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from kernel.approver import Grant
+from kernel.leases.approver import Grant
 from kernel.automations import Automation, PolicyItem
-from kernel.clock import ManualClock
-from kernel.events import LeaseRequested
+from kernel.core.clock import ManualClock
+from kernel.core.events import LeaseRequested
 from kernel.facade import Kernel
 from kernel.providers.scripted import ScriptedProvider, reply
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from ledger import Denied, LeaseRevoke, Ledger
 from tests.trust.tools import PAGE, registry
 

@@ -14,7 +14,7 @@ from kernel.automations.chain import ChainBroken, ChainIntact
 from kernel.automations.store import AutomationStore
 from kernel.facade import Kernel
 from kernel.providers.scripted import ScriptedProvider
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from ledger import Ledger
 
 from .test_automation_chain import _fill, _tamper

@@ -13,12 +13,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from kernel.automations import Automation, PolicyItem, Schedule, ScheduleRefused
-from kernel.clock import ManualClock
+from kernel.core.clock import ManualClock
 from kernel.facade import Kernel
 from kernel.providers.base import StreamEnd, TextChunk, UsageReport
 from kernel.providers.registry import make_provider
 from kernel.providers.scripted import Hold, ScriptedProvider, ScriptedTurn, reply
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from ledger import Denied, LeaseGrant, LeaseRevoke, Ledger
 from tests.fakes import FakeProviderServer
 
@@ -301,7 +301,7 @@ def test_failed_slots_in_a_row_pause_the_automation_with_an_inbox_notice(make_en
     env = make_env(automation_pause_after=2)
     env.clock.advance(T0 - env.clock.now())
     a = hourly(env)
-    from kernel.errors import ProviderError
+    from kernel.core.errors import ProviderError
     env.provider.script(ScriptedTurn((ProviderError("scripted", "server", "boom"),)),
                         ScriptedTurn((ProviderError("scripted", "server", "boom"),)))
 
@@ -399,7 +399,7 @@ def test_an_automation_that_says_retry_runs_its_interrupted_slot_again_once(tmp_
 
 
 def test_automation_create_through_the_loop_asks_a_confirmation_and_refused_schedules_come_back(make_env):
-    from kernel.approver import Grant
+    from kernel.leases.approver import Grant
     from ledger import Confirmed
 
     from .conftest import ScriptedApprover
@@ -445,7 +445,7 @@ def test_automation_create_through_the_loop_asks_a_confirmation_and_refused_sche
 
 
 def test_a_declined_confirmation_creates_nothing(make_env):
-    from kernel.approver import Denial
+    from kernel.leases.approver import Denial
 
     env = make_env()
     env.approver.will(Denial())
@@ -465,7 +465,7 @@ def test_a_declined_confirmation_creates_nothing(make_env):
 
 
 def test_no_lease_and_no_policy_but_deny_stands_in_for_the_automation_create_confirmation(make_env):
-    from kernel.approver import Denial, Grant
+    from kernel.leases.approver import Denial, Grant
 
     env = make_env(policies={"automation.create": "auto", "automation": "ask"})
     env.approver.will(Grant(0.0), Denial())

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from kernel.agents.rebuild import INTERRUPTED, KERNEL_STOPPED
-from kernel.events import AgentState
+from kernel.core.events import AgentState
 from kernel.providers.base import StreamEnd, TextChunk, UsageReport
 from kernel.providers.scripted import Hold, ScriptedProvider, ScriptedTurn, reply
 from kernel.tools.registry import builtin_registry

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from kernel.agents.rebuild import INTERRUPTED
-from kernel.errors import InvalidState, UnknownAgent
-from kernel.events import AgentArchived, AgentState
+from kernel.core.errors import InvalidState, UnknownAgent
+from kernel.core.events import AgentArchived, AgentState
 from kernel.facade import Kernel
-from kernel.messages import ToolResultPart
+from kernel.core.messages import ToolResultPart
 from kernel.providers.base import StreamEnd, TextChunk, UsageReport
 from kernel.providers.scripted import Hold, ScriptedProvider, ScriptedTurn, reply
 from kernel.tools.registry import builtin_registry

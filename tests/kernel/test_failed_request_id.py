@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from kernel.clock import ManualClock
+from kernel.core.clock import ManualClock
 from kernel.facade import Kernel
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from ledger import Ledger, ModelRequest
 from tests.fakes import FakeProviderServer, HttpError, Turn
 

@@ -16,12 +16,12 @@ from typing import Any, Callable
 
 import pytest
 
-from kernel.approver import Grant
-from kernel.clock import ManualClock
-from kernel.errors import ProviderError
+from kernel.leases.approver import Grant
+from kernel.core.clock import ManualClock
+from kernel.core.errors import ProviderError
 from kernel.facade import Kernel
 from kernel.providers.adapter import pump
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from ledger import Ledger, ToolCall as ToolCallEntry, ToolError
 from tests.fakes import FakeProviderServer, Text, ToolCall, Turn
 from tests.providers.support import wire_conversation

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from kernel.facade import Kernel
 from kernel.providers.scripted import ScriptedProvider
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from ledger import Broken, Intact, Ledger, ToolCall
 
 

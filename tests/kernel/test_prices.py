@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from kernel.prices import DEFAULT_PRICES, cost_of, money, price_of
+from kernel.accounting.prices import DEFAULT_PRICES, cost_of, money, price_of
 from kernel.providers.catalog import CATALOG
-from kernel.settings import Settings, SettingsStore
-from kernel.settings_schema import check_settings
+from kernel.config.settings import Settings, SettingsStore
+from kernel.config.schema import check_settings
 
 
 def test_every_default_model_has_a_shipped_price():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from kernel.approver import Grant
-from kernel.events import AgentKilled, AgentState, LeaseRevoked, LeaseRequestResolved, TextDelta
+from kernel.leases.approver import Grant
+from kernel.core.events import AgentKilled, AgentState, LeaseRevoked, LeaseRequestResolved, TextDelta
 from kernel.providers.base import StreamEnd, TextChunk as Chunk, UsageReport
 from kernel.providers.scripted import Hold, ScriptedTurn, reply
 from kernel.tools.descriptor import Risk, ToolDescriptor, ToolOutput
@@ -111,7 +111,7 @@ def test_a_grant_that_lands_during_the_kill_is_revoked(make_env):
 
 def test_grant_recorded_for_a_killed_agent_is_revoked_at_once(make_env):
     """The kernel's own guard: if a grant is applied for an agent already killed, it is revoked."""
-    from kernel.agents.lease_request import _ask
+    from kernel.agents.permission import _ask
     from kernel.tools.registry import builtin_registry as reg
 
     class Late:
@@ -186,7 +186,7 @@ def test_user_pause_stops_before_the_next_request(make_env):
     a = env.kernel.spawn("t")
     env.kernel.grant_lease(a.id, "fs.read", 300)
 
-    from kernel.events import ToolCallStarted
+    from kernel.core.events import ToolCallStarted
 
     env.kernel.subscribe(lambda e: env.kernel.pause(a.id) if isinstance(e, ToolCallStarted) else None)
 

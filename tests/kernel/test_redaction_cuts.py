@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from kernel.clock import ManualClock
+from kernel.core.clock import ManualClock
 from kernel.extensions.mcp_tools import result_text
 from kernel.redaction import Redactor, SecretRegistry
 from kernel.redaction.cuts import MARGIN, head, head_bytes, tail
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from kernel.tools.descriptor import ToolContext
 from kernel.tools.output import OutputBuffer
 from kernel.tools.web.tools import web_fetch_tool
-from kernel.untrusted import capped
+from kernel.trust.untrusted import capped
 from kernel.workspace.root import Workspace
 from ledger import Ledger
 from tests.fakes.web_server import WebFake

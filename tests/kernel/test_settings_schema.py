@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from kernel.errors import ConfigError
-from kernel.settings import KeySource, Settings, SettingsStore, with_overrides
-from kernel.settings_schema import SETTINGS_RULES, check_settings, found
+from kernel.core.errors import ConfigError
+from kernel.config.settings import KeySource, Settings, SettingsStore, with_overrides
+from kernel.config.schema import SETTINGS_RULES, check_settings, found
 
 SECRET = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"
 

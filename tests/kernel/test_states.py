@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kernel.states import AgentState, Outcome
+from kernel.core.states import AgentState, Outcome
 
 
 def test_each_state_answers_busy_can_pause_and_final():

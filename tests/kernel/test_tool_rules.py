@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from kernel.errors import ProviderError
-from kernel.events import Outcome, LeaseRequested, LeaseRequestResolved, ToolCallFinished
-from kernel.messages import ToolResultPart
+from kernel.core.errors import ProviderError
+from kernel.core.events import Outcome, LeaseRequested, LeaseRequestResolved, ToolCallFinished
+from kernel.core.messages import ToolResultPart
 from kernel.providers.base import StreamEnd, ToolCallReady, UsageReport
 from kernel.providers.scripted import ScriptedTurn, reply
 from ledger import Denied, Expired, FileChange, LeaseGrant, ToolCall, ToolError, ToolResult
@@ -208,7 +208,7 @@ async def _send(env, agent_id, text="go"):
 
 
 def test_a_shell_lease_does_not_grant_the_network(make_env):
-    from kernel.leases import scope_covers
+    from kernel.leases.lease import scope_covers
 
     assert scope_covers("shell.exec", "shell.exec") and not scope_covers("shell.exec", "shell.exec.net")
     assert not scope_covers("shell", "shell.exec.net") and scope_covers("shell.exec.net", "shell.exec.net")
@@ -223,7 +223,7 @@ def test_a_shell_lease_does_not_grant_the_network(make_env):
 
 
 def test_every_ledger_entry_is_announced_once(make_env):
-    from kernel.events import LedgerAppended
+    from kernel.core.events import LedgerAppended
 
     env = make_env()
     env.approver.will(GRANT_5M)
@@ -258,11 +258,11 @@ def test_request_names_the_call_and_new_settings_apply_to_later_requests(make_en
 
 def test_an_answer_given_the_moment_a_request_is_published_is_not_lost(tmp_path):
     """A desktop may answer inside the LeaseRequested callback, before the kernel waits."""
-    from kernel.clock import ManualClock
-    from kernel.events import LeaseRequested
+    from kernel.core.clock import ManualClock
+    from kernel.core.events import LeaseRequested
     from kernel.facade import Kernel
     from kernel.providers.scripted import ScriptedProvider
-    from kernel.settings import Settings
+    from kernel.config.settings import Settings
     from ledger import Ledger
 
     (tmp_path / "ws").mkdir()

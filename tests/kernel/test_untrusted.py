@@ -1,4 +1,4 @@
-"""kernel.untrusted and the admission of calls: what a model sent, checked and made safe."""
+"""kernel.trust.untrusted and the admission of calls: what a model sent, checked and made safe."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 from hypothesis import given, settings, strategies as st
 
 from kernel.agents.admit import ID_MAX, admit
-from kernel.messages import Message, TextPart, ToolResultPart, ToolUse, encodable
+from kernel.core.messages import Message, TextPart, ToolResultPart, ToolUse, encodable
 from kernel.providers.base import ToolCallReady
-from kernel.untrusted import ERROR_MAX_CHARS, MAX_DEPTH, capped, clean_text, object_problem, problem, sanitised
+from kernel.trust.untrusted import ERROR_MAX_CHARS, MAX_DEPTH, capped, clean_text, object_problem, problem, sanitised
 
 any_char = st.characters(codec=None, exclude_categories=())
 leaves = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(any_char, max_size=10)

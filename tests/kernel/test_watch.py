@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
-from kernel.events import LedgerAppended
+from kernel.core.events import LedgerAppended
 from kernel.facade import Kernel
 from kernel.providers.scripted import ScriptedProvider
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from ledger import Ledger
 
 from .conftest import run

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from kernel.approver import Grant
-from kernel.messages import ToolResultPart
+from kernel.leases.approver import Grant
+from kernel.core.messages import ToolResultPart
 from kernel.providers.scripted import reply
 from tests.fakes.web_server import WebFake
 

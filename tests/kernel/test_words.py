@@ -1,10 +1,10 @@
-"""Counts and numbers as people read them (kernel.words, shared by the CLI and the desktop)."""
+"""Counts and numbers as people read them (kernel.core.words, shared by the CLI and the desktop)."""
 
 from __future__ import annotations
 
 import pytest
 
-from kernel.words import grouped, plural, short_number
+from kernel.core.words import grouped, plural, short_number
 
 
 @pytest.mark.parametrize(("count", "word", "expected"), [

@@ -10,8 +10,8 @@ import pytest
 
 from kernel.mail import Account, AccountStore
 from kernel.mail.tools import MailService, mail_tools
-from kernel.secret_store import SecretStore
-from kernel.settings import SettingsStore
+from kernel.config.secrets import SecretStore
+from kernel.config.settings import SettingsStore
 from kernel.tools.registry import builtin_registry
 from tests.fakes import mail_servers as ms
 from tests.kernel.conftest import make_env  # noqa: F401 - the fixture, shared

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from desktop.accounts_dialog import AccountsDialog
 from desktop.settings_dialog import SettingsDialog
 from kernel.api import AccountStore, SecretStore, Settings
-from kernel.settings import SettingsStore
+from kernel.config.settings import SettingsStore
 from tests.fakes import mail_servers as ms
 
 

@@ -14,7 +14,7 @@ from kernel.mail.accounts import Account, Credentials
 from kernel.mail.compose import compose
 from kernel.mail.connection import check_account
 from kernel.mail.errors import MailError
-from kernel.outward import NotDone
+from kernel.tools.outward import NotDone
 
 PASSWORD = "hunter2-secret"
 

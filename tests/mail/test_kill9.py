@@ -12,7 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from kernel.outward import OutwardBook, unknown_intents
+from kernel.tools.outward import OutwardBook, unknown_intents
 from ledger import Intent, Ledger
 from tests.kernel.conftest import run
 
@@ -24,8 +24,8 @@ CHILD = textwrap.dedent("""
     from kernel.mail.accounts import AccountStore
     from kernel.mail.compose import compose, message_id_for
     from kernel.mail import smtp
-    from kernel.secret_store import SecretStore
-    from kernel.settings import SettingsStore
+    from kernel.config.secrets import SecretStore
+    from kernel.config.settings import SettingsStore
     from ledger import Intent, Ledger
 
     from pathlib import Path

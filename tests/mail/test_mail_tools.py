@@ -7,14 +7,14 @@ from __future__ import annotations
 import asyncio
 from email.message import EmailMessage
 
-from kernel.events import ToolCallFinished
+from kernel.core.events import ToolCallFinished
 from kernel.mail import imap
 from kernel.mail.compose import compose, message_id_for
 from kernel.mail.connection import check_account
 from kernel.mail.html_text import html_to_text
-from kernel.outward import OutwardBook, unknown_intents
+from kernel.tools.outward import OutwardBook, unknown_intents
 from kernel.providers.scripted import reply
-from kernel.states import Outcome as CallOutcome
+from kernel.core.states import Outcome as CallOutcome
 from ledger import Intent, Outcome
 from tests.fakes import mail_servers as ms
 from tests.kernel.conftest import DENY, GRANT_5M, HANG, run, until
@@ -28,7 +28,7 @@ async def _go(m, agent_id, text):
 
 
 def results(provider, index):
-    from kernel.messages import ToolResultPart
+    from kernel.core.messages import ToolResultPart
 
     return [p for p in provider.requests[index].messages[-1].parts if isinstance(p, ToolResultPart)]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from kernel.clock import ManualClock
-from kernel.errors import ToolFailure
-from kernel.outward import NotDone, OutwardBook, idempotency_key, unknown_intents
+from kernel.core.clock import ManualClock
+from kernel.core.errors import ToolFailure
+from kernel.tools.outward import NotDone, OutwardBook, idempotency_key, unknown_intents
 from kernel.tools.descriptor import ToolContext
 from ledger import Intent, Ledger
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from kernel.mail.accounts import Account, AccountStore
 from kernel.mail.tools import MailService
-from kernel.secret_store import SecretStore
-from kernel.settings import SettingsStore
+from kernel.config.secrets import SecretStore
+from kernel.config.settings import SettingsStore
 
 INVITED = "Attendees (they will be invited): "
 

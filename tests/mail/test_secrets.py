@@ -7,8 +7,8 @@ import stat
 
 from keyring.backend import KeyringBackend
 
-from kernel.secret_store import SecretStore, usable_keyring
-from kernel.settings import SettingsStore
+from kernel.config.secrets import SecretStore, usable_keyring
+from kernel.config.settings import SettingsStore
 
 
 class DictKeyring(KeyringBackend):
@@ -51,7 +51,7 @@ def test_migration_moves_keys_json_into_the_keyring_and_provider_keys_keep_worki
     assert sorted(moved) == ["account:work", "anthropic"]
     assert store.keys() == {}
     assert backend.store[("agentdesk", "anthropic")] == "sk-ant-1"
-    monkeypatch.setattr("kernel.secret_store.usable_keyring", lambda: backend)
+    monkeypatch.setattr("kernel.config.secrets.usable_keyring", lambda: backend)
     assert store.api_key("anthropic", env={}) == "sk-ant-1"
     assert store.key_source("anthropic", env={}).where == "keyring"
     assert SecretStore(store, backend=backend).get("account:work") == "app-pass"
@@ -62,7 +62,7 @@ def test_new_provider_and_web_keys_go_to_the_keyring_when_usable_and_settings_sa
     from desktop.settings_form import key_source_text
 
     backend = DictKeyring()
-    monkeypatch.setattr("kernel.secret_store.usable_keyring", lambda: backend)
+    monkeypatch.setattr("kernel.config.secrets.usable_keyring", lambda: backend)
     store = SettingsStore(agentdesk_home)
     assert store.save_secret_key("anthropic", "sk-ant-new-1234567890") == "the system keyring"
     assert store.save_secret_key("brave", "brave-key-1234567890") == "the system keyring"
@@ -90,21 +90,21 @@ def test_without_a_keyring_new_keys_go_to_keys_json_and_no_keyring_is_probed(age
 
     store = SettingsStore(agentdesk_home)
     assert store.held_secrets() == []
-    monkeypatch.setattr("kernel.secret_store.usable_keyring", lambda: None)
+    monkeypatch.setattr("kernel.config.secrets.usable_keyring", lambda: None)
     assert store.save_secret_key("openai", "sk-openai-1234567890") == "keys.json"
     assert store.keys() == {"openai": "sk-openai-1234567890"} and store.keyring_names() == []
     assert stat.S_IMODE(store.keys_path.stat().st_mode) == 0o600
-    monkeypatch.setattr("kernel.secret_store.usable_keyring", no_probe)
+    monkeypatch.setattr("kernel.config.secrets.usable_keyring", no_probe)
     assert store.held_secrets() == [("keys.json openai", "sk-openai-1234567890")]
     assert store.web_key("brave", env={}) is None
 
 
 def test_the_settings_dialog_saves_a_new_key_to_the_keyring(agentdesk_home, tmp_path, monkeypatch, qtbot):
     from desktop.settings_dialog import SettingsDialog
-    from kernel.settings import Settings
+    from kernel.config.settings import Settings
 
     backend = DictKeyring()
-    monkeypatch.setattr("kernel.secret_store.usable_keyring", lambda: backend)
+    monkeypatch.setattr("kernel.config.secrets.usable_keyring", lambda: backend)
     store = SettingsStore(agentdesk_home)
     dialog = SettingsDialog(store, Settings(user_name="Ada", workspace=str(tmp_path)), None, env={})
     qtbot.addWidget(dialog)
@@ -152,7 +152,7 @@ def test_a_keyring_that_refuses_to_store_leaves_the_key_in_keys_json(agentdesk_h
 
             raise PasswordSetError("the keyring is locked")
 
-    monkeypatch.setattr("kernel.secret_store.usable_keyring", lambda: LockedKeyring())
+    monkeypatch.setattr("kernel.config.secrets.usable_keyring", lambda: LockedKeyring())
     store = SettingsStore(agentdesk_home)
     assert store.save_secret_key("anthropic", "sk-ant-locked-1234567890") == "keys.json"
     assert store.keys() == {"anthropic": "sk-ant-locked-1234567890"} and store.keyring_names() == []

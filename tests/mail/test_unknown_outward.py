@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from kernel.errors import KernelError
+from kernel.core.errors import KernelError
 from kernel.facade import Kernel
 from kernel.mail import smtp
 from kernel.mail.compose import compose, message_id_for
 from kernel.mail.tools import MailService
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from ledger import KERNEL, USER, Intent, Ledger, Outcome, ToolCall
 from tests.cli.test_automation_cli import agentdesk
 from tests.fakes import mail_servers as ms

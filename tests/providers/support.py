@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from kernel.errors import ProviderError
+from kernel.core.errors import ProviderError
 from kernel.providers.base import ProviderRequest, StreamEnd, TextChunk, ToolCallReady, UsageReport
 from kernel.providers.openai_common import ERROR_PREFIX
 

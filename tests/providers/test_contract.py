@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from kernel.messages import Message, TextPart, ToolResultPart, ToolSpec, ToolUse, user_text
+from kernel.core.messages import Message, TextPart, ToolResultPart, ToolSpec, ToolUse, user_text
 from kernel.providers.base import ProviderRequest, TextChunk
 from kernel.providers.retry import RetryingProvider
 from tests.fakes import Cut, ErrorEvent, FakeProviderServer, HttpError, Text, ToolCall, Turn, Usage

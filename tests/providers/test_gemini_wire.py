@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from kernel.messages import Message, ToolResultPart, ToolUse, user_text
+from kernel.core.messages import Message, ToolResultPart, ToolUse, user_text
 from kernel.providers.base import ProviderRequest
 from kernel.providers.gemini import LOCAL_ID_PREFIX, SIGNATURE_KEY, GeminiProvider
 from tests.fakes import Text, Turn

@@ -14,8 +14,8 @@ from typing import AsyncIterator
 
 import pytest
 
-from kernel.errors import ConfigError, ProviderError
-from kernel.messages import user_text
+from kernel.core.errors import ConfigError, ProviderError
+from kernel.core.messages import user_text
 from kernel.providers.adapter import SdkAdapter
 from kernel.providers.base import ProviderRequest, StreamEnd, StreamEvent, TextChunk
 from kernel.providers.catalog import CATALOG, PROVIDER_NAMES
@@ -23,7 +23,7 @@ from kernel.providers.failures import parse_arguments, parse_retry_after, status
 from kernel.providers.lazy import missing_key_message
 from kernel.providers.registry import make_provider
 from kernel.providers.retry import RetryingProvider
-from kernel.settings import DEFAULT_MODELS, PROVIDERS, Settings, SettingsStore
+from kernel.config.settings import DEFAULT_MODELS, PROVIDERS, Settings, SettingsStore
 from tests.providers.support import RecordingSleep, collect
 
 REQUEST = ProviderRequest("s", (user_text("hi"),), model="m")

@@ -15,14 +15,14 @@ import subprocess
 import sys
 import threading
 
-from kernel.errors import ProviderError
-from kernel.messages import Message, TextPart, ToolResultPart, ToolUse, user_text
+from kernel.core.errors import ProviderError
+from kernel.core.messages import Message, TextPart, ToolResultPart, ToolUse, user_text
 from kernel.providers.base import ProviderRequest, TextChunk
 from kernel.providers.host_protocol import JsonCache, decode_request, request_line
 from kernel.providers.process_host import ProcessProvider
 from kernel.providers.registry import make_provider
 from kernel.providers.retry import RetryingProvider
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from tests.fakes import Text, Turn
 from tests.providers.support import collect
 from tests.providers.test_contract import READ, ask

@@ -141,7 +141,7 @@ class ThreadServer:
     async def _start(self) -> Any:
         from kernel.facade import Kernel
         from kernel.service.server import KernelServer
-        from kernel.settings import Settings
+        from kernel.config.settings import Settings
         from ledger import Ledger
 
         ws = self.tmp / "ws"

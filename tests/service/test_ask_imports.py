@@ -48,7 +48,7 @@ NOT_ON_THE_ATTACH_PATH = (
     "ledger.store", "ledger.undo", "ledger.integrity",  # the record itself stays in the kernel process
 )
 
-NOT_BEFORE_THE_SEND = ("asyncio", "kernel.service.client", "kernel.events", "kernel.settings", "kernel.cli.terminal")
+NOT_BEFORE_THE_SEND = ("asyncio", "kernel.service.client", "kernel.core.events", "kernel.config.settings", "kernel.cli.terminal")
 
 
 def test_ask_through_a_running_kernel_imports_neither_the_sdks_nor_the_automations(kernel_proc, kernel_env, srv,

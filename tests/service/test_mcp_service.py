@@ -13,7 +13,7 @@ import pytest
 
 from kernel.cli import main
 from kernel.extensions.mcp_config import McpSecrets, McpServerConfig, McpStore
-from kernel.secret_store import usable_keyring
+from kernel.config.secrets import usable_keyring
 from kernel.service.client import RemoteKernel
 from tests.extensions.conftest import SERVER
 from tests.fakes import Text, ToolCall, Turn
@@ -126,7 +126,7 @@ def test_a_server_that_fails_says_why_and_a_fix_is_taken_without_a_restart(mcp_k
 
 def test_a_hand_edit_of_mcp_json_applies_in_the_running_kernel_and_a_broken_one_keeps_the_servers(
         mcp_kernel_proc, agentdesk_home):
-    from kernel.events import McpChanged
+    from kernel.core.events import McpChanged
 
     path = agentdesk_home / "mcp.json"
 

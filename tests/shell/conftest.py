@@ -14,11 +14,11 @@ from typing import Any, Mapping
 
 import pytest
 
-from kernel.clock import ManualClock
-from kernel.settings import Settings
+from kernel.core.clock import ManualClock
+from kernel.config.settings import Settings
 from kernel.workspace.snapshot import SnapshotIndex
 from kernel.tools.descriptor import ToolContext, ToolDescriptor, ToolOutput
-from kernel.sandbox_overlay import OverlayProbe
+from kernel.sandbox.overlay import OverlayProbe
 from kernel.tools.shell import shell_tool
 from kernel.workspace.root import Workspace
 from ledger import Ledger, ToolCall

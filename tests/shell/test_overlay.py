@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from kernel.errors import ToolFailure
-from kernel.sandbox_overlay import SNAPSHOTS, USERNS, USERNS_DIRECT, OverlayProbe, overlay_status
-from kernel.sandbox_stages import StagePool
+from kernel.core.errors import ToolFailure
+from kernel.sandbox.overlay import SNAPSHOTS, USERNS, USERNS_DIRECT, OverlayProbe, overlay_status
+from kernel.sandbox.stages import StagePool
 from kernel.tools.shell import ShellTool
 from ledger import OUTSIDE, FileChange, Snapshot
 

@@ -20,9 +20,9 @@ from typing import Iterator
 
 import pytest
 
-from kernel.sandbox import runtime_folders
+from kernel.sandbox.bwrap import runtime_folders
 from kernel.service.home import socket_path
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 
 from .conftest import Env
 

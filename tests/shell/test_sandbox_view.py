@@ -18,11 +18,11 @@ from typing import Any, Iterator, Mapping
 
 import pytest
 
-from kernel.errors import ToolFailure
-from kernel.sandbox import Sandbox
-from kernel.sandbox_limits import SandboxLimits
-from kernel.sandbox_view import HostPaths, plan
-from kernel.settings import Settings
+from kernel.core.errors import ToolFailure
+from kernel.sandbox.bwrap import Sandbox
+from kernel.sandbox.limits import SandboxLimits
+from kernel.sandbox.view import HostPaths, plan
+from kernel.config.settings import Settings
 from kernel.workspace.snapshot import SnapshotIndex
 from kernel.tools.descriptor import ToolOutput
 from kernel.workspace.root import Workspace
@@ -156,7 +156,7 @@ def _env_at(root: Path, tmp_path: Path) -> Env:
 
 
 def env_clock():  # type: ignore[no-untyped-def]
-    from kernel.clock import ManualClock
+    from kernel.core.clock import ManualClock
 
     return ManualClock()
 
@@ -313,7 +313,7 @@ def test_plan_follows_links_to_secrets(host: Host, tmp_path: Path) -> None:
 
 
 def test_limit_support_is_detected_per_user_and_kernel(tmp_path: Path) -> None:
-    from kernel.sandbox_limits import detect
+    from kernel.sandbox.limits import detect
 
     no_cgroup = tmp_path / "proc"
     no_cgroup.mkdir()
@@ -329,7 +329,7 @@ def test_limit_support_is_detected_per_user_and_kernel(tmp_path: Path) -> None:
 
 
 def test_limits_refuse_hostile_values() -> None:
-    from kernel.errors import ConfigError
+    from kernel.core.errors import ConfigError
 
     for bad in ({"tmp_mb": 0}, {"max_processes": -1}, {"memory_mb": True}, {"tmp_mb": "512"}, {"memory_mb": 1 << 40}):
         with pytest.raises(ConfigError):
@@ -341,7 +341,7 @@ def test_process_limit_groups_do_not_pile_up(env: Env, host: Host) -> None:
     support = Sandbox().check().support
     if support.cgroup_base is None:
         pytest.skip("no pids cgroup is used on this machine (the process limit is an rlimit, or not enforced)")
-    from kernel.sandbox_limits import pids_cgroup
+    from kernel.sandbox.limits import pids_cgroup
 
     mine = f"agentdesk-{os.getpid()}-"
     with pids_cgroup(support.cgroup_base, 16) as procs:
@@ -356,7 +356,7 @@ def test_a_sweep_leaves_a_group_another_command_is_starting_in() -> None:
     support = Sandbox().check().support
     if support.cgroup_base is None:
         pytest.skip("no pids cgroup is used on this machine (the process limit is an rlimit, or not enforced)")
-    from kernel.sandbox_limits import pids_cgroup
+    from kernel.sandbox.limits import pids_cgroup
 
     with pids_cgroup(support.cgroup_base, 16) as first:  # empty: its command has not joined yet
         with pids_cgroup(support.cgroup_base, 16) as second:  # another workspace's command sweeps

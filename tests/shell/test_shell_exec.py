@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from kernel.errors import ToolFailure
-from kernel.sandbox import Sandbox
-from kernel.settings import Settings
+from kernel.core.errors import ToolFailure
+from kernel.sandbox.bwrap import Sandbox
+from kernel.config.settings import Settings
 from ledger import FileChange, Snapshot
 
 from .conftest import Env, alive, group_members, tree_of, wait_fifo
@@ -264,7 +264,7 @@ def test_concurrent_commands_in_one_workspace_are_told_apart(env: Env) -> None:
 def test_settings_given_as_a_callable_apply_to_the_next_call(tmp_path) -> None:
     from dataclasses import replace
 
-    from kernel.settings import Settings
+    from kernel.config.settings import Settings
     from kernel.tools.shell import shell_tool
 
     holder = [Settings(allow_unsandboxed_shell=False)]

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from kernel.safe_remove import remove_tree
-from kernel.sandbox_stages import UNLOCKED_STALE_S, StagePool, sweep_stale
+from kernel.sandbox.safe_remove import remove_tree
+from kernel.sandbox.stages import UNLOCKED_STALE_S, StagePool, sweep_stale
 
 _HOLDER = """
 import sys
 from pathlib import Path
-from kernel.sandbox_stages import StagePool
+from kernel.sandbox.stages import StagePool
 pool = StagePool()
 stage = pool.acquire(Path(sys.argv[1]))
 (stage.upper / "half-done.txt").write_text("a command's partial work")

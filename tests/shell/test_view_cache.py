@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from kernel.sandbox_view import HostPaths, plan
-from kernel.sandbox_view_cache import ViewCache
+from kernel.sandbox.view import HostPaths, plan
+from kernel.sandbox.view_cache import ViewCache
 
 
 def _host(tmp_path: Path) -> tuple[Path, Path, HostPaths]:

@@ -15,8 +15,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from kernel.clock import ManualClock
-from kernel.errors import ToolFailure
+from kernel.core.clock import ManualClock
+from kernel.core.errors import ToolFailure
 from kernel.tools.descriptor import ToolContext, ToolDescriptor, ToolLimits, ToolOutput
 from kernel.tools.schema import validate_input, validate_output
 from kernel.workspace.root import Workspace

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from kernel.errors import ToolFailure
+from kernel.core.errors import ToolFailure
 from kernel.tools.fs import FS_DELETE, FS_EDIT, FS_MOVE, FS_WRITE, plan_write
 from ledger import FileChange
 

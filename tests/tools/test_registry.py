@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from kernel.errors import RegistryError
-from kernel.messages import ToolSpec
+from kernel.core.errors import RegistryError
+from kernel.core.messages import ToolSpec
 from kernel.tools.fs import FS_READ, FS_TOOLS, FS_WRITE
 from kernel.tools.registry import ToolRegistry, builtin_registry
 

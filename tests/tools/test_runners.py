@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from kernel.errors import ToolFailure
+from kernel.core.errors import ToolFailure
 from kernel.tools.descriptor import ToolOutput
 from kernel.tools.fs import FS_READ
 from kernel.tools.fs.common import inline_runner, thread_runner

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from kernel.errors import RegistryError, ToolFailure
+from kernel.core.errors import RegistryError, ToolFailure
 from kernel.tools.fs import FS_EDIT, FS_READ, FS_TOOLS
 from kernel.tools.schema import check_schemas, validate_input, validate_output, validator_for
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kernel.facade import Kernel
 from kernel.workspace.ignore import IgnoreRules
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from kernel.tools.fs import FS_LIST, FS_SEARCH, FS_WRITE
 from kernel.tools.fs.stale import sweep_temp_files
 from ledger import Ledger

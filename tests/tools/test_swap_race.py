@@ -17,7 +17,7 @@ import textwrap
 
 import pytest
 
-from kernel.errors import ToolFailure
+from kernel.core.errors import ToolFailure
 from kernel.tools.fs import FS_LIST, FS_READ, FS_SEARCH, FS_WRITE
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="renameat2 is Linux-only")

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from kernel.tools.descriptor import Risk
 from kernel.tools.web.errors import WebFailure
 from kernel.tools.web.fetch import MAX_REDIRECTS, FetchLimits, fetch

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from kernel.settings import Settings, SettingsStore
+from kernel.config.settings import Settings, SettingsStore
 from kernel.tools.descriptor import Risk
 from kernel.tools.web.errors import WebFailure
 from kernel.tools.web.search import SearchConfig, search

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from desktop.settings_form import apply_form, check_form, values_from
-from kernel.errors import ConfigError
+from kernel.core.errors import ConfigError
 from kernel.facade import Kernel
-from kernel.settings import Settings
+from kernel.config.settings import Settings
 from kernel.workspace.root import Workspace, check_workspace
 from ledger import Ledger
 

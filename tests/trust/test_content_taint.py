@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 
 from desktop.wording import taint_text
-from kernel.approver import Grant
+from kernel.leases.approver import Grant
 from kernel.extensions.context import WITHHELD
 from kernel.providers.scripted import reply
 from kernel.trust.content_taint import TaintedFiles, content_taint, workspace_taint

@@ -16,11 +16,11 @@ from desktop.lease_dialog import GRANT_DELAY_MS, LeaseDialogs
 from desktop.policies_dialog import PoliciesDialog
 from desktop.policy_form import HookRow, PolicyRow
 from desktop.process_model import COL_STATE, ProcessRows, ProcessTableModel
-from kernel.clock import ManualClock
-from kernel.events import LeaseRequestResolved
+from kernel.core.clock import ManualClock
+from kernel.core.events import LeaseRequestResolved
 from kernel.facade import Kernel
 from kernel.providers.scripted import ScriptedProvider, reply
-from kernel.settings import Settings, SettingsStore, home
+from kernel.config.settings import Settings, SettingsStore, home
 from ledger import Ledger
 from tests.desktop_ask.conftest import Desk
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from kernel.approver import Grant
-from kernel.messages import ToolResultPart
+from kernel.leases.approver import Grant
+from kernel.core.messages import ToolResultPart
 from kernel.providers.scripted import reply
 from kernel.tools.registry import builtin_registry
 from kernel.tools.web import web_fetch_tool

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kernel.approver import Grant
-from kernel.events import LeaseGranted
+from kernel.leases.approver import Grant
+from kernel.core.events import LeaseGranted
 from kernel.providers.scripted import reply
-from kernel.settings_schema import check_settings
+from kernel.config.schema import check_settings
 from kernel.tools.descriptor import Risk
 from kernel.trust.policy import Mode, mode_for
 from ledger import Denied

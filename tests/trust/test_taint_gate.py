@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import hashlib
 
-from kernel.approver import Grant
-from kernel.events import AgentTainted, LeaseRequested
-from kernel.messages import ToolResultPart
+from kernel.leases.approver import Grant
+from kernel.core.events import AgentTainted, LeaseRequested
+from kernel.core.messages import ToolResultPart
 from kernel.providers.scripted import reply
 from kernel.trust.taint import taint_from
 from ledger import Confirmed, Denied, ToolCall, UntrustedSeen

@@ -5,8 +5,8 @@ bubblewrap is made unfindable by giving the kernel a PATH without it (the comman
 
 from __future__ import annotations
 
-from kernel.approver import Grant
-from kernel.messages import ToolResultPart
+from kernel.leases.approver import Grant
+from kernel.core.messages import ToolResultPart
 from kernel.providers.scripted import reply
 from ledger import Denied
 
@@ -75,8 +75,8 @@ def test_a_sandboxed_command_under_a_lease_is_not_asked_about(make_env):
 def test_the_descriptor_says_per_call_and_follows_settings_changes():
     from dataclasses import replace
 
-    from kernel.settings import Settings
-    from kernel.tools.risk import Risk
+    from kernel.config.settings import Settings
+    from kernel.core.risk import Risk
     from kernel.tools.shell import shell_tool
 
     holder = [Settings(allow_unsandboxed_shell=False)]

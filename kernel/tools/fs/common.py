@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from ...errors import ToolFailure
+from ...core.errors import ToolFailure
 from ..descriptor import CallPreview, Runner, ToolContext, ToolOutput
 from ...workspace.root import Workspace
 

@@ -31,7 +31,7 @@ from typing import IO, Any, Iterator, Mapping
 from ledger.blobs import digest_fd
 from ledger.files import is_temp_name
 
-from ...errors import ToolFailure
+from ...core.errors import ToolFailure
 from ...trust.content_taint import ContentTaint, bytes_taint, fd_taint
 from ...workspace.ignore import SKIP_DIRS
 from ..descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput

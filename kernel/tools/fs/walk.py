@@ -27,7 +27,7 @@ from typing import BinaryIO, Iterator
 
 from ledger.files import Place, open_at
 
-from ...errors import ToolFailure
+from ...core.errors import ToolFailure
 from ...workspace.root import Workspace
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)

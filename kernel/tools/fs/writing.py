@@ -35,7 +35,7 @@ from typing import Any, Mapping
 from ledger.blobs import Opened
 from ledger.files import is_temp_name
 
-from ...errors import ToolFailure
+from ...core.errors import ToolFailure
 from ..descriptor import CallPreview, Risk, ToolContext, ToolDescriptor, ToolLimits, ToolOutput
 from ...workspace.root import Workspace
 from . import walk

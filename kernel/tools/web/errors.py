@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ...errors import ToolFailure
+from ...core.errors import ToolFailure
 
 WebFailureKind = Literal["url", "address", "redirects", "http", "timeout", "network", "config", "reply"]
 

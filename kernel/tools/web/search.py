@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ...settings_schema import WEB_DEFAULT_BASE_URLS, WEB_KEY_VARIABLES
+from ...config.schema import WEB_DEFAULT_BASE_URLS, WEB_KEY_VARIABLES
 from .errors import WebFailure
 
 BACKENDS = ("brave", "tavily", "searxng")

@@ -1,6 +1,6 @@
 """The host part of a command's view, remembered while nothing it was built from has changed.
 
-``sandbox_view.host_view`` resolves the home folder, every secret, every PATH
+``view.host_view`` resolves the home folder, every secret, every PATH
 entry and the Settings folders: about 5 ms of CPU for every command (measured
 2026-12-01), a third of shell_exec's budget over bare bwrap. It depends only
 on those host paths, so it is kept and reused as long as a fingerprint of
@@ -21,7 +21,7 @@ import stat
 import threading
 from pathlib import Path
 
-from .sandbox_view import (COMPANIONS, HOME_SECRETS, HOST_SOCKET_DIRS, SHARED_HOME_DIRS, SYSTEM_DIRS, HostPaths,
+from .view import (COMPANIONS, HOME_SECRETS, HOST_SOCKET_DIRS, SHARED_HOME_DIRS, SYSTEM_DIRS, HostPaths,
                            HostView, View, host_view, plan)
 
 _Mark = tuple[object, ...]

@@ -29,7 +29,7 @@ import re
 from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:
-    from .redaction.cuts import Spans
+    from ..redaction.cuts import Spans
 
 MAX_DEPTH = 64          # levels of lists and objects; the built-in tools need 2
 MAX_INT_BITS = 13_000   # about 4,000 digits: Python will not turn a longer int into text (sys.int_info)
@@ -65,7 +65,7 @@ def capped(text: str, limit: int = ERROR_MAX_CHARS, finder: "Spans | None" = Non
     tail = max(0, limit // 5)
     head = max(0, limit - tail - len(note))
     if finder is not None:
-        from .redaction import cuts
+        from ..redaction import cuts
 
         return cuts.head(text, head, finder) + note + cuts.tail(text, tail, finder)
     return text[:head] + note + (text[-tail:] if tail else "")

@@ -17,12 +17,12 @@ from typing import Any, Mapping
 
 from ledger import KERNEL, USER, Confirmed, Denied, Expired
 
-from ..approver import Denial, Grant, LeaseRequest
-from ..errors import ToolFailure
-from ..events import LeaseRequested, LeaseRequestResolved
+from ..leases.approver import Denial, Grant, LeaseRequest
+from ..core.errors import ToolFailure
+from ..core.events import LeaseRequested, LeaseRequestResolved
 
-from ..leases import Lease, offered_durations
-from ..states import AgentState, Outcome
+from ..leases.lease import Lease, offered_durations
+from ..core.states import AgentState, Outcome
 from ..tools.descriptor import ToolDescriptor
 from .process import AgentProcess
 

@@ -151,7 +151,7 @@ class SecretStore:
 
     def held_secrets(self) -> list[str]:
         """Every account password held, for the redaction registry (glue: register these after the merge)."""
-        from .mail.accounts import AccountStore
+        from ..mail.accounts import AccountStore
 
         out = []
         for account in AccountStore(self.settings.root, self).list():

@@ -25,7 +25,7 @@ Two ways to mount it, tried in this order on the workspace's own filesystem:
 The upper and work folders live in ``.agentdesk-overlay/`` beside the
 workspace (same filesystem, so changes land by rename; outside the workspace,
 so the command never sees them), kept and reused per workspace
-(``kernel.sandbox_stages``). Where neither way works — no unprivileged
+(``kernel.sandbox.stages``). Where neither way works — no unprivileged
 user namespaces, a filesystem overlayfs refuses, a parent folder we cannot
 write — commands fall back to snapshots, and ``OverlayStatus.reason`` says why.
 """

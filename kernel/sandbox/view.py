@@ -27,7 +27,7 @@ socket folders (``/run``, ``/var/run``, X11's). A bind whose source lies in
 one of them, or that would show the whole home (``/``, ``/home``, ``~``), is
 skipped and reported; a workspace there is refused.
 
-This module only plans; ``kernel.sandbox`` turns the plan into bwrap flags.
+This module only plans; ``kernel.sandbox.bwrap`` turns the plan into bwrap flags.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .errors import ToolFailure
+from ..core.errors import ToolFailure
 
 # System folders bound read-only when they exist (a symlink is recreated as the same symlink).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/srv", "/var",
@@ -314,7 +314,7 @@ def host_view(host: HostPaths) -> HostView:
 def plan(workspace: Path, host: HostPaths, shown: HostView | None = None) -> View:
     """The view of one command in ``workspace``; refuses (ToolFailure) a workspace it may not show.
 
-    ``shown``: ``host_view(host)`` made earlier and still valid (``kernel.sandbox_view_cache``)."""
+    ``shown``: ``host_view(host)`` made earlier and still valid (``kernel.sandbox.bwrap.view_cache``)."""
     shown = shown if shown is not None else host_view(host)
     planner = shown.planner
     root = _real(workspace)

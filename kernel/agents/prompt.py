@@ -13,11 +13,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .leases import describe_left
-from .trust.markers import PROMPT_RULE
+from ..leases.lease import describe_left
+from ..trust.markers import PROMPT_RULE
 
 if TYPE_CHECKING:
-    from .agents.process import AgentProcess
+    from .process import AgentProcess
 
 DIGEST_CHANGES = 8
 

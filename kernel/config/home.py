@@ -1,5 +1,5 @@
 """Where a home's ledger and settings live, on its own: ``agentdesk ask`` finds the home's kernel
-without importing the settings (``kernel.settings`` re-exports ``home``)."""
+without importing the settings (``kernel.config.settings`` re-exports ``home``)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """The bubblewrap sandbox a shell command runs in, and the environment it gets.
 
-A command sees only what ``kernel.sandbox_view`` plans — the system
+A command sees only what ``kernel.sandbox.view`` plans — the system
 read-only, the workspace writable, private size-capped scratch folders, an
 empty home with the PATH toolchains and the user's chosen folders read-only,
 and never ``$AGENTDESK_HOME``, credentials or host sockets — within the
-bounds of ``kernel.sandbox_limits``. It has its own PID namespace (so every
+bounds of ``kernel.sandbox.limits``. It has its own PID namespace (so every
 process it starts dies with it), no network unless the call was granted one,
 and no capabilities even when Agentdesk runs as root (without ``--cap-drop
 ALL`` root could simply remount its binds read-write). Its environment is
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from .sandbox_limits import LimitSupport, SandboxLimits, detect
-from .sandbox_view import SCRATCH_DIRS, SYSTEM_DIRS, TOO_WIDE, HostPaths, View, plan
+from .limits import LimitSupport, SandboxLimits, detect
+from .view import SCRATCH_DIRS, SYSTEM_DIRS, TOO_WIDE, HostPaths, View, plan
 
 DEBIAN_PACKAGE = "bubblewrap"
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -142,7 +142,7 @@ class Sandbox:
             args.append("--unshare-net")
         if info_fd is not None:
             args += ["--info-fd", str(info_fd)]
-        # Limits are set inside, after bwrap made its user namespace: see kernel.sandbox_limits.
+        # Limits are set inside, after bwrap made its user namespace: see kernel.sandbox.limits.
         prelude = (f"{limits.ulimits(processes=support.processes == 'rlimit')} || exit 126; "
                    f'exec {self.bash} --noprofile --norc -c "$1"')
         args += ["--", self.bash, "--noprofile", "--norc", "-c", prelude, "agentdesk-sandbox", command]
@@ -174,8 +174,8 @@ def runtime_folders(environ: Mapping[str, str]) -> tuple[Path, ...]:
     kernel there (or to dbus, the keyring, the display). A runtime folder that would hide too much
     (``/``, a system folder, the home or above it) is left out: its socket folder is still hidden.
     """
-    from .home_dir import home as agentdesk_home
-    from .service.home import socket_path
+    from ..config.home import home as agentdesk_home
+    from ..service.home import socket_path
 
     out: list[Path] = []
     try:

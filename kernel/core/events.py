@@ -17,9 +17,9 @@ from .states import AgentState, Outcome
 if TYPE_CHECKING:  # annotations only: a client imports these with the first value it meets (the codec)
     from ledger import Entry
 
-    from .approver import LeaseRequest
-    from .extensions.mcp_status import McpReload
-    from .leases import Lease
+    from ..leases.approver import LeaseRequest
+    from ..extensions.mcp_status import McpReload
+    from ..leases.lease import Lease
 
 log = logging.getLogger(__name__)
 

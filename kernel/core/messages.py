@@ -7,7 +7,7 @@ back unchanged (for example Gemini's thought signature).
 
 ``encodable`` is applied to every message an agent keeps, so that whatever
 came from a model or a tool (lone surrogates, NaN, deep nesting: see
-``kernel.untrusted``) can be sent again to any provider.
+``kernel.trust.untrusted``) can be sent again to any provider.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Union
 
-from .untrusted import clean_text, problem, sanitised
+from ..trust.untrusted import clean_text, problem, sanitised
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,12 @@
 
 ``settings.json`` holds preferences (user name, workspace, lease and budget
 defaults, provider models and base URLs). API keys are saved in the system
-keyring when one is usable (``save_secret_key``, kernel/secret_store.py), else
+keyring when one is usable (``save_secret_key``, kernel/config/secrets.py), else
 in ``keys.json`` with mode 0600; they are never written to the ledger or logs,
 and are only read when a provider is built; the SDKs' own environment
 variables win over them.
 
-Both files are checked value by value (``settings_schema``): ``load`` raises
+Both files are checked value by value (``config.schema``): ``load`` raises
 the first problem as a ``ConfigError`` naming the file, the field and what it
 allows; ``check`` reads leniently (bad fields fall back to their defaults)
 so the desktop can start and offer to fix them; ``restore_default`` rewrites
@@ -27,11 +27,11 @@ from typing import Any, Literal, Mapping
 
 from ledger.limits import MAX_BLOB_BYTES
 
-from .errors import ConfigError
-from .prices import DEFAULT_PRICES, frozen_prices
-from .providers.catalog import CATALOG
-from .trust.hook_config import Hook
-from .settings_schema import (
+from ..core.errors import ConfigError
+from ..accounting.prices import DEFAULT_PRICES, frozen_prices
+from ..providers.catalog import CATALOG
+from ..trust.hook_config import Hook
+from .schema import (
     KEYS_FILE, PROVIDER_NAMES, SETTINGS_FILE, WEB_KEY_VARIABLES, Checked, check_keys, check_settings, unreadable,
 )
 
@@ -43,7 +43,7 @@ KEY_VARIABLES: Mapping[str, str] = MappingProxyType({n: p.key_variable for n, p 
 BASE_URL_VARIABLES: Mapping[str, str] = MappingProxyType({n: p.base_url_variable for n, p in CATALOG.items()})
 
 
-from .home_dir import home as home  # noqa: E402  # in a module of its own: ask finds the kernel without the rest
+from .home import home as home  # noqa: E402  # in a module of its own: ask finds the kernel without the rest
 
 
 @dataclass(frozen=True)
@@ -65,11 +65,11 @@ class Settings:
     shell_timeout_s: float = 120.0
     allow_unsandboxed_shell: bool = False
     blob_max_bytes: int = MAX_BLOB_BYTES
-    sandbox_read_only: tuple[str, ...] = ()  # folders a shell command may read (absolute or ~); kernel/sandbox_view.py
+    sandbox_read_only: tuple[str, ...] = ()  # folders a shell command may read (absolute or ~); kernel/sandbox/view.py
     # trust (kernel/trust): per-scope policy (ask · confirm · auto · deny) and hooks around tool calls
     policies: Mapping[str, str] = field(default_factory=dict)
     hooks: tuple[Hook, ...] = ()
-    # provider → model → {input, output, cached_input[, cache_write]} per million tokens (kernel/prices.py)
+    # provider → model → {input, output, cached_input[, cache_write]} per million tokens (kernel/accounting/prices.py)
     prices: Mapping[str, Mapping[str, Mapping[str, float]]] = field(default_factory=lambda: frozen_prices(DEFAULT_PRICES))
     # The web tools (kernel/tools/web): what web_fetch may read, and which search service web_search uses.
     web_allow_private: bool = False         # let web_fetch reach private, loopback and link-local addresses
@@ -203,7 +203,7 @@ class SettingsStore:
         for name in info.saved_key_names:
             if keys.get(name):
                 return KeySource(KEYS_FILE, name), keys[name]
-        from .secret_store import keyring_secret  # keys moved to the system keyring (kernel.secret_store)
+        from .secrets import keyring_secret  # keys moved to the system keyring (kernel.config.secrets)
         for name in info.saved_key_names:
             secret = keyring_secret(name)
             if secret:
@@ -219,28 +219,28 @@ class SettingsStore:
         saved = self._check_keys().values.get(backend)
         if saved:
             return saved
-        from .secret_store import keyring_names, keyring_secret  # a key saved to the system keyring
+        from .secrets import keyring_names, keyring_secret  # a key saved to the system keyring
 
         return keyring_secret(backend) if backend in keyring_names(self.root) else None
 
     def held_secrets(self) -> list[tuple[str, str]]:
         """Every key keys.json and the keyring hold, as (where, value), for the ledger's redactor (never raises;
         the keyring is asked only when this home keeps something there)."""
-        from .secret_store import keyring_held
+        from .secrets import keyring_held
 
         held = [(f"keys.json {name}", value) for name, value in self._check_keys().values.items()]
         return held + [(f"keyring {name}", value) for name, value in keyring_held(self.root)]
 
     def keyring_names(self) -> list[str]:
         """The key names this home keeps in the system keyring (names only; no keyring probe)."""
-        from .secret_store import keyring_names
+        from .secrets import keyring_names
 
         return keyring_names(self.root)
 
     def save_secret_key(self, name: str, key: str | None) -> str:
         """Save (or, None, forget) a provider or web key where secrets go: the system keyring when one is
         usable, else keys.json. Where it went, in words (never the key)."""
-        from .secret_store import SecretStore
+        from .secrets import SecretStore
 
         secrets = SecretStore(self)
         if key:

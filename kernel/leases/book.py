@@ -18,9 +18,9 @@ from typing import Any, Callable
 
 from ledger import KERNEL, USER, Expired, LeaseGrant, LeaseRevoke, Ledger
 
-from .clock import Clock
-from .events import Event, LeaseExpired, LeaseGranted, LeaseRevoked
-from .leases import MAX_DURATION, Lease, scope_covers
+from ..core.clock import Clock
+from ..core.events import Event, LeaseExpired, LeaseGranted, LeaseRevoked
+from .lease import MAX_DURATION, Lease, scope_covers
 
 
 class LeaseBook:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Protocol, Union
 
 if TYPE_CHECKING:  # an annotation only: ``agentdesk ask`` attached decodes requests without the tools
-    from .tools.descriptor import CallPreview
+    from ..tools.descriptor import CallPreview
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from typing import Any, Awaitable, Callable, Mapping
 
 from ledger import KERNEL, USER, Intent, Ledger, LedgerError, Outcome, ToolCall
 
-from .errors import KernelError, ToolFailure
-from .tools.descriptor import ToolContext
+from ..core.errors import KernelError, ToolFailure
+from .descriptor import ToolContext
 
 DONE, FAILED, UNKNOWN = "done", "failed", "unknown"
 Verifier = Callable[[Intent], Awaitable[bool]]  # True: the effect exists; raises when it cannot tell

@@ -1,6 +1,6 @@
 """Removing a folder tree of our own without ever following a link or leaving it.
 
-Stage folders (``kernel.sandbox_stages``) hold what sandboxed commands made:
+Stage folders (``kernel.sandbox.stages``) hold what sandboxed commands made:
 links to anywhere, folders a command made mode 000, and overlayfs's own
 ``work/work`` (mode 000). ``shutil.rmtree`` stops at an unreadable folder, and
 the usual fix, ``os.chmod(path)``, follows a link. Here every step is made

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 
 from .approver import Decision, LeaseRequest
-from .events import Event, EventBus, LeaseRequested, LeaseRequestResolved
+from ..core.events import Event, EventBus, LeaseRequested, LeaseRequestResolved
 
 
 class PendingApprover:

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from .errors import ConfigError
+from ..core.errors import ConfigError
 
 _MIB = 1024 * 1024
 _NAMES = itertools.count()

@@ -15,7 +15,7 @@ gone (a kernel killed mid-command; its command died with it, and what it did
 never reached the workspace, like a transaction never committed). Such stages
 are removed the first time this process stages beside that workspace folder
 (in the background), never following a link and never outside
-``.agentdesk-overlay/`` (``kernel.safe_remove``). A stage is built under a
+``.agentdesk-overlay/`` (``kernel.sandbox.safe_remove``). A stage is built under a
 ``.tmp-`` name and renamed into place only once its lock is held, so a stage
 being made is never mistaken for a stale one; folders without a lock (the
 overlay probe's, or those of an older version) are stale after a day.
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Callable
 
 from .safe_remove import remove_at, remove_tree
-from .sandbox_overlay import STAGE_DIR, Stage, stage_parent
+from .overlay import STAGE_DIR, Stage, stage_parent
 
 LOCK = "lock"
 TMP_PREFIX = ".tmp-"

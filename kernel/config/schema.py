@@ -13,7 +13,7 @@ setting written by a newer Agentdesk should not stop an older one.
 
 Hand-written rather than pydantic: on the shared 2-core dev machine (2026-12-01, ``-X importtime``,
 median of 9, bytecode cached) this module imports in 2.7 ms, pydantic with ``BaseModel`` in 80 ms
-(49-200 ms): more than the rest of ``kernel.settings``' start, for sixteen fields, and pydantic's
+(49-200 ms): more than the rest of ``kernel.config.settings``' start, for sixteen fields, and pydantic's
 messages would still need rewording into these sentences. ``benchmarks/settings_bench.py``.
 
 Values from keys.json are secrets: a sentence about one names its type, never its text.
@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, Final, Mapping
 from urllib.parse import urlparse
 
-from .errors import ConfigError
-from .leases import MAX_DURATION, WORKING_DAY
-from .prices import valid_models
-from .providers.catalog import PROVIDER_NAMES
-from .trust.hook_config import HOOK_ALLOWED, hooks_ok, policies_ok, to_hooks
-from .trust.policy import MODES
+from ..core.errors import ConfigError
+from ..leases.lease import MAX_DURATION, WORKING_DAY
+from ..accounting.prices import valid_models
+from ..providers.catalog import PROVIDER_NAMES
+from ..trust.hook_config import HOOK_ALLOWED, hooks_ok, policies_ok, to_hooks
+from ..trust.policy import MODES
 
 SETTINGS_FILE = "settings.json"
 KEYS_FILE: Final = "keys.json"

@@ -11,8 +11,8 @@ from typing import Callable, Mapping
 
 from ledger import Entry, Ledger, ModelRequest
 
-from .api import Spend
-from .clock import local_midnight
+from ..api import Spend
+from ..core.clock import local_midnight
 from .prices import cost_of
 
 Prices = Callable[[], Mapping[str, Mapping[str, Mapping[str, float]]]]

@@ -1,0 +1,1 @@
+"""Money and tokens: budgets, prices, and the day's spend."""

@@ -1,0 +1,1 @@
+"""The home folder, the settings file and its schema, and the secret store."""

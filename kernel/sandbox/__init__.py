@@ -1,0 +1,1 @@
+"""The shell sandbox: bubblewrap arguments, the view of the home, stages, the overlay, limits."""
