@@ -10,6 +10,8 @@ asks first, in words.
 
 from __future__ import annotations
 
+from PySide6.QtGui import QCloseEvent
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QLabel, QMessageBox, QPlainTextEdit, QPushButton,
@@ -282,7 +284,7 @@ class AutomationsWindow(QWidget):
         window.show()
         return window
 
-    def closeEvent(self, event) -> None:  # noqa: N802
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None

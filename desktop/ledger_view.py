@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QUrl, Signal
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMenu, QPushButton, QSplitter,
     QStackedWidget, QTableView, QTextBrowser, QVBoxLayout, QWidget,
@@ -71,7 +71,7 @@ class LedgerTable(QTableView):
             self.horizontalHeader().resizeSection(col, width)
         return hidden
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
         self.fit_columns()
 

@@ -20,7 +20,7 @@ from typing import Callable
 
 import shiboken6
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QApplication, QLabel, QMainWindow, QMessageBox, QSizePolicy, QSplitter, QToolBar, QVBoxLayout, QWidget,
 )
@@ -226,7 +226,7 @@ class MainWindow(QMainWindow):
         self.processes.on_tick()
         self.status.refresh()
 
-    def showEvent(self, e) -> None:
+    def showEvent(self, e: QShowEvent) -> None:
         super().showEvent(e)
         if not self._exposed:
             self._exposed = True

@@ -31,7 +31,8 @@ def close_open_fence(text: str) -> str:
     """``text`` with an unterminated code fence closed (for rendering a partial reply)."""
     fences = _FENCE.findall(text)
     if len(fences) % 2 == 1:
-        return text + ("\n" if not text.endswith("\n") else "") + fences[-1] + "\n"
+        fence: str = fences[-1]
+        return text + ("\n" if not text.endswith("\n") else "") + fence + "\n"
     return text
 
 

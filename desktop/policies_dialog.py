@@ -9,6 +9,8 @@ dialog, never application-modal; every control is reachable by keyboard
 
 from __future__ import annotations
 
+from typing import Callable
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QDialog, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
@@ -81,7 +83,7 @@ class PoliciesDialog(QDialog):
         self.buttons = save_cancel(self, self.save)
         layout.addWidget(self.buttons)
 
-    def _buttons(self, what: str, add, table: QTableWidget) -> QHBoxLayout:
+    def _buttons(self, what: str, add: Callable[[], None], table: QTableWidget) -> QHBoxLayout:
         row = QHBoxLayout()
         add_button = QPushButton(f"Add {what}", self)
         add_button.clicked.connect(add)

@@ -13,16 +13,16 @@ column fits.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, Callable, cast
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, Signal
-from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeyEvent, QMouseEvent, QPainter, QPalette
+from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeyEvent, QMouseEvent, QPaintEvent, QPainter, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView, QApplication, QHeaderView, QInputDialog, QMenu, QStyle, QStyledItemDelegate,
     QStyleOptionButton, QStyleOptionProgressBar, QStyleOptionViewItem, QTableView, QWidget,
 )
 
-from kernel.api import KernelError, KernelFacade, describe_left
+from kernel.api import AgentInfo, KernelError, KernelFacade, describe_left
 
 from . import style
 from .budget_dialog import open_raise_budget
@@ -164,8 +164,8 @@ class ProcessView(QTableView):
         self.last_menu: QMenu | None = None
         self.last_dialog: QInputDialog | None = None
 
-    def _agent(self, index: Index):
-        return index.data(AgentRole)
+    def _agent(self, index: Index) -> AgentInfo:
+        return cast(AgentInfo, index.data(AgentRole))
 
     # ---- fitting the width -----------------------------------------------------------
 
@@ -201,11 +201,11 @@ class ProcessView(QTableView):
             header.resizeSection(col, width)
         return hidden
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
         self.fit_columns()
 
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
         super().paintEvent(event)
         if self.model().rowCount() == 0:  # the empty state explains itself
             painter = QPainter(self.viewport())
@@ -228,7 +228,7 @@ class ProcessView(QTableView):
     def kill(self, agent_id: str) -> None:
         self._try(self.kernel.kill, agent_id)
 
-    def _try(self, fn, *args) -> None:
+    def _try(self, fn: Callable[..., object], *args: object) -> None:
         try:
             fn(*args)
         except KernelError as exc:  # an action the state no longer allows: say so, don't crash

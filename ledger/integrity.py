@@ -27,7 +27,7 @@ import sqlite3
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import Any, Iterable, Literal
 
 from . import blobs
 from .chain import CHAIN_COLUMNS, GENESIS, link
@@ -119,9 +119,12 @@ def walk(db: sqlite3.Connection, start: Head | None = None,
     return Intact(head, entries=_count(db) if count else prev_seq, checked=checked)
 
 
-def _bad_blob(row: tuple, names: dict[str, bool]) -> str | None:
+def _bad_blob(row: tuple[Any, ...], names: dict[str, bool]) -> str | None:
     """The first blob this file change names that is missing or corrupt (none unless it kept contents)."""
-    kind, before, after, body = row[3], row[10], row[11], row[13]
+    kind: str = row[3]
+    before: str | None = row[10]
+    after: str | None = row[11]
+    body: str = row[13]
     if kind != "fs.write":
         return None
     try:
@@ -222,7 +225,7 @@ def _spot_check(db: sqlite3.Connection, upto: int, n: int, rng: random.Random) -
 
 
 def _count(db: sqlite3.Connection) -> int:
-    return db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+    return int(db.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
 
 
 # ---- the recorded head -----------------------------------------------------------

@@ -46,11 +46,11 @@ class Queries:
 
     def last_seq(self) -> int:
         with self._lock:
-            return self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM entries").fetchone()[0]
+            return int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM entries").fetchone()[0])
 
     def count(self) -> int:
         with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+            return int(self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
 
     def body_values(self, kind: str, name: str) -> list[tuple[int, Any]]:
         """(seq, the body field ``name``) of every ``kind`` entry, oldest first, without building entries

@@ -13,7 +13,7 @@ behave as in any other scroll bar.
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QPainter, QPalette
+from PySide6.QtGui import QPaintEvent, QPainter, QPalette
 from PySide6.QtWidgets import QScrollBar, QStyle, QStyleOptionSlider, QWidget
 
 
@@ -30,7 +30,7 @@ class FlatScrollBar(QScrollBar):
         return QRectF(self.style().subControlRect(
             QStyle.ComplexControl.CC_ScrollBar, option, QStyle.SubControl.SC_ScrollBarSlider, self))
 
-    def paintEvent(self, event) -> None:
+    def paintEvent(self, event: QPaintEvent) -> None:
         palette = self.palette()
         painter = QPainter(self)
         painter.fillRect(self.rect(), palette.color(QPalette.ColorRole.Base))

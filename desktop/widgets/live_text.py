@@ -12,8 +12,8 @@ an ordinary selectable label.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtGui import QAbstractTextDocumentLayout, QPainter, QPalette, QTextDocument
+from PySide6.QtCore import QEvent, QRect, QSize, Qt
+from PySide6.QtGui import QAbstractTextDocumentLayout, QPaintEvent, QPainter, QPalette, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 RESERVED_LINES = 3  # the layout makes room for the tail this many lines at a time
@@ -92,18 +92,18 @@ class LiveText(QWidget):
     def minimumSizeHint(self) -> QSize:
         return QSize(self.fontMetrics().averageCharWidth() * 8, self.fontMetrics().lineSpacing())
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         if int(self.doc.textWidth()) != max(1, self.width()):  # growing taller changes no line: no new layout
             self.doc.setTextWidth(max(1, self.width()))
         super().resizeEvent(event)
 
-    def changeEvent(self, event) -> None:
+    def changeEvent(self, event: QEvent) -> None:
         self.doc.setDefaultFont(self.font())
         super().changeEvent(event)
 
     # ---- painting -----------------------------------------------------------------
 
-    def paintEvent(self, event) -> None:
+    def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         context = QAbstractTextDocumentLayout.PaintContext()
         palette = QPalette(self.palette())

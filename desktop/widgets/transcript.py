@@ -14,7 +14,7 @@ flushes the buffer first, so the order on screen is the order of events.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
@@ -138,7 +138,7 @@ class Transcript(QScrollArea):
         for block in waiting:
             self._frames.request(block, block.finish, FRAME_MS, cost=self._frames.per_pass)
 
-    def start_call(self, call_id: str, tool: str, scope: str, tool_input) -> ToolCard:
+    def start_call(self, call_id: str, tool: str, scope: str, tool_input: Mapping[str, Any]) -> ToolCard:
         self.end_text()
         card = ToolCard(tool, scope, tool_input, parent=self.widget())
         self.cards[call_id] = card

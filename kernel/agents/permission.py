@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Awaitable, Mapping
 
 from ledger import KERNEL, USER, Confirmed, Denied, Expired
 
@@ -23,7 +23,7 @@ from ..core.events import LeaseRequested, LeaseRequestResolved
 
 from ..leases.lease import Lease, offered_durations
 from ..core.states import AgentState, Outcome
-from ..tools.descriptor import ToolDescriptor
+from ..tools.descriptor import CallPreview, ToolDescriptor
 from .process import AgentProcess
 
 
@@ -65,7 +65,7 @@ async def acquire(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping
     return answer
 
 
-def _preview(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any]):
+def _preview(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any]) -> CallPreview | None:
     if tool.preview is None:
         return None
     try:
@@ -143,12 +143,13 @@ def _clamp(duration: float, offered: tuple[float, ...]) -> float:
     return max(shorter) if shorter else min(offered)
 
 
-async def _race(decide, expiry) -> Grant | Denial | None:
+async def _race(decide: Awaitable[Grant | Denial], expiry: Awaitable[None]) -> Grant | Denial | None:
     """The approver's answer, or None when the expiry came first. Both are cleaned up."""
-    decide_task = asyncio.ensure_future(decide)
-    expiry_task = asyncio.ensure_future(expiry)
+    decide_task: asyncio.Future[Grant | Denial] = asyncio.ensure_future(decide)
+    expiry_task: asyncio.Future[None] = asyncio.ensure_future(expiry)
+    both: set[asyncio.Future[Grant | Denial] | asyncio.Future[None]] = {decide_task, expiry_task}
     try:
-        done, _ = await asyncio.wait({decide_task, expiry_task}, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
         if decide_task in done:
             return decide_task.result()
         return None

@@ -14,7 +14,7 @@ import argparse
 import asyncio
 import getpass
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 from ..mail.accounts import TLS_MODES, Account, AccountStore, Credentials
 from ..config.secrets import SecretStore
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace, stdin: Any = None, stdout: Any = None, stderr:
     return 0
 
 
-def _password(stdin: Any, name: str) -> str:
+def _password(stdin: TextIO, name: str) -> str:
     if stdin.isatty():
         return getpass.getpass(f"password (or app password) for {name}: ")
     return stdin.readline().rstrip("\r\n")

@@ -14,7 +14,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Callable, TextIO
 
 from ..core.errors import ConfigError, KernelError
 from ..providers.catalog import PROVIDER_NAMES
@@ -22,6 +22,9 @@ from . import EXIT_USAGE, one_line
 
 if TYPE_CHECKING:
     import asyncio
+
+    from ..api import KernelFacade
+    from ..leases.approver import DenyAll
 
 # The rest of the kernel is imported where it is used: when a kernel serves this home, the agent runs
 # there and this process needs only the socket client and the terminal views, and asyncio only once the
@@ -166,7 +169,7 @@ def _kernel_runs(root: Path) -> bool:
     return kernel_running(root)
 
 
-def _warn_if_broken(kernel, stderr: TextIO) -> None:
+def _warn_if_broken(kernel: KernelFacade, stderr: TextIO) -> None:
     """The ledger's check at start found damage: say so (the agent still runs; its entries are chained)."""
     from .ledger_verify import warning
 
@@ -181,13 +184,13 @@ def _warn_if_broken(kernel, stderr: TextIO) -> None:
               "(see 'agentdesk ledger verify')", file=stderr)
 
 
-def _deny_all():
+def _deny_all() -> DenyAll:
     from ..leases.approver import DenyAll
 
     return DenyAll()
 
 
-def _on_interrupt(kill) -> asyncio.Event:
+def _on_interrupt(kill: Callable[[], object]) -> asyncio.Event:
     """Ctrl-C kills the agent (once) instead of tearing the loop down."""
     import asyncio
     import signal

@@ -103,7 +103,7 @@ class SecretStore:
     def get(self, name: str) -> str | None:
         if self.backend is not None:
             try:
-                value = self.backend.get_password(SERVICE, name)
+                value: str | None = self.backend.get_password(SERVICE, name)
             except Exception:  # noqa: BLE001 - fall back to the file
                 value = None
             if value:

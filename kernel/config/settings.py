@@ -216,7 +216,7 @@ class SettingsStore:
         variable = WEB_KEY_VARIABLES.get(backend)
         if variable and env.get(variable):
             return env[variable]
-        saved = self._check_keys().values.get(backend)
+        saved: str | None = self._check_keys().values.get(backend)
         if saved:
             return saved
         from .secrets import keyring_names, keyring_secret  # a key saved to the system keyring

@@ -45,5 +45,5 @@ def short_number(n: int) -> str:
 
 
 def _round_half_up(value: float, digits: int) -> float:
-    scale = 10 ** digits
+    scale: int = 10 ** digits
     return int(value * scale + 0.5) / scale

@@ -63,7 +63,7 @@ def _client(creds: Credentials) -> Any:
 def _calendars(creds: Credentials, name: str | None) -> list[Any]:
     client = _client(creds)
     try:
-        calendars = client.principal().calendars()
+        calendars: list[Any] = client.principal().calendars()
     except Exception as exc:  # noqa: BLE001 - caldav raises many types, all mean the same to the user
         raise _mapped(exc, creds) from None
     if name:

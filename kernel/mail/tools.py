@@ -12,8 +12,9 @@ blocking clients (imaplib, caldav) run in worker threads.
 from __future__ import annotations
 
 import asyncio
+from email.message import EmailMessage
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ledger import Intent, Ledger, Outcome
 
@@ -26,6 +27,9 @@ from . import calendar, imap, smtp
 from .accounts import Account, AccountStore, Credentials
 from .compose import compose, message_id_for, shown
 from .errors import MailError
+
+if TYPE_CHECKING:
+    from ..workspace.root import Workspace
 
 TEXT_ARRAY = {"type": "array", "items": {"type": "string", "minLength": 1}, "maxItems": 50}
 ANY_OBJECT: dict[str, Any] = {"type": "object"}
@@ -142,7 +146,7 @@ class MailService:
         folders = (creds.account.sent_folder, "INBOX")  # INBOX: a mail to oneself lands there
         return await asyncio.to_thread(imap.has_message_id, creds, folders, message_id)
 
-    async def _file_in_sent(self, creds: Credentials, msg: Any) -> str:
+    async def _file_in_sent(self, creds: Credentials, msg: EmailMessage) -> str:
         if creds.account.server_files_sent:
             return "filed by the server"
         try:
@@ -198,13 +202,13 @@ class MailService:
             return None
         return f"Account: {account.name}\n{head}\nMessage-ID: {target}\n\n{body}"
 
-    def send_preview(self, workspace: Any, args: Mapping[str, Any]) -> CallPreview:
+    def send_preview(self, workspace: Workspace, args: Mapping[str, Any]) -> CallPreview:
         account = self.account(args)
         msg = compose(account, args, None, self.clock.now())
         return CallPreview(f"send this mail from the account {account.name!r} to {msg['To']} (it cannot be "
                            "taken back; the date and a Message-ID are added when it goes)", None, shown(msg))
 
-    def event_preview(self, workspace: Any, args: Mapping[str, Any]) -> CallPreview:
+    def event_preview(self, workspace: Workspace, args: Mapping[str, Any]) -> CallPreview:
         account = self.account(args)
         lines = [f"Account: {account.name}", f"Title: {_one_line(args['title'])}", f"Start: {_one_line(args['start'])}",
                  f"End: {_one_line(args['end'])}"]
@@ -219,7 +223,7 @@ class MailService:
                            "\n".join(lines))
 
 
-def _one_line(value: Any) -> str:
+def _one_line(value: object) -> str:
     """A field of the confirmation on its one line: a line break the model put in it is shown as ⏎, so it
     cannot add a line that reads as another field (a second Attendees line)."""
     return " \u23ce ".join(str(value).splitlines())
@@ -244,7 +248,7 @@ _WRITES: dict[str, tuple[str, Callable[[Mapping[str, Any], Outcome], str]]] = {
     "mail_send": ("mail", _sent_text), "calendar_create": ("event", _created_text)}
 
 
-def _reported(outcome: Any, replayed: bool, what: str, done_text: str) -> ToolOutput:
+def _reported(outcome: Outcome, replayed: bool, what: str, done_text: str) -> ToolOutput:
     if outcome.status == DONE:
         again = f" (an identical call already did this; the {what} was not sent again)" if replayed else ""
         return ToolOutput(done_text + again, {"status": DONE, "intent": outcome.cause, **dict(outcome.data)})

@@ -183,6 +183,6 @@ def _failure(exc: Exception, model: str, base_url: str | None, received: bool, s
 
 
 def _error_type(body: Any) -> str | None:
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        return body["error"].get("type")
-    return None
+    error = body.get("error") if isinstance(body, dict) else None
+    kind = error.get("type") if isinstance(error, dict) else None
+    return kind if isinstance(kind, str) else None

@@ -106,10 +106,10 @@ def error_detail(body: Any, fallback: str) -> str:
     """The human message inside a provider's JSON error body, else ``fallback``."""
     if isinstance(body, Mapping):
         inner = body.get("error", body)
-        if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
-            return inner["message"]
-        if isinstance(body.get("message"), str):
-            return body["message"]
+        if isinstance(inner, Mapping) and isinstance(message := inner.get("message"), str):
+            return message
+        if isinstance(message := body.get("message"), str):
+            return message
     if isinstance(body, str) and body:
         return body
     return fallback

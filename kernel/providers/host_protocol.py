@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..core.errors import ProviderError
 from ..core.messages import Message, TextPart, ToolResultPart, ToolSpec, ToolUse
@@ -90,13 +90,13 @@ class JsonCache:
         self._size = size
         self._items: OrderedDict[int, tuple[Any, str]] = OrderedDict()
 
-    def get(self, obj: Any, encode: Any) -> str:
+    def get(self, obj: Any, encode: Callable[[Any], str]) -> str:
         key = id(obj)
         hit = self._items.get(key)
         if hit is not None and hit[0] is obj:
             self._items.move_to_end(key)
             return hit[1]
-        text = encode(obj)
+        text: str = encode(obj)
         self._items[key] = (obj, text)
         if len(self._items) > self._size:
             self._items.popitem(last=False)

@@ -58,7 +58,7 @@ class RetryingProvider:
         """Seconds to wait before retry number ``attempt + 1``."""
         if error.retry_after is not None:
             return min(max(error.retry_after, 0.0), self._cap_s)
-        return self._random() * min(self._cap_s, _BASE_DELAY_S * (2 ** attempt))
+        return float(self._random() * min(self._cap_s, _BASE_DELAY_S * (2 ** attempt)))
 
     async def warm(self) -> None:
         """Let the adapter load its SDK and client ahead of the first request, if it can."""

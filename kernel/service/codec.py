@@ -42,7 +42,7 @@ class _KnownTypes(Mapping[str, type]):
             self._known = frozenset(_api().__all__) | {"Head", "Step"}
         return self._known
 
-    def get(self, name: str, default: Any = None) -> Any:  # one lookup, cached
+    def get(self, name: str, default: Any = None) -> type | Any:  # one lookup, cached
         if name not in self._found:
             self._found[name] = self._resolve(name) if name in self._names else None
         found = self._found[name]

@@ -100,7 +100,8 @@ def _body(html: str) -> str:
     for element in tree.iter(*_DROP):
         element.drop_tree()
     body = tree.find("body")
-    return lxml.html.tostring(body if body is not None else tree, encoding="unicode")
+    markup: str = lxml.html.tostring(body if body is not None else tree, encoding="unicode")
+    return markup
 
 
 def _markdown(html: str, base_url: str) -> str:
