@@ -46,7 +46,7 @@ def main() -> None:
     try:
         from kernel.agents.admit import admit
         from kernel.core.messages import Message, ToolUse, encodable
-        from kernel.trust.untrusted import clean_text
+        from kernel.core.json_safe import clean_text
     except ImportError:
         admit = encodable = clean_text = None  # type: ignore[assignment]
     for label, raw, repeat in (("typical fs_read", SMALL, 2000), ("fs_write of 1 MB", BIG, 20),

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..providers.base import ToolCallReady
-from ..trust.untrusted import clean_text, object_problem, sanitised
+from ..core.json_safe import clean_text, object_problem, sanitised
 
 ID_MAX = 128    # provider call ids are 20 to 40 characters
 NAME_MAX = 128  # tool names are at most 64 (kernel.tools.registry)

@@ -16,7 +16,8 @@ from ..leases.lease import scope_covers
 from ..redaction.cuts import finder_of
 from ..trust.hook_config import Hook
 from ..trust.hooks import HookOutcome, run_hook
-from ..trust.untrusted import capped, clean_text
+from ..core.json_safe import clean_text
+from ..trust.untrusted import capped
 from .process import AgentProcess
 
 

@@ -25,7 +25,8 @@ from ledger import (
 from ..accounting.budget import Usage
 from ..leases.lease import Lease
 from ..core.messages import Message, TextPart, ToolResultPart, ToolUse, appended, user_text
-from ..trust.untrusted import capped, clean_text
+from ..core.json_safe import clean_text
+from ..trust.untrusted import capped
 
 INTERRUPTED = "interrupted: the kernel stopped"
 KERNEL_STOPPED = "the kernel stopped"  # why a working agent is interrupted by a clean shutdown

@@ -21,7 +21,8 @@ from ledger import ToolCall, ToolError, ToolResult
 from ..core.errors import ToolFailure
 from ..redaction.cuts import finder_of
 from ..core.states import Outcome
-from ..trust.untrusted import capped, clean_text
+from ..core.json_safe import clean_text
+from ..trust.untrusted import capped
 from .process import AgentProcess
 
 if TYPE_CHECKING:

@@ -36,7 +36,8 @@ from ..redaction.cuts import finder_of
 from ..tools.descriptor import ToolContext, ToolDescriptor
 from ..tools.schema import validate_input
 from ..core.states import AgentState, Outcome
-from ..trust.untrusted import capped, clean_text, quoted
+from ..core.json_safe import clean_text
+from ..trust.untrusted import capped, quoted
 from . import hook_step, replay_step
 from .gate import call_risk, permit
 from .permission import Once, Refusal

@@ -20,7 +20,7 @@ from ..core.messages import Message, Part, TextPart, ToolUse
 from .prompt import build_system_prompt
 from ..providers.base import ProviderRequest, StreamEnd, ToolCallReady, UsageReport
 from ..providers.base import TextChunk
-from ..trust.untrusted import clean_text
+from ..core.json_safe import clean_text
 from .admit import admit
 from .process import AgentProcess
 from .records import RequestTimer, record_request

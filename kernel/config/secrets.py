@@ -7,8 +7,9 @@ owner-only ``keys.json`` (mode 0600), as provider keys always have. A store
 that appears later takes over through ``migrate_to_keyring``: each entry of
 keys.json is copied into the keyring, read back, and only then dropped from
 the file, so an interrupted migration loses nothing and keys.json keeps
-working throughout. Secrets never enter the ledger; ``held_secrets`` lists
-them for the redaction registry (the web helper's) to mask. Which names the
+working throughout. Secrets never enter the ledger: whoever names them (the
+mail room its accounts' passwords, ``kernel.mail.accounts``) lists them for
+the redaction registry to mask; the store itself never enumerates them. Which names the
 keyring holds is noted (names only, no values) in ``keyring.json``, so the
 redactor can hold every key kept there without probing the keyring in a home
 that never used one (a probe costs 100-950 ms, measured 2026-12-01).
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from .settings import SettingsStore
 
 SERVICE = "agentdesk"
-ACCOUNT_PREFIX = "account:"
 KEYRING_INDEX = "keyring.json"  # the names (never the values) kept in the keyring
 
 
@@ -148,18 +148,3 @@ class SecretStore:
                 self.settings.save_key(name, None)
                 moved.append(name)
         return moved
-
-    def held_secrets(self) -> list[str]:
-        """Every account password held, for the redaction registry (glue: register these after the merge)."""
-        from ..mail.accounts import AccountStore
-
-        out = []
-        for account in AccountStore(self.settings.root, self).list():
-            secret = self.get(ACCOUNT_PREFIX + account.name)
-            if secret:
-                out.append(secret)
-        return out
-
-
-def account_secret_name(account: str) -> str:
-    return ACCOUNT_PREFIX + account

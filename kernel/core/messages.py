@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Union
 
-from ..trust.untrusted import clean_text, problem, sanitised
+from .json_safe import clean_text, problem, sanitised
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any, Awaitable, TypeVar
 
 from ..core.errors import KernelError
-from ..trust.untrusted import capped, clean_text
+from ..core.json_safe import clean_text
+from ..trust.untrusted import capped
 from .mcp_config import McpSecrets, McpServerConfig
 from .mcp_tools import ListedTool
 

@@ -20,7 +20,8 @@ from ..core.errors import RegistryError
 from ..tools.descriptor import Risk, Runner, ToolDescriptor
 from ..tools.registry import check_descriptor
 from ..redaction.cuts import Spans
-from ..trust.untrusted import capped, clean_text, problem
+from ..core.json_safe import clean_text, problem
+from ..trust.untrusted import capped
 from .mcp_names import scope_name, wire_name
 
 DESCRIPTION_MAX = 1024

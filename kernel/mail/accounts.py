@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..config.secrets import SecretStore
 
 ACCOUNTS_FILE = "accounts.json"
+ACCOUNT_SECRET_PREFIX = "account:"  # an account's password is kept as "account:<name>" in the secret store
 Tls = Literal["ssl", "starttls", "none"]
 TLS_MODES = ("ssl", "starttls", "none")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
@@ -135,8 +136,6 @@ class AccountStore:
         raise ConfigError(f"no account named {name!r}; accounts: {', '.join(a.name for a in accounts)}")
 
     def credentials(self, name: str | None = None) -> Credentials:
-        from ..config.secrets import account_secret_name
-
         account = self.get(name)
         password = self.secrets.get(account_secret_name(account.name))
         if not password:
@@ -145,8 +144,6 @@ class AccountStore:
 
     def save(self, account: Account, password: str | None) -> None:
         """Add or replace ``account`` (and its password, when given)."""
-        from ..config.secrets import account_secret_name
-
         account.check()
         accounts = [a for a in self.list() if a.name != account.name] + [account]
         if password:
@@ -154,8 +151,6 @@ class AccountStore:
         self._write(accounts)
 
     def remove(self, name: str) -> bool:
-        from ..config.secrets import account_secret_name
-
         accounts = self.list()
         kept = [a for a in accounts if a.name != name]
         if len(kept) == len(accounts):
@@ -164,6 +159,12 @@ class AccountStore:
         self.secrets.delete(account_secret_name(name))
         return True
 
+    def held_passwords(self) -> list[str]:
+        """Every account password held, for the ledger's redactor (the mail room names its own secrets:
+        the secret store never enumerates accounts)."""
+        passwords = (self.secrets.get(account_secret_name(account.name)) for account in self.list())
+        return [password for password in passwords if password]
+
     def _write(self, accounts: "typing.List[Account]") -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
@@ -171,3 +172,8 @@ class AccountStore:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump([asdict(a) for a in accounts], fh, indent=2)
         os.replace(tmp, self.path)
+
+
+def account_secret_name(account: str) -> str:
+    """The name an account's password is kept under in the secret store."""
+    return ACCOUNT_SECRET_PREFIX + account

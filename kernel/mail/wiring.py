@@ -42,6 +42,7 @@ def held_account_secrets(store: SettingsStore) -> list[tuple[str, str]]:
     if not (store.root / ACCOUNTS_FILE).exists():
         return []
     try:
-        return [("a mail account's password", value) for value in SecretStore(store).held_secrets()]
+        passwords = AccountStore(store.root, SecretStore(store)).held_passwords()
+        return [("a mail account's password", value) for value in passwords]
     except Exception:  # noqa: BLE001 - a broken accounts.json or keyring: `agentdesk account list` says why
         return []

@@ -16,7 +16,7 @@ import time
 from typing import Any, Mapping
 
 from ..core.errors import ProviderError, ProviderErrorKind
-from ..trust.untrusted import MAX_DEPTH, object_problem
+from ..core.json_safe import MAX_DEPTH, object_problem
 from .catalog import CATALOG
 
 

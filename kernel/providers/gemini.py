@@ -27,7 +27,7 @@ from typing import Any, AsyncIterator
 
 from ..core.errors import ProviderError
 from ..core.messages import Message, TextPart, ToolResultPart, ToolUse
-from ..trust.untrusted import object_problem, sanitised
+from ..core.json_safe import object_problem, sanitised
 from .adapter import SdkAdapter, pump
 from .base import ProviderRequest, StreamEvent, TextChunk, ToolCallReady, UsageReport
 from .failures import auth_message, broken_stream, describe, status_error, unsupported

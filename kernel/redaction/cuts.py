@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from ..trust.untrusted import clean_text
+from ..core.json_safe import clean_text
 
 MARGIN = 4096  # characters searched past a cut
 

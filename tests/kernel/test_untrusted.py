@@ -9,7 +9,8 @@ from hypothesis import given, settings, strategies as st
 from kernel.agents.admit import ID_MAX, admit
 from kernel.core.messages import Message, TextPart, ToolResultPart, ToolUse, encodable
 from kernel.providers.base import ToolCallReady
-from kernel.trust.untrusted import ERROR_MAX_CHARS, MAX_DEPTH, capped, clean_text, object_problem, problem, sanitised
+from kernel.core.json_safe import MAX_DEPTH, clean_text, object_problem, problem, sanitised
+from kernel.trust.untrusted import ERROR_MAX_CHARS, capped
 
 any_char = st.characters(codec=None, exclude_categories=())
 leaves = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(any_char, max_size=10)
