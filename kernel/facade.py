@@ -21,6 +21,7 @@ from .agents.ids import record_spawn
 from .agents.loop import run_loop
 from .agents.process import AgentProcess
 from .agents.services import ProviderFactory, Services
+from .extensions.context import Extensions
 from .agents.rebuild import AgentRecord, conversation_of, summarise
 from .agents.rebuild import KERNEL_STOPPED
 from .agents.records import RESUME, USER_TURN, record_user_turn
@@ -126,7 +127,7 @@ class Kernel:
         if tools is None:
             tools = builtin_registry(extra=(self._shell.descriptor(),
                                             *web_tools(lambda: self._services.settings, web_keys,
-                                                       lambda agent_id, url: self._services.extensions
+                                                       lambda agent_id, url: self._extensions
                                                        .url_refusal(agent_id, url)),
                                             automation_tool(self)))
         if mail is not None:  # mail and calendar (issue 16): the tools, bound to this ledger and clock
@@ -139,10 +140,13 @@ class Kernel:
         # automation runs are unattended: their lease requests are refused at once (automations/gate.py)
         self.automation_gate = UnattendedGate(approver or self._requests.approver,
                                               lambda a, scope, detail: self.automations.refused(a, scope, detail))
+        home = None if ledger.path in ("", ":memory:") else Path(ledger.path).parent  # its skills folder
+        self._extensions = Extensions(home, ledger, tools)  # AGENTS.md and skills, seen by agents as a port
         self._services = Services(
             ledger=ledger, clock=clock, bus=bus, leases=LeaseBook(ledger, clock, bus.publish),
             approver=self.automation_gate, tools=tools, providers=providers,
-            settings=settings, attached=attached, limits=ToolLimits(blob_max_bytes=settings.blob_max_bytes),
+            settings=settings, extensions=self._extensions, attached=attached,
+            limits=ToolLimits(blob_max_bytes=settings.blob_max_bytes),
         )
         self._agents: dict[str, AgentProcess] = {}
         self._loop = KernelLoop()
@@ -603,7 +607,7 @@ class Kernel:
         from .extensions.skill_info import catalog_info, workspace_path
 
         where = workspace_path(workspace)
-        return catalog_info(await asyncio.to_thread(self._services.extensions.catalog, where))
+        return catalog_info(await asyncio.to_thread(self._extensions.catalog, where))
 
     async def set_skill_enabled(self, folder: str, sha256: str, enabled: bool, mine: bool = False,
                                 workspace: str | None = None) -> SkillCatalog:
@@ -612,7 +616,7 @@ class Kernel:
         from .extensions.skill_info import set_enabled, workspace_path
 
         where = workspace_path(workspace)
-        return await asyncio.to_thread(set_enabled, self._services.extensions, folder, sha256, enabled, mine, where)
+        return await asyncio.to_thread(set_enabled, self._extensions, folder, sha256, enabled, mine, where)
     # ---- for automation runs (kernel/automations) ---------------------------------
 
     @property

@@ -23,21 +23,19 @@ from ..redaction.cuts import finder_of
 from ..core.states import Outcome
 from ..core.json_safe import clean_text
 from ..trust.untrusted import capped
+from .call_report import CallReport
 from .process import AgentProcess
 
 if TYPE_CHECKING:
     from ..providers.base import ToolCallReady
     from ..tools.descriptor import ToolDescriptor
-    from .tool_runner import CallReport
 
 
 def replayed(agent: AgentProcess, call: "ToolCallReady", tool: "ToolDescriptor", tool_input: Mapping[str, Any],
-             scope: str) -> "CallReport | None":
+             scope: str) -> CallReport | None:
     """The report of an identical earlier call in this turn, recorded for this call; None to go on as usual."""
     if tool.answer_before_asking is None:
         return None
-    from .tool_runner import CallReport
-
     try:
         output = tool.answer_before_asking(agent.id, agent.turns, tool_input)
         failure = None

@@ -1,15 +1,16 @@
-"""What every agent process shares: ledger, clock, bus, leases, approver, tools, providers.
+"""What every agent process shares: ledger, clock, bus, leases, approver, tools, providers, extensions.
 
 Passed in, never global, so tests and benchmarks build exactly the kernel
-they need.
+they need. The extensions (AGENTS.md, skills: ``kernel.extensions``) sit
+above the agents: the composition root builds them and hands them over as
+``AgentExtensions``, the two things an agent asks of them.
 """
 
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol
 
 from ledger import Entry, Ledger
 
@@ -20,13 +21,26 @@ from ..core.events import EventBus
 from ..leases.book import LeaseBook
 from ..providers.base import Provider
 from ..config.settings import Settings
-from ..tools.descriptor import ToolLimits
+from ..tools.descriptor import ToolDescriptor, ToolLimits
 
 if TYPE_CHECKING:
-    from ..extensions.context import Extensions
     from ..tools.registry import ToolRegistry
+    from .process import AgentProcess
 
 ProviderFactory = Callable[[str], Provider]
+
+
+class AgentExtensions(Protocol):
+    """What an agent asks of the extensions (``kernel.extensions.context.Extensions`` is one)."""
+
+    def prompt_lines(self, agent: AgentProcess) -> list[str]:
+        """The system prompt's lines they add for ``agent`` (AGENTS.md, the enabled skills)."""
+        ...
+
+    def refusal(self, agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any],
+                scope: str) -> str | None:
+        """Why a call is outside what they allow ``agent`` (a loaded skill's manifest), or None."""
+        ...
 
 
 @dataclass
@@ -39,18 +53,14 @@ class Services:
     tools: "ToolRegistry"
     providers: ProviderFactory
     settings: Settings
+    extensions: AgentExtensions       # AGENTS.md, skills (kernel/extensions), built by the composition root
     attached: bool = False            # a desktop is there to answer lease requests
     limits: ToolLimits = field(default_factory=ToolLimits)
     request_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     recent: RecentChanges = field(init=False)
-    extensions: "Extensions" = field(init=False)  # AGENTS.md, skills (kernel/extensions)
 
     def __post_init__(self) -> None:
         self.recent = RecentChanges(self.ledger)
-        from ..extensions.context import Extensions
-
-        home = None if self.ledger.path in ("", ":memory:") else Path(self.ledger.path).parent
-        self.extensions = Extensions(home, self.ledger, self.tools)
 
     def record(self, entry: Entry) -> Entry:
         """Append to the ledger (the kernel announces every append as LedgerAppended)."""

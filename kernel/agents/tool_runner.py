@@ -39,29 +39,13 @@ from ..core.states import AgentState, Outcome
 from ..core.json_safe import clean_text
 from ..trust.untrusted import capped, quoted
 from . import hook_step, replay_step
+from .call_report import CallReport
 from .gate import call_risk, permit
 from .permission import Once, Refusal
 from .process import AgentProcess
 from .provenance import admit_untrusted, input_source, untrusted_source
 from .rebuild import INTERRUPTED
 from ..trust.markers import wrap
-
-
-@dataclass(frozen=True)
-class CallReport:
-    """How one call ended, as the finished event and the model's result tell it."""
-
-    outcome: Outcome
-    content: str
-    seq: int | None = None        # the result or error entry
-    call_seq: int | None = None   # the tool entry, once the call was recorded
-    duration_ms: float = 0.0      # how long the tool ran (0 when it never ran)
-    changes: tuple[int, ...] = ()  # the fs.write entries the call caused
-    source: str | None = None     # where untrusted content came from (until it is wrapped in markers)
-
-    @property
-    def ok(self) -> bool:
-        return self.outcome is Outcome.OK
 
 
 async def run_tool_calls(agent: AgentProcess, calls: Sequence[ToolCallReady]) -> tuple[ToolResultPart, ...]:

@@ -17,7 +17,7 @@ import fnmatch
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 from urllib.parse import urlparse
 
 from ledger import KERNEL, ContextUsed, Ledger
@@ -32,8 +32,18 @@ from .instructions import prompt_block, read_instructions, withheld_block
 from .skills import PROMPT_DESCRIPTION_MAX, Catalog, Manifest, Skill, SkillCache, find_skills
 
 if TYPE_CHECKING:
-    from ..agents.process import AgentProcess
     from ..tools.registry import ToolRegistry
+
+
+class AgentSeen(Protocol):
+    """What the extensions read of an agent (an ``agents.process.AgentProcess``): which one, and where it works.
+    Declared here so the extensions never import the agents they serve."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def workspace(self) -> str: ...
 
 SKILL_LOAD = "skill_load"
 BODY_MAX_CHARS = 64_000
@@ -59,7 +69,7 @@ class Extensions:
 
     # ---- the system prompt -------------------------------------------------------------------
 
-    def prompt_lines(self, agent: "AgentProcess") -> list[str]:
+    def prompt_lines(self, agent: AgentSeen) -> list[str]:
         workspace = Path(agent.workspace)
         lines: list[str] = []
         found = read_instructions(workspace)
@@ -89,7 +99,7 @@ class Extensions:
 
     # ---- the executor's extra rule -----------------------------------------------------------
 
-    def refusal(self, agent: "AgentProcess", tool: ToolDescriptor, tool_input: Mapping[str, Any],
+    def refusal(self, agent: AgentSeen, tool: ToolDescriptor, tool_input: Mapping[str, Any],
                 scope: str) -> str | None:
         """Why a call is outside a loaded skill's manifest, or None (leases are checked after this)."""
         if tool.name == SKILL_LOAD:

@@ -159,7 +159,7 @@ class AccountStore:
         self.secrets.delete(account_secret_name(name))
         return True
 
-    def held_passwords(self) -> list[str]:
+    def held_passwords(self) -> "typing.List[str]":
         """Every account password held, for the ledger's redactor (the mail room names its own secrets:
         the secret store never enumerates accounts)."""
         passwords = (self.secrets.get(account_secret_name(account.name)) for account in self.list())
