@@ -126,7 +126,7 @@ async def streaming(agents: int, seconds: float, rate: float, tmp: Path) -> dict
 def serve_paced(home: str, workspace: str, rate: float, count: int, ready: Any) -> None:
     """A kernel process for ``home`` (the kernel service over a kernel whose model is paced), until shut down."""
     from kernel.facade import Kernel
-    from kernel.service.home import socket_path
+    from kernel.config.home import socket_path
     from kernel.service.server import KernelServer
     from kernel.config.settings import Settings
     from ledger import Ledger

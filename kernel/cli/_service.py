@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 def channel(command: str) -> "SyncChannel | None":
     """A connected channel to the home's kernel, or None when none runs."""
     from ..service.client import SyncChannel
-    from ..service.home import socket_path
+    from ..config.home import socket_path
     from ..service.protocol import NotRunning
 
     ch = SyncChannel(socket_path(home()), f"agentdesk {command}", timeout=10.0)

@@ -62,7 +62,7 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
     """Attach, spawn and send with blocking sockets (asyncio is not imported before the prompt is on its
     way: issue 11's start-up goal), then follow the agent on an event loop until it stops."""
     from ..service.channel import SyncChannel, subscribe_blocking
-    from ..service.home import socket_path
+    from ..config.home import socket_path
 
     interactive = stdin.isatty()
     path = socket_path(home)

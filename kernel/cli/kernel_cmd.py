@@ -53,7 +53,7 @@ READY = "agentdesk kernel: serving on "
 
 def readiness_line(where: Path) -> str:
     """The one line the kernel prints on stdout when it serves (tests and scripts wait for it)."""
-    from ..service.home import socket_path
+    from ..config.home import socket_path
 
     return f"{READY}{socket_path(where)} (pid {os.getpid()}, home {where})"
 
@@ -61,7 +61,8 @@ def readiness_line(where: Path) -> str:
 def _stop() -> int:
     from ..core.pids import pid_alive
     from ..service.client import SyncChannel
-    from ..service.home import is_locked, socket_path
+    from ..config.home import socket_path
+    from ..service.home import is_locked
     from ..service.protocol import ServiceError
 
     where = home()

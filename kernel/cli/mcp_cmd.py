@@ -104,7 +104,7 @@ RELOAD_TIMEOUT_S = 180.0  # starting a server may take its whole start timeout (
 def _reload_running_kernel(stderr: TextIO) -> None:
     """Tell this home's running kernel (if any) to read mcp.json again, and say what changed."""
     from ..service.client import SyncChannel, kernel_running
-    from ..service.home import socket_path
+    from ..config.home import socket_path
 
     root = home()
     if not kernel_running(root):

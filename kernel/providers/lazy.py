@@ -18,12 +18,12 @@ provider up front (``require``), so a missing key is bad usage, not a failed age
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Generic
 
 from ..core.errors import ConfigError, ProviderError
-from ..config.settings import Settings, SettingsStore
 from .base import Provider, ProviderRequest, StreamEvent
 from .catalog import CATALOG
+from .ports import KeyStore, S
 
 
 class UnavailableProvider:
@@ -41,10 +41,11 @@ class UnavailableProvider:
         return None
 
 
-class LazyProviders:
-    """The kernel's ``providers`` factory: one provider per name, built on first use."""
+class LazyProviders(Generic[S]):
+    """The kernel's ``providers`` factory: one provider per name, built on first use. ``store`` is the
+    home's ``SettingsStore`` and ``settings`` gives the kernel's current ``Settings`` (``ports``)."""
 
-    def __init__(self, store: SettingsStore, settings: Callable[[], Settings], *,
+    def __init__(self, store: KeyStore[S], settings: Callable[[], S], *,
                  out_of_process: bool = True) -> None:
         self._store = store
         self._settings = settings
@@ -122,7 +123,7 @@ class LazyProviders:
         return dict(self._built)
 
 
-def missing_key_message(provider: str, store: SettingsStore) -> str | None:
+def missing_key_message(provider: str, store: KeyStore[S]) -> str | None:
     """Why ``provider`` cannot be built yet for want of a key, in words, or None when it can.
 
     Asked before sending, so a missing key is a sentence, not a failed agent. The rule is the
@@ -136,10 +137,7 @@ def missing_key_message(provider: str, store: SettingsStore) -> str | None:
             return None
     except ConfigError as exc:  # keys.json holds something else than keys: say so, never crash
         return f"{exc.message}. Fix it in Settings, or set {info.key_variable} in the environment."
-    try:
-        settings = store.load()
-    except ConfigError:
-        settings = Settings()
+    settings = store.check().settings  # defaults where settings.json holds something bad
     if not info.needs_key(store.base_url(provider, settings)):
         return None
     return (f"No API key is set for {provider}. Add one in Settings, or set {info.key_variable} "

@@ -17,15 +17,15 @@ import importlib
 from typing import Awaitable, Callable
 
 from ..core.errors import ConfigError
-from ..config.settings import Settings
 from .base import Provider
 from .catalog import CATALOG, ProviderInfo
+from .ports import RequestLimits
 from .retry import RetryingProvider
 
 LOCAL_SERVER_KEY = "not-needed"
 
 
-def make_provider(name: str, *, api_key: str | None, base_url: str | None = None, settings: Settings,
+def make_provider(name: str, *, api_key: str | None, base_url: str | None = None, settings: RequestLimits,
                   sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
                   out_of_process: bool = False) -> RetryingProvider:
     """The provider called ``name``, ready to stream, with retries per ``settings``.

@@ -174,8 +174,7 @@ def runtime_folders(environ: Mapping[str, str]) -> tuple[Path, ...]:
     kernel there (or to dbus, the keyring, the display). A runtime folder that would hide too much
     (``/``, a system folder, the home or above it) is left out: its socket folder is still hidden.
     """
-    from ..config.home import home as agentdesk_home
-    from ..service.home import socket_path
+    from ..config.home import home as agentdesk_home, socket_path
 
     out: list[Path] = []
     try:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from . import codec, protocol as p
-from .home import socket_path
+from ..config.home import socket_path
 
 CALL_TIMEOUT_S = 30.0
 

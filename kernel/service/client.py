@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from .. import api
 from . import codec, protocol as p
 from .channel import CALL_TIMEOUT_S, Subscribed, SyncChannel, hello_params, kernel_running
-from .home import socket_path
+from ..config.home import socket_path
 
 if TYPE_CHECKING:  # the events module is imported with the first event (codec), not before
     from ..core.events import Event

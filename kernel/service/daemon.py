@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..config.settings import SettingsStore
-from .home import HomeLock, private_folder, socket_path
+from ..config.home import socket_path
+from .home import HomeLock, private_folder
 from .peers import become_subreaper
 from .server import KernelServer
 

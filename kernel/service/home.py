@@ -1,7 +1,8 @@
-"""Where a home's kernel listens, and the lock that keeps it to one kernel per home.
+"""The lock that keeps a home to one kernel, and the private folder its socket lives in.
 
-The socket is ``$AGENTDESK_HOME/kernel.sock``; a Unix socket address holds
-at most 107 bytes, so for a deeper home it moves to
+Where the kernel listens is ``kernel.config.home.socket_path`` (the sandbox
+hides that folder too): ``$AGENTDESK_HOME/kernel.sock``; a Unix socket address
+holds at most 107 bytes, so for a deeper home it moves to
 ``$XDG_RUNTIME_DIR/agentdesk/`` (else ``/tmp/agentdesk-<uid>/``), a 0700
 folder, named by a hash of the home. The lock is an ``flock`` on
 ``kernel.lock`` in the home, held for the kernel's life (the kernel dies, the
@@ -16,14 +17,12 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not on the platforms we ship
     fcntl = None  # type: ignore[assignment]
 
-SUN_PATH_MAX = 107  # bytes, without the terminating NUL (Linux)
 LOCK_FILE = "kernel.lock"
 
 
@@ -34,20 +33,6 @@ class HomeLocked(RuntimeError):
         self.home, self.pid = home, pid
         who = f" (pid {pid})" if pid else ""
         super().__init__(f"a kernel already runs for {home}{who}")
-
-
-def socket_path(home: Path, env: Mapping[str, str] | None = None) -> Path:
-    """The socket of ``home``'s kernel (its folder is made owner-only when it is a runtime folder)."""
-    env = os.environ if env is None else env
-    near = home / "kernel.sock"
-    if len(os.fsencode(str(near))) <= SUN_PATH_MAX:
-        return near
-    base = Path(env["XDG_RUNTIME_DIR"]) if env.get("XDG_RUNTIME_DIR") else Path(f"/tmp/agentdesk-{os.getuid()}")
-    folder = base / "agentdesk" if env.get("XDG_RUNTIME_DIR") else base
-    import hashlib  # only for a deep home (~4 ms to import: not on ask's way to the kernel otherwise)
-
-    digest = hashlib.sha256(os.fsencode(str(home.resolve()))).hexdigest()[:16]
-    return folder / f"{digest}.sock"
 
 
 def private_folder(folder: Path) -> None:

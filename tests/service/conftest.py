@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from kernel.service.home import socket_path
+from kernel.config.home import socket_path
 from tests.fakes import FakeProviderServer
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ from kernel.service.client import kernel_running
 from kernel.service.home import read_holder
 
 from .conftest import ROOT, agentdesk, clean_env, hello
-from kernel.service.home import socket_path
+from kernel.config.home import socket_path
 
 DESKTOP = r"""
 import asyncio, sys

@@ -21,7 +21,7 @@ from typing import Iterator
 import pytest
 
 from kernel.sandbox.bwrap import runtime_folders
-from kernel.service.home import socket_path
+from kernel.config.home import socket_path
 from kernel.config.settings import Settings
 
 from .conftest import Env
