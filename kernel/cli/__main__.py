@@ -1,7 +1,8 @@
-"""``python -m kernel.service``: the same as ``agentdesk kernel`` (how clients start one detached)."""
+"""``python -m kernel.cli ...``: the ``agentdesk`` command (how clients start a detached kernel:
+``python -m kernel.cli kernel``, the same as ``agentdesk kernel``)."""
 
 import sys
 
-from ..cli import main
+from . import main
 
-sys.exit(main(["kernel", *sys.argv[1:]]))
+sys.exit(main(sys.argv[1:]))

@@ -27,7 +27,7 @@ def ensure_kernel(home: Path, deadline_s: float = START_DEADLINE_S) -> bool:
     home.mkdir(parents=True, exist_ok=True)
     log = open(home / "kernel.log", "ab")  # noqa: SIM115 - handed to the child, closed here after the fork
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "kernel.service"], stdin=subprocess.DEVNULL, stdout=log,
+        proc = subprocess.Popen([sys.executable, "-m", "kernel.cli", "kernel"], stdin=subprocess.DEVNULL, stdout=log,
                                 stderr=log, start_new_session=True, close_fds=True,
                                 env={**os.environ, "AGENTDESK_HOME": str(home)})
     finally:
