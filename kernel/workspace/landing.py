@@ -5,7 +5,7 @@ them. Between the two, a folder of the workspace can be swapped for a link
 (another agent's shell, any program), and going by path would then write or
 delete wherever the link points. So every step here starts at the open
 workspace root and walks down with the file tools' walker
-(``kernel.tools.fs.walk``: one ``openat`` per name, never through a link),
+(``kernel.workspace.walk``: one ``openat`` per name, never through a link),
 and acts on the last name relative to its folder's descriptor.
 
 What lands is what was recorded: the file the record hashed is opened from
@@ -34,7 +34,7 @@ from ledger.files import Place, discard, stage, temp_name
 
 from ..core.errors import ToolFailure
 from ..sandbox.safe_remove import remove_at
-from ..tools.fs import walk
+from . import walk
 from .root import Workspace
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)

@@ -23,7 +23,7 @@ import os
 from pathlib import Path
 from typing import Callable, Protocol
 
-from ..tools.fs import walk
+from . import walk
 from .root import Workspace
 
 _MIN_TEXT = 8  # as ledger.redaction: a shorter name is not examined

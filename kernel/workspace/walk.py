@@ -27,8 +27,8 @@ from typing import BinaryIO, Iterator
 
 from ledger.files import Place, open_at
 
-from ...core.errors import ToolFailure
-from ...workspace.root import Workspace
+from ..core.errors import ToolFailure
+from .root import Workspace
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC

@@ -40,7 +40,7 @@ from .common import (
     BOOL, SNIFF_BYTES, existing, integer, looks_binary, obj, require_dir, require_file, string,
     thread_runner,
 )
-from . import walk
+from ...workspace import walk
 
 COUNT_MAX_BYTES = 64 * 1024 * 1024   # beyond this, a truncated read does not count the file's lines
 SNIPPET_CHARS = 240                  # a search match line is shown at most this long

@@ -38,7 +38,7 @@ from ledger.files import is_temp_name
 from ...core.errors import ToolFailure
 from ..descriptor import CallPreview, Risk, ToolContext, ToolDescriptor, ToolLimits, ToolOutput
 from ...workspace.root import Workspace
-from . import walk
+from ...workspace import walk
 from .common import (
     BOOL, SEQS, check_creatable, count_lines, encode_text, existing, inline_runner, is_text, obj,
     require_file, safe_preview, size_words, string, unified_diff,
