@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
     from .tools.descriptor import CallPreview
     from .workspace.root import check_workspace
     from .core.words import plural, short_number
+    from .core.summaries import HistoryItem, Spend
 
 # Where each re-exported name lives. Imported on first use (PEP 562): a client of a kernel in
 # another process (``agentdesk ask`` attached, the codec) pays only for the values it meets, not for
@@ -82,6 +83,7 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.tools.descriptor": ("CallPreview",),
     "kernel.workspace.root": ("check_workspace",),
     "kernel.core.words": ("plural", "short_number"),
+    "kernel.core.summaries": ("HistoryItem", "Spend"),
     "kernel.sandbox.overlay": ("OverlayStatus", "overlay_status"),
     "kernel.mail.accounts": ("TLS_MODES", "Account", "AccountStore", "Credentials"),
     "kernel.mail.connection": ("check_account",),
@@ -121,40 +123,6 @@ class ToolInfo:
     scope: str
     risk: str = "R0"
     trusted: bool = True
-
-
-@dataclass(frozen=True)
-class HistoryItem:
-    """An agent out of the process table (archived, or killed), as History lists it. ``cost`` is
-    None when its model has no price (tokens only)."""
-
-    id: str
-    name: str
-    first_prompt: str
-    started_at: float
-    last_at: float
-    input_tokens: int
-    output_tokens: int
-    cost: float | None
-    provider: str
-    model: str
-    archived: bool
-    killed: bool
-
-    def matches(self, query: str) -> bool:
-        """Whether a search for ``query`` (words, any case) finds it by id, name, first prompt or model."""
-        text = " ".join((self.id, self.name, self.first_prompt, self.model)).casefold()
-        return all(word in text for word in query.casefold().split())
-
-
-@dataclass(frozen=True)
-class Spend:
-    """Tokens and money of today's provider requests; ``unpriced_tokens`` are those of models
-    without a price (counted in ``tokens``, never in ``cost``)."""
-
-    tokens: int = 0
-    cost: float = 0.0
-    unpriced_tokens: int = 0
 
 
 class AutomationDesk(Protocol):

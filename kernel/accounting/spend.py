@@ -11,7 +11,7 @@ from typing import Callable, Mapping
 
 from ledger import Entry, Ledger, ModelRequest
 
-from ..api import Spend
+from ..core.summaries import Spend
 from ..core.clock import local_midnight
 from .prices import cost_of
 

@@ -9,7 +9,7 @@ waits for the user to resume it; one whose last request failed comes back
 
 from __future__ import annotations
 
-from ..api import HistoryItem
+from ..core.summaries import HistoryItem
 from ..accounting.budget import Budget
 from ..accounting.prices import cost_of
 from ..core.states import AgentState
