@@ -12,7 +12,7 @@ built fresh from an allowlist and then scrubbed of anything that looks like a
 secret, so provider keys never reach a command.
 
 This module only builds command lines and checks that bubblewrap works here;
-running and killing the process is ``kernel.tools.shell``'s job.
+running and killing the process is ``kernel.sandbox.supervisor``'s job.
 """
 
 from __future__ import annotations

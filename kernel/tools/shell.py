@@ -10,7 +10,8 @@ changed. Elsewhere the runner photographs the workspace before and after
 (``kernel.workspace.snapshot``). That recording happens however the command
 ends: normally, at its timeout, or because the agent was killed; a kill takes
 down the whole process tree at once (process group kill of bwrap, whose PID
-namespace dies with it) and the runner then re-raises ``CancelledError``.
+namespace dies with it: ``kernel.sandbox.supervisor`` starts, times out, kills
+and reaps the processes) and the runner then re-raises ``CancelledError``.
 
 Without a working bubblewrap the tool refuses, naming the package, unless
 ``Settings.allow_unsandboxed_shell`` is set; then it runs plainly (still with
@@ -25,9 +26,7 @@ there is tainted.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import signal
 import threading
 from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass, replace
@@ -40,6 +39,7 @@ from ..sandbox.bwrap import Sandbox, SandboxCheck, host_paths, scrubbed_env
 from ..sandbox.limits import SandboxLimits, pids_cgroup
 from ..sandbox.overlay import OverlayProbe, OverlayStatus, Stage, stage_parent, wrap_argv
 from ..sandbox.stages import StagePool
+from ..sandbox.supervisor import NotStarted, supervise
 from ..sandbox.view import Skipped, View
 from ..sandbox.view_cache import ViewCache
 from ..config.settings import home as agentdesk_home
@@ -57,7 +57,6 @@ if TYPE_CHECKING:
 SCOPE = "shell.exec"
 NET_SCOPE = "shell.exec.net"
 OUTPUT_MAX_BYTES = 32 * 1024
-_DRAIN_S = 5.0  # after the tree is killed, how long the pipe may take to close
 
 INPUT_SCHEMA: Mapping[str, Any] = {
     "type": "object",
@@ -412,131 +411,15 @@ def _timeout(settings: "Settings", tool_input: Mapping[str, Any]) -> float:
 
 async def _run(argv_for: Callable[[int | None], list[str]], sandboxed: bool, cwd: "Path",
                env: Mapping[str, str], timeout: float, ctx: ToolContext, cap: int) -> CommandResult:
-    """Run the command in its own session; stop its whole tree at the timeout or on cancel.
-
-    bwrap reports the host pid of the sandbox's init on ``--info-fd``; killing
-    that init tears down the PID namespace, and waiting on its pidfd tells us
-    when every process in it is gone.
-    """
-    info_r, info_w = os.pipe() if sandboxed else (None, None)
-    timer = asyncio.ensure_future(ctx.clock.sleep(timeout))  # armed first: the clock counts from here
-    try:
-        proc = await asyncio.create_subprocess_exec(*argv_for(info_w), stdin=asyncio.subprocess.DEVNULL,
-                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                                                    cwd=cwd, env=dict(env), start_new_session=True,
-                                                    pass_fds=() if info_w is None else (info_w,))
-    except BaseException as exc:
-        timer.cancel()
-        if info_r is not None:
-            os.close(info_r)
-        if isinstance(exc, OSError):
-            raise ToolFailure(f"could not start the command: {exc}") from exc
-        raise
-    finally:
-        if info_w is not None:
-            os.close(info_w)
+    """Run the command under ``kernel.sandbox.supervisor`` (its whole tree stopped at the timeout or on
+    cancel); its output kept in a buffer that cuts the middle of long output, never through a secret."""
     buffer = OutputBuffer(cap, finder_of(ctx.ledger.redactor))  # a secret crossing a cut goes whole
-    assert proc.stdout is not None
-    reader = asyncio.ensure_future(_pump(proc.stdout, buffer))
-    waiter = asyncio.ensure_future(proc.wait())
-    init_fd: int | None = None
-    timed_out = False
     try:
-        if info_r is not None:
-            init_fd = _pidfd(await _child_pid(info_r))
-        await asyncio.wait({timer, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        timed_out = not waiter.done()
-    finally:
-        timer.cancel()
-        _kill_tree(proc.pid, init_fd)  # also ends what the command left running in the background
-        await asyncio.shield(_reap(waiter, reader, init_fd))
-    exit_code = None if timed_out else proc.returncode
-    return CommandResult(exit_code, buffer.text(), buffer.total, buffer.cut, timed_out)
-
-
-async def _child_pid(fd: int) -> int | None:
-    """Read bwrap's ``--info-fd`` JSON to its end; the sandbox init's host pid, if it said."""
-    loop = asyncio.get_running_loop()
-    data = bytearray()
-    done: asyncio.Future[None] = loop.create_future()
-
-    def readable() -> None:
-        try:
-            chunk = os.read(fd, 4096)
-        except BlockingIOError:
-            return
-        if chunk:
-            data.extend(chunk)
-        elif not done.done():
-            done.set_result(None)
-
-    os.set_blocking(fd, False)
-    loop.add_reader(fd, readable)
-    try:
-        await asyncio.wait_for(done, _DRAIN_S)
-        return int(json.loads(data)["child-pid"])
-    except (asyncio.TimeoutError, ValueError, KeyError, TypeError):
-        return None
-    finally:
-        loop.remove_reader(fd)
-        os.close(fd)
-
-
-def _pidfd(pid: int | None) -> int | None:
-    if pid is None:
-        return None
-    try:
-        return os.pidfd_open(pid)
-    except OSError:  # already gone
-        return None
-
-
-async def _exited(pidfd: int) -> None:
-    """Wait until the process behind ``pidfd`` has exited (its pidfd turns readable)."""
-    loop = asyncio.get_running_loop()
-    gone: asyncio.Future[None] = loop.create_future()
-
-    def wake() -> None:
-        if not gone.done():
-            gone.set_result(None)
-
-    loop.add_reader(pidfd, wake)
-    try:
-        await gone
-    finally:
-        loop.remove_reader(pidfd)
-
-
-async def _pump(stream: asyncio.StreamReader, buffer: OutputBuffer) -> None:
-    while chunk := await stream.read(65536):
-        buffer.feed(chunk)
-
-
-async def _reap(waiter: "asyncio.Future[int]", reader: "asyncio.Future[None]", init_fd: int | None) -> None:
-    """Wait for bwrap, for every process of its namespace, and for the output pipe to close."""
-    await waiter
-    try:
-        if init_fd is not None:
-            await asyncio.wait_for(_exited(init_fd), _DRAIN_S)
-        await asyncio.wait_for(reader, _DRAIN_S)
-    except asyncio.TimeoutError:  # a process escaped the group (unsandboxed setsid) and holds the pipe
-        pass
-    finally:
-        if init_fd is not None:
-            os.close(init_fd)
-
-
-def _kill_tree(pgid: int, init_fd: int | None) -> None:
-    """SIGKILL the command's process group and the sandbox's init (its PID namespace dies with it)."""
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    if init_fd is not None:
-        try:
-            signal.pidfd_send_signal(init_fd, signal.SIGKILL)
-        except (ProcessLookupError, OSError):
-            pass
+        ended = await supervise(argv_for, sandboxed=sandboxed, cwd=cwd, env=env, timeout=timeout,
+                                sleep=ctx.clock.sleep, output=buffer)
+    except NotStarted as exc:
+        raise ToolFailure(f"could not start the command: {exc}") from exc.__cause__
+    return CommandResult(ended.exit_code, buffer.text(), buffer.total, buffer.cut, ended.timed_out)
 
 
 async def _capture_shielded(idx: "SnapshotIndex", before: Any, ctx: ToolContext) -> None:
