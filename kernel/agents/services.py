@@ -25,19 +25,28 @@ from ..tools.descriptor import ToolDescriptor, ToolLimits
 
 if TYPE_CHECKING:
     from ..tools.registry import ToolRegistry
-    from .process import AgentProcess
 
 ProviderFactory = Callable[[str], Provider]
+
+
+class AgentShown(Protocol):
+    """What the extensions are told of an agent (an ``AgentProcess``): which one, and where it works."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def workspace(self) -> str: ...
 
 
 class AgentExtensions(Protocol):
     """What an agent asks of the extensions (``kernel.extensions.context.Extensions`` is one)."""
 
-    def prompt_lines(self, agent: AgentProcess) -> list[str]:
+    def prompt_lines(self, agent: AgentShown) -> list[str]:
         """The system prompt's lines they add for ``agent`` (AGENTS.md, the enabled skills)."""
         ...
 
-    def refusal(self, agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any],
+    def refusal(self, agent: AgentShown, tool: ToolDescriptor, tool_input: Mapping[str, Any],
                 scope: str) -> str | None:
         """Why a call is outside what they allow ``agent`` (a loaded skill's manifest), or None."""
         ...

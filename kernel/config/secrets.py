@@ -21,10 +21,20 @@ import json
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .settings import SettingsStore
+
+
+class KeysFile(Protocol):
+    """The home's owner-only keys.json, as ``kernel.config.settings.SettingsStore`` keeps it (declared here:
+    the settings import this module on first use, never the other way round)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    def keys(self) -> dict[str, str]: ...
+
+    def save_key(self, provider: str, key: str | None) -> None: ...
 
 SERVICE = "agentdesk"
 KEYRING_INDEX = "keyring.json"  # the names (never the values) kept in the keyring
@@ -92,7 +102,7 @@ def keyring_secret(name: str) -> str | None:
 class SecretStore:
     """Get, set and delete named secrets; ``where`` says which store holds them."""
 
-    def __init__(self, settings: "SettingsStore", backend: Any | None = None, use_keyring: bool = True) -> None:
+    def __init__(self, settings: KeysFile, backend: Any | None = None, use_keyring: bool = True) -> None:
         self.settings = settings
         self.backend = (backend or usable_keyring()) if use_keyring else None
 

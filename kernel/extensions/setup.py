@@ -8,13 +8,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .mcp_config import McpSecrets, McpStore
 
 if TYPE_CHECKING:
-    from ..facade import Kernel
     from .mcp_config import McpServerConfig
+    from .mcp_status import McpReload
+
+
+class McpHost(Protocol):
+    """What starting the configured servers needs of the kernel (``kernel.facade.Kernel`` is one): the
+    extensions declare it, so they never import the facade above them."""
+
+    def use_mcp_home(self, root: Path) -> None: ...
+
+    async def mcp_reload(self) -> McpReload: ...
 
 
 @dataclass(frozen=True)
@@ -39,7 +48,7 @@ def configured_mcp(root: Path) -> Configured:
     return Configured(servers, problems, broken, problems[0] if loaded.unreadable and problems else None)
 
 
-async def start_configured_mcp(kernel: "Kernel", root: Path) -> list[str]:
+async def start_configured_mcp(kernel: McpHost, root: Path) -> list[str]:
     """Start the servers in ``root/mcp.json``; returns one sentence per problem. The kernel remembers
     ``root``, so ``mcp_reload`` later reads the same file."""
     kernel.use_mcp_home(root)
