@@ -1,5 +1,6 @@
-"""One sandboxed command as a supervised process tree: started in a session of its own, its output
-pumped to a sink, stopped at its timeout or on cancel, and reaped whole.
+"""One sandboxed command as a supervised process tree: started in a session of its own (in a pids
+cgroup of its own where one can be made), its output pumped to a sink, stopped at its timeout or on
+cancel, and reaped whole.
 
 bubblewrap reports the host pid of the sandbox's init on ``--info-fd``; the
 supervisor opens a pidfd on it. However the command ends (it exits, its time
@@ -23,9 +24,12 @@ import asyncio
 import json
 import os
 import signal
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Awaitable, Callable, Mapping, Protocol
+
+from .limits import pids_cgroup
 
 DRAIN_S = 5.0  # after the tree is killed, how long the pipe may take to close
 
@@ -40,6 +44,10 @@ class NotStarted(Exception):
     """The command could not be started (its ``__cause__`` is the ``OSError``)."""
 
 
+class NotLimited(Exception):
+    """The command's process limit (its pids cgroup) could not be set up (``__cause__``: the ``OSError``)."""
+
+
 @dataclass(frozen=True)
 class Ended:
     """How a supervised command ended: its exit code, or None when it was stopped at its timeout."""
@@ -48,14 +56,31 @@ class Ended:
     timed_out: bool
 
 
-async def supervise(argv_for: Callable[[int | None], list[str]], *, sandboxed: bool, cwd: Path,
+async def supervise(argv_for: Callable[[int | None, Path | None], list[str]], *, sandboxed: bool, cwd: Path,
                     env: Mapping[str, str], timeout: float, sleep: Callable[[float], Awaitable[object]],
-                    output: OutputSink) -> Ended:
+                    output: OutputSink, cgroup: Path | None = None, max_processes: int = 0) -> Ended:
     """Run the command in its own session; stop its whole tree at the timeout or on cancel.
 
-    ``argv_for(fd)`` is the command line, given the write end of bwrap's ``--info-fd`` pipe when
-    ``sandboxed`` (else None). ``sleep`` is the clock's (the timeout counts from the call). A
-    ``CancelledError`` is re-raised once the tree is gone."""
+    ``argv_for(fd, procs)`` is the command line, given the write end of bwrap's ``--info-fd`` pipe
+    when ``sandboxed`` (else None) and the ``cgroup.procs`` file of a fresh pids cgroup under
+    ``cgroup`` capped at ``max_processes`` (None without ``cgroup``: then the command line
+    carries whatever limit this system allows, ``kernel.sandbox.limits``). ``sleep`` is the clock's (the timeout counts from the call).
+    A ``CancelledError`` is re-raised once the tree is gone; the cgroup is removed after that."""
+    with ExitStack() as stack:
+        procs: Path | None = None
+        if cgroup is not None:
+            try:
+                procs = stack.enter_context(pids_cgroup(cgroup, max_processes))
+            except OSError as exc:
+                raise NotLimited(str(exc)) from exc
+        return await _tree(lambda fd: argv_for(fd, procs), sandboxed=sandboxed, cwd=cwd, env=env,
+                           timeout=timeout, sleep=sleep, output=output)
+
+
+async def _tree(argv_for: Callable[[int | None], list[str]], *, sandboxed: bool, cwd: Path,
+                env: Mapping[str, str], timeout: float, sleep: Callable[[float], Awaitable[object]],
+                output: OutputSink) -> Ended:
+    """Start the tree, wait for it to end or for the timer, then kill and reap it whatever happened."""
     info_r, info_w = os.pipe() if sandboxed else (None, None)
     timer = asyncio.ensure_future(sleep(timeout))  # armed first: the clock counts from here
     try:

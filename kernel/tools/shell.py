@@ -28,18 +28,17 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
 from ..core.errors import ToolFailure
 from ..redaction.cuts import finder_of
 from ..sandbox.bwrap import Sandbox, SandboxCheck, host_paths, scrubbed_env
-from ..sandbox.limits import SandboxLimits, pids_cgroup
+from ..sandbox.limits import SandboxLimits
 from ..sandbox.overlay import OverlayProbe, OverlayStatus, Stage, stage_parent, wrap_argv
 from ..sandbox.stages import StagePool
-from ..sandbox.supervisor import NotStarted, supervise
+from ..sandbox.supervisor import NotLimited, NotStarted, supervise
 from ..sandbox.view import Skipped, View
 from ..sandbox.view_cache import ViewCache
 from ..config.settings import home as agentdesk_home
@@ -96,6 +95,10 @@ DESCRIPTION = (
     "The command works like a transaction: its changes to the workspace become visible outside it (to other "
     "tools and programs) when it ends, and a command stopped early keeps the changes it made until then."
 )
+
+
+ArgvFor = Callable[[int | None, Path | None], list[str]]  # (bwrap's --info-fd, the cgroup's procs file) -> argv
+Runner = Callable[[ArgvFor, bool, Path, int], Awaitable["CommandResult"]]  # (argv, sandboxed, cwd, output cap)
 
 
 class IndexSource(Protocol):
@@ -204,8 +207,8 @@ class ShellTool:
                 return line
             return wrap_argv(status.method, line, view.workspace, stage, bwrap=sandbox.bwrap)
 
-        def limit_group() -> ContextManager[Path | None]:
-            return nullcontext() if cgroup is None else pids_cgroup(cgroup, limits.max_processes)
+        def run(fd_procs: ArgvFor, sandboxed: bool, cwd: Path, cap: int) -> Awaitable[CommandResult]:
+            return _run(fd_procs, sandboxed, cwd, env, timeout, ctx, cap, cgroup, limits.max_processes)
 
         env = scrubbed_env(host_env, sandboxed=check.ok)
         idx = self._index.for_root(root)
@@ -216,11 +219,11 @@ class ShellTool:
                 files = self._tainted_files(ctx.ledger)
                 tainted = await asyncio.to_thread(workspace_taint, ctx.ledger, root, files)  # what it may read
                 if stage is not None:
-                    report = await _run_on_overlay(idx, stage, ctx, argv, limit_group, env, timeout, network,
-                                                   self._output_max_bytes, skipped, release, self._on_recorded)
+                    report = await _run_on_overlay(idx, stage, ctx, argv, run, network, self._output_max_bytes,
+                                                   skipped, release, self._on_recorded)
                 else:
-                    report = await _run_recorded(idx, ctx, argv, limit_group, env, timeout, check.ok, network,
-                                                 self._output_max_bytes, skipped)
+                    report = await _run_recorded(idx, ctx, argv, run, check.ok, network, self._output_max_bytes,
+                                                 skipped)
                 if tainted is None:  # made meanwhile by someone else, or by the command itself
                     tainted = await asyncio.to_thread(workspace_taint, ctx.ledger, root, files)
         finally:
@@ -283,21 +286,14 @@ class ShellTool:
         return tuple(out)
 
 
-async def _run_recorded(idx: "SnapshotIndex", ctx: ToolContext, argv: Callable[[int | None, Path | None], list[str]],
-                        limit_group: Callable[[], ContextManager[Path | None]], env: Mapping[str, str],
-                        timeout: float, sandboxed: bool, network: bool, cap: int,
-                        skipped: tuple[Skipped, ...]) -> ToolOutput:
+async def _run_recorded(idx: "SnapshotIndex", ctx: ToolContext, argv: ArgvFor, run: Runner, sandboxed: bool,
+                        network: bool, cap: int, skipped: tuple[Skipped, ...]) -> ToolOutput:
     """Snapshot, run, and record what changed, however the command ends."""
     root = idx.root
     with idx.command():
         before, _ = await idx.snapshot()
         try:
-            with ExitStack() as stack:
-                try:
-                    procs = stack.enter_context(limit_group())
-                except OSError as exc:
-                    raise ToolFailure(f"could not set up the process limit for the command: {exc}") from exc
-                result = await _run(lambda fd: argv(fd, procs), sandboxed, root, env, timeout, ctx, cap)
+            result = await run(argv, sandboxed, root, cap)
         except asyncio.CancelledError:
             await _capture_shielded(idx, before, ctx)
             raise
@@ -307,9 +303,7 @@ async def _run_recorded(idx: "SnapshotIndex", ctx: ToolContext, argv: Callable[[
 
 
 async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
-                          argv: Callable[[int | None, Path | None], list[str]],
-                          limit_group: Callable[[], ContextManager[Path | None]], env: Mapping[str, str],
-                          timeout: float, network: bool, cap: int, skipped: tuple[Skipped, ...],
+                          argv: ArgvFor, run: Runner, network: bool, cap: int, skipped: tuple[Skipped, ...],
                           release: Callable[[Stage], None],
                           on_recorded: Callable[[Path], None] | None = None) -> ToolOutput:
     """Run on the overlay, then apply its upper layer through the ledger, however the command ends;
@@ -337,12 +331,7 @@ async def _run_on_overlay(idx: "SnapshotIndex", stage: Stage, ctx: ToolContext,
         return None if state is None else state.digest
 
     try:
-        with ExitStack() as stack:
-            try:
-                procs = stack.enter_context(limit_group())
-            except OSError as exc:
-                raise ToolFailure(f"could not set up the process limit for the command: {exc}") from exc
-            result = await _run(lambda fd: argv(fd, procs), True, idx.root, env, timeout, ctx, cap)
+        result = await run(argv, True, idx.root, cap)
     except asyncio.CancelledError:
         job = asyncio.ensure_future(asyncio.to_thread(apply))
         try:
@@ -409,14 +398,17 @@ def _timeout(settings: "Settings", tool_input: Mapping[str, Any]) -> float:
     return min(float(asked), settings.shell_timeout_s)
 
 
-async def _run(argv_for: Callable[[int | None], list[str]], sandboxed: bool, cwd: "Path",
-               env: Mapping[str, str], timeout: float, ctx: ToolContext, cap: int) -> CommandResult:
-    """Run the command under ``kernel.sandbox.supervisor`` (its whole tree stopped at the timeout or on
-    cancel); its output kept in a buffer that cuts the middle of long output, never through a secret."""
+async def _run(argv_for: ArgvFor, sandboxed: bool, cwd: Path, env: Mapping[str, str], timeout: float,
+               ctx: ToolContext, cap: int, cgroup: Path | None, max_processes: int) -> CommandResult:
+    """Run the command under ``kernel.sandbox.supervisor`` (in its pids cgroup, its whole tree stopped at
+    the timeout or on cancel); its output kept in a buffer that cuts the middle of long output, never
+    through a secret."""
     buffer = OutputBuffer(cap, finder_of(ctx.ledger.redactor))  # a secret crossing a cut goes whole
     try:
         ended = await supervise(argv_for, sandboxed=sandboxed, cwd=cwd, env=env, timeout=timeout,
-                                sleep=ctx.clock.sleep, output=buffer)
+                                sleep=ctx.clock.sleep, output=buffer, cgroup=cgroup, max_processes=max_processes)
+    except NotLimited as exc:
+        raise ToolFailure(f"could not set up the process limit for the command: {exc}") from exc.__cause__
     except NotStarted as exc:
         raise ToolFailure(f"could not start the command: {exc}") from exc.__cause__
     return CommandResult(ended.exit_code, buffer.text(), buffer.total, buffer.cut, ended.timed_out)
