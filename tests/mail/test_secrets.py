@@ -9,6 +9,8 @@ from keyring.backend import KeyringBackend
 
 from kernel.config.secrets import SecretStore, usable_keyring
 from kernel.config.settings import SettingsStore
+from kernel.mail.accounts import Account, AccountStore, account_secret_name
+from kernel.mail.wiring import held_account_secrets
 
 
 class DictKeyring(KeyringBackend):
@@ -157,3 +159,21 @@ def test_a_keyring_that_refuses_to_store_leaves_the_key_in_keys_json(agentdesk_h
     assert store.save_secret_key("anthropic", "sk-ant-locked-1234567890") == "keys.json"
     assert store.keys() == {"anthropic": "sk-ant-locked-1234567890"} and store.keyring_names() == []
     assert store.key_source("anthropic", env={}).where == "keys.json"
+
+
+def test_the_mail_room_names_its_account_passwords_for_the_redactor(agentdesk_home):
+    """The secret store never enumerates accounts: the mail room lists the passwords it keeps there."""
+    store = SettingsStore(agentdesk_home)
+    assert held_account_secrets(store) == []  # no accounts.json: nothing to hold (and no keyring asked)
+    backend = DictKeyring()
+    accounts = AccountStore(agentdesk_home, SecretStore(store, backend=backend))
+    server = {"user": "me", "imap_host": "127.0.0.1", "smtp_host": "127.0.0.1"}
+    accounts.save(Account(name="work", address="me@example.org", **server), "app-pass-1")
+    accounts.save(Account(name="spare", address="spare@example.org", **server), None)  # no password kept
+    SecretStore(store, use_keyring=False).set("anthropic", "sk-ant-not-an-account")  # a provider key: not theirs
+
+    assert backend.store == {("agentdesk", account_secret_name("work")): "app-pass-1"}
+    assert accounts.held_passwords() == ["app-pass-1"]
+    assert held_account_secrets(store) == []  # AGENTDESK_KEYRING=off: the keyring holding it is not asked
+    SecretStore(store, use_keyring=False).set(account_secret_name("spare"), "app-pass-2")  # keys.json this time
+    assert held_account_secrets(store) == [("a mail account's password", "app-pass-2")]
