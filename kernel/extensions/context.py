@@ -45,6 +45,7 @@ class AgentSeen(Protocol):
     @property
     def workspace(self) -> str: ...
 
+
 SKILL_LOAD = "skill_load"
 BODY_MAX_CHARS = 64_000
 PATH_KEYS = ("path", "src", "dst")
