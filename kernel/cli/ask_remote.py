@@ -43,7 +43,7 @@ class RemoteLeases:
 
                 self._asking[request.id] = asyncio.get_running_loop().create_task(self._ask(request))
             elif not self.kernel.status().get("attached"):
-                self.kernel.resolve_request(request.id, api.Denial(NOBODY))
+                self.kernel.leases.resolve(request.id, api.Denial(NOBODY))
         elif isinstance(event, api.LeaseRequestResolved) and event.request_id in self._asking:
             task = self._asking.pop(event.request_id)
             if not task.done():  # answered elsewhere first
@@ -54,7 +54,7 @@ class RemoteLeases:
         assert self.terminal is not None
         decision = await self.terminal.decide(request)
         self._asking.pop(request.id, None)
-        self.kernel.resolve_request(request.id, decision)
+        self.kernel.leases.resolve(request.id, decision)
 
 
 def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: TextIO, stdout: TextIO,
@@ -125,8 +125,8 @@ async def _follow(path: Path, sync: Any, subscribed: Any, agent_id: str, interac
     kernel.subscribe(RemoteLeases(kernel, agent_id, TerminalApprover(stdin, stderr) if interactive else None))
     try:
         await kernel.start_subscribed(sync, subscribed)
-        interrupted = on_interrupt(lambda: kernel.kill(agent_id, reason="interrupted (Ctrl-C)"))
-        final = await kernel.wait(agent_id)
+        interrupted = on_interrupt(lambda: kernel.agents.kill(agent_id, reason="interrupted (Ctrl-C)"))
+        final = await kernel.agents.wait(agent_id)
         lines.finish()
         return exit_status(final.state, final.reason, interrupted.is_set(), stderr)
     finally:

@@ -68,7 +68,7 @@ async def home_kernel(approver: Any = None, with_mail: bool = False) -> AsyncIte
     from ledger import Ledger
 
     from ..leases.approver import DenyAll
-    from ..facade import Kernel
+    from ..compose import build_kernel
     from ..providers.lazy import LazyProviders
 
     store = SettingsStore(home())
@@ -80,7 +80,7 @@ async def home_kernel(approver: Any = None, with_mail: bool = False) -> AsyncIte
         from ..mail.wiring import mail_for_home
 
         mail = mail_for_home(store)
-    kernel = Kernel(ledger=ledger, settings=settings, providers=providers, approver=approver or DenyAll(),
+    kernel = build_kernel(ledger=ledger, settings=settings, providers=providers, approver=approver or DenyAll(),
                     snapshot_dir=store.root / "snapshots", mail=mail)
     try:
         yield kernel

@@ -8,13 +8,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .mcp_config import McpSecrets, McpStore
 
 if TYPE_CHECKING:
-    from ..facade import Kernel
     from .mcp_config import McpServerConfig
+    from .mcp_status import McpReload
+
+
+class McpHome(Protocol):
+    """The kernel's extensions desk as far as starting a home's servers goes (kernel/desks/extensions.py)."""
+
+    def use_mcp_home(self, root: Path) -> None: ...
+    async def mcp_reload(self) -> McpReload: ...
 
 
 @dataclass(frozen=True)
@@ -39,9 +46,9 @@ def configured_mcp(root: Path) -> Configured:
     return Configured(servers, problems, broken, problems[0] if loaded.unreadable and problems else None)
 
 
-async def start_configured_mcp(kernel: "Kernel", root: Path) -> list[str]:
-    """Start the servers in ``root/mcp.json``; returns one sentence per problem. The kernel remembers
-    ``root``, so ``mcp_reload`` later reads the same file."""
-    kernel.use_mcp_home(root)
-    done = await kernel.mcp_reload()
+async def start_configured_mcp(desk: McpHome, root: Path) -> list[str]:
+    """Start the servers in ``root/mcp.json`` (``desk``: ``kernel.extensions``); returns one sentence per
+    problem. The desk remembers ``root``, so ``mcp_reload`` later reads the same file."""
+    desk.use_mcp_home(root)
+    done = await desk.mcp_reload()
     return list(done.problems)

@@ -50,7 +50,7 @@ def test_a_client_cannot_grant_a_lease_without_an_end(thread_server):
             sock.sendall(line.encode())
             reply = read_until(sock, rid)
             assert reply is not None and "error" in reply, (raw_duration, reply)
-        assert thread_server.kernel.leases(agent["id"]) == []
+        assert thread_server.kernel.leases.list(agent["id"]) == []
         assert not thread_server.ledger.page(kind="lease.grant")
         ok = _call(sock, "g5", "grant_lease", {"agent_id": agent["id"], "scope": "fs.read", "duration_s": 8 * 3600})
         assert "result" in ok  # a working day is the longest lease there is
