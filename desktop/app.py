@@ -45,7 +45,7 @@ class Desktop:
     providers: Any
     lease_dialogs: Any = None
     extras: dict[str, Any] = field(default_factory=dict)
-    home_kernel: "HomeKernel | None" = None  # the kernel in this process (its MCP servers, scheduler), if it is
+    in_process: "HomeKernel | None" = None  # the kernel in this process (its MCP servers, scheduler), if it is
 
     @property
     def settings(self) -> Any:
@@ -75,7 +75,7 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     bridge = EventBridge(kernel)
     window = MainWindow(kernel, bridge, now=kernel.now, default_root=str(Path(settings.workspace).expanduser()),
                         attached=attached)
-    desk = Desktop(kernel, ledger, bridge, window, store, factory, home_kernel=built)
+    desk = Desktop(kernel, ledger, bridge, window, store, factory, in_process=built)
     window._open_settings = lambda: open_settings(desk)
     window._make_ask_window = lambda agent_id: _ask_window(desk, agent_id)
     desk.lease_dialogs = _lease_dialogs(kernel, bridge, window, grant_delay_ms)
@@ -278,9 +278,9 @@ def run(argv: list[str] | None = None) -> int:
     desk.window._sandbox_mode = loop.create_task(desk.window.show_sandbox_mode())  # the kernel's probe, off the Qt loop
     with loop:
         mcp = None
-        if desk.home_kernel is not None:  # the kernel service runs its own scheduler and MCP servers
+        if desk.in_process is not None:  # the kernel service runs its own scheduler and MCP servers
             # scheduled runs fire while this kernel runs; MCP servers start beside the window
-            mcp = loop.create_task(desk.home_kernel.start())
+            mcp = loop.create_task(desk.in_process.start())
             mcp.add_done_callback(lambda t: [print(f"agentdesk: {line}", file=sys.stderr) for line in
                                              (t.result() if not t.cancelled() and not t.exception() else [])])
         loop.run_until_complete(closed.wait())
@@ -290,9 +290,9 @@ def run(argv: list[str] | None = None) -> int:
                 for agent in busy:
                     desk.kernel.agents.kill(agent.id, reason="stopped when the desktop quit")
             loop.run_until_complete(desk.kernel.aclose())  # lets go of the kernel; it keeps running
-        elif desk.home_kernel is not None:
-            loop.run_until_complete(desk.home_kernel.stop_mcp())
-            loop.run_until_complete(desk.home_kernel.providers.aclose())  # provider host processes end with it
+        elif desk.in_process is not None:
+            loop.run_until_complete(desk.in_process.stop_mcp())
+            loop.run_until_complete(desk.in_process.providers.aclose())  # provider host processes end with it
     if desk.ledger is not None:
         desk.ledger.close()
     return 0

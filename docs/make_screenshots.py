@@ -365,11 +365,11 @@ async def _automations(desk, providers, ws: Path, clock, cam: Camera) -> None:
         reply(tools=(("fs_write", {"path": "notes/digest.md", "content": "# Digest\n"}),), usage=(4_400, 300)),
         reply("notes/todo.md: the bank call is done and a dentist reminder was added. I could not write "
               "notes/digest.md: fs.write is outside this automation's policy.", usage=(4_800, 120)))
-    task = k.automations.run_now(digest.id)
+    task = k.automations.start_run(digest.id)
     await _until(lambda: task.done())
     providers["scripted-digest"].script(  # a second refusal in the Inbox: this one has no policy at all
         reply(tools=(("fs_list", {"path": "src"}),), usage=(3_000, 100)), reply("Nothing to tidy.", usage=(3_100, 40)))
-    task = k.automations.run_now(tidy.id)
+    task = k.automations.start_run(tidy.id)
     await _until(lambda: task.done())
     _unknown_mail(desk.ledger)  # the Inbox also shows mails not known to have gone out
     _unknown_mail(desk.ledger, "Carol <carol@example.com>", "Room for the next review", "k-shot-2",

@@ -150,8 +150,14 @@ class Automations:
         """(time, action, who) of every change to the definition."""
         return self._store.history(automation_id)
 
-    def run_now(self, automation_id: str) -> asyncio.Task[RunRecord | None] | None:
-        """Run once now, outside the schedule (a manual slot)."""
+    def run_now(self, automation_id: str) -> bool:
+        """Run once now, outside the schedule (a manual slot): True when the run was claimed and started,
+        False when another run already took that slot."""
+        return self.start_run(automation_id) is not None
+
+    def start_run(self, automation_id: str) -> asyncio.Task[RunRecord | None] | None:
+        """``run_now``, with the run to await (in process: ``agentdesk automation run``, tests); None when
+        another run already took the slot."""
         a = self.get(automation_id)
         return self.scheduler.start(a, Slot(a.id, self.host.clock.now(), 0, manual=True))
 

@@ -122,7 +122,7 @@ async def _run(args: argparse.Namespace) -> int:
         if args.action == "show":
             return _show(kernel, args.id, args.json)
         if args.action == "run":
-            task = desk.run_now(args.id)
+            task = desk.start_run(args.id)
             record = await task if task is not None else None
             if record is None:
                 print("agentdesk automation: another run already took that slot", file=sys.stderr)

@@ -204,8 +204,8 @@ class RemoteAutomationDesk:
         return cast("builtins.list[tuple[float, str, str]]", self._link.call("automations.history",
             {"automation_id": automation_id}))
 
-    def run_now(self, automation_id: str) -> object:
-        return self._link.call("automations.run_now", {"automation_id": automation_id})
+    def run_now(self, automation_id: str) -> bool:
+        return cast("bool", self._link.call("automations.run_now", {"automation_id": automation_id}))
 
     def inbox(self, *, open_only: bool = True) -> builtins.list[InboxItem]:
         return cast("builtins.list[InboxItem]", self._link.call("automations.inbox", {"open_only": open_only}))

@@ -64,7 +64,7 @@ def test_a_tainted_runs_reply_taints_the_next_run_that_is_given_it(make_env):
 
     async def go():
         for _ in range(2):
-            task = env.kernel.automations.run_now(a.id)
+            task = env.kernel.automations.start_run(a.id)
             assert task is not None
             await task
             env.clock.advance(3600)

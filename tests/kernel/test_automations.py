@@ -224,7 +224,7 @@ def test_an_out_of_policy_request_is_denied_at_once_and_lands_in_the_inbox(make_
         reply("I could not write x.md.", check=lambda req: told.append(str(req.messages[-1].parts[0].content))))
 
     async def go():
-        task = env.kernel.automations.run_now(a.id)
+        task = env.kernel.automations.start_run(a.id)
         assert task is not None
         record = await task  # no hang: nobody answers, and nothing waits
         await env.kernel.aclose()
@@ -257,7 +257,7 @@ def test_three_refusals_in_a_row_stop_the_run_as_blocked(make_env):
         ScriptedTurn((UsageReport(1, 0), Hold(gate), TextChunk("never"), StreamEnd("end_turn"))))
 
     async def go():
-        record = await env.kernel.automations.run_now(a.id)
+        record = await env.kernel.automations.start_run(a.id)
         await env.kernel.aclose()
         return record
 
@@ -499,7 +499,7 @@ def test_an_automation_run_that_calls_automation_create_is_refused_at_once_into_
         reply("Could not."))
 
     async def go():
-        record = await env.kernel.automations.run_now(a.id)
+        record = await env.kernel.automations.start_run(a.id)
         await env.kernel.aclose()
         return record
 
@@ -519,7 +519,7 @@ def test_a_run_past_its_time_limit_is_stopped_as_timed_out_and_its_leases_revoke
     env.provider.script(ScriptedTurn((UsageReport(1, 0), Hold(gate, reached), StreamEnd("end_turn"))))
 
     async def go():
-        task = env.kernel.automations.run_now(a.id)
+        task = env.kernel.automations.start_run(a.id)
         await reached.wait()
         assert [l.scope for l in env.kernel.leases.list()] == ["fs.read"]
         env.clock.advance(120)  # the kernel clock, not real time
@@ -541,7 +541,7 @@ def test_a_run_that_reaches_its_budget_ends_over_budget(make_env):
     env.provider.script(reply(tools=(("fs_list", {}),), usage=(900, 200)))
 
     async def go():
-        record = await env.kernel.automations.run_now(a.id)
+        record = await env.kernel.automations.start_run(a.id)
         await env.kernel.aclose()
         return record
 
