@@ -144,7 +144,7 @@ def test_hand_edits_apply_and_a_broken_edit_keeps_the_servers_running(tmp_path, 
             store.remove("t")
             asked = await kernel.extensions.mcp_reload()
             assert asked.stopped == ("t",) and not heard.get_nowait().edited
-            assert not kernel._mcp_file.changed()  # type: ignore[union-attr]
+            assert not kernel.extensions._file.changed()  # type: ignore[union-attr]
             assert len(reports) == 4
         finally:
             await kernel.aclose()

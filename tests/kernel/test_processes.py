@@ -121,7 +121,7 @@ def test_grant_recorded_for_a_killed_agent_is_revoked_at_once(make_env):
 
     env = make_env(approver=Late())
     a = env.kernel.agents.spawn("t")
-    agent = env.kernel._get(a.id)
+    agent = env.kernel.agents.process(a.id)
 
     async def go():
         try:

@@ -53,7 +53,7 @@ def test_listed_with_the_message_settled_by_the_user_and_never_retried(kernel, s
     assert f"Message-ID: {late.target}" in newest.shown and newest.shown.endswith("Body of Late minutes.\n")
     assert f"From: {ms.USER}" in newest.shown and newest.shown.startswith("Account: work\n")  # exactly as sent
     # the late one did reach the server after all: a check finds it and records it as done (by the kernel)
-    creds = kernel._mail.creds()
+    creds = kernel.outward._mail.creds()
     run(smtp.send(creds, compose(creds.account, {"to": [ms.USER], "subject": "Late minutes", "body": "x"},
                                  late.target, 1_700_000_000)))
     assert run(kernel.outward.recheck(late.seq)) == "done"
