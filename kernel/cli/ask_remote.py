@@ -86,13 +86,13 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
             known = known_scopes(sync.call("tools"))
             for scope in unused_scopes([scope for scope, _ in grants], known):
                 print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
-        agent_id = _field(sync.call_raw("spawn", {
+        agent_id = _field(sync.call_raw("agents.spawn", {
             "name": args.name, "provider": provider, "model": args.model, "budget": args.budget,
             "workspace": str(workspace), "unattended": False}), "id", str)
         for scope, seconds in grants:
-            sync.call_raw("grant_lease", {"agent_id": agent_id, "scope": scope, "duration_s": float(seconds)})
+            sync.call_raw("leases.grant", {"agent_id": agent_id, "scope": scope, "duration_s": float(seconds)})
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
-        sync.call_raw("send", {"agent_id": agent_id, "text": args.prompt})
+        sync.call_raw("agents.send", {"agent_id": agent_id, "text": args.prompt})
     except BaseException:
         sync.close()
         if subscribed is not None:

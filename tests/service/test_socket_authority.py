@@ -45,7 +45,7 @@ def test_a_client_cannot_grant_a_lease_without_an_end(thread_server):
         assert read_until(sock, "h") is not None
         agent = _call(sock, "s1", "spawn", {"name": "greedy"})["result"]
         for rid, raw_duration in (("g1", "1e12"), ("g2", "Infinity"), ("g3", "NaN"), ("g4", "-5")):
-            line = (f'{{"jsonrpc":"2.0","id":"{rid}","method":"grant_lease","params":{{"agent_id":"{agent["id"]}",'
+            line = (f'{{"jsonrpc":"2.0","id":"{rid}","method":"leases.grant","params":{{"agent_id":"{agent["id"]}",'
                     f'"scope":"*","duration_s":{raw_duration}}}}}\n')
             sock.sendall(line.encode())
             reply = read_until(sock, rid)

@@ -41,7 +41,7 @@ async def _asked_once(thread_server):
     try:
         assert client.agents.spend_today().tokens == 0
         assert client.agents.spend_today().tokens == 0
-        assert counted.calls.count("spend_today") == 1  # the second answer came from what the first said
+        assert counted.calls.count("agents.spend_today") == 1  # the second answer came from what the first said
 
         thread_server.provider.script(reply("hello", usage=(30, 12)))
         agent = client.agents.spawn("spender", provider="scripted", model="m")
@@ -51,9 +51,9 @@ async def _asked_once(thread_server):
         assert client._spend_fetch is not None
         await client._spend_fetch  # fetched over the events connection, not through the blocking channel
 
-        asked = counted.calls.count("spend_today")
+        asked = counted.calls.count("agents.spend_today")
         assert client.agents.spend_today().tokens == 42
-        assert counted.calls.count("spend_today") == asked == 1
+        assert counted.calls.count("agents.spend_today") == asked == 1
 
         other = await RemoteKernel(thread_server.path, client="check").start()
         try:
