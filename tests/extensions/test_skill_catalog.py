@@ -44,14 +44,14 @@ def test_the_catalogue_is_the_kernels_reading_and_enabling_pins_the_hash_shown(k
 
     async def main() -> None:
         catalog = await kernel.extensions.skills(str(ws))
-        assert [(s.name, s.source, s.state, s.scopes) for s in catalog.extensions.skills] == \
+        assert [(s.name, s.source, s.state, s.scopes) for s in catalog.skills] == \
             [("notes", "home", "off", ("fs.read",)), ("local", "workspace", "off", None)]
         assert [(Path(f).name, why) for f, why in catalog.skipped] == [("broken", "has no SKILL.md")]
         assert [s.name for s in (await kernel.extensions.skills()).skills] == ["notes"]  # no workspace: the home's only
 
-        notes, local_info = catalog.extensions.skills
+        notes, local_info = catalog.skills
         after = await kernel.extensions.set_skill_enabled(notes.folder, notes.sha256, True, mine=True, workspace=str(ws))
-        assert [(s.name, s.state, s.mine) for s in after.extensions.skills] == [("notes", "enabled", True),
+        assert [(s.name, s.state, s.mine) for s in after.skills] == [("notes", "enabled", True),
                                                                       ("local", "off", False)]
         assert json.loads((home / "skills.json").read_text())["enabled"] == \
             {notes.folder: {"sha256": notes.sha256, "mine": True}}
@@ -68,7 +68,7 @@ def test_the_catalogue_is_the_kernels_reading_and_enabling_pins_the_hash_shown(k
         [changed] = [s for s in (await kernel.extensions.skills(str(ws))).skills if s.name == "notes"]
         assert changed.state == "changed" and changed.sha256 != notes.sha256
         off = await kernel.extensions.set_skill_enabled(notes.folder, "", False)
-        assert [s.state for s in off.extensions.skills] == ["off"]
+        assert [s.state for s in off.skills] == ["off"]
 
         # hostile params: a clear error each time
         for bad in ("relative/ws", "/tmp/a\x00b", "/" + "x" * 5000):
