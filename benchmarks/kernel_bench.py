@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kernel.facade import Kernel  # noqa: E402
+from kernel.compose import build_kernel  # noqa: E402
 from kernel.providers.base import ProviderRequest, StreamEnd, ToolCallReady, UsageReport  # noqa: E402
 from kernel.config.settings import Settings  # noqa: E402
 from ledger import Ledger  # noqa: E402
@@ -64,12 +64,12 @@ async def measure(calls: int, root: Path) -> list[float]:
     ws.mkdir()
     provider = TimedProvider(calls)
     with Ledger(root / "ledger.db") as ledger:
-        kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(ws), default_budget=10**9),
+        kernel = build_kernel(ledger=ledger, settings=Settings(workspace=str(ws), default_budget=10**9),
                         providers=lambda _n: provider)
-        agent = kernel.spawn("bench")
-        kernel.grant_lease(agent.id, "fs.write", 8 * 3600)
-        kernel.send(agent.id, "write files")
-        await kernel.wait(agent.id)
+        agent = kernel.agents.spawn("bench")
+        kernel.leases.grant(agent.id, "fs.write", 8 * 3600)
+        kernel.agents.send(agent.id, "write files")
+        await kernel.agents.wait(agent.id)
         await kernel.aclose()
     # gap i: reply i complete → request i+1 issued
     return [(provider.request_at[i + 1] - provider.reply_done[i]) * 1000 for i in range(calls)]

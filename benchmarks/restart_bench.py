@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kernel.automations import chain, chain_start  # noqa: E402
 from kernel.automations.store import AutomationStore  # noqa: E402
-from kernel.facade import Kernel  # noqa: E402
+from kernel.compose import build_kernel  # noqa: E402
 from kernel.providers.scripted import ScriptedProvider  # noqa: E402
 from kernel.config.settings import Settings  # noqa: E402
 from ledger import (  # noqa: E402
@@ -107,9 +107,9 @@ def automation_check_once(path: Path) -> float:
 def start_once(path: Path, workspace: str) -> tuple[float, int]:
     began = time.perf_counter()
     ledger = Ledger(path)
-    kernel = Kernel(ledger=ledger, settings=Settings(workspace=workspace), providers=lambda _n: ScriptedProvider(),
+    kernel = build_kernel(ledger=ledger, settings=Settings(workspace=workspace), providers=lambda _n: ScriptedProvider(),
                     restore=True)
-    listed = kernel.agents()
+    listed = kernel.agents.list()
     elapsed = time.perf_counter() - began
     ledger.close()
     return elapsed, len(listed)

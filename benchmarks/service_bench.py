@@ -97,7 +97,7 @@ def part_ask() -> None:
                 figures[label, "through a kernel"] = ask_first_request(srv, env, ws)
             finally:
                 kernel.terminate()
-                kernel.wait()
+                kernel.agents.wait()
     print(f"ask, start to first provider request (median of {RUNS}, min-max; goal through a kernel <= 150 ms):")
     for (label, where), took in figures.items():
         print(f"  {where:17} {label:12} {statistics.median(took):7.0f} ms  ({min(took):.0f}-{max(took):.0f})")
@@ -144,13 +144,13 @@ class ToolLoop:
 
 
 def make_kernel(home: Path, ws: Path) -> Any:
-    from kernel.facade import Kernel
+    from kernel.compose import build_kernel
     from kernel.config.settings import Settings
     from ledger import Ledger
 
     ledger = Ledger(home / "ledger.db")
     providers = {"ticking": Ticking()}
-    return Kernel(ledger=ledger, settings=Settings(workspace=str(ws), default_budget=10**9),
+    return build_kernel(ledger=ledger, settings=Settings(workspace=str(ws), default_budget=10**9),
                   providers=lambda name: providers.setdefault(name, Ticking() if name == "ticking" else ToolLoop()))
 
 
@@ -207,12 +207,12 @@ async def part_events_and_tools(home: Path, ws: Path) -> None:
             latencies.append((time.monotonic() - float(event.text)) * 1000)
 
     k.subscribe(seen)
-    ids = [k.spawn(f"t{i}", provider="ticking", workspace=str(ws)).id for i in range(AGENTS)]
+    ids = [k.agents.spawn(f"t{i}", provider="ticking", workspace=str(ws)).id for i in range(AGENTS)]
     meter = StallMeter()
     meter.start()
     for agent_id in ids:  # from a worker thread: the client's loop reads events meanwhile (a sync call blocks it)
-        await asyncio.to_thread(k.send, agent_id, "stream")
-    await asyncio.gather(*(k.wait(a) for a in ids))
+        await asyncio.to_thread(k.agents.send, agent_id, "stream")
+    await asyncio.gather(*(k.agents.wait(a) for a in ids))
     meter.stop()
     print(f"events kernel -> client, {AGENTS} agents x {RATE:.0f} deltas/s ({len(latencies)} deltas):")
     print(f"  latency p50 {pct(latencies, .5):.2f} ms  p99 {pct(latencies, .99):.2f} ms (goal <= 5)  "
@@ -220,11 +220,11 @@ async def part_events_and_tools(home: Path, ws: Path) -> None:
     print(f"  client loop stall p99 {pct(meter.gaps, .99):.2f} ms  max {max(meter.gaps):.2f} ms "
           "(1 ms ticks; the desktop's own figure: benchmarks/ui_bench.py, kernel out of process)")
 
-    agent = k.spawn("tools", provider="tools", workspace=str(ws))
-    k.grant_lease(agent.id, "fs.read", 3600)
+    agent = k.agents.spawn("tools", provider="tools", workspace=str(ws))
+    k.leases.grant(agent.id, "fs.read", 3600)
     started = time.perf_counter()
-    k.send(agent.id, "list")
-    await k.wait(agent.id)
+    k.agents.send(agent.id, "list")
+    await k.agents.wait(agent.id)
     remote = (time.perf_counter() - started) * 1000 / TOOL_CALLS
     k.shutdown()
     await k.aclose()
@@ -232,11 +232,11 @@ async def part_events_and_tools(home: Path, ws: Path) -> None:
     local_home = home.parent / "local"
     local_home.mkdir()
     kernel = make_kernel(local_home, ws)
-    agent = kernel.spawn("tools", provider="tools")
-    kernel.grant_lease(agent.id, "fs.read", 3600)
+    agent = kernel.agents.spawn("tools", provider="tools")
+    kernel.leases.grant(agent.id, "fs.read", 3600)
     started = time.perf_counter()
-    kernel.send(agent.id, "list")
-    await kernel.wait(agent.id)
+    kernel.agents.send(agent.id, "list")
+    await kernel.agents.wait(agent.id)
     local = (time.perf_counter() - started) * 1000 / TOOL_CALLS
     await kernel.aclose()
     print(f"per tool call (fs_list, model turn included, scripted model; {TOOL_CALLS} calls):")

@@ -125,7 +125,7 @@ async def streaming(agents: int, seconds: float, rate: float, tmp: Path) -> dict
 
 def serve_paced(home: str, workspace: str, rate: float, count: int, ready: Any) -> None:
     """A kernel process for ``home`` (the kernel service over a kernel whose model is paced), until shut down."""
-    from kernel.facade import Kernel
+    from kernel.compose import build_kernel
     from kernel.config.home import socket_path
     from kernel.service.server import KernelServer
     from kernel.config.settings import Settings
@@ -133,7 +133,7 @@ def serve_paced(home: str, workspace: str, rate: float, count: int, ready: Any) 
 
     async def main() -> None:
         ledger = Ledger(Path(home) / "ledger.db")
-        kernel = Kernel(ledger=ledger, settings=Settings(workspace=workspace),
+        kernel = build_kernel(ledger=ledger, settings=Settings(workspace=workspace),
                         providers=lambda name: PacedProvider(rate, count))
         server = KernelServer(kernel, socket_path(Path(home)))
         await server.start()
@@ -177,7 +177,7 @@ async def _stream_into(desk: Any, agents: int, count: int, shutdown: bool = Fals
     """Open an Ask window per agent, stream ``count`` deltas into each, measure the loop's stalls."""
 
     desk.window.show()
-    ids = [desk.kernel.spawn(f"agent{i}", provider="paced", model="bench").id for i in range(agents)]
+    ids = [desk.kernel.agents.spawn(f"agent{i}", provider="paced", model="bench").id for i in range(agents)]
     await asyncio.sleep(0.2)
     gc.collect()
     await asyncio.sleep(0.01)  # Qt's turn (no nested processEvents inside a task: qasync would re-enter a task)
@@ -192,9 +192,9 @@ async def _stream_into(desk: Any, agents: int, count: int, shutdown: bool = Fals
     meter = StallMeter()
     started = time.perf_counter()
     for agent_id in ids:
-        desk.kernel.send(agent_id, "stream please")
+        desk.kernel.agents.send(agent_id, "stream please")
     meter.start()
-    await asyncio.gather(*(desk.kernel.wait(agent_id) for agent_id in ids))
+    await asyncio.gather(*(desk.kernel.agents.wait(agent_id) for agent_id in ids))
     elapsed = time.perf_counter() - started
     while not desk.bridge.frames.idle:  # the stall figures include the redraws the stream left behind
         await asyncio.sleep(0.01)
@@ -256,8 +256,8 @@ async def long_conversations(tmp: Path, calls: int = 40) -> dict[str, float]:
     ids = []
     for name in names:
         fakes[name].script()
-        agent = desk.kernel.spawn(f"{name}-agent", provider=name, model="bench-model")
-        desk.kernel.grant_lease(agent.id, "fs", 3600)  # granted up front: no dialogs in a benchmark
+        agent = desk.kernel.agents.spawn(f"{name}-agent", provider=name, model="bench-model")
+        desk.kernel.leases.grant(agent.id, "fs", 3600)  # granted up front: no dialogs in a benchmark
         desk.window.window_for(agent.id)
         ids.append(agent.id)
     for name in names:  # SDK import and client set-up happen once a session, measured apart below
@@ -266,11 +266,11 @@ async def long_conversations(tmp: Path, calls: int = 40) -> dict[str, float]:
     meter.start()
     started = time.perf_counter()
     for agent_id in ids:
-        desk.kernel.send(agent_id, "write and read the bench files")
-    await asyncio.gather(*(desk.kernel.wait(agent_id) for agent_id in ids))
+        desk.kernel.agents.send(agent_id, "write and read the bench files")
+    await asyncio.gather(*(desk.kernel.agents.wait(agent_id) for agent_id in ids))
     elapsed = time.perf_counter() - started
     meter.stop()
-    states = {desk.kernel.agent(a).state for a in ids}
+    states = {desk.kernel.agents.get(a).state for a in ids}
     desk.window._done = True
     await desk.kernel.aclose()
     for p in built.values():

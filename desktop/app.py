@@ -3,7 +3,7 @@
 ``build_desktop`` wires the parts (and is what tests, screenshots and the
 benchmark use); ``run`` adds the QApplication, the loop and the wait for the
 main window to close. No provider SDK is imported here: providers are built
-lazily by ``kernel.providers.lazy`` when an agent first needs one.
+lazily when an agent first needs one (the kernel's composition root, ``kernel.compose``, hands them over).
 
 A bad settings.json or keys.json never stops the desktop: it starts with the
 default in place of each bad value, prints each problem's sentence on stderr
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 
 if TYPE_CHECKING:
     from kernel.api import KernelFacade
+    from kernel.compose import HomeKernel
 
 SDK_MODULES = ("anthropic", "openai", "google.genai")
 
@@ -44,6 +45,7 @@ class Desktop:
     providers: Any
     lease_dialogs: Any = None
     extras: dict[str, Any] = field(default_factory=dict)
+    in_process: "HomeKernel | None" = None  # the kernel in this process (its MCP servers, scheduler), if it is
 
     @property
     def settings(self) -> Any:
@@ -57,31 +59,23 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     """Everything the desktop is made of, over the home folder ``root``. ``watch_workspaces``
     records other programs' edits in every workspace an agent works in (on in the real app);
     ``grant_delay_ms`` is how long a lease dialog's grant buttons ignore input (tests: 0)."""
-    from kernel.facade import Kernel
-    from kernel.mail.wiring import held_account_secrets, mail_for_home
-    from kernel.providers.lazy import LazyProviders, missing_key_message
-    from kernel.redaction import SecretRegistry
-    from kernel.config.settings import SettingsStore
-    from ledger import Ledger
+    from kernel.compose import open_home
 
     from .bridge import EventBridge
     from .desktop_state import DesktopState
     from .main_window import MainWindow
 
-    store = SettingsStore(root)
-    settings = settings or store.check().settings  # defaults stand in for bad values: show_config_problems
-    # Settings are read when a provider is built; hosted SDKs keep their CPU off the Qt loop.
-    factory = providers or LazyProviders(store, lambda: kernel.settings, out_of_process=True)
-    ledger = Ledger(store.ledger_path, **({"clock": clock.now} if clock is not None else {}))
-    kernel = Kernel(ledger=ledger, settings=settings, providers=factory, clock=clock, attached=attached,
-                    snapshot_dir=root / "snapshots", watch_workspaces=watch_workspaces,
-                    provider_problem=lambda name: missing_key_message(name, store), tools=tools, restore=True,
-                    secrets=SecretRegistry([*store.held_secrets(), *held_account_secrets(store)]), web_keys=store.web_key,
-                    mail=mail_for_home(store))  # mail tools when the home has an account (issue 16)
+    # The kernel, its ledger and its providers, built by the kernel's composition root; hosted SDKs keep
+    # their CPU off the Qt loop (out_of_process). ``settings``: defaults stand in for bad values
+    # (show_config_problems says which).
+    built = open_home(root, out_of_process=True, settings=settings, attached=attached,
+                      watch_workspaces=watch_workspaces, clock=clock, providers=providers, tools=tools)
+    kernel, ledger, store, factory = built.kernel, built.ledger, built.store, built.providers
+    settings = kernel.settings
     bridge = EventBridge(kernel)
     window = MainWindow(kernel, bridge, now=kernel.now, default_root=str(Path(settings.workspace).expanduser()),
                         attached=attached)
-    desk = Desktop(kernel, ledger, bridge, window, store, factory)
+    desk = Desktop(kernel, ledger, bridge, window, store, factory, in_process=built)
     window._open_settings = lambda: open_settings(desk)
     window._make_ask_window = lambda agent_id: _ask_window(desk, agent_id)
     desk.lease_dialogs = _lease_dialogs(kernel, bridge, window, grant_delay_ms)
@@ -96,8 +90,8 @@ async def attach_desktop(root: Path, *, grant_delay_ms: int | None = None) -> De
     outlives the desktop) and attach. Providers and their SDKs live in the kernel's process; the
     status line says attached or detached, and the client reconnects by itself."""
     from kernel.api import ConfigError
+    from kernel import SettingsStore
     from kernel.service import RemoteKernel, ServiceError, ensure_kernel
-    from kernel.config.settings import SettingsStore
 
     from .bridge import EventBridge
     from .main_window import MainWindow
@@ -129,7 +123,7 @@ def _show_attached(window: Any, up: bool) -> None:
 
 def _busy_agents(desk: Desktop) -> list[Any]:
     try:
-        return [a for a in desk.kernel.agents() if a.state.busy]
+        return [a for a in desk.kernel.agents.list() if a.state.busy]
     except Exception:  # noqa: BLE001 - the kernel is gone: nothing to keep or stop
         return []
 
@@ -173,8 +167,8 @@ def open_settings(desk: Desktop) -> Any:
         current.raise_()
         current.activateWindow()
         return current
-    dialog = SettingsDialog(desk.store, desk.settings, desk.window, mcp_status=getattr(desk.kernel, "mcp_status", None),
-                            mcp_reload=getattr(desk.kernel, "mcp_reload", None),  # a saved change applies at once
+    dialog = SettingsDialog(desk.store, desk.settings, desk.window, mcp_status=desk.kernel.extensions.mcp_status,
+                            mcp_reload=desk.kernel.extensions.mcp_reload,  # a saved change applies at once
                             sandbox=desk.window.status.counts.sandbox,
                             skills=desk.kernel)  # Settings → Skills lists what the kernel finds
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -262,7 +256,7 @@ def make_app(argv: list[str] | None = None) -> Any:
 def run(argv: list[str] | None = None) -> int:
     import qasync
 
-    from kernel.config.settings import home
+    from kernel import home
 
     app = make_app(argv)
     loop = qasync.QEventLoop(app)
@@ -282,14 +276,11 @@ def run(argv: list[str] | None = None) -> int:
     desk.window.show()
     show_config_problems(desk)
     desk.window._sandbox_mode = loop.create_task(desk.window.show_sandbox_mode())  # the kernel's probe, off the Qt loop
-    if not remote:  # the kernel service runs its own scheduler
-        loop.call_soon(cast(Any, desk.kernel).automations.start)  # scheduled runs fire while this kernel runs
     with loop:
         mcp = None
-        if not remote:  # the kernel service starts its own MCP servers
-            from kernel.extensions.setup import start_configured_mcp  # MCP servers start beside the window
-
-            mcp = loop.create_task(start_configured_mcp(cast(Any, desk.kernel), home()))
+        if desk.in_process is not None:  # the kernel service runs its own scheduler and MCP servers
+            # scheduled runs fire while this kernel runs; MCP servers start beside the window
+            mcp = loop.create_task(desk.in_process.start())
             mcp.add_done_callback(lambda t: [print(f"agentdesk: {line}", file=sys.stderr) for line in
                                              (t.result() if not t.cancelled() and not t.exception() else [])])
         loop.run_until_complete(closed.wait())
@@ -297,12 +288,11 @@ def run(argv: list[str] | None = None) -> int:
             busy = [] if os.environ.get("AGENTDESK_EXIT_WHEN_SHOWN") else _busy_agents(desk)
             if busy and not ask_keep_running(desk, busy):
                 for agent in busy:
-                    desk.kernel.kill(agent.id, reason="stopped when the desktop quit")
+                    desk.kernel.agents.kill(agent.id, reason="stopped when the desktop quit")
             loop.run_until_complete(desk.kernel.aclose())  # lets go of the kernel; it keeps running
-        else:
-            loop.run_until_complete(cast(Any, desk.kernel).stop_mcp())
-        if not remote and hasattr(desk.providers, "aclose"):
-            loop.run_until_complete(desk.providers.aclose())  # provider host processes end with the desktop
+        elif desk.in_process is not None:
+            loop.run_until_complete(desk.in_process.stop_mcp())
+            loop.run_until_complete(desk.in_process.providers.aclose())  # provider host processes end with it
     if desk.ledger is not None:
         desk.ledger.close()
     return 0

@@ -57,12 +57,12 @@ class AskWindow(QWidget):
         super().__init__(parent, Qt.WindowType.Window)
         self.kernel, self.agent_id, self.bridge = kernel, agent_id, bridge
         self._open_settings = open_settings
-        self.info: AgentInfo = kernel.agent(agent_id)
+        self.info: AgentInfo = kernel.agents.get(agent_id)
         self.raise_dialog: QInputDialog | None = None
         self.setWindowTitle(f"{self.info.name} \u00b7 {agent_id}")
         fit_to_screen(self, (780, 640))
         self._build()
-        self.transcript.load_history(kernel.conversation(agent_id))
+        self.transcript.load_history(kernel.agents.conversation(agent_id))
         self._show_info(self.info)
         self.check_key()
         if not self.info.state.busy:  # a reopened window: nothing is still running
@@ -70,7 +70,7 @@ class AskWindow(QWidget):
         self._interruption_shown = False
         if self.info.state is AgentState.INTERRUPTED:
             self._show_interrupted(self.info)
-        self._show_request(next((r for r in kernel.pending_requests() if r.agent_id == agent_id), None))
+        self._show_request(next((r for r in kernel.leases.pending() if r.agent_id == agent_id), None))
         bridge.channel(agent_id).event.connect(self._on_event)
         bridge.tick.connect(self._on_tick)
         self.focus_first()
@@ -188,7 +188,7 @@ class AskWindow(QWidget):
         if self.check_key():
             return
         try:
-            self.kernel.send(self.agent_id, text)
+            self.kernel.agents.send(self.agent_id, text)
         except (KernelError, ValueError) as exc:
             self.status_label.setText(str(exc))
             return
@@ -198,9 +198,9 @@ class AskWindow(QWidget):
     def toggle_pause(self) -> None:
         try:
             if self.info.state.resumable:
-                self.kernel.resume(self.agent_id)
+                self.kernel.agents.resume(self.agent_id)
             else:
-                self.kernel.pause(self.agent_id)
+                self.kernel.agents.pause(self.agent_id)
                 if self.info.state.busy:
                     self.status_label.setText("Pausing before the next model request\u2026")
         except KernelError as exc:
@@ -208,12 +208,12 @@ class AskWindow(QWidget):
 
     def stop(self) -> None:
         if not self.info.state.final:
-            self.kernel.kill(self.agent_id)
+            self.kernel.agents.kill(self.agent_id)
 
     def ask_raise_budget(self) -> QInputDialog:
         """Open (not exec) a window-modal prompt for the new budget."""
-        self.raise_dialog = open_raise_budget(self, self.kernel.agent(self.agent_id),
-                                              lambda value: self.kernel.raise_budget(self.agent_id, value))
+        self.raise_dialog = open_raise_budget(self, self.kernel.agents.get(self.agent_id),
+                                              lambda value: self.kernel.agents.raise_budget(self.agent_id, value))
         return self.raise_dialog
 
     # ---- events -----------------------------------------------------------------
@@ -234,7 +234,7 @@ class AskWindow(QWidget):
                 self.transcript.waiting_for(request.call_id)
                 self._show_request(request)
             case LeaseRequestResolved(agent_id=self.agent_id):
-                self._show_request(next((r for r in self.kernel.pending_requests()
+                self._show_request(next((r for r in self.kernel.leases.pending()
                                          if r.agent_id == self.agent_id), None))
             case AgentStateChanged(agent=info) if info.id == self.agent_id:
                 self._show_info(info)
@@ -257,7 +257,7 @@ class AskWindow(QWidget):
         (the events in between died with the old one); the transcript keeps what it showed and
         continues below it."""
         try:
-            info = self.kernel.agent(self.agent_id)
+            info = self.kernel.agents.get(self.agent_id)
         except UnknownAgent:
             self.transcript.end_text()
             self.transcript.settle_open_cards(AgentState.KILLED)
@@ -271,7 +271,7 @@ class AskWindow(QWidget):
         self._show_info(info)
         if info.state is AgentState.INTERRUPTED:
             self._show_interrupted(info)
-        self._show_request(next((r for r in self.kernel.pending_requests() if r.agent_id == self.agent_id), None))
+        self._show_request(next((r for r in self.kernel.leases.pending() if r.agent_id == self.agent_id), None))
 
     def _show_interrupted(self, info: AgentInfo) -> None:
         """Say once per interruption that the kernel stopped it and how to go on."""
@@ -351,7 +351,7 @@ class AskWindow(QWidget):
         out = []
         for seq in seqs:
             try:
-                out.append(relative_diff(self.kernel.diff(seq), self.info.workspace))
+                out.append(relative_diff(self.kernel.ledger.diff(seq), self.info.workspace))
             except Exception as exc:  # noqa: BLE001 - a diff is a courtesy; say why it is missing
                 out.append(f"(no diff for #{seq}: {exc})")
         return out

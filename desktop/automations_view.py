@@ -302,8 +302,8 @@ class RunWindow(QDialog):
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
         lines = []
-        if run.agent and any(a.id == run.agent for a in kernel.agents()):
-            for message in kernel.conversation(run.agent):
+        if run.agent and any(a.id == run.agent for a in kernel.agents.list()):
+            for message in kernel.agents.conversation(run.agent):
                 words = "".join(p.text for p in message.parts if isinstance(p, TextPart))
                 if words.strip():
                     lines.append(f"{'Run' if message.role == 'assistant' else 'Kernel'}: {words.strip()}\n")

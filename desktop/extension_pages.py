@@ -289,12 +289,19 @@ def _state_words(enabled: bool, live: Any) -> tuple[str, str]:
     return words, "\n".join(tip_lines)
 
 
-class SkillsSource(Protocol):
-    """The part of the kernel facade the Skills page uses (``kernel.api.KernelFacade``)."""
+class SkillsDesk(Protocol):
+    """The part of the kernel's extensions desk the Skills page uses (``kernel.api.ExtensionDesk``)."""
 
     def skills(self, workspace: str | None = None) -> Awaitable[SkillCatalog]: ...
     def set_skill_enabled(self, folder: str, sha256: str, enabled: bool, mine: bool = False,
                           workspace: str | None = None) -> Awaitable[SkillCatalog]: ...
+
+
+class SkillsSource(Protocol):
+    """The kernel facade as the Skills page sees it (``kernel.api.KernelFacade``): its extensions desk."""
+
+    @property
+    def extensions(self) -> SkillsDesk: ...
 
 
 class SkillsPage(QWidget):
@@ -346,7 +353,7 @@ class SkillsPage(QWidget):
         if self.kernel is None:
             self._show_problem("No kernel is running, so no skills are listed: the kernel finds them when it runs.")
             return
-        self._ask(self.kernel.skills(self._where()))
+        self._ask(self.kernel.extensions.skills(self._where()))
 
     def selected(self) -> SkillInfo | None:
         rows = self.table.selectionModel().selectedRows()
@@ -358,7 +365,7 @@ class SkillsPage(QWidget):
         if skill is None or self.kernel is None:
             return
         self.refusal = ""
-        self._ask(self.kernel.set_skill_enabled(skill.folder, skill.sha256, enabled, self.mine.isChecked(),
+        self._ask(self.kernel.extensions.set_skill_enabled(skill.folder, skill.sha256, enabled, self.mine.isChecked(),
                                                 self._where()), keep_row=self.table.currentRow())
 
     def _ask(self, call: Awaitable[SkillCatalog], keep_row: int | None = None) -> None:

@@ -165,7 +165,7 @@ class HistoryWindow(QWidget):
 
     def refresh(self) -> None:
         """List what the search finds (again): the newest first."""
-        items = self.kernel.history(self.search.text())
+        items = self.kernel.agents.history(self.search.text())
         self.model.set_items(items)
         if items:
             self.table.selectRow(0)
@@ -205,7 +205,7 @@ class HistoryWindow(QWidget):
         if item is None:
             return
         try:
-            self.kernel.revive(item.id)
+            self.kernel.agents.revive(item.id)
         except KernelError as exc:
             self.message.setText(str(exc))
             return
@@ -231,7 +231,7 @@ class TranscriptViewer(QWidget):
                         f"{item.input_tokens + item.output_tokens:,} tokens \u00b7 {cost_words(item)}", self)
         header.setWordWrap(True)
         self.transcript = Transcript(item.name, lambda seqs: [], self)
-        self.transcript.load_history(kernel.conversation(item.id))
+        self.transcript.load_history(kernel.agents.conversation(item.id))
         self.transcript.settle_open_cards(AgentState.KILLED if item.killed else AgentState.IDLE)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(style.SPACING * 3, style.SPACING * 2, style.SPACING * 3, style.SPACING * 3)

@@ -305,7 +305,7 @@ class LeaseDialogs(QObject):
         self._settling: set[int] = set()  # shown this pass: their window's activation is the platform's, not the user's
         bridge.event.connect(self._on_event)
         bridge.tick.connect(self._tick)
-        for request in kernel.pending_requests():  # asked before this desktop attached
+        for request in kernel.leases.pending():  # asked before this desktop attached
             self.show(request)
 
     def _on_event(self, event: object) -> None:
@@ -325,8 +325,8 @@ class LeaseDialogs(QObject):
         parent = self._window_for(request.agent_id, False)
         quiet = parent is None or keeper.window is not parent
         now = self.kernel.now
-        dialog = LeaseDialog(request, lambda d: self.kernel.resolve_request(request.id, d), now, parent,
-                             stop_agent=lambda: self.kernel.kill(request.agent_id),
+        dialog = LeaseDialog(request, lambda d: self.kernel.leases.resolve(request.id, d), now, parent,
+                             stop_agent=lambda: self.kernel.agents.kill(request.agent_id),
                              grant_delay_ms=self.grant_delay_ms)
         dialog.finished.connect(lambda _code, rid=request.id: self._forget(rid))
         dialog.destroyed.connect(lambda _obj=None, rid=request.id: self._forget(rid))

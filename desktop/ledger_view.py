@@ -87,9 +87,9 @@ class LedgerView(QWidget):
                  frames: FrameClock | None = None) -> None:
         super().__init__(parent)
         self.kernel = kernel
-        pager = LedgerPager(kernel.ledger_page, kernel.undone_by, default_root=default_root,
-                            last_seq=kernel.last_seq)
-        for info in kernel.agents():
+        pager = LedgerPager(kernel.ledger.page, kernel.ledger.undone_by, default_root=default_root,
+                            last_seq=kernel.ledger.last_seq)
+        for info in kernel.agents.list():
             pager.workspaces[info.id] = info.workspace
         self.model = LedgerTableModel(pager, self, frames=frames)
         self.last_dialog: UndoConfirmDialog | UndoResultDialog | None = None
@@ -232,7 +232,7 @@ class LedgerView(QWidget):
         if entry is None:
             self.detail.clear()
             return
-        html = entry_html(self.kernel, entry, self.model.pager.relative, self.palette_for_detail(),
+        html = entry_html(self.kernel.ledger, entry, self.model.pager.relative, self.palette_for_detail(),
                           self.model.pager.undone.get(entry.seq), show_json=self.show_json)
         self.detail.setHtml(html)
 
@@ -282,7 +282,7 @@ class LedgerView(QWidget):
         if entry is None:
             return None
         actor = entry.actor if only_agent and _is_agent(entry.actor) else None
-        report = self.kernel.undo(entry.seq, only_actor=actor, dry_run=True)
+        report = self.kernel.ledger.undo(entry.seq, only_actor=actor, dry_run=True)
         dialog = UndoConfirmDialog(self.window(), report, self._rel, who=actor)
         dialog.confirmed.connect(lambda: self.apply_undo(entry.seq, actor))
         dialog.open()
@@ -290,7 +290,7 @@ class LedgerView(QWidget):
         return dialog
 
     def apply_undo(self, seq: int, only_actor: str | None) -> UndoResultDialog:
-        report = self.kernel.undo(seq, only_actor=only_actor)
+        report = self.kernel.ledger.undo(seq, only_actor=only_actor)
         dialog = UndoResultDialog(self.window(), report, self._rel)
         dialog.open()
         self.last_dialog = dialog

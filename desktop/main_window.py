@@ -83,15 +83,15 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(style.app_icon())
 
         self.rows = ProcessRows(now)  # agents and leases: the process table and the status line view them
-        self.rows.load(kernel.agents(), kernel.leases())
+        self.rows.load(kernel.agents.list(), kernel.leases.list())
         self.processes = ProcessTableModel(self.rows, self, frames=bridge.frames)
         self.process_view = ProcessView(kernel, self.processes)
         self.process_view.open_requested.connect(self.window_for)
         self.ledger_view = LedgerView(kernel, default_root=default_root, frames=bridge.frames)
-        counts = StatusCounts(ledger_entries=kernel.ledger_count(), last_seq=kernel.last_seq(), attached=attached,
-                              ledger_check=kernel.ledger_integrity(), now=now, rows=self.rows,
-                              automation_check=kernel.automation_integrity(),
-                              spend=kernel.spend_today)
+        counts = StatusCounts(ledger_entries=kernel.ledger.count(), last_seq=kernel.ledger.last_seq(), attached=attached,
+                              ledger_check=kernel.ledger.integrity(), now=now, rows=self.rows,
+                              automation_check=kernel.automations.integrity(),
+                              spend=kernel.agents.spend_today)
         self.status = StatusLabels(counts, self)
         self.process_view.error.connect(lambda text: self.statusBar().showMessage(text, 5000))
 
@@ -192,7 +192,7 @@ class MainWindow(QMainWindow):
     def _update_inbox(self) -> None:
         """The Inbox's count in the status line (hidden when it is empty): refused requests and notices of
         automations, and outward calls whose outcome is unknown."""
-        count = len(self.kernel.automations.inbox()) + len(self.kernel.unknown_outward())
+        count = len(self.kernel.automations.inbox()) + len(self.kernel.outward.unknown())
         self.inbox_label.setText(f"Inbox: {plural(count, 'item')}")
         self.inbox_label.setVisible(count > 0)
 
@@ -211,7 +211,7 @@ class MainWindow(QMainWindow):
 
     def _flag_requests(self) -> None:
         """Say in the status line that a lease request waits, and how to answer it."""
-        requests = self.kernel.pending_requests()
+        requests = self.kernel.leases.pending()
         if not requests:
             self.statusBar().clearMessage()
             return
@@ -263,7 +263,7 @@ class MainWindow(QMainWindow):
         """Spawn an agent with a generated name and open its Ask window; a workspace the kernel refuses
         (settings.json edited by hand) is said in the status line, and Settings opens to choose another."""
         try:
-            info = self.kernel.spawn()
+            info = self.kernel.agents.spawn()
         except ConfigError as exc:
             self.statusBar().showMessage(f"No agent started: {exc}. Choose another workspace in Settings.", 20000)
             self.open_settings()
@@ -302,7 +302,7 @@ class MainWindow(QMainWindow):
         """The kernel came back (it restarted): show its agents as they are now. The events in
         between died with the old kernel, so the table is reloaded rather than patched, and each
         open Ask window catches up with its agent and carries on."""
-        self.rows.reload(self.kernel.agents(), self.kernel.leases())
+        self.rows.reload(self.kernel.agents.list(), self.kernel.leases.list())
         for window in list(self.windows.values()):
             catch_up = getattr(window, "reattach", None)
             if catch_up is not None:
@@ -321,7 +321,7 @@ class MainWindow(QMainWindow):
         """Open the Ask windows that were open when the desktop last ran (agents still in the table)."""
         if self.state is None:
             return []
-        listed = {a.id for a in self.kernel.agents()}
+        listed = {a.id for a in self.kernel.agents.list()}
         return [self.window_for(aid, activate=False) for aid in self.state.open_windows() if aid in listed]
 
     def _archived(self, agent_id: str) -> None:
@@ -363,7 +363,7 @@ class MainWindow(QMainWindow):
     # ---- closing ------------------------------------------------------------------------
 
     def busy_agents(self) -> list[str]:
-        return [a.name for a in self.kernel.agents() if a.state.busy]
+        return [a.name for a in self.kernel.agents.list() if a.state.busy]
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self._done:

@@ -87,7 +87,7 @@ class OutwardInbox(QWidget):
 
     def reload(self) -> None:
         keep = self.selected()
-        self.items = self.kernel.unknown_outward()
+        self.items = self.kernel.outward.unknown()
         self.title.setText(f"Outward calls not known to have gone out ({len(self.items)})")
         self.table.setRowCount(len(self.items))
         for row, u in enumerate(self.items):
@@ -122,7 +122,7 @@ class OutwardInbox(QWidget):
             return
         what = _WHAT.get(u.tool, "call")
         try:
-            self.kernel.settle_outward(u.intent_seq, sent)
+            self.kernel.outward.settle(u.intent_seq, sent)
         except KernelError as exc:
             self.status.setText(str(exc))
         else:
@@ -142,7 +142,7 @@ class OutwardInbox(QWidget):
     async def _recheck(self, u: UnknownIntent) -> object:
         what = _WHAT.get(u.tool, "call")
         try:
-            status = await self.kernel.recheck_outward(u.intent_seq)
+            status = await self.kernel.outward.recheck(u.intent_seq)
         except KernelError as exc:
             text = str(exc)
         else:

@@ -226,7 +226,7 @@ class ProcessView(QTableView):
     # ---- actions -------------------------------------------------------------
 
     def kill(self, agent_id: str) -> None:
-        self._try(self.kernel.kill, agent_id)
+        self._try(self.kernel.agents.kill, agent_id)
 
     def _try(self, fn: Callable[..., object], *args: object) -> None:
         try:
@@ -235,13 +235,13 @@ class ProcessView(QTableView):
             self.error.emit(str(exc))
 
     def build_menu(self, agent_id: str) -> QMenu:
-        info = self.kernel.agent(agent_id)
+        info = self.kernel.agents.get(agent_id)
         menu = QMenu(self)
         menu.addAction("Open window", lambda: self.open_requested.emit(agent_id))
         menu.addSeparator()
-        pause = menu.addAction("Pause", lambda: self._try(self.kernel.pause, agent_id))
+        pause = menu.addAction("Pause", lambda: self._try(self.kernel.agents.pause, agent_id))
         pause.setEnabled(info.state.can_pause)
-        resume = menu.addAction("Resume", lambda: self._try(self.kernel.resume, agent_id))
+        resume = menu.addAction("Resume", lambda: self._try(self.kernel.agents.resume, agent_id))
         resume.setEnabled(info.state.resumable)
         budget = menu.addAction("Raise budget…", lambda: self.ask_budget(agent_id))
         budget.setEnabled(not info.state.final)
@@ -251,10 +251,10 @@ class ProcessView(QTableView):
         for lease in leases:
             action = QAction(f"{lease.scope}  ·  {describe_left(lease.seconds_left(now))}", revoke)
             action.setFont(style.mono_font())
-            action.triggered.connect(lambda _=False, lid=lease.id: self.kernel.revoke_lease(lid))
+            action.triggered.connect(lambda _=False, lid=lease.id: self.kernel.leases.revoke(lid))
             revoke.addAction(action)
         revoke.setEnabled(bool(leases))
-        archive = menu.addAction("Archive (move to History)", lambda: self._try(self.kernel.archive, agent_id))
+        archive = menu.addAction("Archive (move to History)", lambda: self._try(self.kernel.agents.archive, agent_id))
         archive.setEnabled(not info.state.busy)
         menu.addSeparator()
         kill = menu.addAction("Kill", lambda: self.kill(agent_id))
@@ -270,7 +270,7 @@ class ProcessView(QTableView):
 
     def ask_budget(self, agent_id: str) -> QInputDialog:
         """A window-modal prompt for the new budget (nothing application-modal)."""
-        dialog = open_raise_budget(self, self.kernel.agent(agent_id),
-                                   lambda value: self._try(self.kernel.raise_budget, agent_id, value))
+        dialog = open_raise_budget(self, self.kernel.agents.get(agent_id),
+                                   lambda value: self._try(self.kernel.agents.raise_budget, agent_id, value))
         self.last_dialog = dialog
         return dialog

@@ -107,18 +107,18 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
         """An agent with its own scripted provider; one named after a real provider is priced (Settings)."""
         provider = provider or f"scripted-{name}"
         providers[provider] = providers[f"scripted-{name}"] = ScriptedProvider()
-        return k.spawn(name, provider=provider, model=model, budget=budget).id
+        return k.agents.spawn(name, provider=provider, model=model, budget=budget).id
 
     answered: set[int] = set()
 
     def open_request(agent_id: str):
-        return next((r for r in k.pending_requests() if r.agent_id == agent_id and r.id not in answered), None)
+        return next((r for r in k.leases.pending() if r.agent_id == agent_id and r.id not in answered), None)
 
     async def answer(agent_id: str, seconds: float) -> None:
         await _until(lambda: open_request(agent_id) is not None)
         req = open_request(agent_id)
         answered.add(req.id)
-        k.resolve_request(req.id, Grant(seconds))
+        k.leases.resolve(req.id, Grant(seconds))
 
     scribe = agent("scribe", provider="anthropic")
     ask = win.window_for(scribe)
@@ -130,26 +130,26 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
               "# Todo\n\n- [x] call the bank\n- [ ] renew passport\n- [ ] book dentist\n"}),), usage=(19_900, 900)),
         reply("Done — **notes/todo.md** now has the bank call ticked and a dentist reminder.", usage=(1_200, 200),
               chunks=5))
-    k.send(scribe, "tidy the notes folder: tick off the bank call and add the dentist")
+    k.agents.send(scribe, "tidy the notes folder: tick off the bank call and add the dentist")
     await answer(scribe, 15 * 60)   # fs.read
     await answer(scribe, 15 * 60)   # fs.write
-    await _until(lambda: k.agent(scribe).state == "idle")
+    await _until(lambda: k.agents.get(scribe).state == "idle")
     clock.advance(95)
 
     docs = agent("docs", provider="gemini", model="gemini-2.5-flash")
     providers["scripted-docs"].script(reply("The README covers installation and usage.", usage=(1_800, 300)))
-    k.send(docs, "summarise the README")
-    await _until(lambda: k.agent(docs).state == "idle")
+    k.agents.send(docs, "summarise the README")
+    await _until(lambda: k.agents.get(docs).state == "idle")
 
     cleanup = agent("cleanup", budget=50_000)
     providers["scripted-cleanup"].script(
         reply(tools=(("fs_write", {"path": "notes/groceries.md", "content": "- milk\n- bread\n- eggs\n"}),),
               usage=(9_000, 400)),
         reply("Added eggs.", usage=(500, 50)))
-    k.send(cleanup, "add eggs to groceries")
+    k.agents.send(cleanup, "add eggs to groceries")
     await answer(cleanup, 5 * 60)
-    await _until(lambda: k.agent(cleanup).state == "idle")
-    k.kill(cleanup)
+    await _until(lambda: k.agents.get(cleanup).state == "idle")
+    k.agents.kill(cleanup)
 
     tester = agent("tester")
     providers["scripted-tester"].script(
@@ -157,7 +157,7 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
               usage=(11_000, 700)))
     tester_window = win.window_for(tester)
     tester_window.move(80, 80)
-    k.send(tester, "write a test for src/app.py")
+    k.agents.send(tester, "write a test for src/app.py")
     await _until(lambda: desk.lease_dialogs.dialog_for(tester) is not None)
     clock.advance(18)
     desk.bridge.tick.emit()
@@ -182,7 +182,7 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
 
     await extension_pages(cam, tmp, ws)
     if cam.wants("history"):
-        k.archive(docs)  # out of the table, into History
+        k.agents.archive(docs)  # out of the table, into History
         history = win.open_history()
         history.move(60, 60)
         await cam.shoot("history", history)
@@ -271,9 +271,9 @@ async def extension_pages(cam: Camera, tmp: Path, ws: Path) -> None:
         os.environ["PATH"] = path_before
     kernel = await RemoteKernel.for_home(home, client="screenshots").start()
     try:
-        await kernel.mcp_reload()  # returns once the kernel's own start of mcp.json is done
+        await kernel.extensions.mcp_reload()  # returns once the kernel's own start of mcp.json is done
         for name, title, page in (("settings-mcp", "MCP servers",
-                                   McpServersPage(store, kernel.mcp_status, reload=kernel.mcp_reload)),
+                                   McpServersPage(store, kernel.extensions.mcp_status, reload=kernel.extensions.mcp_reload)),
                                   ("settings-skills", "Skills", SkillsPage(kernel, home, ws))):
             if not cam.wants(name):
                 continue
@@ -313,7 +313,7 @@ async def _mail_shots(desk, agent, providers, cam: Camera) -> None:
         "to": ["Bob Stone <bob@example.com>"], "cc": ["carol@example.com"], "subject": "Minutes of Tuesday's review",
         "body": "Hi Bob,\n\nThe minutes are below. Action items:\n- Ada: update the budget sheet by Friday\n"
                 "- Bob: book the room for the next review\n\nBest,\nAda\n"}),), usage=(2_000, 300)))
-    desk.kernel.send(mailer, "send Bob the minutes from notes/minutes.md")
+    desk.kernel.agents.send(mailer, "send Bob the minutes from notes/minutes.md")
     await _until(lambda: desk.lease_dialogs.dialog_for(mailer) is not None)
     await cam.shoot("mail-send-confirm", desk.lease_dialogs.dialog_for(mailer))
     settings = desk.window._open_settings()
@@ -365,11 +365,11 @@ async def _automations(desk, providers, ws: Path, clock, cam: Camera) -> None:
         reply(tools=(("fs_write", {"path": "notes/digest.md", "content": "# Digest\n"}),), usage=(4_400, 300)),
         reply("notes/todo.md: the bank call is done and a dentist reminder was added. I could not write "
               "notes/digest.md: fs.write is outside this automation's policy.", usage=(4_800, 120)))
-    task = k.automations.run_now(digest.id)
+    task = k.automations.start_run(digest.id)
     await _until(lambda: task.done())
     providers["scripted-digest"].script(  # a second refusal in the Inbox: this one has no policy at all
         reply(tools=(("fs_list", {"path": "src"}),), usage=(3_000, 100)), reply("Nothing to tidy.", usage=(3_100, 40)))
-    task = k.automations.run_now(tidy.id)
+    task = k.automations.start_run(tidy.id)
     await _until(lambda: task.done())
     _unknown_mail(desk.ledger)  # the Inbox also shows mails not known to have gone out
     _unknown_mail(desk.ledger, "Carol <carol@example.com>", "Room for the next review", "k-shot-2",
@@ -411,14 +411,14 @@ async def _automation_create_confirm(desk, providers, cam: Camera) -> None:
     if not cam.wants("automation-create-confirm"):
         return
     providers["scripted-planner"] = ScriptedProvider()
-    planner = desk.kernel.spawn("planner", provider="scripted-planner", model="claude-sonnet-4-5").id
+    planner = desk.kernel.agents.spawn("planner", provider="scripted-planner", model="claude-sonnet-4-5").id
     providers["scripted-planner"].script(reply("I'll set that up to run every weekday morning.", tools=((
         "automation_create", {"name": "Morning notes digest", "timezone": "Europe/Berlin", "schedule": "0 7 * * 1-5",
                               "objective": "Summarise what changed in notes/ since the last run into notes/digest.md, "
                                            "one bullet per file.",
                               "policy": [{"scope": "fs.read", "minutes": 15}, {"scope": "fs.write", "minutes": 15}],
                               "budget": 60000, "time_limit_minutes": 20}),), usage=(2_000, 200)))
-    desk.kernel.send(planner, "every weekday at 7, summarise what changed in my notes")
+    desk.kernel.agents.send(planner, "every weekday at 7, summarise what changed in my notes")
     await _until(lambda: desk.lease_dialogs.dialog_for(planner) is not None)
     dialog = desk.lease_dialogs.dialog_for(planner)
     await cam.shoot("automation-create-confirm", dialog)

@@ -86,7 +86,7 @@ def _scene(app, tmp: Path, out: Path, suffix: str = "") -> list[Path]:
     from desktop.bridge import EventBridge
     from desktop.lease_dialog import LeaseDialogs
     from kernel.core.clock import ManualClock
-    from kernel.facade import Kernel
+    from kernel.compose import build_kernel
     from kernel.providers.scripted import ScriptedProvider, reply
     from kernel.config.settings import Settings
     from ledger import Ledger
@@ -107,12 +107,12 @@ def _scene(app, tmp: Path, out: Path, suffix: str = "") -> list[Path]:
         reply(FINAL, usage=(11_200, 320), chunks=12),
     )
     settings = Settings(user_name="Ada", workspace=str(ws))
-    kernel = Kernel(ledger=ledger, settings=settings, providers=lambda _n: provider, clock=clock, attached=True)
+    kernel = build_kernel(ledger=ledger, settings=settings, providers=lambda _n: provider, clock=clock, attached=True)
     bridge = EventBridge(kernel)
     windows: dict[str, AskWindow] = {}
     dialogs = LeaseDialogs(kernel, bridge, lambda agent_id, _activate=False: windows.get(agent_id),
                            grant_delay_ms=0)  # a scripted scene answers at once
-    info = kernel.spawn("scribe", provider="scripted", model="scripted")
+    info = kernel.agents.spawn("scribe", provider="scripted", model="scripted")
     window = AskWindow(kernel, info.id, bridge, lambda: None)
     windows[info.id] = window
     window.show()
@@ -131,7 +131,7 @@ def _scene(app, tmp: Path, out: Path, suffix: str = "") -> list[Path]:
         paths.append(out / f"lease_dialog{suffix}.png")
         dialog.grab().save(str(paths[-1]))
         dialog.grant(300.0)
-        _spin(app, lambda: kernel.agent(info.id).state == "idle")
+        _spin(app, lambda: kernel.agents.get(info.id).state == "idle")
         cards = list(window.transcript.cards.values())
         cards[1].toggle()  # the fs_write card, open on its diff
         _spin(app, lambda: not window.transcript.current or not window.transcript.current.pending)

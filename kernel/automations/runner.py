@@ -25,8 +25,8 @@ from .schedule import local_time
 from .store import RunRecord
 
 if TYPE_CHECKING:
-    from ..facade import Kernel
-    from .gate import RunWatch
+    from .gate import RunWatch, UnattendedGate
+    from .host import AutomationHost
 
 NOTHING_TO_DO = "NOTHING TO DO"
 OFFLINE_KINDS = ("connection", "timeout")
@@ -45,13 +45,13 @@ def actor_of(a: Automation) -> str:
     return f"automation:{a.id}"
 
 
-def run_message(kernel: "Kernel", a: Automation, slot: Slot, workspace: str, prior: RunRecord | None) -> str:
-    now = kernel.now()
+def run_message(host: "AutomationHost", a: Automation, slot: Slot, workspace: str, prior: RunRecord | None) -> str:
+    now = host.clock.now()
     lines = [
         f"Objective: {a.objective}",
         "",
         "Context:",
-        f"- You run for {kernel.settings.user_name}, unattended: nobody is at the desktop to answer.",
+        f"- You run for {host.settings.user_name}, unattended: nobody is at the desktop to answer.",
         f"- It is {local_time(now, a.timezone)} ({a.timezone}); this run is for the slot of {local_time(slot.at, a.timezone)}.",
         f"- Workspace: {workspace}",
         "- Your leases come from the automation's policy: " + (
@@ -69,88 +69,87 @@ def run_message(kernel: "Kernel", a: Automation, slot: Slot, workspace: str, pri
     return "\n".join(lines)
 
 
-async def run_slot(kernel: "Kernel", a: Automation, slot: Slot, watch: "RunWatch", prior: RunRecord | None,
-                   agents_note: Callable[[str], None]) -> RunRecord:
+async def run_slot(host: "AutomationHost", gate: "UnattendedGate", a: Automation, slot: Slot, watch: "RunWatch",
+                   prior: RunRecord | None, agents_note: Callable[[str], None]) -> RunRecord:
     """Run one claimed slot to its end and say how it ended (the caller records it)."""
     actor = actor_of(a)
     try:
-        info = kernel.spawn(f"{a.name} · {local_time(slot.at, a.timezone)}", provider=a.provider or None,
+        info = host.spawn(f"{a.name} · {local_time(slot.at, a.timezone)}", provider=a.provider or None,
                             model=a.model or None, budget=a.budget, workspace=a.workspace or None,
                             unattended=True)  # nobody is there: tainted R3 calls are refused at once
     except Exception as exc:  # noqa: BLE001 - a run that cannot start is a failed run, not a dead scheduler
-        return _record(kernel, a, slot, None, "failed", f"could not start: {exc}")
+        return _record(host, a, slot, None, "failed", f"could not start: {exc}")
     agents_note(info.id)
-    gate = kernel.automation_gate
     gate.runs[info.id] = watch
     def block() -> None:
-        kernel.kill(info.id, by=actor, reason="blocked: three requests outside the policy in a row")
+        host.kill(info.id, by=actor, reason="blocked: three requests outside the policy in a row")
 
     watch.on_block = block
     timed_out = False
     try:
         for item in a.policy:
-            kernel.grant_lease_as(info.id, item.scope, min(item.duration_s, a.time_limit_s), by=actor)
-        message = run_message(kernel, a, slot, info.workspace, prior)
-        _carry_taint(kernel, prior, info.id, message)
-        kernel.send(info.id, message)
-        task = asyncio.ensure_future(kernel.wait(info.id))
-        limit = asyncio.ensure_future(kernel.clock.sleep(a.time_limit_s))
+            host.grant_lease(info.id, item.scope, min(item.duration_s, a.time_limit_s), by=actor)
+        message = run_message(host, a, slot, info.workspace, prior)
+        _carry_taint(host, prior, info.id, message)
+        host.send(info.id, message)
+        task = asyncio.ensure_future(host.wait(info.id))
+        limit = asyncio.ensure_future(host.clock.sleep(a.time_limit_s))
         try:
             done, _ = await asyncio.wait({task, limit}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             limit.cancel()
         if task not in done:
             timed_out = True
-            kernel.kill(info.id, by=actor, reason="the run reached its time limit")
+            host.kill(info.id, by=actor, reason="the run reached its time limit")
             await asyncio.wait({task})
-        return _outcome(kernel, a, slot, info.id, timed_out, watch)
+        return _outcome(host, a, slot, info.id, timed_out, watch)
     finally:
         gate.runs.pop(info.id, None)
-        kernel.revoke_all_as(info.id, "the automation run ended", by=actor)
+        host.revoke_leases(info.id, "the automation run ended", by=actor)
 
 
-def _carry_taint(kernel: "Kernel", prior: RunRecord | None, agent_id: str, message: str) -> None:
+def _carry_taint(host: "AutomationHost", prior: RunRecord | None, agent_id: str, message: str) -> None:
     """The first message quotes the previous run's reply, file names and failure as if the user wrote them:
     when that run had read untrusted content they may carry its instructions, so this run starts tainted
     (recorded, so a restart keeps it) and its outward calls are refused like the previous run's."""
     if prior is None or not prior.agent:
         return
-    seen = kernel.ledger_page_of(prior.agent, UntrustedSeen.KIND, limit=1)
+    seen = host.entries(prior.agent, UntrustedSeen.KIND, limit=1)
     if not seen:
         return
     source = f"the previous run {prior.agent}, which read untrusted content (#{seen[0].seq})"
-    admit_untrusted(kernel.process(agent_id), "automation", source, message, seen[0].seq)
+    admit_untrusted(host.process(agent_id), "automation", source, message, seen[0].seq)
 
 
-def _outcome(kernel: "Kernel", a: Automation, slot: Slot, agent_id: str, timed_out: bool,
+def _outcome(host: "AutomationHost", a: Automation, slot: Slot, agent_id: str, timed_out: bool,
              watch: "RunWatch") -> RunRecord:
-    process = kernel.process(agent_id)
+    process = host.process(agent_id)
     if watch.blocked:
-        return _record(kernel, a, slot, agent_id, "blocked", "three lease requests outside the policy in a row")
+        return _record(host, a, slot, agent_id, "blocked", "three lease requests outside the policy in a row")
     if timed_out:
-        return _record(kernel, a, slot, agent_id, "timed-out", "stopped at its time limit")
+        return _record(host, a, slot, agent_id, "timed-out", "stopped at its time limit")
     state = process.state
     if state is AgentState.FAILED:
         offline = process.failure_kind in OFFLINE_KINDS
-        return _record(kernel, a, slot, agent_id, "failed", ("offline: " if offline else "") + process.reason)
+        return _record(host, a, slot, agent_id, "failed", ("offline: " if offline else "") + process.reason)
     if state is AgentState.PAUSED:
         over = process.budget.reached
-        kernel.kill(agent_id, by=actor_of(a), reason="the run ended " + ("at its budget" if over else "paused"))
-        return _record(kernel, a, slot, agent_id, "over-budget" if over else "cancelled", process.reason)
+        host.kill(agent_id, by=actor_of(a), reason="the run ended " + ("at its budget" if over else "paused"))
+        return _record(host, a, slot, agent_id, "over-budget" if over else "cancelled", process.reason)
     if state is AgentState.KILLED:
-        return _record(kernel, a, slot, agent_id, "cancelled", process.reason)
+        return _record(host, a, slot, agent_id, "cancelled", process.reason)
     if state is AgentState.INTERRUPTED:  # a clean kernel stop: as after a kill -9, never re-run for its slot
-        return _record(kernel, a, slot, agent_id, "interrupted", STOPPED_DETAIL)
+        return _record(host, a, slot, agent_id, "interrupted", STOPPED_DETAIL)
     text = _final_text(process.conversation)
-    files = _files(kernel, agent_id)
+    files = _files(host, agent_id)
     if text.lstrip().upper().startswith(NOTHING_TO_DO) and not files:
-        return _record(kernel, a, slot, agent_id, "nothing-to-do", "", text, files)
-    return _record(kernel, a, slot, agent_id, "succeeded", "", text, files)
+        return _record(host, a, slot, agent_id, "nothing-to-do", "", text, files)
+    return _record(host, a, slot, agent_id, "succeeded", "", text, files)
 
 
-def _record(kernel: "Kernel", a: Automation, slot: Slot, agent: str | None, outcome: str, detail: str,
+def _record(host: "AutomationHost", a: Automation, slot: Slot, agent: str | None, outcome: str, detail: str,
             summary: str = "", files: tuple[str, ...] = ()) -> RunRecord:
-    return RunRecord(a.id, slot.at, slot.attempt, kernel.now(), agent, outcome, detail, summary[:4000], files)
+    return RunRecord(a.id, slot.at, slot.attempt, host.clock.now(), agent, outcome, detail, summary[:4000], files)
 
 
 def _final_text(conversation: tuple[Message, ...]) -> str:
@@ -162,7 +161,7 @@ def _final_text(conversation: tuple[Message, ...]) -> str:
     return ""
 
 
-def _files(kernel: "Kernel", agent_id: str) -> tuple[str, ...]:
+def _files(host: "AutomationHost", agent_id: str) -> tuple[str, ...]:
     """The files the run changed, from its fs.write entries."""
-    entries = kernel.ledger_page_of(agent_id, "fs.write")
+    entries = host.entries(agent_id, "fs.write")
     return tuple(sorted({str(getattr(e, "path", "")) for e in entries}))

@@ -50,7 +50,7 @@ class Scheduler:
     def recover(self) -> list[RunRecord]:
         """Mark runs a dead kernel left behind as interrupted (never re-run for their slot)."""
         out = []
-        now = self._service.kernel.now()
+        now = self._service.host.clock.now()
         for claim in self._store.unfinished():
             pid_s, _, _ = claim.worker.partition(":")
             pid = int(pid_s) if pid_s.isdigit() else -1
@@ -69,7 +69,7 @@ class Scheduler:
         self._wake.set()
 
     async def run_forever(self) -> None:
-        clock = self._service.kernel.clock
+        clock = self._service.host.clock
         while True:
             self._wake.clear()
             try:
@@ -88,7 +88,7 @@ class Scheduler:
 
     def tick(self) -> float | None:
         """Start what is due now; returns when to look again (None: only when woken)."""
-        now = self._service.kernel.now()
+        now = self._service.host.clock.now()
         wakes = [w for a in self._store.automations() if (w := self._tick_one(a, now)) is not None]
         return min(wakes, default=None)
 
@@ -101,7 +101,7 @@ class Scheduler:
         last = self._store.last_slot(a.id)
         since = max(x for x in (last, self._store.enabled_since(a.id), a.created_at) if x is not None)
         fires = when.latest_fires(since, now, anchor=a.created_at)
-        grace = self._service.kernel.settings.automation_grace_s
+        grace = self._service.host.settings.automation_grace_s
         for t in fires[:-1]:
             self._miss(a, t, now, "a newer slot came before it could run")
         if fires:
@@ -138,8 +138,7 @@ class Scheduler:
 
     def start(self, a: Automation, slot: Slot) -> asyncio.Task[RunRecord | None] | None:
         """Claim the slot and run it; None when another scheduler (or an earlier tick) has it."""
-        kernel = self._service.kernel
-        if not self._store.claim(a.id, slot.at, slot.attempt, self.worker, kernel.now(), slot.manual):
+        if not self._store.claim(a.id, slot.at, slot.attempt, self.worker, self._service.host.clock.now(), slot.manual):
             return None
         key = (a.id, slot.at, slot.attempt)
         task = asyncio.get_running_loop().create_task(self._run(a, slot), name=f"automation {a.id} {slot.at}")
@@ -150,7 +149,7 @@ class Scheduler:
     async def _run(self, a: Automation, slot: Slot) -> RunRecord | None:
         prior = next((r for r in self._store.runs(a.id, limit=20) if r.outcome != "missed"), None)
         watch = RunWatch(a.id, a.name)
-        run = await run_slot(self._service.kernel, a, slot, watch, prior,
+        run = await run_slot(self._service.host, self._service.gate, a, slot, watch, prior,
                              lambda agent: self._store.note_agent(a.id, slot.at, slot.attempt, agent))
         if not self._store.finish(run):
             return None

@@ -25,7 +25,8 @@ from .scheduler import Scheduler
 from .store import AutomationStore, InboxItem, RunRecord
 
 if TYPE_CHECKING:
-    from ..facade import Kernel
+    from .chain import ChainBroken, ChainIntact
+    from .host import AutomationHost
 
 
 class UnknownAutomation(KernelError):
@@ -45,9 +46,11 @@ class AutomationView:
 
 
 class Automations:
-    def __init__(self, kernel: "Kernel", store: AutomationStore, gate: UnattendedGate,
-                 publish: Callable[[Event], None] = lambda _e: None) -> None:
-        self.kernel = kernel
+    def __init__(self, host: "AutomationHost", store: AutomationStore, gate: UnattendedGate,
+                 publish: Callable[[Event], None], integrity: "ChainIntact | ChainBroken") -> None:
+        """``integrity``: what the check of the store's hash chain at start found (automations/chain_start)."""
+        self.host = host
+        self._integrity = integrity
         self._publish = publish
         self._store = store
         self.gate = gate
@@ -75,18 +78,23 @@ class Automations:
         if running:
             await asyncio.wait(running)
 
+    def integrity(self) -> "ChainIntact | ChainBroken":
+        """What the check at start found of the automation records' own chain: intact (its rows), or the
+        first broken table and row. The full check is ``agentdesk ledger verify``."""
+        return self._integrity
+
     # ---- definitions ------------------------------------------------------------------
 
     def check(self, automation: Automation) -> None:
         """Raise ``ScheduleRefused`` with the sentence to show when the kernel would refuse it."""
-        check_definition(automation, self.kernel.now())
+        check_definition(automation, self.host.clock.now())
 
     def add(self, automation: Automation, by: str = "user") -> Automation:
-        a = automation.with_(id=automation.id or uuid.uuid4().hex[:8], created_at=self.kernel.now())
+        a = automation.with_(id=automation.id or uuid.uuid4().hex[:8], created_at=self.host.clock.now())
         if any(x.id == a.id for x in self._store.automations(deleted=True)):
             raise ScheduleRefused(f"There is already an automation with the id {a.id}.")
         self.check(a)
-        self._store.record(self.kernel.now(), a, "create", by)
+        self._store.record(self.host.clock.now(), a, "create", by)
         self._publish(AutomationsChanged(a.id))
         self.scheduler.poke()
         return a
@@ -95,27 +103,27 @@ class Automations:
         old = self.get(automation.id)
         a = automation.with_(created_at=old.created_at)
         self.check(a)
-        self._store.record(self.kernel.now(), a, "update", by)
+        self._store.record(self.host.clock.now(), a, "update", by)
         self._publish(AutomationsChanged(a.id))
         self.scheduler.poke()
         return a
 
     def pause(self, automation_id: str, by: str = "user") -> Automation:
         a = self.get(automation_id).with_(enabled=False)
-        self._store.record(self.kernel.now(), a, "pause", by)
+        self._store.record(self.host.clock.now(), a, "pause", by)
         self._publish(AutomationsChanged(a.id))
         return a
 
     def resume(self, automation_id: str, by: str = "user") -> Automation:
         a = self.get(automation_id).with_(enabled=True)
-        self._store.record(self.kernel.now(), a, "resume", by)
+        self._store.record(self.host.clock.now(), a, "resume", by)
         self._publish(AutomationsChanged(a.id))
         self.scheduler.poke()
         return a
 
     def delete(self, automation_id: str, by: str = "user") -> None:
         """Stop scheduling it; its definition, runs and history stay on record."""
-        self._store.record(self.kernel.now(), self.get(automation_id), "delete", by)
+        self._store.record(self.host.clock.now(), self.get(automation_id), "delete", by)
         self._publish(AutomationsChanged(automation_id))
 
     def get(self, automation_id: str) -> Automation:
@@ -128,7 +136,7 @@ class Automations:
         return [self.view(a) for a in self._store.automations()]
 
     def view(self, a: Automation) -> AutomationView:
-        now = self.kernel.now()
+        now = self.host.clock.now()
         nxt = a.when.next_fire(now, a.created_at) if a.enabled else None
         if nxt is not None and a.expires is not None and nxt >= a.expires:
             nxt = None
@@ -142,10 +150,16 @@ class Automations:
         """(time, action, who) of every change to the definition."""
         return self._store.history(automation_id)
 
-    def run_now(self, automation_id: str) -> asyncio.Task[RunRecord | None] | None:
-        """Run once now, outside the schedule (a manual slot)."""
+    def run_now(self, automation_id: str) -> bool:
+        """Run once now, outside the schedule (a manual slot): True when the run was claimed and started,
+        False when another run already took that slot."""
+        return self.start_run(automation_id) is not None
+
+    def start_run(self, automation_id: str) -> asyncio.Task[RunRecord | None] | None:
+        """``run_now``, with the run to await (in process: ``agentdesk automation run``, tests); None when
+        another run already took the slot."""
         a = self.get(automation_id)
-        return self.scheduler.start(a, Slot(a.id, self.kernel.now(), 0, manual=True))
+        return self.scheduler.start(a, Slot(a.id, self.host.clock.now(), 0, manual=True))
 
     # ---- what runs report -------------------------------------------------------------
 
@@ -154,7 +168,7 @@ class Automations:
         self._publish(AutomationsChanged(a.id))
         if run.outcome != "failed":
             return
-        limit = self.kernel.settings.automation_pause_after
+        limit = self.host.settings.automation_pause_after
         newest: dict[float, RunRecord] = {}
         for r in self._store.runs(a.id, limit=limit * 8):
             newest.setdefault(r.slot, r)
@@ -170,12 +184,12 @@ class Automations:
     # ---- the inbox --------------------------------------------------------------------
 
     def notice(self, automation_id: str, detail: str) -> int:
-        item = self._store.inbox_add(self.kernel.now(), automation_id, "notice", "", detail)
+        item = self._store.inbox_add(self.host.clock.now(), automation_id, "notice", "", detail)
         self._publish(AutomationsChanged(automation_id))
         return item
 
     def refused(self, automation_id: str, scope: str, detail: str) -> None:
-        self._store.inbox_add(self.kernel.now(), automation_id, "request", scope, detail)
+        self._store.inbox_add(self.host.clock.now(), automation_id, "request", scope, detail)
         self._publish(AutomationsChanged(automation_id))
 
     def inbox(self, *, open_only: bool = True) -> builtins.list[InboxItem]:
@@ -195,11 +209,11 @@ class Automations:
         a = self.get(item.automation)
         if not any(p.scope == item.scope for p in a.policy):
             a = self.update(a.with_(policy=a.policy + (PolicyItem(item.scope, duration_s),)))
-        self._store.inbox_close(self.kernel.now(), item, "added")
+        self._store.inbox_close(self.host.clock.now(), item, "added")
         self._publish(AutomationsChanged(item.automation))
         return a
 
     def dismiss(self, item_id: int) -> None:
         item = self._item(item_id)
-        self._store.inbox_close(self.kernel.now(), item, "dismissed")
+        self._store.inbox_close(self.host.clock.now(), item, "dismissed")
         self._publish(AutomationsChanged(item.automation))

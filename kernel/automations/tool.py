@@ -13,7 +13,7 @@ refused at once by the gate, into the Inbox.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ..core.errors import ToolFailure
 from ..tools.descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
@@ -21,7 +21,7 @@ from .model import Automation, PolicyItem
 from .schedule import ScheduleRefused
 
 if TYPE_CHECKING:
-    from ..facade import Kernel
+    from .service import Automations
 
 SCHEMA: Mapping[str, Any] = {
     "type": "object",
@@ -53,10 +53,13 @@ def definition_lines(a: Automation, words: str) -> tuple[str, ...]:
             f"Workspace: {a.workspace}", "Runs are unattended: anything outside the policy is refused and goes to the Inbox.")
 
 
-def automation_tool(kernel: "Kernel") -> ToolDescriptor:
+def automation_tool(desk: "Callable[[], Automations]") -> ToolDescriptor:
+    """The tool, bound to the kernel's automations desk (asked for at each call: the desk is built after the
+    tool registry it serves)."""
     def proposal(agent_id: str, tool_input: Mapping[str, Any]) -> Automation:
         """The automation the call describes, checked by the kernel (ToolFailure: refused, in words)."""
-        agent = kernel.process(agent_id)
+        automations = desk()
+        agent = automations.host.process(agent_id)
         a = Automation(
             id="", name=str(tool_input["name"]), objective=str(tool_input["objective"]),
             schedule=str(tool_input["schedule"]), timezone=str(tool_input.get("timezone") or "UTC"),
@@ -65,7 +68,7 @@ def automation_tool(kernel: "Kernel") -> ToolDescriptor:
             time_limit_s=float(tool_input.get("time_limit_minutes") or 30) * 60,
             workspace=agent.workspace, provider=agent.provider, model=agent.model)
         try:
-            kernel.automations.check(a.with_(created_at=kernel.now()))
+            automations.check(a.with_(created_at=automations.host.clock.now()))
         except ScheduleRefused as exc:
             raise ToolFailure(f"the kernel refused this automation: {exc.reason} Change it and call again.") from None
         return a
@@ -76,7 +79,7 @@ def automation_tool(kernel: "Kernel") -> ToolDescriptor:
 
     async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
         a = proposal(ctx.agent_id, tool_input)  # again: the clock moved while the user read it
-        made = kernel.automations.add(a, by=ctx.agent_id)
+        made = desk().add(a, by=ctx.agent_id)
         return ToolOutput(f"created automation {made.id} ({made.name}): {made.when.words()}",
                           data={"automation": made.id})
 

@@ -117,7 +117,7 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     await asyncio.sleep(0)  # let the warming task hand the SDK's import to its thread now, not at the first await below
     from ledger import Ledger, LedgerError
 
-    from ..facade import Kernel  # the rest of the kernel loads meanwhile
+    from ..compose import build_kernel  # the rest of the kernel loads meanwhile
     from ..leases.lease import describe_duration
     from ..redaction import SecretRegistry
 
@@ -129,30 +129,30 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     approver = TerminalApprover(stdin, stderr) if interactive else None
     from ..mail.wiring import held_account_secrets, mail_for_home
 
-    kernel = Kernel(ledger=ledger, settings=settings, providers=providers,
+    kernel = build_kernel(ledger=ledger, settings=settings, providers=providers,
                     approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots",
                     secrets=SecretRegistry([*store.held_secrets(), *held_account_secrets(store)]), web_keys=store.web_key,
                     mail=mail_for_home(store))
     from ..extensions.setup import start_configured_mcp  # MCP servers' tools, before --grant scopes are checked
 
-    for line in await start_configured_mcp(kernel, store.root):
+    for line in await start_configured_mcp(kernel.extensions, store.root):
         print(f"agentdesk ask: {one_line(line)}", file=stderr)
-    await kernel.resume_outward()  # outward calls a crashed run left open: verified, never redone
+    await kernel.outward.resume()  # outward calls a crashed run left open: verified, never redone
     known = known_scopes(kernel.tools())
     for scope in unused_scopes([scope for scope, _ in grants], known):
         print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
     _warn_if_broken(kernel, stderr)
     try:
-        info = kernel.spawn(args.name, provider=provider_name, model=args.model, budget=args.budget)
+        info = kernel.agents.spawn(args.name, provider=provider_name, model=args.model, budget=args.budget)
         for scope, seconds in grants:
-            kernel.grant_lease(info.id, scope, seconds)
+            kernel.leases.grant(info.id, scope, seconds)
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
         lines = ToolLines(info.id, stdout, stderr)
         kernel.subscribe(lines)
-        kernel.send(info.id, args.prompt)
-        interrupted = _on_interrupt(lambda: kernel.kill(info.id, reason="interrupted (Ctrl-C)"))
-        await kernel.wait(info.id)
-        final = kernel.agent(info.id)
+        kernel.agents.send(info.id, args.prompt)
+        interrupted = _on_interrupt(lambda: kernel.agents.kill(info.id, reason="interrupted (Ctrl-C)"))
+        await kernel.agents.wait(info.id)
+        final = kernel.agents.get(info.id)
         lines.finish()
         return exit_status(final.state, final.reason, interrupted.is_set(), stderr)
     finally:
@@ -173,12 +173,12 @@ def _warn_if_broken(kernel: KernelFacade, stderr: TextIO) -> None:
     """The ledger's check at start found damage: say so (the agent still runs; its entries are chained)."""
     from .ledger_verify import warning
 
-    line = warning(kernel.ledger_integrity())
+    line = warning(kernel.ledger.integrity())
     if line:
         print(line, file=stderr)
     from ..automations.chain import ChainBroken
 
-    found = kernel.automation_integrity()
+    found = kernel.automations.integrity()
     if isinstance(found, ChainBroken):
         print(f"warning: the automation records are broken at {found.table} row {found.row}: {found.reason} "
               "(see 'agentdesk ledger verify')", file=stderr)

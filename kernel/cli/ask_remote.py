@@ -43,7 +43,7 @@ class RemoteLeases:
 
                 self._asking[request.id] = asyncio.get_running_loop().create_task(self._ask(request))
             elif not self.kernel.status().get("attached"):
-                self.kernel.resolve_request(request.id, api.Denial(NOBODY))
+                self.kernel.leases.resolve(request.id, api.Denial(NOBODY))
         elif isinstance(event, api.LeaseRequestResolved) and event.request_id in self._asking:
             task = self._asking.pop(event.request_id)
             if not task.done():  # answered elsewhere first
@@ -54,7 +54,7 @@ class RemoteLeases:
         assert self.terminal is not None
         decision = await self.terminal.decide(request)
         self._asking.pop(request.id, None)
-        self.kernel.resolve_request(request.id, decision)
+        self.kernel.leases.resolve(request.id, decision)
 
 
 def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: TextIO, stdout: TextIO,
@@ -86,13 +86,13 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
             known = known_scopes(sync.call("tools"))
             for scope in unused_scopes([scope for scope, _ in grants], known):
                 print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
-        agent_id = _field(sync.call_raw("spawn", {
+        agent_id = _field(sync.call_raw("agents.spawn", {
             "name": args.name, "provider": provider, "model": args.model, "budget": args.budget,
             "workspace": str(workspace), "unattended": False}), "id", str)
         for scope, seconds in grants:
-            sync.call_raw("grant_lease", {"agent_id": agent_id, "scope": scope, "duration_s": float(seconds)})
+            sync.call_raw("leases.grant", {"agent_id": agent_id, "scope": scope, "duration_s": float(seconds)})
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
-        sync.call_raw("send", {"agent_id": agent_id, "text": args.prompt})
+        sync.call_raw("agents.send", {"agent_id": agent_id, "text": args.prompt})
     except BaseException:
         sync.close()
         if subscribed is not None:
@@ -125,8 +125,8 @@ async def _follow(path: Path, sync: Any, subscribed: Any, agent_id: str, interac
     kernel.subscribe(RemoteLeases(kernel, agent_id, TerminalApprover(stdin, stderr) if interactive else None))
     try:
         await kernel.start_subscribed(sync, subscribed)
-        interrupted = on_interrupt(lambda: kernel.kill(agent_id, reason="interrupted (Ctrl-C)"))
-        final = await kernel.wait(agent_id)
+        interrupted = on_interrupt(lambda: kernel.agents.kill(agent_id, reason="interrupted (Ctrl-C)"))
+        final = await kernel.agents.wait(agent_id)
         lines.finish()
         return exit_status(final.state, final.reason, interrupted.is_set(), stderr)
     finally:

@@ -68,7 +68,7 @@ async def home_kernel(approver: Any = None, with_mail: bool = False) -> AsyncIte
     from ledger import Ledger
 
     from ..leases.approver import DenyAll
-    from ..facade import Kernel
+    from ..compose import build_kernel
     from ..providers.lazy import LazyProviders
 
     store = SettingsStore(home())
@@ -80,7 +80,7 @@ async def home_kernel(approver: Any = None, with_mail: bool = False) -> AsyncIte
         from ..mail.wiring import mail_for_home
 
         mail = mail_for_home(store)
-    kernel = Kernel(ledger=ledger, settings=settings, providers=providers, approver=approver or DenyAll(),
+    kernel = build_kernel(ledger=ledger, settings=settings, providers=providers, approver=approver or DenyAll(),
                     snapshot_dir=store.root / "snapshots", mail=mail)
     try:
         yield kernel
@@ -122,7 +122,7 @@ async def _run(args: argparse.Namespace) -> int:
         if args.action == "show":
             return _show(kernel, args.id, args.json)
         if args.action == "run":
-            task = desk.run_now(args.id)
+            task = desk.start_run(args.id)
             record = await task if task is not None else None
             if record is None:
                 print("agentdesk automation: another run already took that slot", file=sys.stderr)

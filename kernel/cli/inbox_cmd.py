@@ -52,7 +52,7 @@ async def _run(args: argparse.Namespace) -> int:
     async with home_kernel(with_mail=args.action == "recheck") as kernel:
         desk = kernel.automations
         if args.action is None:
-            items, unknown = desk.inbox(), kernel.unknown_outward()
+            items, unknown = desk.inbox(), kernel.outward.unknown()
             if args.json:
                 _print_json(items, unknown)
                 return 0
@@ -110,10 +110,10 @@ def _print_json(items: list[Any], unknown: list[Any]) -> None:
 
 async def _outward(kernel: Any, action: str, seq: int) -> int:
     if action == "recheck":
-        status = await kernel.recheck_outward(seq)
+        status = await kernel.outward.recheck(seq)
         print(f"#{seq}: found on the server, recorded as sent" if status == "done" else
               f"#{seq}: still not found on the server; it stays in the Inbox and is not retried")
         return 0
-    kernel.settle_outward(seq, action == "sent")
+    kernel.outward.settle(seq, action == "sent")
     print(f"#{seq}: recorded as {'sent' if action == 'sent' else 'not sent'} (nothing is retried)")
     return 0

@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
         say_error("kill", NO_KERNEL)
         return EXIT_ERROR
     try:
-        info = ch.call("kill", {"agent_id": args.id, "reason": "killed by the user (agentdesk kill)"})
+        info = ch.call("agents.kill", {"agent_id": args.id, "reason": "killed by the user (agentdesk kill)"})
     except KernelError as exc:
         say_error("kill", exc)
         return EXIT_ERROR

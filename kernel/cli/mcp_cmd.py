@@ -111,7 +111,7 @@ def _reload_running_kernel(stderr: TextIO) -> None:
         return
     channel = SyncChannel(socket_path(root), "agentdesk mcp", timeout=RELOAD_TIMEOUT_S)
     try:
-        done = channel.call("mcp_reload")
+        done = channel.call("extensions.mcp_reload")
     except Exception as exc:  # noqa: BLE001 - the file is saved either way: the kernel reads it when it next starts
         print(f"the running kernel did not take the change ({exc}); it applies when the kernel next starts",
               file=stderr)

@@ -28,8 +28,8 @@ def run(args: argparse.Namespace) -> int:
         say_error("ps", NO_KERNEL)
         return EXIT_ERROR
     try:
-        agents = ch.call("agents")
-        history = ch.call("history") if args.all else []  # archived agents, and those killed before
+        agents = ch.call("agents.list")
+        history = ch.call("agents.history") if args.all else []  # archived agents, and those killed before
     except ServiceError as exc:
         say_error("ps", exc)
         return EXIT_ERROR

@@ -17,12 +17,10 @@ if TYPE_CHECKING:
     from .mcp_status import McpReload
 
 
-class McpHost(Protocol):
-    """What starting the configured servers needs of the kernel (``kernel.facade.Kernel`` is one): the
-    extensions declare it, so they never import the facade above them."""
+class McpHome(Protocol):
+    """The kernel's extensions desk as far as starting a home's servers goes (kernel/desks/extensions.py)."""
 
     def use_mcp_home(self, root: Path) -> None: ...
-
     async def mcp_reload(self) -> McpReload: ...
 
 
@@ -48,9 +46,9 @@ def configured_mcp(root: Path) -> Configured:
     return Configured(servers, problems, broken, problems[0] if loaded.unreadable and problems else None)
 
 
-async def start_configured_mcp(kernel: McpHost, root: Path) -> list[str]:
-    """Start the servers in ``root/mcp.json``; returns one sentence per problem. The kernel remembers
-    ``root``, so ``mcp_reload`` later reads the same file."""
-    kernel.use_mcp_home(root)
-    done = await kernel.mcp_reload()
+async def start_configured_mcp(desk: McpHome, root: Path) -> list[str]:
+    """Start the servers in ``root/mcp.json`` (``desk``: ``kernel.extensions``); returns one sentence per
+    problem. The desk remembers ``root``, so ``mcp_reload`` later reads the same file."""
+    desk.use_mcp_home(root)
+    done = await desk.mcp_reload()
     return list(done.problems)

@@ -14,26 +14,26 @@ detached.
 
 from __future__ import annotations
 
-import builtins
-
 import asyncio
 import itertools
 import json
 import logging
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from .. import api
 from . import codec, protocol as p
 from .channel import CALL_TIMEOUT_S, Subscribed, SyncChannel, hello_params, kernel_running
 from ..config.home import socket_path
+from .stubs import Link, RemoteAgentDesk, RemoteFacadeStubs
 
 if TYPE_CHECKING:  # the events module is imported with the first event (codec), not before
+    from ..api import Settings, Spend
     from ..core.events import Event
 
 
-__all__ = ["CALL_TIMEOUT_S", "EventChannel", "RemoteDesk", "RemoteKernel", "SyncChannel", "hello_params",
+__all__ = ["CALL_TIMEOUT_S", "EventChannel", "RemoteAgents", "RemoteKernel", "SyncChannel", "hello_params",
            "kernel_running"]
 log = logging.getLogger(__name__)
 READ_SLICE_S = 0.002  # longest stretch of event decoding before the loop gets a turn (ui_bench: stall p99)
@@ -200,7 +200,7 @@ class EventChannel:
         self._fail_pending()
 
 
-class RemoteKernel:
+class RemoteKernel(RemoteFacadeStubs):
     """A ``KernelFacade`` served by the home's kernel process. ``await start()`` before use."""
 
     def __init__(self, path: Path, *, client: str = "client", answers_leases: bool = False,
@@ -210,8 +210,9 @@ class RemoteKernel:
         self._subscribers: list[Callable[[Event], None]] = []
         self._connection_listeners: list[Callable[[bool], None]] = []
         self._events = EventChannel(path, client, answers_leases, self._publish, self._connection_changed)
-        self._settings: Any = None
-        self._spend: tuple[float, Any] | None = None  # (local midnight, today's spend) while no request was made since
+        self._link: Link = _Channels(self)
+        self._settings: Settings | None = None
+        self._spend: tuple[float, Spend] | None = None  # (local midnight, today's spend) while no request was made since
         self._spend_fetch: asyncio.Task[None] | None = None
         self._spend_gen = 0  # provider requests recorded so far (an answer older than the last one is not kept)
         self._spend_wanted = False
@@ -268,113 +269,30 @@ class RemoteKernel:
             except Exception:
                 log.exception("event subscriber failed on %s", type(event).__name__)
 
-    def _call(self, method: str, **params: Any) -> Any:
-        return self._sync.call(method, params)
-
-    # ---- the facade ------------------------------------------------------------
+    # ---- the facade: the plain stubs are generated (stubs.py); these keep or convert ---------------------
 
     def now(self) -> float:
         return time.time()  # the kernel's clock is the system clock (kernel.core.clock.SystemClock)
 
     @property
-    def settings(self) -> Any:
+    def settings(self) -> Settings:
         if self._settings is None:
-            self._settings = self._call("settings")
+            self._settings = cast("Settings", self._link.call("settings", {}))
         return self._settings
 
-    def update_settings(self, settings: Any) -> None:
-        self._call("update_settings", settings=settings)
+    def update_settings(self, settings: Settings) -> None:
+        self._link.call("update_settings", {"settings": settings})
         self._settings = settings
-
-    def provider_problem(self, provider: str) -> str | None:
-        problem = self._call("provider_problem", provider=provider)
-        return problem if isinstance(problem, str) else None
-
-    def tools(self) -> list[Any]:
-        return list(self._call("tools"))
 
     def subscribe(self, fn: Callable[[Event], None]) -> Callable[[], None]:
         self._subscribers.append(fn)
         return lambda: self._subscribers.remove(fn) if fn in self._subscribers else None
 
-    def spawn(self, name: str | None = None, *, provider: str | None = None, model: str | None = None,
-              budget: int | None = None, workspace: str | None = None, unattended: bool = False) -> Any:
-        return self._call("spawn", name=name, provider=provider, model=model, budget=budget, workspace=workspace,
-                          unattended=unattended)
-
-    def agents(self) -> list[Any]:
-        return list(self._call("agents"))
-
-    def agent(self, agent_id: str) -> Any:
-        return self._call("agent", agent_id=agent_id)
-
-    def conversation(self, agent_id: str) -> tuple[Any, ...]:
-        return tuple(self._call("conversation", agent_id=agent_id))
-
-    def send(self, agent_id: str, text: str) -> None:
-        self._call("send", agent_id=agent_id, text=text)
-
-    def pause(self, agent_id: str) -> None:
-        self._call("pause", agent_id=agent_id)
-
-    def resume(self, agent_id: str) -> None:
-        self._call("resume", agent_id=agent_id)
-
-    def raise_budget(self, agent_id: str, budget: int) -> Any:
-        return self._call("raise_budget", agent_id=agent_id, budget=budget)
-
-    def kill(self, agent_id: str, by: str = "user", reason: str = "killed by the user") -> Any:
-        return self._call("kill", agent_id=agent_id, by=by, reason=reason)
-
-    async def wait(self, agent_id: str) -> Any:
-        return await self._events.call("wait", {"agent_id": agent_id})
-
-    async def sandbox_mode(self, workspace: str | None = None) -> Any:
-        """The kernel's own answer (its machine, its probe), never this process's."""
-        return await self._events.call("sandbox_mode", {"workspace": workspace})
-
     @property
-    def automations(self) -> "RemoteDesk":
-        return RemoteDesk(self, "automations")
+    def agents(self) -> RemoteAgents:
+        return RemoteAgents(self._link, self._spend_today)
 
-    def mcp_status(self) -> list[Any]:
-        return list(self._call("mcp_status"))
-
-    async def mcp_reload(self) -> Any:
-        """Servers may take a while to start: asked on the event connection, so no call times out on it."""
-        return await self._events.call("mcp_reload", {})
-
-    async def skills(self, workspace: str | None = None) -> Any:
-        """Reading and hashing skill folders takes a moment: asked on the event connection, off the UI's way."""
-        return await self._events.call("skills", {"workspace": workspace})
-
-    async def set_skill_enabled(self, folder: str, sha256: str, enabled: bool, mine: bool = False,
-                                workspace: str | None = None) -> Any:
-        return await self._events.call("set_skill_enabled", {"folder": folder, "sha256": sha256, "enabled": enabled,
-                                                             "mine": mine, "workspace": workspace})
-
-    def unknown_outward(self) -> list[Any]:
-        return list(self._call("unknown_outward"))
-
-    def settle_outward(self, intent_seq: int, sent: bool) -> None:
-        self._call("settle_outward", intent_seq=intent_seq, sent=sent)
-
-    async def recheck_outward(self, intent_seq: int) -> str:
-        return str(await self._events.call("recheck_outward", {"intent_seq": intent_seq}))
-
-    def hold_secret(self, value: str, label: str = "secret") -> bool:
-        return bool(self._call("hold_secret", value=value, label=label))
-
-    def archive(self, agent_id: str) -> Any:
-        return self._call("archive", agent_id=agent_id)
-
-    def history(self, query: str = "") -> list[Any]:
-        return list(self._call("history", query=query))
-
-    def revive(self, agent_id: str) -> Any:
-        return self._call("revive", agent_id=agent_id)
-
-    def spend_today(self) -> Any:
+    def _spend_today(self) -> Spend:
         """Today's spend; kept until a provider request is recorded or the day changes (the status line
         asks on every ledger append, and a round trip while the kernel streams stalls the caller's loop)."""
         from ..core.clock import local_midnight
@@ -382,7 +300,7 @@ class RemoteKernel:
         day = local_midnight(time.time())
         self._spend_wanted = True
         if self._spend is None or self._spend[0] != day:
-            self._spend = (day, self._call("spend_today"))
+            self._spend = (day, cast("Spend", self._link.call("agents.spend_today", {})))
         return self._spend[1]
 
     def _fetch_spend(self) -> None:
@@ -402,7 +320,7 @@ class RemoteKernel:
         while True:
             gen, day = self._spend_gen, local_midnight(time.time())
             try:
-                spend = await self._events.call("spend_today", {})
+                spend = cast("Spend", await self._link.acall("agents.spend_today", {}))
             except (api.KernelError, OSError):
                 return  # the next ``spend_today`` asks directly
             if gen == self._spend_gen:
@@ -410,60 +328,13 @@ class RemoteKernel:
                     self._spend = (day, spend)
                 return
 
-    def leases(self, agent_id: str | None = None) -> list[Any]:
-        return list(self._call("leases", agent_id=agent_id))
-
-    def grant_lease(self, agent_id: str, scope: str, duration_s: float) -> Any:
-        return self._call("grant_lease", agent_id=agent_id, scope=scope, duration_s=float(duration_s))
-
-    def revoke_lease(self, lease_id: int) -> Any:
-        return self._call("revoke_lease", lease_id=lease_id)
-
-    def pending_requests(self) -> list[Any]:
-        return list(self._call("pending_requests"))
-
-    def resolve_request(self, request_id: int, decision: Any) -> bool:
-        return bool(self._call("resolve_request", request_id=request_id, decision=decision))
-
-    def ledger_page(self, filters: Any = None, *, before: int | None = None, after: int | None = None,
-                    limit: int = 200) -> list[Any]:
-        from ..api import LedgerFilter
-
-        return list(self._call("ledger_page", filters=filters or LedgerFilter(), before=before, after=after,
-                               limit=limit))
-
-    def ledger_integrity(self) -> Any:
-        return self._call("ledger_integrity")
-
-    def automation_integrity(self) -> Any:
-        return self._call("automation_integrity")
-
-    def ledger_count(self) -> int:
-        return int(self._call("ledger_count"))
-
-    def last_seq(self) -> int:
-        return int(self._call("last_seq"))
-
-    def caused_by(self, seq: int) -> list[Any]:
-        return list(self._call("caused_by", seq=seq))
-
-    def undone_by(self, seqs: Sequence[int]) -> dict[int, int]:
-        found = self._call("undone_by", seqs=list(seqs))
-        return {int(k): int(v) for k, v in found.items()}
-
-    def diff(self, seq: int) -> str:
-        return str(self._call("diff", seq=seq))
-
-    def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> Any:
-        return self._call("undo", after_seq=after_seq, only_actor=only_actor, dry_run=dry_run)
-
     # ---- the service's own -----------------------------------------------------------
 
     def status(self) -> dict[str, Any]:
-        return dict(self._call("status"))
+        return dict(self._sync.call("status"))
 
     def shutdown(self) -> None:
-        self._call("shutdown")
+        self._sync.call("shutdown")
 
     async def aclose(self) -> None:
         """Let go of the kernel (it keeps running)."""
@@ -474,55 +345,27 @@ class RemoteKernel:
         self._sync.close()
 
 
-class RemoteDesk:
-    """A desk of the kernel (``automations``) over the socket: each method is ``<desk>.<method>``
-    with named params (``kernel.api.AutomationDesk`` says which)."""
+class RemoteAgents(RemoteAgentDesk):
+    """``kernel.api.AgentDesk`` over the socket; today's spend is kept by the ``RemoteKernel`` (see there)."""
 
-    def __init__(self, kernel: RemoteKernel, desk: str) -> None:
+    def __init__(self, link: Link, spend_today: Callable[[], Spend]) -> None:
+        super().__init__(link)
+        self._spend_today = spend_today
+
+    def spend_today(self) -> Spend:
+        return self._spend_today()
+
+
+class _Channels:
+    """The ``Link`` the stubs call through: plain calls block on the call channel; awaited ones (``wait``,
+    what takes a while: MCP servers starting, skill folders hashed) go on the events connection, in order
+    after the events before them and with no call timeout."""
+
+    def __init__(self, kernel: RemoteKernel) -> None:
         self._kernel = kernel
-        self._desk = desk
 
-    def _on(self, method: str, **params: Any) -> Any:
-        return self._kernel._call(f"{self._desk}.{method}", **params)
+    def call(self, method: str, params: dict[str, object]) -> object:
+        return self._kernel._sync.call(method, params)
 
-    def check(self, automation: Any) -> None:
-        self._on("check", automation=automation)
-
-    def add(self, automation: Any, by: str = "user") -> Any:
-        return self._on("add", automation=automation, by=by)
-
-    def update(self, automation: Any, by: str = "user") -> Any:
-        return self._on("update", automation=automation, by=by)
-
-    def pause(self, automation_id: str, by: str = "user") -> Any:
-        return self._on("pause", automation_id=automation_id, by=by)
-
-    def resume(self, automation_id: str, by: str = "user") -> Any:
-        return self._on("resume", automation_id=automation_id, by=by)
-
-    def delete(self, automation_id: str, by: str = "user") -> None:
-        self._on("delete", automation_id=automation_id, by=by)
-
-    def get(self, automation_id: str) -> Any:
-        return self._on("get", automation_id=automation_id)
-
-    def list(self) -> builtins.list[Any]:
-        return list(self._on("list"))
-
-    def runs(self, automation_id: str, limit: int = 100) -> builtins.list[Any]:
-        return list(self._on("runs", automation_id=automation_id, limit=limit))
-
-    def history(self, automation_id: str) -> builtins.list[tuple[float, str, str]]:
-        return [tuple(row) for row in self._on("history", automation_id=automation_id)]
-
-    def run_now(self, automation_id: str) -> object:
-        return self._on("run_now", automation_id=automation_id)
-
-    def inbox(self, *, open_only: bool = True) -> builtins.list[Any]:
-        return list(self._on("inbox", open_only=open_only))
-
-    def add_to_policy(self, item_id: int, duration_s: float) -> Any:
-        return self._on("add_to_policy", item_id=item_id, duration_s=duration_s)
-
-    def dismiss(self, item_id: int) -> None:
-        self._on("dismiss", item_id=item_id)
+    async def acall(self, method: str, params: dict[str, object]) -> object:
+        return await self._kernel._events.call(method, params)

@@ -28,12 +28,7 @@ from .server import KernelServer
 
 async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
     """Run the kernel for ``home`` until asked to stop; exit status 0 (HomeLocked when one runs)."""
-    from ledger import Ledger
-
-    from ..facade import Kernel
-    from ..mail.wiring import held_account_secrets, mail_for_home
-    from ..redaction import SecretRegistry
-    from ..providers.lazy import LazyProviders, missing_key_message
+    from ..compose import open_home
 
     started = time.time()
     lock = HomeLock(home)
@@ -42,24 +37,16 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
         print("agentdesk kernel: could not become a child subreaper: a double-forked process the kernel "
               "started could reach its socket", file=sys.stderr, flush=True)
     try:
-        store = SettingsStore(home)
-        settings = store.check().settings
-        kernel: Any = None
-        providers = LazyProviders(store, lambda: kernel.settings, out_of_process=False)
-        ledger = Ledger(store.ledger_path)
-        kernel = Kernel(ledger=ledger, settings=settings, providers=providers, attached=False,
-                        snapshot_dir=home / "snapshots", watch_workspaces=True,
-                        provider_problem=lambda name: missing_key_message(name, store),
-                        restore=True,  # the agents on the record come back (working ones: interrupted)
-                        secrets=SecretRegistry([*store.held_secrets(), *held_account_secrets(store)]),
-                        web_keys=store.web_key, mail=mail_for_home(store))
-        await kernel.resume_outward()  # outward calls a crashed kernel left open: verified, never redone
+        built = open_home(home, out_of_process=False, watch_workspaces=True,  # no UI here to keep responsive
+                          restore=True)  # the agents on the record come back (working ones: interrupted)
+        kernel, store, providers = built.kernel, built.store, built.providers
+        await kernel.outward.resume()  # outward calls a crashed kernel left open: verified, never redone
         path = socket_path(home)
         if path.parent != home:  # a runtime folder (the home's path was too long for a socket address)
             private_folder(path.parent)
         server = KernelServer(kernel, path, status=lambda: health(kernel, store),
                               on_attached=kernel.set_attached, on_settings=providers.forget)
-        kernel.use_mcp_home(home)  # before any client can ask: mcp_reload reads this home's mcp.json
+        kernel.extensions.use_mcp_home(home)  # before any client can ask: mcp_reload reads this home's mcp.json
         await server.start()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -68,7 +55,7 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
             ready.set()
         mcp = asyncio.ensure_future(_start_mcp(kernel, home))
         warming = asyncio.ensure_future(_warm_provider(kernel.settings.provider, providers, store))
-        kernel.watch_mcp(_said_mcp)  # a hand edit of mcp.json applies too (kernel/extensions/mcp_watch.py)
+        kernel.extensions.watch_mcp(_said_mcp)  # a hand edit of mcp.json applies too (kernel/extensions/mcp_watch.py)
         kernel.automations.start()  # scheduled runs fire while the kernel runs, with or without a desktop
         try:
             await server.stopped.wait()
@@ -77,9 +64,7 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
             warming.cancel()
             await kernel.interrupt_working()  # a clean stop: working agents come back interrupted, not killed
             await server.stop()
-            await kernel.aclose()
-            await providers.aclose()
-            ledger.close()
+            await built.aclose()
     finally:
         lock.release()
     return 0
@@ -109,7 +94,7 @@ async def _start_mcp(kernel: Any, home: Path) -> None:
     """The home's MCP servers start beside the kernel; what could not start is said on stderr (kernel.log)."""
     from ..extensions.setup import start_configured_mcp
 
-    for problem in await start_configured_mcp(kernel, home):
+    for problem in await start_configured_mcp(kernel.extensions, home):
         print(f"agentdesk kernel: {problem}", file=sys.stderr, flush=True)
 
 
@@ -135,7 +120,7 @@ def health(kernel: Any, store: SettingsStore) -> dict[str, Any]:
     from ..core.errors import ConfigError
     from ..config.settings import KEY_VARIABLES
 
-    integrity = kernel.ledger_integrity()
+    integrity = kernel.ledger.integrity()
     keyed = []
     for name in KEY_VARIABLES:
         try:
@@ -144,10 +129,10 @@ def health(kernel: Any, store: SettingsStore) -> dict[str, Any]:
         except ConfigError:  # an unreadable keys.json: that provider has no usable key
             continue
     return {
-        "agents": dict(Counter(str(a.state) for a in kernel.agents())),
+        "agents": dict(Counter(str(a.state) for a in kernel.agents.list())),
         "ledger_intact": isinstance(integrity, Intact),
         "ledger_verified_through": integrity.upto if isinstance(integrity, Intact) else None,
         "ledger_problem": None if isinstance(integrity, Intact) else integrity.reason,
-        **_automation_health(kernel.automation_integrity()),
+        **_automation_health(kernel.automations.integrity()),
         "providers_with_key": keyed,
     }

@@ -1,8 +1,10 @@
 """Which facade methods the service serves, and the check that a call's params fit them.
 
-Derived from ``kernel.api.KernelFacade`` itself, so a method added to the
-facade (archive, history, …) is served with no code here: its signature says
-which params it takes and of what type. A method whose signature holds a
+Derived from ``kernel.api.KernelFacade`` and its desks (``DESKS``: served as
+``<desk>.<method>``), so a method added to the facade or a desk is served
+with no code here: its signature says which params it takes and of what
+type; the client's stubs are checked against the same table
+(tests/kernel/test_facade_signatures.py). A method whose signature holds a
 callable (``subscribe``) or that would end the kernel (``aclose``) is not
 served; the service has its own words for those. Params are checked against
 the annotations before the kernel sees them: a hostile client gets an error,
@@ -66,7 +68,9 @@ class Method:
 
 
 # Properties that are desks of their own: their methods are served as ``<desk>.<method>``.
-DESKS: Mapping[str, Any] = {"automations": api.AutomationDesk}
+DESKS: Mapping[str, Any] = {"agents": api.AgentDesk, "leases": api.LeaseDesk, "ledger": api.LedgerDesk,
+                            "extensions": api.ExtensionDesk, "outward": api.OutwardDesk,
+                            "automations": api.AutomationDesk}
 
 
 @functools.cache

@@ -87,11 +87,14 @@ def raise_remote(body: Mapping[str, Any]) -> None:
         raise InvalidState(f["agent_id"], f["state"], f["action"])
     if kind == "ConfigError":
         raise ConfigError(text, f.get("variable"), file=f.get("file"), field=f.get("field"), allowed=f.get("allowed"))
+    if kind == "ScheduleRefused":  # its sentence is what the desktop and the CLI show, as in process
+        from ..automations.schedule import ScheduleRefused
+
+        raise ScheduleRefused(text)
     if kind in ("ValueError", "ParamsError", "CodecError"):
         raise ValueError(text)
-    if kind is not None and kind.endswith("Error") and kind not in ("KernelError", "ServiceError") and code == KERNEL_ERROR:
-        if kind in _LEDGER_ERRORS:
-            raise LedgerError(text)
+    if kind in _LEDGER_ERRORS and code == KERNEL_ERROR:  # NotAFileChange too: not every one ends in "Error"
+        raise LedgerError(text)
     raise ServiceError(text, code)
 
 

@@ -70,7 +70,7 @@ class KernelServer:
         self._queue_limit = queue_limit
         self._connections: set[Connection] = set()
         self._server: asyncio.base_events.Server | None = None
-        self._seq = kernel.last_seq()
+        self._seq = kernel.ledger.last_seq()
         self._unsubscribe = kernel.subscribe(self._publish)
 
     async def start(self) -> None:
@@ -146,7 +146,7 @@ class KernelServer:
         after = since
         while after < upto:  # windows of REPLAY_PAGE seqs: a page is newest first, so each holds all of one window
             window_end = min(after + REPLAY_PAGE, upto)
-            page = self.kernel.ledger_page(after=after, before=window_end + 1, limit=REPLAY_PAGE)
+            page = self.kernel.ledger.page(after=after, before=window_end + 1, limit=REPLAY_PAGE)
             for entry in reversed(page):
                 event = LedgerAppended(entry)
                 conn.writer.write(codec.dumps(p.notification("event", {"seq": entry.seq,

@@ -49,7 +49,7 @@ class Main:
     def spawn(self, name: str, budget: int | None = None) -> str:
         provider = f"scripted-{name}"
         self.providers.setdefault(provider, ScriptedProvider())
-        agent_id = self.kernel.spawn(name, provider=provider, model="test-model", budget=budget).id
+        agent_id = self.kernel.agents.spawn(name, provider=provider, model="test-model", budget=budget).id
         self.settle()
         return agent_id
 
@@ -60,7 +60,7 @@ class Main:
                    not any(w.transcript.pending for w in window.windows.values() if hasattr(w, "transcript")))
 
     def provider(self, agent_id: str) -> ScriptedProvider:
-        return self.providers[self.kernel.agent(agent_id).provider]
+        return self.providers[self.kernel.agents.get(agent_id).provider]
 
     def until(self, predicate, timeout: int = 5000) -> None:
         self.qtbot.waitUntil(lambda: bool(predicate()), timeout=timeout)  # type: ignore[attr-defined]
@@ -70,15 +70,15 @@ class Main:
 
     def write(self, agent_id: str, path: str, content: str, *, grant: float | None = 300.0) -> None:
         """Have the agent write a file through fs_write (granting the lease when asked) and go idle."""
-        had_lease = any(l.scope == "fs.write" for l in self.kernel.leases(agent_id))
+        had_lease = any(l.scope == "fs.write" for l in self.kernel.leases.list(agent_id))
         asked = len(self.requests())
         self.provider(agent_id).script(reply(tools=(("fs_write", {"path": path, "content": content}),)),
                                        reply("done"))
-        self.kernel.send(agent_id, f"write {path}")
+        self.kernel.agents.send(agent_id, f"write {path}")
         if not had_lease and grant is not None:
             self.until(lambda: len(self.requests()) > asked)
-            self.kernel.resolve_request(self.requests()[-1].id, Grant(grant))
-        self.until(lambda: self.kernel.agent(agent_id).state == "idle")
+            self.kernel.leases.resolve(self.requests()[-1].id, Grant(grant))
+        self.until(lambda: self.kernel.agents.get(agent_id).state == "idle")
         self.settle()
 
 

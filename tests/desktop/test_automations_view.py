@@ -128,8 +128,8 @@ def test_automation_create_shows_the_whole_definition_and_the_user_confirms(main
                                             "schedule": "0 7 * * 1-5", "timezone": "Europe/Berlin",
                                             "policy": [{"scope": "fs.read", "minutes": 30}]}),)),
         reply("Created."))
-    main.kernel.grant_lease(agent, "automation.create", 300)  # no lease stands in for the confirmation
-    main.kernel.send(agent, "make a weekday digest")
+    main.kernel.leases.grant(agent, "automation.create", 300)  # no lease stands in for the confirmation
+    main.kernel.agents.send(agent, "make a weekday digest")
     main.until(lambda: main.desk.lease_dialogs.dialog_for(agent) is not None)
     dialog = main.desk.lease_dialogs.dialog_for(agent)  # the one one-off confirmation, as for any outward call
     assert dialog.request.once and dialog.scope_field.text() == "automation.create"
@@ -139,7 +139,7 @@ def test_automation_create_shows_the_whole_definition_and_the_user_confirms(main
     assert [b.text() for b in dialog.grant_buttons.values()] == ["Allow once"]
     assert main.kernel.automations.list() == []
     dialog.grant_buttons[0.0].click()
-    main.until(lambda: main.kernel.agent(agent).state == "idle")
+    main.until(lambda: main.kernel.agents.get(agent).state == "idle")
     [view] = main.kernel.automations.list()
     assert view.automation.name == "Digest"
 
@@ -150,11 +150,11 @@ def test_escape_on_the_confirmation_declines(main, qtbot):
         reply(tools=(("automation_create", {"name": "D", "objective": "o", "schedule": "every 1d",
                                             "policy": []}),)),
         reply("OK, not created."))
-    main.kernel.send(agent, "go")
+    main.kernel.agents.send(agent, "go")
     main.until(lambda: main.desk.lease_dialogs.dialog_for(agent) is not None)
     dialog = main.desk.lease_dialogs.dialog_for(agent)
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
-    main.until(lambda: main.kernel.agent(agent).state == "idle")
+    main.until(lambda: main.kernel.agents.get(agent).state == "idle")
     assert main.kernel.automations.list() == []
 
 

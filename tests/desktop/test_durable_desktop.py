@@ -29,10 +29,10 @@ def test_closing_a_window_keeps_the_agent_working_and_the_table_reopens_it(main,
     main.until(reached.is_set)
     window.close()
     assert not window.isVisible()
-    assert main.kernel.agent(a).state == "running"  # the view closed, not the agent
+    assert main.kernel.agents.get(a).state == "running"  # the view closed, not the agent
     assert main.window.processes.rowCount() == 1
     gate.set()
-    main.until(lambda: main.kernel.agent(a).state == "idle")
+    main.until(lambda: main.kernel.agents.get(a).state == "idle")
 
     # Enter on its row in the process table opens it again, with everything that happened meanwhile
     view = main.window.process_view
@@ -64,16 +64,16 @@ def test_a_restarted_desktop_reopens_its_windows_with_the_whole_transcript(tmp_p
     ws.mkdir()
     providers = {"scripted": ScriptedProvider()}
     desk = _desktop(home, ws, clock, providers, qtbot)
-    a = desk.kernel.spawn("writer", provider="scripted", model="m").id
-    b = desk.kernel.spawn("closed", provider="scripted", model="m").id
+    a = desk.kernel.agents.spawn("writer", provider="scripted", model="m").id
+    b = desk.kernel.agents.spawn("closed", provider="scripted", model="m").id
     providers["scripted"].script(reply("Writing it.", tools=(("fs_write", {"path": "n.txt", "content": "hi\n"}),)),
                                  reply("Written."))
     win = desk.window.window_for(a)
     desk.window.window_for(b).close()
-    desk.kernel.send(a, "write n.txt")
-    qtbot.waitUntil(lambda: bool(desk.kernel.pending_requests()), timeout=5000)
-    desk.kernel.resolve_request(desk.kernel.pending_requests()[0].id, Grant(300.0))
-    qtbot.waitUntil(lambda: desk.kernel.agent(a).state == "idle", timeout=5000)
+    desk.kernel.agents.send(a, "write n.txt")
+    qtbot.waitUntil(lambda: bool(desk.kernel.leases.pending()), timeout=5000)
+    desk.kernel.leases.resolve(desk.kernel.leases.pending()[0].id, Grant(300.0))
+    qtbot.waitUntil(lambda: desk.kernel.agents.get(a).state == "idle", timeout=5000)
     assert win.isVisible()
     assert DesktopState(home).open_windows() == [a]
     _quit(desk, qtbot)
@@ -81,7 +81,7 @@ def test_a_restarted_desktop_reopens_its_windows_with_the_whole_transcript(tmp_p
 
     again = _desktop(home, ws, clock, providers, qtbot)
     try:
-        assert [x.id for x in again.kernel.agents()] == [a, b]
+        assert [x.id for x in again.kernel.agents.list()] == [a, b]
         assert list(again.window.windows) == [a]
         reopened = again.window.windows[a]
         qtbot.waitUntil(reopened.isVisible, timeout=5000)
@@ -109,8 +109,8 @@ def test_history_search_open_read_only_and_continue(main, qtbot):
     a = main.spawn("lovelace")
     b = main.spawn("babbage")
     main.provider(a).script(reply("The engine computes Bernoulli numbers."))
-    main.kernel.send(a, "Tell me about the analytical engine")
-    main.until(lambda: main.kernel.agent(a).state == "idle")
+    main.kernel.agents.send(a, "Tell me about the analytical engine")
+    main.until(lambda: main.kernel.agents.get(a).state == "idle")
     main.window.window_for(a)
     main.window.process_view.build_menu(a).actions()  # the Archive action is in the row's menu
     [archive] = [x for x in main.window.process_view.build_menu(a).actions() if x.text().startswith("Archive")]
@@ -142,17 +142,17 @@ def test_history_search_open_read_only_and_continue(main, qtbot):
     main.until(lambda: main.window.processes.rowCount() == 2)
     assert a in main.window.windows and main.window.windows[a].isVisible()
     assert history.model.items == []
-    assert {x.id for x in main.kernel.agents()} == {a, b}
+    assert {x.id for x in main.kernel.agents.list()} == {a, b}
 
 
 def test_cost_is_shown_for_priced_models_and_tokens_only_otherwise(main, qtbot):
     main.providers["anthropic"] = ScriptedProvider().script(reply("priced", usage=(200_000, 20_000)))
-    priced = main.kernel.spawn("priced", provider="anthropic", model="claude-sonnet-4-5").id
+    priced = main.kernel.agents.spawn("priced", provider="anthropic", model="claude-sonnet-4-5").id
     free = main.spawn("local")
     main.provider(free).script(reply("unpriced", usage=(1000, 100)))
     for agent in (priced, free):
-        main.kernel.send(agent, "hi")
-        main.until(lambda agent=agent: main.kernel.agent(agent).state == "idle")
+        main.kernel.agents.send(agent, "hi")
+        main.until(lambda agent=agent: main.kernel.agents.get(agent).state == "idle")
     main.settle()
     rows = {main.window.processes.index(r, 0).data(): r for r in range(2)}
     tokens = {aid: main.window.processes.index(row, 3).data() for aid, row in rows.items()}

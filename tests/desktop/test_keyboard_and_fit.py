@@ -51,13 +51,13 @@ def test_shortcuts_work_from_an_ask_window(main, qtbot):
     main.window.window_for(a)
     _active(main, ask)
     qtbot.keyClick(ask.input, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
-    main.until(lambda: len(main.kernel.agents()) == 2)
+    main.until(lambda: len(main.kernel.agents.list()) == 2)
 
 
 def _waiting_agent(main, name="scribe"):
     a = main.spawn(name)
     main.provider(a).script(reply(tools=(("fs_write", {"path": "a.md", "content": "x\n"}),)), reply("ok"))
-    main.kernel.send(a, "write a.md")
+    main.kernel.agents.send(a, "write a.md")
     main.until(lambda: main.desk.lease_dialogs.dialog_for(a) is not None)
     main.settle()
     return a, main.desk.lease_dialogs.dialog_for(a)
@@ -80,7 +80,7 @@ def test_a_waiting_request_is_flagged_and_brought_up_from_the_keyboard(main, qtb
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     _active(main, dialog)
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
-    main.until(lambda: main.kernel.agent(a).state == "idle")
+    main.until(lambda: main.kernel.agents.get(a).state == "idle")
     main.until(lambda: main.window.statusBar().currentMessage() == "")
 
 

@@ -149,7 +149,7 @@ def test_ctrl_comma_opens_settings_whose_automations_and_web_pages_tab_reaches(m
 
 def test_tab_leaves_the_process_table_and_the_ledger(main, qtbot):
     main.spawn("scribe")
-    main.window.window_for(main.kernel.agents()[0].id).close()
+    main.window.window_for(main.kernel.agents.list()[0].id).close()
     _active(main, main.window)
     for table in (main.window.process_view, main.window.ledger_view.table):
         table.setFocus()

@@ -30,7 +30,7 @@ def test_shortcuts_focus_the_tables(main, qtbot):
 
 def test_new_ask_spawns_and_opens_its_window(main):
     window = main.window.new_ask()
-    (info,) = main.kernel.agents()
+    (info,) = main.kernel.agents.list()
     assert isinstance(window, AskWindow) and window.agent_id == info.id
     assert main.window.windows[info.id] is window and window.isVisible()
     assert main.window.processes.rowCount() == 1
@@ -40,7 +40,7 @@ def test_close_with_running_agents_asks_then_shuts_down(main):
     a = main.spawn("scribe")
     gate, reached = asyncio.Event(), asyncio.Event()
     main.provider(a).script(ScriptedTurn((TextChunk("working"), Hold(gate, reached), StreamEnd("end_turn"))))
-    main.kernel.send(a, "go")
+    main.kernel.agents.send(a, "go")
     main.until(reached.is_set)
     closed = []
     main.window.closed.connect(lambda: closed.append(True))
@@ -50,12 +50,12 @@ def test_close_with_running_agents_asks_then_shuts_down(main):
     assert box.windowModality() == Qt.WindowModality.WindowModal
     assert "scribe" in box.text()
     box.button(QMessageBox.StandardButton.Cancel).click()
-    assert main.window.isVisible() and main.kernel.agent(a).state == "running"
+    assert main.window.isVisible() and main.kernel.agents.get(a).state == "running"
     main.window.close()
     quit_button = next(b for b in main.window.close_prompt.buttons() if b.text() == "Stop agents and quit")
     quit_button.click()
     main.until(lambda: bool(closed))
-    assert main.kernel.agent(a).state == "killed"
+    assert main.kernel.agents.get(a).state == "killed"
     assert not main.window.isVisible()
 
 
@@ -104,7 +104,7 @@ def test_end_to_end_ask_lease_kill_undo(main, qtbot):
     assert diff
     five = next(b for b in dialog.grant_buttons.values() if b.text().startswith("5 minutes"))
     five.click()
-    main.until(lambda: main.kernel.agent(a).state == "idle")
+    main.until(lambda: main.kernel.agents.get(a).state == "idle")
     assert target.read_text() == "- [x] call the bank\n"
     model = main.window.processes
     assert model.data(model.index(0, COL_NAME)) == "scribe"
@@ -113,8 +113,8 @@ def test_end_to_end_ask_lease_kill_undo(main, qtbot):
     view = main.window.process_view
     rect = view.visualRect(model.index(0, COL_KILL))
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    main.until(lambda: main.kernel.agent(a).state == "killed")
-    assert main.kernel.leases(a) == []
+    main.until(lambda: main.kernel.agents.get(a).state == "killed")
+    assert main.kernel.leases.list(a) == []
     main.settle()
     ledger = main.window.ledger_view
     tool_entry = next(e for e in ledger.model.pager.entries if e.kind == "tool")
@@ -138,4 +138,4 @@ def test_a_refused_workspace_in_settings_is_said_not_raised(main, monkeypatch):
     assert "No agent started" in main.window.statusBar().currentMessage()
     assert "home folder" in main.window.statusBar().currentMessage()
     assert opened == [True]
-    assert kernel.agents() == []
+    assert kernel.agents.list() == []

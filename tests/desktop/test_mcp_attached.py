@@ -35,7 +35,7 @@ def attached(qtbot, qloop, agentdesk_home, monkeypatch):
             task = asyncio.ensure_future(attach_desktop(agentdesk_home, grant_delay_ms=0))
             qtbot.waitUntil(task.done, timeout=30_000)
             desk = task.result()
-            ready = asyncio.ensure_future(desk.kernel.mcp_reload())  # the kernel's own start of mcp.json is done
+            ready = asyncio.ensure_future(desk.kernel.extensions.mcp_reload())  # the kernel's own start of mcp.json is done
             qtbot.waitUntil(ready.done, timeout=60_000)
             assert ready.result().problems == ()
             yield desk
@@ -54,7 +54,7 @@ def test_the_mcp_page_shows_the_kernel_services_word_and_applies_changes_at_once
     attached.window.settings_action.trigger()
     dialog = attached.extras["settings_dialog"]
     page = dialog.open_page["mcp"]().page
-    [t] = attached.kernel.mcp_status()
+    [t] = attached.kernel.extensions.mcp_status()
     state = page.table.item(0, 3).text()
     assert page.table.item(0, 0).text() == "t" and state == f"connected · {len(t.tools)} tools" and len(t.tools) > 5
     assert "Changes apply at once" in page.note.text()
@@ -75,7 +75,7 @@ def test_the_mcp_page_shows_the_kernel_services_word_and_applies_changes_at_once
     with qtbot.waitSignal(page.applied, timeout=60_000) as applied:
         assert page.remove()
     assert applied.args[0].stopped == ("gone",)
-    assert [s.name for s in attached.kernel.mcp_status()] == ["t"] and page.table.rowCount() == 1
+    assert [s.name for s in attached.kernel.extensions.mcp_status()] == ["t"] and page.table.rowCount() == 1
     dialog.reject()
 
 

@@ -28,7 +28,7 @@ def test_agents_and_states_appear_as_events_arrive(main):
 
     gate, reached = asyncio.Event(), asyncio.Event()
     main.provider(a).script(ScriptedTurn((TextChunk("hel"), Hold(gate, reached), TextChunk("lo"), StreamEnd("end_turn"))))
-    main.kernel.send(a, "hi")
+    main.kernel.agents.send(a, "hi")
     main.until(reached.is_set)
     assert _cell(main, 0, COL_STATE).endswith("running")
     assert _cell(main, 0, COL_STATE, Qt.ItemDataRole.ForegroundRole).name() != \
@@ -37,8 +37,8 @@ def test_agents_and_states_appear_as_events_arrive(main):
     main.until(lambda: _cell(main, 0, COL_STATE) == "○ idle")
 
     main.provider(b).script(reply("ok", usage=(1200, 300)))
-    main.kernel.send(b, "count")
-    main.until(lambda: main.kernel.agent(b).state == "idle")
+    main.kernel.agents.send(b, "count")
+    main.until(lambda: main.kernel.agents.get(b).state == "idle")
     assert _cell(main, 1, COL_TOKENS) == "1.5k / 200k"
     assert "headline" not in main.window.status.headline.text()
     assert "running" in main.window.status.headline.text()
@@ -51,10 +51,10 @@ def test_kill_from_the_table_ends_the_agent_and_its_lease(main, qtbot):
     assert _cell(main, 0, COL_LEASES) == "1"
     rect = view.visualRect(main.window.processes.index(0, COL_KILL))
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    main.until(lambda: main.kernel.agent(a).state == "killed")
+    main.until(lambda: main.kernel.agents.get(a).state == "killed")
     assert _cell(main, 0, COL_STATE).endswith("killed")
     assert _cell(main, 0, COL_LEASES) == "–"
-    assert main.kernel.leases(a) == []
+    assert main.kernel.leases.list(a) == []
     assert _cell(main, 0, COL_KILL) == ""  # no button on a killed row
 
 
@@ -88,12 +88,12 @@ def test_context_menu_actions(main):
     (lease_action,) = revoke.actions()
     assert lease_action.text().startswith("fs.write")
     lease_action.trigger()
-    main.until(lambda: main.kernel.leases(a) == [])
+    main.until(lambda: main.kernel.leases.list(a) == [])
     dialog = view.ask_budget(a)
     assert dialog.windowModality() == Qt.WindowModality.WindowModal
     dialog.setIntValue(500_000)
     dialog.accept()
-    assert main.kernel.agent(a).budget == 500_000
+    assert main.kernel.agents.get(a).budget == 500_000
     assert _cell(main, 0, COL_TOKENS).endswith("/ 500k")
 
 

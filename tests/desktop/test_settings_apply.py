@@ -28,7 +28,7 @@ def test_settings_action_opens_a_window_modal_dialog_whose_save_reaches_the_kern
     assert main.kernel.settings.default_budget == 50_000
     assert main.desk.store.load().default_budget == 50_000
     later = main.spawn("later")
-    assert main.kernel.agent(later).budget == 50_000
+    assert main.kernel.agents.get(later).budget == 50_000
 
 
 @pytest.fixture
@@ -69,4 +69,4 @@ def test_saving_a_key_rebuilds_providers_and_clears_the_missing_key_notice(keyle
     assert desk.store.api_key("anthropic") == "sk-test-key"
     assert desk.kernel.settings.model_for("anthropic") == "claude-test"
     assert not ask.key_notice.isVisibleTo(ask) and ask.send_button.isEnabled()
-    assert desk.kernel.agent(desk.window.new_ask().agent_id).model == "claude-test"
+    assert desk.kernel.agents.get(desk.window.new_ask().agent_id).model == "claude-test"

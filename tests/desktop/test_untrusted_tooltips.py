@@ -36,8 +36,8 @@ def test_a_file_name_with_markup_is_shown_whole_in_the_ledger_tooltip(main):
 def test_a_provider_error_page_is_shown_whole_in_the_process_tooltip(main):
     a = main.spawn("scribe")
     main.provider(a).script(ScriptedTurn((ProviderError("scripted", "server", HIDDEN, status=502),)))
-    main.kernel.send(a, "hello")
-    main.until(lambda: main.kernel.agent(a).state == "failed")
+    main.kernel.agents.send(a, "hello")
+    main.until(lambda: main.kernel.agents.get(a).state == "failed")
     main.settle()
     model = main.window.processes
     row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == a)

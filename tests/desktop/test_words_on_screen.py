@@ -28,8 +28,8 @@ def test_status_footer_says_one_entry():
 def test_tokens_round_in_the_process_table(main):
     a = main.spawn("scribe")
     main.provider(a).script(reply("ok", usage=(14_000, 600)))
-    main.kernel.send(a, "count")
-    main.until(lambda: main.kernel.agent(a).state == "idle")
+    main.kernel.agents.send(a, "count")
+    main.until(lambda: main.kernel.agents.get(a).state == "idle")
     main.settle()
     model = main.window.processes
     assert model.data(model.index(0, COL_TOKENS)) == "14.6k / 200k"  # was "14k"
@@ -39,7 +39,7 @@ def test_tokens_round_in_the_process_table(main):
 def test_provider_and_model_in_the_table_and_the_ask_window(main):
     a = main.spawn("scribe")
     model = main.window.processes
-    provider = main.kernel.agent(a).provider
+    provider = main.kernel.agents.get(a).provider
     assert model.data(model.index(0, COL_NAME), ModelRole) == f"{provider} \u00b7 test-model"  # drawn after the name
     assert "test-model" in model.data(model.index(0, COL_NAME), Qt.ItemDataRole.ToolTipRole)
     ask = main.window.window_for(a)
@@ -55,14 +55,14 @@ def test_quit_prompt_says_one_agent_is(main):
     a = main.spawn("scribe")
     gate, reached = asyncio.Event(), asyncio.Event()
     main.provider(a).script(ScriptedTurn((TextChunk("working"), Hold(gate, reached), StreamEnd("end_turn"))))
-    main.kernel.send(a, "go")
+    main.kernel.agents.send(a, "go")
     main.until(reached.is_set)
     main.window.close()
     text = main.window.close_prompt.text()
     assert text.startswith("1 agent is still working: scribe.") and "(s)" not in text
     main.window.close_prompt.reject()
     gate.set()
-    main.until(lambda: main.kernel.agent(a).state == "idle")
+    main.until(lambda: main.kernel.agents.get(a).state == "idle")
 
 
 def test_undo_result_says_one_conflict():

@@ -24,6 +24,7 @@ from kernel.providers.lazy import missing_key_message
 from kernel.core.clock import ManualClock
 from kernel.core.events import Event
 from kernel.facade import Kernel
+from kernel.compose import build_kernel
 from kernel.providers.scripted import ScriptedProvider
 from kernel.config.settings import Settings, SettingsStore, home
 from ledger import Ledger
@@ -47,7 +48,7 @@ class Desk:
         """Spawn an agent with its own scripted provider and open its Ask window."""
         provider = provider or f"scripted-{name}"
         self.providers.setdefault(provider, ScriptedProvider())
-        info = self.kernel.spawn(name, provider=provider, model="test-model", budget=budget)
+        info = self.kernel.agents.spawn(name, provider=provider, model="test-model", budget=budget)
         window = AskWindow(self.kernel, info.id, self.bridge, self._open_settings)
         self.qtbot.addWidget(window)  # type: ignore[attr-defined]
         self.windows[info.id] = window
@@ -73,7 +74,7 @@ def desk(tmp_path: Path, qloop: qasync.QEventLoop, qtbot) -> Iterator[Desk]:
     providers: dict[str, ScriptedProvider] = {}
     settings = Settings(user_name="Ada", workspace=str(ws))
     store = SettingsStore(home())  # what build_desktop checks keys with
-    kernel = Kernel(ledger=ledger, settings=settings, providers=lambda name: providers[name], clock=clock,
+    kernel = build_kernel(ledger=ledger, settings=settings, providers=lambda name: providers[name], clock=clock,
                     attached=True, provider_problem=lambda name: missing_key_message(name, store))
     bridge = EventBridge(kernel)
     windows: dict[str, AskWindow] = {}

@@ -138,7 +138,7 @@ def test_no_provider_key_says_so_and_offers_settings(desk, qtbot):
     assert not win.send_button.isEnabled()
     win.input.setPlainText("hello?")
     win.send()  # refused quietly: no crash, no hang, nothing sent
-    assert win.info.state == "idle" and desk.kernel.conversation(win.agent_id) == ()
+    assert win.info.state == "idle" and desk.kernel.agents.conversation(win.agent_id) == ()
     qtbot.mouseClick(win.settings_button, Qt.MouseButton.LeftButton)
     assert desk.settings_opened == 1
 
@@ -181,7 +181,7 @@ def test_a_reply_finished_in_the_background_becomes_selectable_when_its_window_i
     desk.provider_of(win).script(reply("a finished reply", chunks=3))
     other.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is other, timeout=5000)
-    desk.kernel.send(win.agent_id, "go")
+    desk.kernel.agents.send(win.agent_id, "go")
     qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
     block = win.transcript.blocks[-1]
     qtbot.waitUntil(lambda: win.transcript._frames.idle, timeout=5000)

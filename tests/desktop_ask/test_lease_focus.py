@@ -24,7 +24,7 @@ def test_space_and_enter_before_the_delay_grant_nothing(desk, qtbot):
     qtbot.mouseClick(dialog.default_button, Qt.MouseButton.LeftButton)
     dialog.grant(300.0)
     assert dialog.answered is None and desk.of(LeaseGranted) == []
-    assert desk.kernel.pending_requests() and desk.dialogs.dialog_for(win.agent_id) is dialog
+    assert desk.kernel.leases.pending() and desk.dialogs.dialog_for(win.agent_id) is dialog
 
     qtbot.waitUntil(lambda: dialog.armed, timeout=3000)  # the delay is real here; wait for its effect
     assert all(b.isEnabled() for b in dialog.grant_buttons.values())
@@ -61,7 +61,7 @@ def test_a_request_does_not_take_the_keyboard_from_another_window(desk, qtbot):
     assert QApplication.focusWidget() is typing.input
 
     desk.provider_of(asking).script(reply(tools=(("fs_write", {"path": "a.md", "content": "x\n"}),)), reply("ok"))
-    desk.kernel.send(asking.agent_id, "write a.md")  # the request arrives on its own while the user types
+    desk.kernel.agents.send(asking.agent_id, "write a.md")  # the request arrives on its own while the user types
     qtbot.waitUntil(lambda: desk.dialogs.dialog_for(asking.agent_id) is not None, timeout=5000)
     dialog = desk.dialogs.dialog_for(asking.agent_id)
     qtbot.waitUntil(lambda: not desk.dialogs._settling, timeout=3000)
@@ -89,7 +89,7 @@ def test_the_asking_window_itself_hands_the_keyboard_to_its_dialog(desk, qtbot):
     win.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is win, timeout=3000)
     desk.provider_of(win).script(reply(tools=(("fs_write", {"path": "a.md", "content": "x\n"}),)), reply("ok"))
-    desk.kernel.send(win.agent_id, "write a.md")
+    desk.kernel.agents.send(win.agent_id, "write a.md")
     qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is not None, timeout=5000)
     dialog = desk.dialogs.dialog_for(win.agent_id)
     qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog, timeout=3000)

@@ -105,8 +105,8 @@ def test_kill_while_the_dialog_is_open_closes_it_and_grants_nothing(desk, qtbot)
     qtbot.waitUntil(lambda: bool(desk.of(LeaseRequestResolved)), timeout=5000)
     assert win.info.state == "killed" and win.state_badge.state == "killed"
     assert not win.input.isEnabled() and not win.stop_button.isEnabled()
-    assert desk.of(LeaseGranted) == [] and desk.kernel.leases(win.agent_id) == []
-    assert desk.kernel.resolve_request(request_id, __import__("kernel.leases.approver").leases.approver.Grant(300)) is False
+    assert desk.of(LeaseGranted) == [] and desk.kernel.leases.list(win.agent_id) == []
+    assert desk.kernel.leases.resolve(request_id, __import__("kernel.leases.approver").leases.approver.Grant(300)) is False
     assert not (desk.workspace / "notes" / "todo.md").exists()
 
 

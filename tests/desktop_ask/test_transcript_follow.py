@@ -31,7 +31,7 @@ def test_no_empty_space_past_the_last_message(desk, qtbot):
     win = desk.open()
     win.resize(700, 500)
     desk.provider_of(win).script(reply(LINES, chunks=60))
-    desk.kernel.send(win.agent_id, "go")
+    desk.kernel.agents.send(win.agent_id, "go")
     qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
     _settle(win, qtbot)
     t = win.transcript
@@ -47,7 +47,7 @@ def test_follows_again_once_scrolled_back_to_the_bottom(desk, qtbot):
     gate, reached = asyncio.Event(), asyncio.Event()
     desk.provider_of(win).script(ScriptedTurn((TextChunk(LINES), Hold(gate, reached), TextChunk(LINES),
                                        StreamEnd("end_turn"))))
-    desk.kernel.send(win.agent_id, "go")
+    desk.kernel.agents.send(win.agent_id, "go")
     qtbot.waitUntil(reached.is_set, timeout=5000)
     _settle(win, qtbot)
     t = win.transcript
@@ -70,7 +70,7 @@ def test_a_view_scrolled_up_is_left_alone_by_new_output(desk, qtbot):
     gate, reached = asyncio.Event(), asyncio.Event()
     desk.provider_of(win).script(ScriptedTurn((TextChunk(LINES), Hold(gate, reached), TextChunk(LINES),
                                        StreamEnd("end_turn"))))
-    desk.kernel.send(win.agent_id, "go")
+    desk.kernel.agents.send(win.agent_id, "go")
     qtbot.waitUntil(reached.is_set, timeout=5000)
     _settle(win, qtbot)
     bar = win.transcript.verticalScrollBar()

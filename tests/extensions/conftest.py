@@ -15,6 +15,7 @@ from kernel.leases.approver import Approver
 from kernel.core.clock import ManualClock
 from kernel.extensions.mcp_config import McpSecrets, McpServerConfig
 from kernel.facade import Kernel
+from kernel.compose import build_kernel
 from kernel.config.settings import Settings
 from ledger import Ledger
 from tests.fakes import FakeProviderServer, Turn
@@ -40,9 +41,9 @@ class McpEnv:
     async def ask(self, *turns: Turn) -> str:
         """Spawn an agent, script the model's ``turns``, send one message; returns the final state."""
         self.srv.script(*turns)
-        agent = self.kernel.spawn("mcp")
-        self.kernel.send(agent.id, "go")
-        return (await self.kernel.wait(agent.id)).state
+        agent = self.kernel.agents.spawn("mcp")
+        self.kernel.agents.send(agent.id, "go")
+        return (await self.kernel.agents.wait(agent.id)).state
 
 
 @pytest.fixture
@@ -62,10 +63,10 @@ def mcp_kernel(tmp_path: Path, agentdesk_home: Path) -> Callable[..., Any]:
 
                 provider = AnthropicProvider(api_key="test-key", base_url=srv.anthropic_base_url, timeout_s=20.0)
                 scripted = ScriptedApprover()
-                kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(ws)), providers=lambda _n: provider,
+                kernel = build_kernel(ledger=ledger, settings=Settings(workspace=str(ws)), providers=lambda _n: provider,
                                 approver=approver or scripted)
                 try:
-                    problems = await kernel.start_mcp([(s, McpSecrets()) for s in servers],
+                    problems = await kernel.extensions.start_mcp([(s, McpSecrets()) for s in servers],
                                                       log_dir=tmp_path / "logs", mode=mode)
                     env = McpEnv(kernel, srv, scripted, ledger, ws.resolve(), problems)
                     return await body(env)

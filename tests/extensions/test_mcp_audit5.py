@@ -22,12 +22,12 @@ def test_a_tool_the_server_adds_later_ends_a_lease_on_the_whole_server(mcp_kerne
         env.srv.script(Turn(parts=(ToolCall("mcp__g__grow", {}),)), Turn(parts=(ToolCall("mcp__g__wipe", {}),)),
                        Turn(parts=(Text("ok"),)))
         env.approver.will(DENY)  # the call the lease no longer covers is asked for, and denied
-        agent = env.kernel.spawn("grower")
-        whole = env.kernel.grant_lease(agent.id, "mcp.g", 300)
-        env.kernel.send(agent.id, "go")
-        assert (await env.kernel.wait(agent.id)).state == "idle"
+        agent = env.kernel.agents.spawn("grower")
+        whole = env.kernel.leases.grant(agent.id, "mcp.g", 300)
+        env.kernel.agents.send(agent.id, "go")
+        assert (await env.kernel.agents.wait(agent.id)).state == "idle"
         assert "mcp__g__wipe" in {t.name for t in env.kernel.tools()}  # listed after grow ran
-        assert whole.id not in {lease.id for lease in env.kernel.leases(agent.id)}
+        assert whole.id not in {lease.id for lease in env.kernel.leases.list(agent.id)}
         [revoke] = [e for e in env.ledger.page(kind="lease.revoke") if isinstance(e, LeaseRevoke)]
         assert revoke.lease == whole.id and "wipe" in revoke.reason
         assert [r.scope for r in env.approver.requests] == ["mcp.g.wipe"]

@@ -34,7 +34,7 @@ def test_an_mcp_tool_error_is_wrapped_recorded_and_taints(mcp_kernel):
         assert isinstance(seen, UntrustedSeen) and seen.cause == error.seq
         assert seen.source == "MCP server t, tool fail"
         assert seen.sha256 == hashlib.sha256(m.group(2).encode()).hexdigest()
-        [agent] = env.kernel.agents()
+        [agent] = env.kernel.agents.list()
         assert agent.tainted == "read untrusted content from MCP server t, tool fail"
 
     mcp_kernel([stdio_server()], body)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from kernel.core.clock import ManualClock
 from kernel.extensions.mcp_config import McpSecrets, McpServerConfig
-from kernel.facade import Kernel
+from kernel.compose import build_kernel
 from kernel.config.settings import Settings
 from ledger import Ledger
 from tests.fakes import FakeProviderServer, Text, ToolCall, Turn
@@ -29,16 +29,16 @@ def test_a_server_answering_with_its_token_does_not_put_it_in_the_ledger(tmp_pat
             from kernel.providers.anthropic import AnthropicProvider
 
             provider = AnthropicProvider(api_key="test-key", base_url=srv.anthropic_base_url, timeout_s=20.0)
-            kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(ws)), providers=lambda _n: provider)
+            kernel = build_kernel(ledger=ledger, settings=Settings(workspace=str(ws)), providers=lambda _n: provider)
             try:
-                problems = await kernel.start_mcp([(config, McpSecrets({"LEAKY_API_TOKEN": TOKEN}, {}))],
+                problems = await kernel.extensions.start_mcp([(config, McpSecrets({"LEAKY_API_TOKEN": TOKEN}, {}))],
                                                   log_dir=tmp_path / "logs")
                 assert problems == {}
                 srv.script(Turn(parts=(ToolCall("mcp__leaky__whoami", {}),)), Turn(parts=(Text("ok"),)))
-                agent = kernel.spawn("asks")
-                kernel.grant_lease(agent.id, "mcp.leaky", 300)
-                kernel.send(agent.id, "go")
-                return (await kernel.wait(agent.id)).state
+                agent = kernel.agents.spawn("asks")
+                kernel.leases.grant(agent.id, "mcp.leaky", 300)
+                kernel.agents.send(agent.id, "go")
+                return (await kernel.agents.wait(agent.id)).state
             finally:
                 await kernel.aclose()
                 await provider.aclose()

@@ -40,7 +40,7 @@ def test_tools_are_listed_with_scopes_risks_and_untrusted_output(mcp_kernel):
         assert crash.risk == "R3"  # destructive
         assert "fs_read" in tools  # the built-in tools are still there
         # dup-name and dup_name sanitise to one name: the changed one keeps a hash of the original
-        statuses = {s.name: s for s in env.kernel.mcp_status()}
+        statuses = {s.name: s for s in env.kernel.extensions.mcp_status()}
         t = statuses["t"]
         assert t.state == "connected" and t.protocol and t.disabled == ()
         dups = [name for name in t.tools if name.startswith("mcp__t__dup")]
@@ -80,10 +80,10 @@ def test_a_lease_on_the_server_covers_all_its_tools(mcp_kernel):
         # shout carries no read-only hint, so it is R3, whose default policy (confirm) no lease
         # satisfies; a policy naming the server lets its lease cover them
         env.kernel.update_settings(replace(env.kernel.settings, policies={"mcp.t": "ask"}))
-        agent = env.kernel.spawn("scoped")
-        env.kernel.grant_lease(agent.id, "mcp.t", 300)
-        env.kernel.send(agent.id, "go")
-        assert (await env.kernel.wait(agent.id)).state == "idle"
+        agent = env.kernel.agents.spawn("scoped")
+        env.kernel.leases.grant(agent.id, "mcp.t", 300)
+        env.kernel.agents.send(agent.id, "go")
+        assert (await env.kernel.agents.wait(agent.id)).state == "idle"
         assert env.approver.requests == []  # nothing asked: mcp.t covers mcp.t.echo and mcp.t.shout
         first = _results(env, 1)
         assert [r[1] for r in first] == ["B", "echo: a"]
@@ -97,15 +97,15 @@ def test_a_hung_call_times_out_and_the_server_keeps_working(mcp_kernel):
     async def body(env: McpEnv) -> None:
         env.srv.script(Turn(parts=(ToolCall("mcp__t__hang", {}),)), Turn(parts=(ToolCall("mcp__t__echo", {"text": "x"}),)),
                        Turn(parts=(Text("ok"),)))
-        agent = env.kernel.spawn("waits")
-        env.kernel.grant_lease(agent.id, "mcp.t", 300)
-        env.kernel.send(agent.id, "go")
-        assert (await env.kernel.wait(agent.id)).state == "idle"
+        agent = env.kernel.agents.spawn("waits")
+        env.kernel.leases.grant(agent.id, "mcp.t", 300)
+        env.kernel.agents.send(agent.id, "go")
+        assert (await env.kernel.agents.wait(agent.id)).state == "idle"
         [(_, text, is_error)] = _results(env, 1)
         assert is_error and "timed out after 1 s" in text
         (_, text, is_error) = _results(env, 2)[-1]
         assert not is_error and text == "echo: x"
-        [status] = env.kernel.mcp_status()
+        [status] = env.kernel.extensions.mcp_status()
         assert status.state == "connected"
 
     mcp_kernel([stdio_server(timeout_s=1.0)], body)
@@ -116,10 +116,10 @@ def test_a_crashed_server_fails_clearly_and_is_restarted_on_the_next_call(mcp_ke
         env.srv.script(Turn(parts=(ToolCall("mcp__t__crash", {}),)),
                        Turn(parts=(ToolCall("mcp__t__echo", {"text": "back"}),)), Turn(parts=(Text("ok"),)))
         env.kernel.update_settings(replace(env.kernel.settings, policies={"mcp.t": "ask"}))  # crash is R3
-        agent = env.kernel.spawn("crashes")
-        env.kernel.grant_lease(agent.id, "mcp.t", 300)
-        env.kernel.send(agent.id, "go")
-        assert (await env.kernel.wait(agent.id)).state == "idle"
+        agent = env.kernel.agents.spawn("crashes")
+        env.kernel.leases.grant(agent.id, "mcp.t", 300)
+        env.kernel.agents.send(agent.id, "go")
+        assert (await env.kernel.agents.wait(agent.id)).state == "idle"
         [(_, text, is_error)] = _results(env, 1)
         assert is_error and "the MCP server t stopped while calling crash" in text
         assert "started again on the next call" in text
@@ -135,13 +135,13 @@ def test_a_changed_tool_list_revokes_leases_on_what_went(mcp_kernel):
     async def body(env: McpEnv) -> None:
         env.srv.script(Turn(parts=(ToolCall("mcp__t__drop_extra", {}),)),
                        Turn(parts=(ToolCall("mcp__t__extra", {}),)), Turn(parts=(Text("ok"),)))
-        agent = env.kernel.spawn("changes")
-        on_extra = env.kernel.grant_lease(agent.id, "mcp.t.extra", 300)
-        on_echo = env.kernel.grant_lease(agent.id, "mcp.t.echo", 300)
-        env.kernel.grant_lease(agent.id, "mcp.t.drop_extra", 300)
-        env.kernel.send(agent.id, "go")
-        assert (await env.kernel.wait(agent.id)).state == "idle"
-        live = {lease.id for lease in env.kernel.leases(agent.id)}
+        agent = env.kernel.agents.spawn("changes")
+        on_extra = env.kernel.leases.grant(agent.id, "mcp.t.extra", 300)
+        on_echo = env.kernel.leases.grant(agent.id, "mcp.t.echo", 300)
+        env.kernel.leases.grant(agent.id, "mcp.t.drop_extra", 300)
+        env.kernel.agents.send(agent.id, "go")
+        assert (await env.kernel.agents.wait(agent.id)).state == "idle"
+        live = {lease.id for lease in env.kernel.leases.list(agent.id)}
         assert on_extra.id not in live and on_echo.id in live
         [revoke] = [e for e in env.ledger.page(kind="lease.revoke") if isinstance(e, LeaseRevoke)]
         assert revoke.lease == on_extra.id and "the MCP server t changed or removed its tools: extra" in revoke.reason
@@ -159,7 +159,7 @@ def test_a_server_that_cannot_start_is_a_reason_not_a_crash(mcp_kernel, tmp_path
 
     async def body(env: McpEnv) -> None:
         assert set(env.problems) == {"gone"} and "gone" in env.problems["gone"]
-        [status] = env.kernel.mcp_status()
+        [status] = env.kernel.extensions.mcp_status()
         assert status.state == "failed" and status.tools == ()
 
     mcp_kernel([missing], body)

@@ -79,7 +79,7 @@ def test_npm_server_filesystem_speaks_the_older_revision_through_the_loop(mcp_ke
 
     async def body(env: McpEnv) -> None:
         assert env.problems == {}
-        [status] = env.kernel.mcp_status()
+        [status] = env.kernel.extensions.mcp_status()
         assert status.protocol is not None and status.protocol < "2026"  # negotiated down to a 2025 revision
         tools = {t.name: t for t in env.kernel.tools()}
         assert {"mcp__files__read_text_file", "mcp__files__write_file"} <= set(tools)

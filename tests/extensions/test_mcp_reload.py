@@ -33,29 +33,29 @@ def test_reload_starts_restarts_and_stops_to_match_mcp_json(mcp_kernel, tmp_path
 
     async def body(env: McpEnv) -> None:
         kernel = env.kernel
-        assert await kernel.mcp_reload() == type(await kernel.mcp_reload())(
+        assert await kernel.extensions.mcp_reload() == type(await kernel.extensions.mcp_reload())(
             problems=("this kernel was started without a home folder to read mcp.json from",))
-        assert await start_configured_mcp(kernel, home) == []
-        assert {s.name: s.state for s in kernel.mcp_status()} == {"t": "connected", "later": "disabled"}
+        assert await start_configured_mcp(kernel.extensions, home) == []
+        assert {s.name: s.state for s in kernel.extensions.mcp_status()} == {"t": "connected", "later": "disabled"}
         assert "tok-Abc-123456" in kernel.secrets  # held: the ledger's redactor takes it out of every entry
-        agent = kernel.spawn("a")
-        on_echo = kernel.grant_lease(agent.id, "mcp.t.echo", 300)
+        agent = kernel.agents.spawn("a")
+        on_echo = kernel.leases.grant(agent.id, "mcp.t.echo", 300)
 
         store.add(_server(timeout_s=7.0))  # same tools, another timeout: restarted, described again, lease kept
         store.add(_server("later"))  # switched on: started
-        done = await kernel.mcp_reload()
+        done = await kernel.extensions.mcp_reload()
         assert (done.started, done.restarted, done.stopped, done.problems) == (("later",), ("t",), (), ())
         assert kernel._services.tools.get("mcp__t__echo").timeout_s == 7.0
-        assert on_echo.id in {lease.id for lease in kernel.leases(agent.id)}
+        assert on_echo.id in {lease.id for lease in kernel.leases.list(agent.id)}
         assert "mcp__later__echo" in {t.name for t in kernel.tools()}
 
-        assert (await kernel.mcp_reload()).in_words() == "no change"
+        assert (await kernel.extensions.mcp_reload()).in_words() == "no change"
         store.add(_server("later", enabled=False))  # switched off: stopped, its tools gone
         store.remove("t")
-        done = await kernel.mcp_reload()
+        done = await kernel.extensions.mcp_reload()
         assert sorted(done.stopped) == ["later", "t"] and done.started == done.restarted == ()
-        assert on_echo.id not in {lease.id for lease in kernel.leases(agent.id)}
+        assert on_echo.id not in {lease.id for lease in kernel.leases.list(agent.id)}
         assert not any(t.name.startswith("mcp__") for t in kernel.tools())
-        assert {s.name: s.state for s in kernel.mcp_status()} == {"later": "disabled"}
+        assert {s.name: s.state for s in kernel.extensions.mcp_status()} == {"later": "disabled"}
 
     mcp_kernel([], body)

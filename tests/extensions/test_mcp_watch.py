@@ -17,7 +17,7 @@ from kernel.core.events import McpChanged
 from kernel.extensions.mcp_config import McpStore
 from kernel.extensions.mcp_watch import McpFile, signature
 from kernel.extensions.setup import start_configured_mcp
-from kernel.facade import Kernel
+from kernel.compose import build_kernel
 from kernel.config.secrets import SecretStore, usable_keyring
 from kernel.config.settings import Settings, SettingsStore
 from ledger import Ledger
@@ -75,7 +75,7 @@ def test_hand_edits_apply_and_a_broken_edit_keeps_the_servers_running(tmp_path, 
     async def main() -> None:
         clock = ManualClock()
         ledger = Ledger(tmp_path / "ledger.db", clock=clock.now)
-        kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(ws)), providers=lambda _n: None, clock=clock)
+        kernel = build_kernel(ledger=ledger, settings=Settings(workspace=str(ws)), providers=lambda _n: None, clock=clock)
         heard: asyncio.Queue[McpChanged] = asyncio.Queue()
         awake_sleepers: list[int] = []
 
@@ -87,13 +87,13 @@ def test_hand_edits_apply_and_a_broken_edit_keeps_the_servers_running(tmp_path, 
         kernel.subscribe(on_event)
         reports: list[Any] = []
         try:
-            kernel.use_mcp_home(home)  # as the kernel service does: the home first, the start and the watch beside it
-            kernel.watch_mcp(reports.append, interval_s=TICK)
-            assert await start_configured_mcp(kernel, home) == []
+            kernel.extensions.use_mcp_home(home)  # as the kernel service does: the home first, the start and the watch beside it
+            kernel.extensions.watch_mcp(reports.append, interval_s=TICK)
+            assert await start_configured_mcp(kernel.extensions, home) == []
             first = heard.get_nowait()
             assert not first.edited and first.reload.started == ("t",)
-            agent = kernel.spawn("a", workspace=str(ws))
-            on_echo = kernel.grant_lease(agent.id, "mcp.t.echo", 3600)
+            agent = kernel.agents.spawn("a", workspace=str(ws))
+            on_echo = kernel.leases.grant(agent.id, "mcp.t.echo", 3600)
             await _until(lambda: clock.sleepers == 2)  # the leases' expiry watch and the mcp.json watch
 
             async def tick() -> McpChanged:
@@ -107,7 +107,7 @@ def test_hand_edits_apply_and_a_broken_edit_keeps_the_servers_running(tmp_path, 
             added = await tick()
             assert added.edited and added.reload.started == ("u",) and added.reload.problems == ()
             assert reports == [added.reload]
-            assert {s.name: (s.state, s.config_problem) for s in kernel.mcp_status()} == \
+            assert {s.name: (s.state, s.config_problem) for s in kernel.extensions.mcp_status()} == \
                 {"t": ("connected", None), "u": ("connected", None)}
 
             # half a file (an editor's save seen midway): nothing stops, every server says why
@@ -115,7 +115,7 @@ def test_hand_edits_apply_and_a_broken_edit_keeps_the_servers_running(tmp_path, 
             broken = await tick()
             assert broken.edited and broken.reload.in_words() == "no change"
             assert len(broken.reload.problems) == 1 and "is not valid JSON" in broken.reload.problems[0]
-            status = {s.name: s for s in kernel.mcp_status()}
+            status = {s.name: s for s in kernel.extensions.mcp_status()}
             assert {n: s.state for n, s in status.items()} == {"t": "connected", "u": "connected"}
             for s in status.values():
                 assert s.config_problem is not None and "is not valid JSON" in s.config_problem
@@ -127,24 +127,24 @@ def test_hand_edits_apply_and_a_broken_edit_keeps_the_servers_running(tmp_path, 
             bad_field = await tick()
             assert (bad_field.reload.stopped, bad_field.reload.restarted, bad_field.reload.started) == (("u",), (), ())
             assert len(bad_field.reload.problems) == 1 and "timeout_s must be a number" in bad_field.reload.problems[0]
-            [t] = kernel.mcp_status()
+            [t] = kernel.extensions.mcp_status()
             assert t.state == "connected" and t.config_problem == bad_field.reload.problems[0]
-            assert on_echo.id in {lease.id for lease in kernel.leases(agent.id)}
+            assert on_echo.id in {lease.id for lease in kernel.leases.list(agent.id)}
             assert not any(name.startswith("mcp__u__") for name in (tool.name for tool in kernel.tools()))
 
             # fixed: t takes the file's entry again (a new timeout: restarted), the reason is gone
             _write(path, json.dumps({"servers": {"t": _entry(timeout_s=20)}}))
             fixed = await tick()
             assert fixed.reload.restarted == ("t",) and fixed.reload.problems == ()
-            assert [(s.name, s.state, s.config_problem) for s in kernel.mcp_status()] == [("t", "connected", None)]
-            assert on_echo.id in {lease.id for lease in kernel.leases(agent.id)}  # same tools: lease kept
+            assert [(s.name, s.state, s.config_problem) for s in kernel.extensions.mcp_status()] == [("t", "connected", None)]
+            assert on_echo.id in {lease.id for lease in kernel.leases.list(agent.id)}  # same tools: lease kept
 
             # a save through Settings (mcp_reload) is not read a second time by the watch
             store = McpStore(home, SecretStore(SettingsStore(home), use_keyring=False))
             store.remove("t")
-            asked = await kernel.mcp_reload()
+            asked = await kernel.extensions.mcp_reload()
             assert asked.stopped == ("t",) and not heard.get_nowait().edited
-            assert not kernel._mcp_file.changed()  # type: ignore[union-attr]
+            assert not kernel.extensions._file.changed()  # type: ignore[union-attr]
             assert len(reports) == 4
         finally:
             await kernel.aclose()

@@ -39,11 +39,11 @@ def test_a_link_inside_the_allowed_paths_does_not_lead_out_of_them(mcp_kernel, h
             Turn(parts=(ToolCall("fs_read", {"path": "docs/notes/secret.txt"}),
                         ToolCall("fs_write", {"path": "docs/code/evil.py", "content": "x"}))),
             Turn(parts=(Text("done"),)))
-        agent = env.kernel.spawn("skilled")
+        agent = env.kernel.agents.spawn("skilled")
         for scope in ("skill", "fs"):
-            env.kernel.grant_lease(agent.id, scope, 300)
-        env.kernel.send(agent.id, "go")
-        assert (await env.kernel.wait(agent.id)).state == "idle"
+            env.kernel.leases.grant(agent.id, scope, 300)
+        env.kernel.agents.send(agent.id, "go")
+        assert (await env.kernel.agents.wait(agent.id)).state == "idle"
         read, write = _results(env, 2)[-2:]
         assert read[2] and "refused by the skill docs" in read[1] and "s3cret-marker" not in read[1]
         assert write[2] and "refused by the skill docs" in write[1]
@@ -66,11 +66,11 @@ def test_a_file_link_inside_the_allowed_paths_is_not_searched_through(mcp_kernel
             Turn(parts=(ToolCall("skill_load", {"name": "docs"}),)),
             Turn(parts=(ToolCall("fs_search", {"pattern": "needle", "path": "docs"}),)),
             Turn(parts=(Text("done"),)))
-        agent = env.kernel.spawn("searcher")
+        agent = env.kernel.agents.spawn("searcher")
         for scope in ("skill", "fs"):
-            env.kernel.grant_lease(agent.id, scope, 300)
-        env.kernel.send(agent.id, "go")
-        assert (await env.kernel.wait(agent.id)).state == "idle"
+            env.kernel.leases.grant(agent.id, scope, 300)
+        env.kernel.agents.send(agent.id, "go")
+        assert (await env.kernel.agents.wait(agent.id)).state == "idle"
         [(_, found, is_error)] = _results(env, 2)[-1:]
         assert not is_error and "needle in the guide" in found and "s3cret-marker" not in found
 
@@ -90,11 +90,11 @@ def test_a_redirect_does_not_lead_out_of_the_domains_a_skill_may_fetch(make_env,
             reply("done"))
 
         async def go():
-            agent = env.kernel.spawn("fetcher")
+            agent = env.kernel.agents.spawn("fetcher")
             for scope in ("skill", "net"):
-                env.kernel.grant_lease(agent.id, scope, 300)
-            env.kernel.send(agent.id, "go")
-            info = await env.kernel.wait(agent.id)
+                env.kernel.leases.grant(agent.id, scope, 300)
+            env.kernel.agents.send(agent.id, "go")
+            info = await env.kernel.agents.wait(agent.id)
             await env.kernel.aclose()
             return info
 

@@ -96,11 +96,11 @@ def test_under_a_skill_calls_are_leases_intersected_with_its_manifest(mcp_kernel
             Turn(parts=(ToolCall("fs_read", {"path": "docs/guide.md"}), ToolCall("fs_read", {"path": "secret.txt"}),
                         ToolCall("fs_write", {"path": "docs/new.md", "content": "x"}))),
             Turn(parts=(Text("done"),)))
-        agent = env.kernel.spawn("skilled")
+        agent = env.kernel.agents.spawn("skilled")
         for scope in ("skill", "fs"):
-            env.kernel.grant_lease(agent.id, scope, 300)  # leases allow everything; the manifest does not
-        env.kernel.send(agent.id, "go")
-        assert (await env.kernel.wait(agent.id)).state == "idle"
+            env.kernel.leases.grant(agent.id, scope, 300)  # leases allow everything; the manifest does not
+        env.kernel.agents.send(agent.id, "go")
+        assert (await env.kernel.agents.wait(agent.id)).state == "idle"
         [(_, loaded, is_error)] = _results(env, 1)
         assert not is_error and "SECRET-BODY-MARKER" in loaded and "tools within fs.read" in loaded
         guide, secret, write = _results(env, 2)[-3:]
@@ -125,10 +125,10 @@ def test_a_skill_without_a_manifest_gets_no_tools(mcp_kernel, home):
         (env.workspace / "a.txt").write_text("a")
         env.srv.script(Turn(parts=(ToolCall("skill_load", {"name": "bare"}),)),
                        Turn(parts=(ToolCall("fs_read", {"path": "a.txt"}),)), Turn(parts=(Text("done"),)))
-        agent = env.kernel.spawn("bare")
-        env.kernel.grant_lease(agent.id, "*", 300)
-        env.kernel.send(agent.id, "go")
-        assert (await env.kernel.wait(agent.id)).state == "idle"
+        agent = env.kernel.agents.spawn("bare")
+        env.kernel.leases.grant(agent.id, "*", 300)
+        env.kernel.agents.send(agent.id, "go")
+        assert (await env.kernel.agents.wait(agent.id)).state == "idle"
         _, text, is_error = _results(env, 2)[-1]
         assert is_error and "has no manifest.json, so no tools may be used under it" in text
 
@@ -211,10 +211,10 @@ def test_agents_md_joins_the_prompt_and_its_version_is_recorded(mcp_kernel, tmp_
         agents_md.write_text("Run the tests with make check. PROJECT-RULE")
         (env.workspace / "CLAUDE.md").write_text("CLAUDE-ONLY")
         env.srv.script(Turn(parts=(ToolCall("fs_list", {}),)), Turn(parts=(Text("done"),)))
-        agent = env.kernel.spawn("reader")
-        env.kernel.grant_lease(agent.id, "fs", 300)
-        env.kernel.send(agent.id, "go")
-        assert (await env.kernel.wait(agent.id)).state == "idle"
+        agent = env.kernel.agents.spawn("reader")
+        env.kernel.leases.grant(agent.id, "fs", 300)
+        env.kernel.agents.send(agent.id, "go")
+        assert (await env.kernel.agents.wait(agent.id)).state == "idle"
         first, second = _system(env, 0), _system(env, 1)
         assert "PROJECT-RULE" in first and str(agents_md) in first and "CLAUDE-ONLY" not in first
         [used] = [e for e in env.ledger.page(kind="context") if isinstance(e, ContextUsed)]  # once: same version
@@ -223,8 +223,8 @@ def test_agents_md_joins_the_prompt_and_its_version_is_recorded(mcp_kernel, tmp_
 
         agents_md.unlink()  # CLAUDE.md is read when there is no AGENTS.md; a new version is recorded
         env.srv.script(Turn(parts=(Text("ok"),)))
-        env.kernel.send(agent.id, "again")
-        await env.kernel.wait(agent.id)
+        env.kernel.agents.send(agent.id, "again")
+        await env.kernel.agents.wait(agent.id)
         assert "CLAUDE-ONLY" in _system(env, 2)
         assert len(env.ledger.page(kind="context")) == 2
 

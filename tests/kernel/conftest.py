@@ -14,6 +14,7 @@ from kernel.leases.approver import Approver, Decision, Denial, Grant, LeaseReque
 from kernel.core.clock import ManualClock
 from kernel.core.events import Event
 from kernel.facade import Kernel
+from kernel.compose import build_kernel
 from kernel.providers.scripted import ScriptedProvider
 from kernel.config.settings import Settings
 from ledger import Ledger
@@ -75,7 +76,7 @@ def make_env(tmp_path: Path) -> Callable[..., Env]:
         provider = ScriptedProvider()
         scripted = ScriptedApprover()
         settings = Settings(user_name="Ada", workspace=str(ws), **settings_changes)
-        kernel = Kernel(ledger=ledger, settings=settings, providers=lambda _name: provider, clock=clock,
+        kernel = build_kernel(ledger=ledger, settings=settings, providers=lambda _name: provider, clock=clock,
                         approver=approver or scripted, tools=tools)
         env = Env(kernel, provider, scripted, clock, ledger, ws.resolve())
         kernel.subscribe(env.events.append)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
-import inspect
 import sys
 import types
 import typing
@@ -57,23 +56,15 @@ def test_every_value_in_the_public_module_is_plain_frozen_data() -> None:
     assert [p for v in data for p in _problems(v, seen, getattr(v, "__name__", repr(v)))] == []
 
 
-def test_the_kernel_has_every_method_of_the_facade_protocol_with_the_same_signature() -> None:
-    names = [n for n, _ in inspect.getmembers(api.KernelFacade) if not n.startswith("_")]
-    assert {"spawn", "send", "grant_lease", "provider_problem", "ledger_page", "resolve_request"} <= set(names)
-    for name in names:
-        wanted, got = getattr(api.KernelFacade, name), getattr(Kernel, name)
-        if isinstance(wanted, property):
-            assert isinstance(got, property), name
-            continue
-        assert inspect.signature(got) == inspect.signature(wanted), name
-        assert inspect.iscoroutinefunction(got) == inspect.iscoroutinefunction(wanted), name
-
-
 def test_the_kernel_package_re_exports_the_public_module() -> None:
     assert set(api.__all__) <= set(kernel.__all__)
     assert all(getattr(kernel, name) is getattr(api, name) for name in api.__all__)
 
 
 def test_the_facade_keeps_its_internals_private() -> None:
+    """Its methods are in desks (tests/kernel/test_facade_signatures.py checks each against kernel.api): the
+    facade itself keeps few public members, and none of its parts."""
     public = {n for n in dir(Kernel) if not n.startswith("_")}
-    assert not public & {"services", "ledger", "bus", "snapshots"}
+    assert not public & {"services", "bus", "snapshots", "process", "clock", "automation_gate"}
+    assert {"agents", "leases", "ledger", "extensions", "outward", "automations"} <= public
+    assert len(public) <= 30, sorted(public)

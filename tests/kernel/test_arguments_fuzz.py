@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from kernel.leases.approver import Denial, LeaseRequest
 from kernel.core.clock import ManualClock
-from kernel.facade import Kernel
+from kernel.compose import build_kernel
 from kernel.core.messages import ToolResultPart, ToolUse
 from kernel.providers import anthropic, gemini, openai_chat, openai_responses
 from kernel.providers.base import ProviderRequest, StreamEnd, TextChunk, ToolCallReady, UsageReport
@@ -148,16 +148,16 @@ async def _episode(root: Path, tool_calls: list[ToolCallReady], text: str) -> No
     clock = ManualClock()
     with Ledger(root / "ledger.db", clock=clock.now) as ledger:
         provider = ScriptedProvider()
-        kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(ws), shell_timeout_s=5.0),
+        kernel = build_kernel(ledger=ledger, settings=Settings(workspace=str(ws), shell_timeout_s=5.0),
                         providers=lambda _n: provider, clock=clock, approver=DenyTheRest())
         turn = ScriptedTurn((UsageReport(10, 0), TextChunk(text), *tool_calls, UsageReport(None, 5), StreamEnd("tool_use")))
         provider.script(turn, reply("done"))
         assert tuple(t.name for t in kernel.tools()) == tuple(TOOLS)
-        agent = kernel.spawn("fuzzed")
+        agent = kernel.agents.spawn("fuzzed")
         for scope in ("fs", "shell.exec"):
-            kernel.grant_lease(agent.id, scope, 3600)
-        kernel.send(agent.id, "go")
-        info = await kernel.wait(agent.id)
+            kernel.leases.grant(agent.id, scope, 3600)
+        kernel.agents.send(agent.id, "go")
+        info = await kernel.agents.wait(agent.id)
         await kernel.aclose()
 
         assert (info.state, info.reason) == ("idle", "")

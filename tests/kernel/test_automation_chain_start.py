@@ -12,7 +12,7 @@ import pytest
 from kernel.automations import Automation, chain_start
 from kernel.automations.chain import ChainBroken, ChainIntact
 from kernel.automations.store import AutomationStore
-from kernel.facade import Kernel
+from kernel.compose import build_kernel
 from kernel.providers.scripted import ScriptedProvider
 from kernel.config.settings import Settings
 from ledger import Ledger
@@ -24,9 +24,9 @@ def _start(path: Path) -> ChainIntact | ChainBroken:
     """What a kernel starting on the ledger at ``path`` found of the automation chain."""
     provider = ScriptedProvider()
     with Ledger(path) as ledger:
-        kernel = Kernel(ledger=ledger, settings=Settings(user_name="Ada", workspace=str(path.parent)),
+        kernel = build_kernel(ledger=ledger, settings=Settings(user_name="Ada", workspace=str(path.parent)),
                         providers=lambda _name: provider)
-        return kernel.automation_integrity()
+        return kernel.automations.integrity()
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ import pytest
 from kernel.automations import Automation, PolicyItem, Schedule, ScheduleRefused
 from kernel.core.clock import ManualClock
 from kernel.facade import Kernel
+from kernel.compose import build_kernel
 from kernel.providers.base import StreamEnd, TextChunk, UsageReport
 from kernel.providers.registry import make_provider
 from kernel.providers.scripted import Hold, ScriptedProvider, ScriptedTurn, reply
@@ -124,7 +125,7 @@ def test_after_downtime_one_catch_up_for_the_latest_slot_and_the_rest_missed(mak
     assert sorted(r.outcome for r in records).count("missed") == 9
     done = [r for r in records if r.outcome == "succeeded"]
     assert len(done) == 1 and done[0].slot == T0 + 9.5 * 3600  # the latest slot, 18:00
-    assert len(env.kernel.agents()) == 1
+    assert len(env.kernel.agents.list()) == 1
     env.provider.assert_done()
 
 
@@ -141,7 +142,7 @@ def test_a_slot_older_than_the_grace_window_is_missed_not_run(make_env):
 
     run(go())
     assert [r.outcome for r in runs(env, a)] == ["missed"] * 3
-    assert env.kernel.agents() == []
+    assert env.kernel.agents.list() == []
 
 
 def test_two_schedulers_on_one_home_run_a_slot_once(make_env, tmp_path):
@@ -149,7 +150,7 @@ def test_two_schedulers_on_one_home_run_a_slot_once(make_env, tmp_path):
     env.clock.advance(T0 - env.clock.now())
     a = hourly(env)
     other_ledger = Ledger(tmp_path / "ledger.db", clock=env.clock.now)
-    other = Kernel(ledger=other_ledger, settings=env.kernel.settings, providers=lambda _n: env.provider,
+    other = build_kernel(ledger=other_ledger, settings=env.kernel.settings, providers=lambda _n: env.provider,
                    clock=env.clock)
     env.provider.script(reply("Done."))
 
@@ -165,7 +166,7 @@ def test_two_schedulers_on_one_home_run_a_slot_once(make_env, tmp_path):
     run(go())
     other_ledger.close()
     assert [r.outcome for r in runs(env, a)] == ["succeeded"]
-    spawned = env.kernel.agents() + other.agents()
+    spawned = env.kernel.agents.list() + other.agents.list()
     assert len(spawned) == 1
     env.provider.assert_done()
 
@@ -207,8 +208,8 @@ def test_a_run_gets_its_policy_leases_context_and_the_prior_runs_state(make_env)
     assert {g.actor for g in grants} == {f"automation:{a.id}"} and len(grants) == 2
     revokes = [e for e in env.ledger.page(kind="lease.revoke") if isinstance(e, LeaseRevoke)]
     assert len(revokes) == 2 and all(r.actor == f"automation:{a.id}" for r in revokes)
-    assert env.kernel.leases() == []
-    names = sorted(x.name for x in env.kernel.agents())
+    assert env.kernel.leases.list() == []
+    names = sorted(x.name for x in env.kernel.agents.list())
     assert names[0].startswith("Notes digest · ")
     env.provider.assert_done()
 
@@ -223,7 +224,7 @@ def test_an_out_of_policy_request_is_denied_at_once_and_lands_in_the_inbox(make_
         reply("I could not write x.md.", check=lambda req: told.append(str(req.messages[-1].parts[0].content))))
 
     async def go():
-        task = env.kernel.automations.run_now(a.id)
+        task = env.kernel.automations.start_run(a.id)
         assert task is not None
         record = await task  # no hang: nobody answers, and nothing waits
         await env.kernel.aclose()
@@ -256,14 +257,14 @@ def test_three_refusals_in_a_row_stop_the_run_as_blocked(make_env):
         ScriptedTurn((UsageReport(1, 0), Hold(gate), TextChunk("never"), StreamEnd("end_turn"))))
 
     async def go():
-        record = await env.kernel.automations.run_now(a.id)
+        record = await env.kernel.automations.start_run(a.id)
         await env.kernel.aclose()
         return record
 
     record = run(go())
     assert record.outcome == "blocked"
     assert len(env.kernel.automations.inbox()) == 3
-    [agent] = env.kernel.agents()
+    [agent] = env.kernel.agents.list()
     assert agent.state.value == "killed"
 
 
@@ -336,7 +337,7 @@ class MidRun:
         self.reached = asyncio.Event()
         provider.script(ScriptedTurn((UsageReport(1, 0), Hold(asyncio.Event(), self.reached), StreamEnd("end_turn"))))
         self.first_ledger = Ledger(self.db, clock=self.clock.now)
-        self.first = Kernel(ledger=self.first_ledger, settings=self.settings, providers=lambda _n: provider,
+        self.first = build_kernel(ledger=self.first_ledger, settings=self.settings, providers=lambda _n: provider,
                             clock=self.clock)
         self.automation = self.first.automations.add(Automation(
             id="", name="Digest", objective="o", schedule="0 * * * *", workspace=str(self.ws), **automation))
@@ -350,7 +351,7 @@ class MidRun:
         self.clock.advance(1800)
         await self.reached.wait()  # the run is mid-stream: now the first kernel is abandoned
         self.second_ledger = Ledger(self.db, clock=self.clock.now)
-        return Kernel(ledger=self.second_ledger, settings=self.settings, providers=lambda _n: self.later,
+        return build_kernel(ledger=self.second_ledger, settings=self.settings, providers=lambda _n: self.later,
                       clock=self.clock)
 
     def close(self) -> None:
@@ -421,11 +422,11 @@ def test_automation_create_through_the_loop_asks_a_confirmation_and_refused_sche
         reply(tools=(("automation_create", {**proposal, "schedule": "0 7 * * 1-5"}),),
               check=lambda req: errors.append(str(req.messages[-1].parts[0].content))),
         reply("Created it."))
-    agent = env.kernel.spawn("helper")
+    agent = env.kernel.agents.spawn("helper")
 
     async def go():
-        env.kernel.send(agent.id, "make me a weekday digest")
-        await env.kernel.wait(agent.id)
+        env.kernel.agents.send(agent.id, "make me a weekday digest")
+        await env.kernel.agents.wait(agent.id)
 
     run(go())
     assert "less than one hour apart" in errors[0]  # refused before anyone was asked
@@ -440,7 +441,7 @@ def test_automation_create_through_the_loop_asks_a_confirmation_and_refused_sche
     assert [by for _, _, by in env.kernel.automations.history(view.automation.id)] == [agent.id]
     [confirmed] = [e for e in env.ledger.page(kind="confirm", limit=10) if isinstance(e, Confirmed)]
     assert confirmed.tool == "automation_create" and confirmed.subject == agent.id
-    assert env.kernel.leases() == []  # a confirmation grants no lease
+    assert env.kernel.leases.list() == []  # a confirmation grants no lease
     env.provider.assert_done()
 
 
@@ -453,11 +454,11 @@ def test_a_declined_confirmation_creates_nothing(make_env):
     env.provider.script(
         reply(tools=(("automation_create", {"name": "n", "objective": "o", "schedule": "every 1d", "policy": []}),)),
         reply("OK.", check=lambda req: told.append(str(req.messages[-1].parts[0].content))))
-    agent = env.kernel.spawn("helper")
+    agent = env.kernel.agents.spawn("helper")
 
     async def go():
-        env.kernel.send(agent.id, "go")
-        await env.kernel.wait(agent.id)
+        env.kernel.agents.send(agent.id, "go")
+        await env.kernel.agents.wait(agent.id)
 
     run(go())
     assert "permission denied" in told[0] and "automation.create" in told[0]
@@ -469,14 +470,14 @@ def test_no_lease_and_no_policy_but_deny_stands_in_for_the_automation_create_con
 
     env = make_env(policies={"automation.create": "auto", "automation": "ask"})
     env.approver.will(Grant(0.0), Denial())
-    env.kernel.grant_lease(agent := env.kernel.spawn("helper").id, "automation.create", 3600)  # covers nothing
+    env.kernel.leases.grant(agent := env.kernel.agents.spawn("helper").id, "automation.create", 3600)  # covers nothing
     call = {"name": "n", "objective": "o", "schedule": "every 1d", "policy": []}
     env.provider.script(reply(tools=(("automation_create", call),)), reply(tools=(("automation_create", call),)),
                         reply("done"))
 
     async def go():
-        env.kernel.send(agent, "go")
-        await env.kernel.wait(agent)
+        env.kernel.agents.send(agent, "go")
+        await env.kernel.agents.wait(agent)
 
     run(go())
     assert [(r.once, r.scope) for r in env.approver.requests] == [(True, "automation.create")] * 2
@@ -498,7 +499,7 @@ def test_an_automation_run_that_calls_automation_create_is_refused_at_once_into_
         reply("Could not."))
 
     async def go():
-        record = await env.kernel.automations.run_now(a.id)
+        record = await env.kernel.automations.start_run(a.id)
         await env.kernel.aclose()
         return record
 
@@ -518,9 +519,9 @@ def test_a_run_past_its_time_limit_is_stopped_as_timed_out_and_its_leases_revoke
     env.provider.script(ScriptedTurn((UsageReport(1, 0), Hold(gate, reached), StreamEnd("end_turn"))))
 
     async def go():
-        task = env.kernel.automations.run_now(a.id)
+        task = env.kernel.automations.start_run(a.id)
         await reached.wait()
-        assert [l.scope for l in env.kernel.leases()] == ["fs.read"]
+        assert [l.scope for l in env.kernel.leases.list()] == ["fs.read"]
         env.clock.advance(120)  # the kernel clock, not real time
         record = await task
         await env.kernel.aclose()
@@ -528,8 +529,8 @@ def test_a_run_past_its_time_limit_is_stopped_as_timed_out_and_its_leases_revoke
 
     record = run(go())
     assert record.outcome == "timed-out"
-    assert env.kernel.leases() == []
-    [agent] = env.kernel.agents()
+    assert env.kernel.leases.list() == []
+    [agent] = env.kernel.agents.list()
     assert agent.state.value == "killed" and "time limit" in agent.reason
 
 
@@ -540,7 +541,7 @@ def test_a_run_that_reaches_its_budget_ends_over_budget(make_env):
     env.provider.script(reply(tools=(("fs_list", {}),), usage=(900, 200)))
 
     async def go():
-        record = await env.kernel.automations.run_now(a.id)
+        record = await env.kernel.automations.start_run(a.id)
         await env.kernel.aclose()
         return record
 

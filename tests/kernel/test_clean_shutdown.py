@@ -29,16 +29,16 @@ def test_working_agents_are_interrupted_with_their_leases_and_nothing_runs_twice
         reply(tools=(("fs_write", {"path": "x.txt", "content": "x"}),)),
     )
     env.approver.will(HANG)
-    streamer, tooler, asker, idle = (env.kernel.spawn(n) for n in ("streamer", "tooler", "asker", "idle"))
-    env.kernel.grant_lease(tooler.id, "test.wait", 600)
+    streamer, tooler, asker, idle = (env.kernel.agents.spawn(n) for n in ("streamer", "tooler", "asker", "idle"))
+    env.kernel.leases.grant(tooler.id, "test.wait", 600)
 
     async def go():
-        env.kernel.send(streamer.id, "stream")
+        env.kernel.agents.send(streamer.id, "stream")
         await reached.wait()
-        env.kernel.send(tooler.id, "run the gate")
+        env.kernel.agents.send(tooler.id, "run the gate")
         await started.wait()
-        env.kernel.send(asker.id, "write x")
-        await until(lambda: env.kernel.agent(asker.id).state is AgentState.WAITING)
+        env.kernel.agents.send(asker.id, "write x")
+        await until(lambda: env.kernel.agents.get(asker.id).state is AgentState.WAITING)
         stopped = await env.kernel.interrupt_working()
         await env.kernel.aclose()
         return stopped
@@ -46,20 +46,20 @@ def test_working_agents_are_interrupted_with_their_leases_and_nothing_runs_twice
     stopped = run(go())
     assert sorted(a.id for a in stopped) == sorted((streamer.id, tooler.id, asker.id))
     for agent in (streamer, tooler, asker):
-        info = env.kernel.agent(agent.id)
+        info = env.kernel.agents.get(agent.id)
         assert (info.state, info.reason) == (AgentState.INTERRUPTED, KERNEL_STOPPED)
-    assert env.kernel.agent(idle.id).state is AgentState.IDLE
+    assert env.kernel.agents.get(idle.id).state is AgentState.IDLE
     assert env.ledger.page(kind="agent.kill") == [] and env.ledger.page(kind="lease.revoke") == []
     [cut] = [e for e in env.ledger.page(kind="error") if isinstance(e, ToolError)]
     assert cut.message == INTERRUPTED and cut.actor == tooler.id  # the call that had started
     assert not (env.workspace / "x.txt").exists()
 
     again = restarted(env, ScriptedProvider().script(reply("carried on")))
-    assert {a.id: a.state for a in again.agents()} == {
+    assert {a.id: a.state for a in again.agents.list()} == {
         streamer.id: AgentState.INTERRUPTED, tooler.id: AgentState.INTERRUPTED, asker.id: AgentState.INTERRUPTED,
         idle.id: AgentState.IDLE}
-    assert [lease.scope for lease in again.leases(tooler.id)] == ["test.wait"]  # live, as after a kill -9
-    assert "stream" in again.conversation(streamer.id)[-1].text
+    assert [lease.scope for lease in again.leases.list(tooler.id)] == ["test.wait"]  # live, as after a kill -9
+    assert "stream" in again.agents.conversation(streamer.id)[-1].text
 
 
 def test_an_automation_run_stopped_by_a_clean_shutdown_is_interrupted_and_not_run_again(make_env):

@@ -12,6 +12,7 @@ from kernel.agents.rebuild import INTERRUPTED
 from kernel.core.errors import InvalidState, UnknownAgent
 from kernel.core.events import AgentArchived, AgentState
 from kernel.facade import Kernel
+from kernel.compose import build_kernel
 from kernel.core.messages import ToolResultPart
 from kernel.providers.base import StreamEnd, TextChunk, UsageReport
 from kernel.providers.scripted import Hold, ScriptedProvider, ScriptedTurn, reply
@@ -25,7 +26,7 @@ from .test_processes import gated_tool
 def restarted(env, provider: ScriptedProvider | None = None, tools=None, ledger: Ledger | None = None) -> Kernel:
     """A new kernel on the same ledger file, as after a restart (it restores the record)."""
     provider = provider or ScriptedProvider()
-    return Kernel(ledger=ledger or env.ledger, settings=env.kernel.settings, providers=lambda _n: provider,
+    return build_kernel(ledger=ledger or env.ledger, settings=env.kernel.settings, providers=lambda _n: provider,
                   clock=env.clock, approver=ScriptedApprover(), tools=tools, restore=True)
 
 
@@ -41,17 +42,17 @@ def test_the_record_rebuilds_exactly_the_conversation_the_model_saw(make_env):
         reply("The user said no.", usage=(40, 7)),
     )
     env.approver.will(GRANT_5M, GRANT_5M, DENY)
-    a = env.kernel.spawn("scribe")
+    a = env.kernel.agents.spawn("scribe")
 
     async def go():
-        env.kernel.send(a.id, "tidy the notes")
-        await env.kernel.wait(a.id)
-        env.kernel.send(a.id, "now delete notes.txt")
-        await env.kernel.wait(a.id)
+        env.kernel.agents.send(a.id, "tidy the notes")
+        await env.kernel.agents.wait(a.id)
+        env.kernel.agents.send(a.id, "now delete notes.txt")
+        await env.kernel.agents.wait(a.id)
 
     run(go())
     env.provider.assert_done()
-    seen = env.kernel.conversation(a.id)
+    seen = env.kernel.agents.conversation(a.id)
     # what the model saw in its last request, plus its last reply, is the whole conversation
     assert env.provider.requests[-1].messages == seen[:-1]
     results = [p for m in seen for p in m.parts if isinstance(p, ToolResultPart)]
@@ -66,12 +67,12 @@ def test_the_record_rebuilds_exactly_the_conversation_the_model_saw(make_env):
         "now delete notes.txt", "tidy the notes"]
 
     kernel = restarted(env)
-    assert kernel.conversation(a.id) == seen
-    info = kernel.agent(a.id)
+    assert kernel.agents.conversation(a.id) == seen
+    info = kernel.agents.get(a.id)
     assert (info.state, info.name) == (AgentState.IDLE, "scribe")
-    old = env.kernel.agent(a.id)
+    old = env.kernel.agents.get(a.id)
     assert (info.input_tokens, info.output_tokens, info.budget) == (old.input_tokens, old.output_tokens, old.budget)
-    assert [lease.scope for lease in kernel.leases(a.id)] == [lease.scope for lease in env.kernel.leases(a.id)]
+    assert [lease.scope for lease in kernel.leases.list(a.id)] == [lease.scope for lease in env.kernel.leases.list(a.id)]
 
 
 def test_an_abandoned_kernel_comes_back_interrupted_and_runs_nothing_twice(make_env, tmp_path: Path):
@@ -89,34 +90,34 @@ def test_an_abandoned_kernel_comes_back_interrupted_and_runs_nothing_twice(make_
         reply(tools=(("fs_write", {"path": "x.txt", "content": "x"}),)),
     )
     env.approver.will(GRANT_5M, HANG)
-    a1, a2, a3 = (env.kernel.spawn(n) for n in ("streamer", "tooler", "asker"))
-    env.kernel.grant_lease(a2.id, "test.wait", 600)
+    a1, a2, a3 = (env.kernel.agents.spawn(n) for n in ("streamer", "tooler", "asker"))
+    env.kernel.leases.grant(a2.id, "test.wait", 600)
 
     async def abandon():
-        env.kernel.send(a1.id, "stream")
+        env.kernel.agents.send(a1.id, "stream")
         await reached.wait()
-        env.kernel.send(a2.id, "run the gate")
+        env.kernel.agents.send(a2.id, "run the gate")
         await started_runs.wait()
         runs.append("gate")
-        env.kernel.send(a3.id, "write x")
-        await until(lambda: env.kernel.agent(a3.id).state is AgentState.WAITING)
+        env.kernel.agents.send(a3.id, "write x")
+        await until(lambda: env.kernel.agents.get(a3.id).state is AgentState.WAITING)
         # no aclose: the process "dies" here. A new kernel opens the same file with its own connection.
         ledger = Ledger(env.ledger.path, clock=env.clock.now)
         provider = ScriptedProvider().script(reply("resumed after the stop"))
         kernel = restarted(env, provider, tools=builtin_registry(extra=(gated_tool(asyncio.Event(), asyncio.Event()),)),
                            ledger=ledger)
         try:
-            states = {a.id: (a.state, a.reason) for a in kernel.agents()}
+            states = {a.id: (a.state, a.reason) for a in kernel.agents.list()}
             assert {k: s for k, (s, _r) in states.items()} == {
                 a1.id: AgentState.INTERRUPTED, a2.id: AgentState.INTERRUPTED, a3.id: AgentState.INTERRUPTED}
             assert "resume" in states[a1.id][1]
-            conv2 = kernel.conversation(a2.id)
+            conv2 = kernel.agents.conversation(a2.id)
             last = [p for p in conv2[-1].parts if isinstance(p, ToolResultPart)]
             assert [r.content for r in last][1:] == [INTERRUPTED, INTERRUPTED]
             assert not last[0].is_error  # fs_list finished before the stop: its real result stays
-            conv3 = kernel.conversation(a3.id)
+            conv3 = kernel.agents.conversation(a3.id)
             assert [p.content for p in conv3[-1].parts if isinstance(p, ToolResultPart)] == [INTERRUPTED]
-            assert kernel.conversation(a1.id)[-1].text == "stream"  # the half reply never entered it
+            assert kernel.agents.conversation(a1.id)[-1].text == "stream"  # the half reply never entered it
             errors = [e for e in ledger.page(kind="error") if isinstance(e, ToolError) and e.message == INTERRUPTED]
             assert len(errors) == 3 and sum(e.cause is not None for e in errors) == 1  # one had started
             assert not (env.workspace / "x.txt").exists()
@@ -124,13 +125,13 @@ def test_an_abandoned_kernel_comes_back_interrupted_and_runs_nothing_twice(make_
             # a second restart adds nothing: the conversation is well formed now
             before = ledger.last_seq()
             again = restarted(env, ledger=ledger)
-            assert ledger.last_seq() == before and again.conversation(a2.id) == conv2
+            assert ledger.last_seq() == before and again.agents.conversation(a2.id) == conv2
 
             # resume continues the same conversation, with reason "resume"; nothing is re-run
-            kernel.resume(a2.id)
-            assert kernel.agent(a2.id).state is AgentState.RUNNING  # there was something to continue
-            await kernel.wait(a2.id)
-            assert kernel.agent(a2.id).state is AgentState.IDLE
+            kernel.agents.resume(a2.id)
+            assert kernel.agents.get(a2.id).state is AgentState.RUNNING  # there was something to continue
+            await kernel.agents.wait(a2.id)
+            assert kernel.agents.get(a2.id).state is AgentState.IDLE
             assert provider.requests[0].messages == conv2
             provider.assert_done()
             [req] = [e for e in ledger.page(kind="request", limit=1)]
@@ -138,9 +139,9 @@ def test_an_abandoned_kernel_comes_back_interrupted_and_runs_nothing_twice(make_
             calls = [e.tool for e in reversed(ledger.page(kind="tool")) if e.actor == a2.id]
             assert calls == ["fs_list", "wait_gate"]  # the second gate call never ran, then or since
             with pytest.raises(InvalidState):
-                kernel.resume(a2.id)
+                kernel.agents.resume(a2.id)
             # ids stay unique after a restart
-            assert kernel.spawn("new").id == "a4"
+            assert kernel.agents.spawn("new").id == "a4"
             await kernel.aclose()
         finally:
             gate.set()
@@ -154,62 +155,62 @@ def test_an_abandoned_kernel_comes_back_interrupted_and_runs_nothing_twice(make_
 def test_archive_history_and_continue(make_env):
     env = make_env()
     env.provider.script(reply("first answer"), reply("second answer"))
-    a = env.kernel.spawn("historian")
-    b = env.kernel.spawn("other")
+    a = env.kernel.agents.spawn("historian")
+    b = env.kernel.agents.spawn("other")
 
     async def go():
-        env.kernel.send(a.id, "Tell me about Lovelace")
-        await env.kernel.wait(a.id)
+        env.kernel.agents.send(a.id, "Tell me about Lovelace")
+        await env.kernel.agents.wait(a.id)
 
     run(go())
-    archived = env.kernel.archive(a.id)
+    archived = env.kernel.agents.archive(a.id)
     assert archived.id == a.id and env.of(AgentArchived)
-    assert [x.id for x in env.kernel.agents()] == [b.id]
-    [item] = env.kernel.history()
+    assert [x.id for x in env.kernel.agents.list()] == [b.id]
+    [item] = env.kernel.agents.history()
     assert (item.id, item.name, item.first_prompt, item.archived) == (a.id, "historian", "Tell me about Lovelace", True)
     assert (item.input_tokens, item.output_tokens) == (10, 5)
-    assert env.kernel.history("lovelace HISTORIAN") == [item] and env.kernel.history("babbage") == []
-    assert env.kernel.conversation(a.id)[-1].text == "first answer"  # read-only, from the record
+    assert env.kernel.agents.history("lovelace HISTORIAN") == [item] and env.kernel.agents.history("babbage") == []
+    assert env.kernel.agents.conversation(a.id)[-1].text == "first answer"  # read-only, from the record
     with pytest.raises(UnknownAgent):
-        env.kernel.conversation("a99")
+        env.kernel.agents.conversation("a99")
 
     # a restart keeps it out of the table
     kernel = restarted(env)
-    assert [x.id for x in kernel.agents()] == [b.id] and [i.id for i in kernel.history()] == [a.id]
+    assert [x.id for x in kernel.agents.list()] == [b.id] and [i.id for i in kernel.agents.history()] == [a.id]
 
-    revived = env.kernel.revive(a.id)
-    assert revived.state is AgentState.IDLE and env.kernel.history() == []
+    revived = env.kernel.agents.revive(a.id)
+    assert revived.state is AgentState.IDLE and env.kernel.agents.history() == []
 
     async def more():
-        env.kernel.send(a.id, "and Babbage?")
-        await env.kernel.wait(a.id)
+        env.kernel.agents.send(a.id, "and Babbage?")
+        await env.kernel.agents.wait(a.id)
 
     run(more())
-    assert [m.text for m in env.kernel.conversation(a.id)] == [
+    assert [m.text for m in env.kernel.agents.conversation(a.id)] == [
         "Tell me about Lovelace", "first answer", "and Babbage?", "second answer"]
-    env.kernel.kill(b.id)
-    assert env.kernel.history() == []  # killed, it stays in this session's table
+    env.kernel.agents.kill(b.id)
+    assert env.kernel.agents.history() == []  # killed, it stays in this session's table
     later = restarted(env)
-    assert [i.id for i in later.agents()] == [a.id]
-    [killed] = later.history()
+    assert [i.id for i in later.agents.list()] == [a.id]
+    [killed] = later.agents.history()
     assert (killed.id, killed.killed, killed.archived) == (b.id, True, False)
     with pytest.raises(InvalidState):
-        later.revive(b.id)
+        later.agents.revive(b.id)
 
 
 def test_working_agents_cannot_be_archived(make_env):
     env = make_env()
     gate, reached = asyncio.Event(), asyncio.Event()
     env.provider.script(ScriptedTurn((UsageReport(5, 0), Hold(gate, reached), StreamEnd("end_turn"))))
-    a = env.kernel.spawn("busy")
+    a = env.kernel.agents.spawn("busy")
 
     async def go():
-        env.kernel.send(a.id, "go")
+        env.kernel.agents.send(a.id, "go")
         await reached.wait()
         with pytest.raises(InvalidState):
-            env.kernel.archive(a.id)
+            env.kernel.agents.archive(a.id)
         gate.set()
-        await env.kernel.wait(a.id)
+        await env.kernel.agents.wait(a.id)
 
     run(go())
 
@@ -218,30 +219,30 @@ def test_cost_from_the_price_table_and_tokens_only_for_unknown_models(make_env):
     prices = {"anthropic": {"claude-sonnet-4-5": {"input": 3.0, "output": 15.0, "cached_input": 0.3}}}
     env = make_env(prices=prices)
     env.provider.script(reply("a", usage=(1_000_000, 100_000)), reply("b", usage=(500, 50)))
-    priced = env.kernel.spawn("priced", provider="anthropic", model="claude-sonnet-4-5")
-    unknown = env.kernel.spawn("local", provider="openai-chat", model="llama3.1:8b")
+    priced = env.kernel.agents.spawn("priced", provider="anthropic", model="claude-sonnet-4-5")
+    unknown = env.kernel.agents.spawn("local", provider="openai-chat", model="llama3.1:8b")
 
     async def go():
-        env.kernel.send(priced.id, "hi")
-        await env.kernel.wait(priced.id)
-        env.kernel.send(unknown.id, "hi")
-        await env.kernel.wait(unknown.id)
+        env.kernel.agents.send(priced.id, "hi")
+        await env.kernel.agents.wait(priced.id)
+        env.kernel.agents.send(unknown.id, "hi")
+        await env.kernel.agents.wait(unknown.id)
 
     run(go())
-    assert env.kernel.agent(priced.id).cost == pytest.approx(3.0 + 1.5)
-    assert env.kernel.agent(unknown.id).cost is None  # never a made-up price
-    spend = env.kernel.spend_today()
+    assert env.kernel.agents.get(priced.id).cost == pytest.approx(3.0 + 1.5)
+    assert env.kernel.agents.get(unknown.id).cost is None  # never a made-up price
+    spend = env.kernel.agents.spend_today()
     assert spend.tokens == 1_100_000 + 550 and spend.unpriced_tokens == 550
     assert spend.cost == pytest.approx(4.5)
     # a kernel started later counts today's requests from the record
-    assert restarted(env).spend_today() == spend
+    assert restarted(env).agents.spend_today() == spend
 
 
 def test_budget_raises_survive_a_restart(make_env):
     env = make_env()
-    a = env.kernel.spawn("b", budget=100)
-    env.kernel.raise_budget(a.id, 5000)
-    assert restarted(env).agent(a.id).budget == 5000
+    a = env.kernel.agents.spawn("b", budget=100)
+    env.kernel.agents.raise_budget(a.id, 5000)
+    assert restarted(env).agents.get(a.id).budget == 5000
 
 
 def test_a_hostile_record_never_crashes_a_start(make_env):
@@ -249,7 +250,7 @@ def test_a_hostile_record_never_crashes_a_start(make_env):
     from ledger import AgentBudget, AgentSpawn, ToolResult
 
     env = make_env()
-    a = env.kernel.spawn("odd").id
+    a = env.kernel.agents.spawn("odd").id
     env.ledger.append_many([
         UserTurn(actor=a, text=123),
         ModelRequest(actor=a, reason="user-turn", provider="x", model="y", status="ok", text=["no"],
@@ -261,8 +262,8 @@ def test_a_hostile_record_never_crashes_a_start(make_env):
         AgentSpawn(actor="a77", name=None, workspace=5),
     ])
     kernel = restarted(env)
-    assert [x.id for x in kernel.agents()] == [a]
-    assert kernel.agent(a).budget == env.kernel.agent(a).budget
-    conversation = kernel.conversation(a)
-    assert conversation[-1].role == "user" and kernel.agent(a).state is AgentState.INTERRUPTED
-    assert kernel.history() == []
+    assert [x.id for x in kernel.agents.list()] == [a]
+    assert kernel.agents.get(a).budget == env.kernel.agents.get(a).budget
+    conversation = kernel.agents.conversation(a)
+    assert conversation[-1].role == "user" and kernel.agents.get(a).state is AgentState.INTERRUPTED
+    assert kernel.agents.history() == []

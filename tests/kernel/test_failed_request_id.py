@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kernel.core.clock import ManualClock
-from kernel.facade import Kernel
+from kernel.compose import build_kernel
 from kernel.config.settings import Settings
 from ledger import Ledger, ModelRequest
 from tests.fakes import FakeProviderServer, HttpError, Turn
@@ -31,12 +31,12 @@ def test_a_refused_request_records_its_request_id(tmp_path: Path, agentdesk_home
 
         async def body() -> str:
             provider = _adapter(name, srv)
-            kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(ws)), providers=lambda _n: provider,
+            kernel = build_kernel(ledger=ledger, settings=Settings(workspace=str(ws)), providers=lambda _n: provider,
                             clock=clock)
             try:
-                agent = kernel.spawn("refused")
-                kernel.send(agent.id, "go")
-                return (await kernel.wait(agent.id)).state
+                agent = kernel.agents.spawn("refused")
+                kernel.agents.send(agent.id, "go")
+                return (await kernel.agents.wait(agent.id)).state
             finally:
                 await provider.aclose()
 

@@ -19,7 +19,7 @@ import pytest
 from kernel.leases.approver import Grant
 from kernel.core.clock import ManualClock
 from kernel.core.errors import ProviderError
-from kernel.facade import Kernel
+from kernel.compose import build_kernel
 from kernel.providers.adapter import pump
 from kernel.config.settings import Settings
 from ledger import Ledger, ToolCall as ToolCallEntry, ToolError
@@ -86,12 +86,12 @@ def talk(tmp_path: Path, agentdesk_home: Path) -> Callable[..., Outcome]:
             async def body() -> tuple[str, str]:
                 provider = _adapter(name, srv)
                 approver = ScriptedApprover().will(*[Grant(300.0)] * grants)
-                kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(ws)), providers=lambda _n: provider,
+                kernel = build_kernel(ledger=ledger, settings=Settings(workspace=str(ws)), providers=lambda _n: provider,
                                 clock=clock, approver=approver)
                 try:
-                    agent = kernel.spawn("hostile")
-                    kernel.send(agent.id, "go")
-                    info = await kernel.wait(agent.id)
+                    agent = kernel.agents.spawn("hostile")
+                    kernel.agents.send(agent.id, "go")
+                    info = await kernel.agents.wait(agent.id)
                     return info.state, info.reason
                 finally:
                     await provider.aclose()

@@ -33,39 +33,39 @@ def test_kill_while_streaming_cancels_promptly_and_is_recorded(make_env):
     gate, reached = asyncio.Event(), asyncio.Event()
     env.provider.script(ScriptedTurn((UsageReport(5, 0), Chunk("partial "), Hold(gate, reached), Chunk("never"),
                               StreamEnd("end_turn"))))
-    a = env.kernel.spawn("t")
-    lease_holder = env.kernel.grant_lease(a.id, "fs.read", 300)
+    a = env.kernel.agents.spawn("t")
+    lease_holder = env.kernel.leases.grant(a.id, "fs.read", 300)
 
     async def go():
-        env.kernel.send(a.id, "go")
+        env.kernel.agents.send(a.id, "go")
         await reached.wait()
-        env.kernel.kill(a.id)
-        assert (await env.kernel.wait(a.id)).state == "killed"  # its work was cancelled
+        env.kernel.agents.kill(a.id)
+        assert (await env.kernel.agents.wait(a.id)).state == "killed"  # its work was cancelled
 
     run(go())
-    info = env.kernel.agent(a.id)
+    info = env.kernel.agents.get(a.id)
     assert info.state == "killed"
     assert [e.text for e in env.of(TextDelta)] == ["partial "]
     [kill] = env.ledger.page(kind="agent.kill")
     assert isinstance(kill, AgentKill) and kill.subject == a.id and kill.actor == "user"
     [revoke] = env.ledger.page(kind="lease.revoke")
     assert isinstance(revoke, LeaseRevoke) and revoke.lease == lease_holder.id
-    assert env.kernel.leases(a.id) == [] and env.of(AgentKilled)
-    assert len(env.kernel.conversation(a.id)) == 1  # the half reply never entered the conversation
+    assert env.kernel.leases.list(a.id) == [] and env.of(AgentKilled)
+    assert len(env.kernel.agents.conversation(a.id)) == 1  # the half reply never entered the conversation
 
 
 def test_kill_while_a_tool_runs_cancels_it_and_records_the_cancel(make_env):
     gate, started = asyncio.Event(), asyncio.Event()
     env = make_env(tools=builtin_registry(extra=(gated_tool(gate, started),)))
     env.provider.script(reply(tools=(("wait_gate", {}),)))
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "test", 300)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "test", 300)
 
     async def go():
-        env.kernel.send(a.id, "go")
+        env.kernel.agents.send(a.id, "go")
         await started.wait()
-        env.kernel.kill(a.id)
-        await env.kernel.wait(a.id)
+        env.kernel.agents.kill(a.id)
+        await env.kernel.agents.wait(a.id)
 
     run(go())
     [err] = env.ledger.page(kind="error")
@@ -78,13 +78,13 @@ def test_kill_while_a_lease_request_is_open_grants_nothing(make_env):
     env = make_env()
     env.approver.will(HANG)
     env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "x"}),)))
-    a = env.kernel.spawn("t")
+    a = env.kernel.agents.spawn("t")
 
     async def go():
-        env.kernel.send(a.id, "go")
+        env.kernel.agents.send(a.id, "go")
         await until(lambda: env.approver.requests != [])
-        env.kernel.kill(a.id)
-        await env.kernel.wait(a.id)
+        env.kernel.agents.kill(a.id)
+        await env.kernel.agents.wait(a.id)
 
     run(go())
     assert env.approver.cancelled == [env.approver.requests[0].id]
@@ -96,16 +96,16 @@ def test_kill_while_a_lease_request_is_open_grants_nothing(make_env):
 def test_a_grant_that_lands_during_the_kill_is_revoked(make_env):
     class GrantAfterKill:
         async def decide(self, request):
-            env.kernel.kill(a.id)          # the kill is in flight when the answer arrives
+            env.kernel.agents.kill(a.id)          # the kill is in flight when the answer arrives
             return Grant(300.0)
 
     env = make_env(approver=GrantAfterKill())
     env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "x"}),)))
-    a = env.kernel.spawn("t")
+    a = env.kernel.agents.spawn("t")
     run(_send_and_wait(env, a.id))
     grants = {g.seq for g in env.ledger.page(kind="lease.grant")}
     revoked = {r.lease for r in env.ledger.page(kind="lease.revoke")}
-    assert grants <= revoked and env.kernel.leases(a.id) == []
+    assert grants <= revoked and env.kernel.leases.list(a.id) == []
     assert env.ledger.page(kind="tool") == [] and not (env.workspace / "a").exists()
 
 
@@ -120,8 +120,8 @@ def test_grant_recorded_for_a_killed_agent_is_revoked_at_once(make_env):
             return Grant(300.0)
 
     env = make_env(approver=Late())
-    a = env.kernel.spawn("t")
-    agent = env.kernel._get(a.id)
+    a = env.kernel.agents.spawn("t")
+    agent = env.kernel.agents.process(a.id)
 
     async def go():
         try:
@@ -132,28 +132,28 @@ def test_grant_recorded_for_a_killed_agent_is_revoked_at_once(make_env):
     assert run(go()) == "cancelled"
     [grant] = env.ledger.page(kind="lease.grant")
     [revoke] = env.ledger.page(kind="lease.revoke")
-    assert revoke.lease == grant.seq and env.kernel.leases(a.id) == []
+    assert revoke.lease == grant.seq and env.kernel.leases.list(a.id) == []
     assert any(isinstance(e, LeaseRevoked) for e in env.events)
 
 
 def test_budget_pause_then_raise_and_resume_continues_the_same_conversation(make_env):
     env = make_env()
     env.provider.script(reply(tools=(("fs_list", {}),), usage=(600, 500)), reply("finished", usage=(50, 10)))
-    a = env.kernel.spawn("t", budget=1000)
-    env.kernel.grant_lease(a.id, "fs.read", 300)
+    a = env.kernel.agents.spawn("t", budget=1000)
+    env.kernel.leases.grant(a.id, "fs.read", 300)
     run(_send_and_wait(env, a.id))
-    info = env.kernel.agent(a.id)
+    info = env.kernel.agents.get(a.id)
     assert info.state == "paused" and "budget reached" in info.reason and info.used == 1100
     assert len(env.provider.requests) == 1
-    env.kernel.raise_budget(a.id, 5000)
+    env.kernel.agents.raise_budget(a.id, 5000)
 
     async def resume():
-        env.kernel.resume(a.id)
-        assert env.kernel.agent(a.id).state == "running"  # there was something to continue
-        await env.kernel.wait(a.id)
+        env.kernel.agents.resume(a.id)
+        assert env.kernel.agents.get(a.id).state == "running"  # there was something to continue
+        await env.kernel.agents.wait(a.id)
 
     run(resume())
-    info = env.kernel.agent(a.id)
+    info = env.kernel.agents.get(a.id)
     assert info.state == "idle" and info.used == 1160
     second = env.provider.requests[1]
     assert [m.role for m in second.messages] == ["user", "assistant", "user"]
@@ -165,37 +165,37 @@ def test_usage_counts_input_at_start_and_output_at_end(make_env):
     gate, reached = asyncio.Event(), asyncio.Event()
     env.provider.script(ScriptedTurn((UsageReport(40, 1), Chunk("hi"), Hold(gate, reached), UsageReport(None, 9),
                               StreamEnd("end_turn"))))
-    a = env.kernel.spawn("t")
+    a = env.kernel.agents.spawn("t")
 
     async def go():
-        env.kernel.send(a.id, "go")
+        env.kernel.agents.send(a.id, "go")
         await reached.wait()
-        mid = env.kernel.agent(a.id)
+        mid = env.kernel.agents.get(a.id)
         assert (mid.input_tokens, mid.output_tokens) == (40, 1)
         gate.set()
-        await env.kernel.wait(a.id)
+        await env.kernel.agents.wait(a.id)
 
     run(go())
-    done = env.kernel.agent(a.id)
+    done = env.kernel.agents.get(a.id)
     assert (done.input_tokens, done.output_tokens) == (40, 9)
 
 
 def test_user_pause_stops_before_the_next_request(make_env):
     env = make_env()
     env.provider.script(reply(tools=(("fs_list", {}),)))
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "fs.read", 300)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "fs.read", 300)
 
     from kernel.core.events import ToolCallStarted
 
-    env.kernel.subscribe(lambda e: env.kernel.pause(a.id) if isinstance(e, ToolCallStarted) else None)
+    env.kernel.subscribe(lambda e: env.kernel.agents.pause(a.id) if isinstance(e, ToolCallStarted) else None)
 
     async def go():
-        env.kernel.send(a.id, "go")
-        await env.kernel.wait(a.id)
+        env.kernel.agents.send(a.id, "go")
+        await env.kernel.agents.wait(a.id)
 
     run(go())
-    info = env.kernel.agent(a.id)
+    info = env.kernel.agents.get(a.id)
     assert info.state == "paused" and info.reason == "paused by the user"
     env.provider.assert_done()  # the tool finished, and no second request was made
     assert env.ledger.page(kind="result")
@@ -204,19 +204,19 @@ def test_user_pause_stops_before_the_next_request(make_env):
 def test_three_agents_in_parallel_share_the_workspace_with_their_own_leases(make_env):
     env = make_env()
     names = ["one", "two", "three"]
-    agents = [env.kernel.spawn(n) for n in names]
+    agents = [env.kernel.agents.spawn(n) for n in names]
     # Scripted turns are consumed in request order; each agent writes its own file, then ends.
     for i in range(3):
         env.provider.script(reply(tools=(("fs_write", {"path": f"shared/{names[i]}.txt", "content": names[i]}),)))
     for i in range(3):
         env.provider.script(reply("done"))
     for ag in agents:
-        env.kernel.grant_lease(ag.id, "fs.write", 300)
+        env.kernel.leases.grant(ag.id, "fs.write", 300)
 
     async def go():
         for ag in agents:
-            env.kernel.send(ag.id, "write your file")
-        await asyncio.gather(*(env.kernel.wait(ag.id) for ag in agents))
+            env.kernel.agents.send(ag.id, "write your file")
+        await asyncio.gather(*(env.kernel.agents.wait(ag.id) for ag in agents))
 
     run(go())
     changes = env.ledger.page(kind="fs.write")
@@ -229,7 +229,7 @@ def test_three_agents_in_parallel_share_the_workspace_with_their_own_leases(make
         assert grant.subject == call.actor
     written = sorted(p.read_text() for p in (env.workspace / "shared").iterdir())
     assert written == sorted(names)
-    assert {env.kernel.agent(ag.id).state for ag in agents} == {"idle"}
+    assert {env.kernel.agents.get(ag.id).state for ag in agents} == {"idle"}
 
 
 def test_independent_read_calls_run_concurrently_and_results_keep_order(make_env):
@@ -239,16 +239,16 @@ def test_independent_read_calls_run_concurrently_and_results_keep_order(make_env
                                     gated_tool(gate_b, started_b, "read", "read_b")))
     env = make_env(tools=tools)
     env.provider.script(reply(tools=(("read_a", {}), ("read_b", {}))), reply("ok"))
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "test", 300)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "test", 300)
 
     async def go():
-        env.kernel.send(a.id, "go")
+        env.kernel.agents.send(a.id, "go")
         await started_a.wait()
         await started_b.wait()  # both running at once: neither gate is open yet
         gate_b.set()
         gate_a.set()
-        await env.kernel.wait(a.id)
+        await env.kernel.agents.wait(a.id)
 
     run(go())
     results = env.provider.requests[1].messages[-1].parts
@@ -258,7 +258,7 @@ def test_independent_read_calls_run_concurrently_and_results_keep_order(make_env
 def test_system_prompt_names_agent_user_date_and_attachment(make_env):
     env = make_env()
     env.provider.script(reply("hi"))
-    a = env.kernel.spawn("scribe")
+    a = env.kernel.agents.spawn("scribe")
     run(_send_and_wait(env, a.id))
     system = env.provider.requests[0].system
     assert "scribe" in system and a.id in system and "Ada" in system
@@ -267,5 +267,5 @@ def test_system_prompt_names_agent_user_date_and_attachment(make_env):
 
 
 async def _send_and_wait(env, agent_id, text="go"):
-    env.kernel.send(agent_id, text)
-    await env.kernel.wait(agent_id)
+    env.kernel.agents.send(agent_id, text)
+    await env.kernel.agents.wait(agent_id)

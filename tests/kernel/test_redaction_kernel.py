@@ -15,9 +15,9 @@ GITHUB = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
 
 
 async def episode(env, name: str, text: str):
-    agent = env.kernel.spawn(name)
-    env.kernel.send(agent.id, text)
-    info = await env.kernel.wait(agent.id)
+    agent = env.kernel.agents.spawn(name)
+    env.kernel.agents.send(agent.id, text)
+    info = await env.kernel.agents.wait(agent.id)
     await env.kernel.aclose()
     return info
 

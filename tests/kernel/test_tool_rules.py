@@ -21,18 +21,18 @@ def results_seen(provider, request_index: int) -> list[ToolResultPart]:
 def test_unknown_tool_is_an_error_result_the_model_sees(make_env):
     env = make_env()
     env.provider.script(reply(tools=(("fs_teleport", {"path": "x"}),)), reply("sorry"))
-    a = env.kernel.spawn("t")
+    a = env.kernel.agents.spawn("t")
 
     async def go():
-        env.kernel.send(a.id, "go")
-        await env.kernel.wait(a.id)
+        env.kernel.agents.send(a.id, "go")
+        await env.kernel.agents.wait(a.id)
 
     run(go())
     [res] = results_seen(env.provider, 1)
     assert res.is_error and "unknown tool 'fs_teleport'" in res.content and "fs_write" in res.content
     [err] = env.ledger.page(kind="error")
     assert isinstance(err, ToolError) and err.tool == "fs_teleport" and err.actor == a.id
-    assert env.kernel.agent(a.id).state == "idle"
+    assert env.kernel.agents.get(a.id).state == "idle"
     assert [e.outcome for e in env.of(ToolCallFinished)] == [Outcome.ERROR]
     env.provider.assert_done()
 
@@ -40,7 +40,7 @@ def test_unknown_tool_is_an_error_result_the_model_sees(make_env):
 def test_input_failing_its_schema_is_an_error_result(make_env):
     env = make_env()
     env.provider.script(reply(tools=(("fs_write", {"path": "a.txt"}),)), reply("ok"))
-    a = env.kernel.spawn("t")
+    a = env.kernel.agents.spawn("t")
     run(_send(env, a.id))
     [res] = results_seen(env.provider, 1)
     assert res.is_error and "content" in res.content
@@ -53,7 +53,7 @@ def test_malformed_tool_json_is_an_error_result(make_env):
     bad = ScriptedTurn((UsageReport(5, 0), ToolCallReady("c1", "fs_read", None, raw_arguments='{"path": ', error="truncated"),
                 UsageReport(None, 3), StreamEnd("tool_use")))
     env.provider.script(bad, reply("ok"))
-    a = env.kernel.spawn("t")
+    a = env.kernel.agents.spawn("t")
     run(_send(env, a.id))
     [res] = results_seen(env.provider, 1)
     assert res.is_error and "not valid JSON" in res.content
@@ -66,7 +66,7 @@ def test_no_lease_then_granted_runs_and_records_with_lease_and_cause(make_env):
     env.approver.will(GRANT_5M)
     env.provider.script(reply("I'll write it.", tools=(("fs_write", {"path": "n.md", "content": "hi\n"}),)),
                         reply("done"))
-    a = env.kernel.spawn("scribe")
+    a = env.kernel.agents.spawn("scribe")
     run(_send(env, a.id))
     assert (env.workspace / "n.md").read_text() == "hi\n"
     [req] = env.approver.requests
@@ -91,7 +91,7 @@ def test_denied_is_recorded_and_the_model_is_told(make_env):
     env = make_env()
     env.approver.will(DENY)
     env.provider.script(reply(tools=(("fs_write", {"path": "n.md", "content": "x"}),)), reply("ok"))
-    a = env.kernel.spawn("t")
+    a = env.kernel.agents.spawn("t")
     run(_send(env, a.id))
     [res] = results_seen(env.provider, 1)
     assert res.is_error and res.content == "permission denied: the user did not grant fs.write"
@@ -105,16 +105,16 @@ def test_unanswered_request_expires_and_is_recorded_as_expired_not_denied(make_e
     env = make_env(request_expiry_s=120.0)
     env.approver.will(HANG)
     env.provider.script(reply(tools=(("fs_write", {"path": "n.md", "content": "x"}),)), reply("ok"))
-    a = env.kernel.spawn("t")
+    a = env.kernel.agents.spawn("t")
 
     async def go():
-        env.kernel.send(a.id, "go")
+        env.kernel.agents.send(a.id, "go")
         await until(lambda: len(env.approver.requests) == 1 and env.clock.sleepers >= 1)
         env.clock.advance(119)
         await until(lambda: True)
-        assert env.kernel.agent(a.id).state == "waiting"
+        assert env.kernel.agents.get(a.id).state == "waiting"
         env.clock.advance(1)
-        await env.kernel.wait(a.id)
+        await env.kernel.agents.wait(a.id)
 
     run(go())
     [res] = results_seen(env.provider, 1)
@@ -131,16 +131,16 @@ def test_a_broader_lease_covers_dotted_scopes_and_star_covers_all(make_env):
     env = make_env()
     env.provider.script(
         reply(tools=(("fs_write", {"path": "a", "content": "1"}), ("fs_read", {"path": "a"}))), reply("ok"))
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "fs", 300)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "fs", 300)
     run(_send(env, a.id))
     assert env.approver.requests == []
     assert [c.lease for c in env.ledger.page(kind="tool")] == [env.ledger.page(kind="lease.grant")[0].seq] * 2
 
     env2 = make_env()
     env2.provider.script(reply(tools=(("fs_list", {}),)), reply("ok"))
-    b = env2.kernel.spawn("u")
-    env2.kernel.grant_lease(b.id, "*", 300)
+    b = env2.kernel.agents.spawn("u")
+    env2.kernel.leases.grant(b.id, "*", 300)
     run(_send(env2, b.id))
     assert env2.approver.requests == []
 
@@ -149,8 +149,8 @@ def test_fs_read_lease_does_not_cover_fs_write(make_env):
     env = make_env()
     env.approver.will(DENY)
     env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "1"}),)), reply("ok"))
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "fs.read", 300)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "fs.read", 300)
     run(_send(env, a.id))
     assert [r.scope for r in env.approver.requests] == ["fs.write"]
 
@@ -160,7 +160,7 @@ def test_lease_expiry_mid_conversation_asks_again(make_env):
     env.approver.will(GRANT_5M, DENY)
     env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "1"}),)), reply("first done"),
                         reply(tools=(("fs_write", {"path": "a", "content": "2"}),)), reply("second"))
-    a = env.kernel.spawn("t")
+    a = env.kernel.agents.spawn("t")
     run(_send(env, a.id))
     assert (env.workspace / "a").read_text() == "1"
     env.clock.advance(301)
@@ -173,8 +173,8 @@ def test_lease_expiry_mid_conversation_asks_again(make_env):
 def test_workspace_escape_is_refused_as_an_error_result(make_env, tmp_path):
     env = make_env()
     env.provider.script(reply(tools=(("fs_write", {"path": "../outside.txt", "content": "x"}),)), reply("ok"))
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "fs", 300)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "fs", 300)
     run(_send(env, a.id))
     [res] = results_seen(env.provider, 1)
     assert res.is_error and "outside the workspace" in res.content
@@ -185,9 +185,9 @@ def test_workspace_escape_is_refused_as_an_error_result(make_env, tmp_path):
 def test_provider_failure_fails_the_agent_with_a_reason(make_env):
     env = make_env()
     env.provider.script(ScriptedTurn((ProviderError("scripted", "overloaded", "overloaded after 3 retries"),)))
-    a = env.kernel.spawn("t")
+    a = env.kernel.agents.spawn("t")
     run(_send(env, a.id))
-    info = env.kernel.agent(a.id)
+    info = env.kernel.agents.get(a.id)
     assert info.state == "failed" and "overloaded after 3 retries" in info.reason
 
 
@@ -196,15 +196,15 @@ def test_permission_request_event_carries_exact_scope(make_env):
     env.approver.will(GRANT_5M)
     env.provider.script(reply(tools=(("fs_read", {"path": "."}),)), reply("ok"))
     (env.workspace / "f").write_text("x")
-    a = env.kernel.spawn("t")
+    a = env.kernel.agents.spawn("t")
     run(_send(env, a.id))
     [req] = env.of(LeaseRequested)
     assert req.request.scope == "fs.read" and req.request.agent_id == a.id
 
 
 async def _send(env, agent_id, text="go"):
-    env.kernel.send(agent_id, text)
-    await env.kernel.wait(agent_id)
+    env.kernel.agents.send(agent_id, text)
+    await env.kernel.agents.wait(agent_id)
 
 
 def test_a_shell_lease_does_not_grant_the_network(make_env):
@@ -216,8 +216,8 @@ def test_a_shell_lease_does_not_grant_the_network(make_env):
     env = make_env()
     env.approver.will(DENY)
     env.provider.script(reply(tools=(("shell_exec", {"command": "true", "network": True}),)), reply("ok"))
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "shell.exec", 300)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "shell.exec", 300)
     run(_send(env, a.id))
     assert [r.scope for r in env.approver.requests] == ["shell.exec.net"]
 
@@ -229,9 +229,9 @@ def test_every_ledger_entry_is_announced_once(make_env):
     env.approver.will(GRANT_5M)
     env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "1"}), ("fs_edit",
                                      {"path": "a", "old": "1", "new": "2"}))), reply("ok"))
-    a = env.kernel.spawn("t")
+    a = env.kernel.agents.spawn("t")
     run(_send(env, a.id))
-    env.kernel.undo(0)
+    env.kernel.ledger.undo(0)
     announced = [e.entry.seq for e in env.of(LedgerAppended)]
     assert sorted(announced) == sorted(e.seq for e in env.ledger.page(limit=1000))
     assert len(announced) == len(set(announced))
@@ -244,7 +244,7 @@ def test_request_names_the_call_and_new_settings_apply_to_later_requests(make_en
     env.approver.will(DENY, DENY)
     env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "1"}),)), reply("no"),
                         reply(tools=(("fs_write", {"path": "a", "content": "1"}),)), reply("no"))
-    a = env.kernel.spawn("t")
+    a = env.kernel.agents.spawn("t")
     run(_send(env, a.id))
     first = env.approver.requests[0]
     assert first.call_id == env.provider.requests[1].messages[-2].tool_uses[0].id
@@ -260,7 +260,7 @@ def test_an_answer_given_the_moment_a_request_is_published_is_not_lost(tmp_path)
     """A desktop may answer inside the LeaseRequested callback, before the kernel waits."""
     from kernel.core.clock import ManualClock
     from kernel.core.events import LeaseRequested
-    from kernel.facade import Kernel
+    from kernel.compose import build_kernel
     from kernel.providers.scripted import ScriptedProvider
     from kernel.config.settings import Settings
     from ledger import Ledger
@@ -268,18 +268,18 @@ def test_an_answer_given_the_moment_a_request_is_published_is_not_lost(tmp_path)
     (tmp_path / "ws").mkdir()
     provider = ScriptedProvider().script(reply(tools=(("fs_write", {"path": "a", "content": "1"}),)), reply("ok"))
     with Ledger(tmp_path / "l.db") as ledger:
-        kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(tmp_path / "ws")),
+        kernel = build_kernel(ledger=ledger, settings=Settings(workspace=str(tmp_path / "ws")),
                         providers=lambda _n: provider, clock=ManualClock())  # the kernel's own pending approver
         answered = []
-        kernel.subscribe(lambda e: answered.append(kernel.resolve_request(e.request.id, GRANT_5M))
+        kernel.subscribe(lambda e: answered.append(kernel.leases.resolve(e.request.id, GRANT_5M))
                          if isinstance(e, LeaseRequested) else None)
-        a = kernel.spawn("t")
-        assert kernel.resolve_request(999, GRANT_5M) is False  # never asked
+        a = kernel.agents.spawn("t")
+        assert kernel.leases.resolve(999, GRANT_5M) is False  # never asked
 
         async def go():
-            kernel.send(a.id, "go")
-            await kernel.wait(a.id)
+            kernel.agents.send(a.id, "go")
+            await kernel.agents.wait(a.id)
 
         run(go())
         assert answered == [True] and (tmp_path / "ws" / "a").read_text() == "1"
-        assert kernel.pending_requests() == []
+        assert kernel.leases.pending() == []

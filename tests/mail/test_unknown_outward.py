@@ -9,7 +9,7 @@ import json
 import pytest
 
 from kernel.core.errors import KernelError
-from kernel.facade import Kernel
+from kernel.compose import build_kernel
 from kernel.mail import smtp
 from kernel.mail.compose import compose, message_id_for
 from kernel.mail.tools import MailService
@@ -34,7 +34,7 @@ def seed_unknown(ledger: Ledger, key: str, subject: str, agent: str = "a-1") -> 
 @pytest.fixture
 def kernel(accounts, agentdesk_home, tmp_path):
     ledger = Ledger(tmp_path / "ledger.db")
-    k = Kernel(ledger=ledger, settings=Settings(user_name="Ada", workspace=str(tmp_path)),
+    k = build_kernel(ledger=ledger, settings=Settings(user_name="Ada", workspace=str(tmp_path)),
                providers=lambda _n: None, approver=ScriptedApprover(), mail=MailService(accounts))
     yield k
     run(k.aclose())
@@ -46,38 +46,38 @@ def test_listed_with_the_message_settled_by_the_user_and_never_retried(kernel, s
     lost = seed_unknown(ledger, "k-lost", "Lost minutes")
     late = seed_unknown(ledger, "k-late", "Late minutes")
     received = len(servers.smtp.received)
-    newest, oldest = kernel.unknown_outward()
+    newest, oldest = kernel.outward.unknown()
     assert (newest.intent_seq, oldest.intent_seq) == (late.seq, lost.seq)
     assert newest.tool == "mail_send" and newest.actor == "a-1" and "connection broke" in newest.detail
     assert f"To: {ms.USER}" in newest.shown and "Subject: Late minutes" in newest.shown
     assert f"Message-ID: {late.target}" in newest.shown and newest.shown.endswith("Body of Late minutes.\n")
     assert f"From: {ms.USER}" in newest.shown and newest.shown.startswith("Account: work\n")  # exactly as sent
     # the late one did reach the server after all: a check finds it and records it as done (by the kernel)
-    creds = kernel._mail.creds()
+    creds = kernel.outward._mail.creds()
     run(smtp.send(creds, compose(creds.account, {"to": [ms.USER], "subject": "Late minutes", "body": "x"},
                                  late.target, 1_700_000_000)))
-    assert run(kernel.recheck_outward(late.seq)) == "done"
-    assert run(kernel.recheck_outward(lost.seq)) == "unknown"  # still not there: nothing recorded, not retried
-    assert [u.intent_seq for u in kernel.unknown_outward()] == [lost.seq]
-    kernel.settle_outward(lost.seq, sent=False)
-    assert kernel.unknown_outward() == []
+    assert run(kernel.outward.recheck(late.seq)) == "done"
+    assert run(kernel.outward.recheck(lost.seq)) == "unknown"  # still not there: nothing recorded, not retried
+    assert [u.intent_seq for u in kernel.outward.unknown()] == [lost.seq]
+    kernel.outward.settle(lost.seq, sent=False)
+    assert kernel.outward.unknown() == []
     said = [o for o in ledger.page(kind="outcome") if o.cause == lost.seq and o.actor == USER]
     assert [o.status for o in said] == ["failed"] and "not retried" in said[0].detail
     found = [o for o in ledger.page(kind="outcome") if o.cause == late.seq and o.status == "done"]
     assert found[0].actor == "a-1" and found[0].data == {"verified": True}  # the agent's call, verified
     assert len(servers.smtp.received) == received + 1  # only the test's own delivery: nothing was resent
     with pytest.raises(KernelError, match="not waiting for a check"):
-        kernel.settle_outward(lost.seq, sent=True)  # settled once
+        kernel.outward.settle(lost.seq, sent=True)  # settled once
     with pytest.raises(KernelError, match="not an outward call"):
-        kernel.settle_outward(1, sent=True)
+        kernel.outward.settle(1, sent=True)
 
 
 def test_the_user_saying_it_was_sent_is_recorded_as_done_by_user(kernel, servers):
     ledger = kernel._services.ledger
     u = seed_unknown(ledger, "k-said", "Said sent")
-    kernel.settle_outward(u.seq, sent=True)
+    kernel.outward.settle(u.seq, sent=True)
     [said] = [o for o in ledger.page(kind="outcome") if o.actor == USER]
-    assert said.status == "done" and said.cause == u.seq and kernel.unknown_outward() == []
+    assert said.status == "done" and said.cause == u.seq and kernel.outward.unknown() == []
 
 
 def test_agentdesk_inbox_lists_them_json_too_and_records_the_users_word(agentdesk_home, accounts, servers):
@@ -117,13 +117,13 @@ def test_over_the_kernel_services_socket(agentdesk_home, accounts, servers):
     async def body():
         k = await RemoteKernel.for_home(agentdesk_home, client="test").start()
         try:
-            [listed] = k.unknown_outward()
+            [listed] = k.outward.unknown()
             assert listed.intent_seq == u.seq and "Subject: Over the socket" in listed.shown
-            assert await k.recheck_outward(u.seq) == "unknown"
-            k.settle_outward(u.seq, True)
-            assert k.unknown_outward() == []
+            assert await k.outward.recheck(u.seq) == "unknown"
+            k.outward.settle(u.seq, True)
+            assert k.outward.unknown() == []
             with pytest.raises(KernelError, match="not waiting for a check"):
-                k.settle_outward(u.seq, False)
+                k.outward.settle(u.seq, False)
         finally:
             await k.aclose()
 

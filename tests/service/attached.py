@@ -58,10 +58,10 @@ async def working_agent(kernel_proc: KernelProcess, ws: Path, prompt: str, until
     k, events = await attach(kernel_proc.home)
     connection: asyncio.Queue = asyncio.Queue()
     k.on_connection(connection.put_nowait)
-    agent = k.spawn(name, workspace=str(ws))
+    agent = k.agents.spawn(name, workspace=str(ws))
     if scope is not None:
-        k.grant_lease(agent.id, scope, 3600)
-    k.send(agent.id, prompt)
+        k.leases.grant(agent.id, scope, 3600)
+    k.agents.send(agent.id, prompt)
     await next_event(events, until)
     return k, events, connection, agent
 
@@ -84,7 +84,7 @@ def script_slow_once(srv) -> None:
 
 def calls_of(k: RemoteKernel, agent_id: str) -> list[Any]:
     """The agent's tool calls and their results and errors on the record."""
-    return [e for e in k.ledger_page(LedgerFilter(actor=agent_id)) if e.kind in ("tool", "error", "result")]
+    return [e for e in k.ledger.page(LedgerFilter(actor=agent_id)) if e.kind in ("tool", "error", "result")]
 
 
 def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

@@ -139,7 +139,7 @@ class ThreadServer:
         self.server = self.call(self._start())
 
     async def _start(self) -> Any:
-        from kernel.facade import Kernel
+        from kernel.compose import build_kernel
         from kernel.service.server import KernelServer
         from kernel.config.settings import Settings
         from ledger import Ledger
@@ -147,7 +147,7 @@ class ThreadServer:
         ws = self.tmp / "ws"
         ws.mkdir(exist_ok=True)
         self.ledger = Ledger(self.tmp / "ledger.db")
-        self.kernel = Kernel(ledger=self.ledger, settings=Settings(user_name="Ada", workspace=str(ws)),
+        self.kernel = build_kernel(ledger=self.ledger, settings=Settings(user_name="Ada", workspace=str(ws)),
                              providers=lambda _n: self.provider)
         server = KernelServer(self.kernel, self.path)
         await server.start()

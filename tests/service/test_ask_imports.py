@@ -32,7 +32,7 @@ from kernel.service.channel import SyncChannel
 at_send = []
 real_call_raw = SyncChannel.call_raw
 def call_raw(self, method, params=None):
-    if method == "send":
+    if method == "agents.send":
         at_send.extend(sorted(sys.modules))
     return real_call_raw(self, method, params)
 SyncChannel.call_raw = call_raw

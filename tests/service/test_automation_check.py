@@ -55,7 +55,7 @@ def test_status_and_the_socket_name_the_broken_automation_row(kernel_env, agentd
         ch = SyncChannel(k.socket, "test", timeout=10.0)
         ch.connect()
         try:
-            found = ch.call("automation_integrity")
+            found = ch.call("automations.integrity")
         finally:
             ch.close()
         assert isinstance(found, ChainBroken) and (found.table, found.row) == ("automation_runs", 1)

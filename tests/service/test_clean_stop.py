@@ -41,9 +41,9 @@ def test_kernel_stop_mid_turn_leaves_the_agent_interrupted_with_its_conversation
                                                            scope="fs.read")
         try:
             said = await _stopped_then_back(kernel_proc, k, events, connection, stop)
-            kills = k.ledger_page(LedgerFilter(kind="agent.kill"))
-            requests = [e for e in k.ledger_page(LedgerFilter(actor=agent.id, kind="request"))]
-            return said, k.agent(agent.id), k.conversation(agent.id), k.leases(agent.id), kills, requests
+            kills = k.ledger.page(LedgerFilter(kind="agent.kill"))
+            requests = [e for e in k.ledger.page(LedgerFilter(actor=agent.id, kind="request"))]
+            return said, k.agents.get(agent.id), k.agents.conversation(agent.id), k.leases.list(agent.id), kills, requests
         finally:
             await k.aclose()
 
@@ -67,8 +67,8 @@ def test_sigterm_mid_tool_call_interrupts_it_and_runs_nothing_twice(kernel_proc,
         try:
             await _stopped_then_back(kernel_proc, k, events, connection, kernel_proc.stop)
             calls = calls_of(k, agent.id)
-            requests = k.ledger_page(LedgerFilter(actor=agent.id, kind="request"))
-            return k.agent(agent.id), calls, k.leases(agent.id), k.ledger_page(LedgerFilter(kind="agent.kill")), requests
+            requests = k.ledger.page(LedgerFilter(actor=agent.id, kind="request"))
+            return k.agents.get(agent.id), calls, k.leases.list(agent.id), k.ledger.page(LedgerFilter(kind="agent.kill")), requests
         finally:
             await k.aclose()
 

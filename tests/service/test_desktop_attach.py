@@ -27,7 +27,7 @@ asyncio.set_event_loop(loop)
 with loop:
     desk = loop.run_until_complete(attach_desktop(Path(sys.argv[1]), grant_delay_ms=0))
     desk.window.show()
-    print("agents", len(desk.kernel.agents()), flush=True)
+    print("agents", len(desk.kernel.agents.list()), flush=True)
     print("footer", desk.window.status.counts.footer(), flush=True)
     print("sdk", ",".join(m for m in SDK_MODULES if m in sys.modules) or "none", flush=True)
     loop.run_until_complete(desk.kernel.aclose())

@@ -39,12 +39,12 @@ def test_the_desktop_shows_the_restarted_kernels_agents_as_they_are_now(kernel_p
     kernel.on_connection(links.append)
     kernel.subscribe(lambda e: deltas.append(e) if isinstance(e, TextDelta) else None)
     try:
-        done = kernel.spawn("finished", workspace=str(ws))
-        kernel.send(done.id, "hi")
+        done = kernel.agents.spawn("finished", workspace=str(ws))
+        kernel.agents.send(done.id, "hi")
         qtbot.waitUntil(lambda: _state(window, done.id) is AgentState.IDLE, timeout=WAIT_MS)
-        worker = kernel.spawn("worker", workspace=str(ws))
+        worker = kernel.agents.spawn("worker", workspace=str(ws))
         ask = window.window_for(worker.id)
-        kernel.send(worker.id, "talk")
+        kernel.agents.send(worker.id, "talk")
         qtbot.waitUntil(lambda: any(d.agent_id == worker.id for d in deltas), timeout=WAIT_MS)  # mid-turn
         assert _state(window, worker.id) is AgentState.RUNNING
 

@@ -57,12 +57,12 @@ def test_an_ask_in_a_terminal_shows_in_another_client_which_answers_its_lease(ke
                 cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             spawned = await next_event(events, AgentSpawned)
             assert spawned.agent.name == "remote"
-            assert [a.id for a in k.agents()] == [spawned.agent.id]
+            assert [a.id for a in k.agents.list()] == [spawned.agent.id]
             asked = await next_event(events, LeaseRequested)
             assert asked.request.agent_id == spawned.agent.id and asked.request.scope == "fs.write"
-            assert k.resolve_request(asked.request.id, Grant(300.0)) is True
+            assert k.leases.resolve(asked.request.id, Grant(300.0)) is True
             out, err = await ask.communicate()
-            return ask.returncode, out.decode(), err.decode(), spawned.agent.id, k.agent(spawned.agent.id)
+            return ask.returncode, out.decode(), err.decode(), spawned.agent.id, k.agents.get(spawned.agent.id)
         finally:
             await k.aclose()
 
@@ -103,18 +103,18 @@ def test_a_client_killed_mid_stream_leaves_the_kernel_and_the_others_unaffected(
             *[agentdesk()[0], "-c", WATCHER, str(kernel_proc.home)], env=kernel_proc.env, cwd=ROOT,
             stdout=subprocess.PIPE)
         try:
-            agent = k.spawn("streamer", workspace=str(ws))
+            agent = k.agents.spawn("streamer", workspace=str(ws))
             await next_event(events, AgentSpawned)  # the watcher subscribed before this too: it is connected
-            k.send(agent.id, "stream")
+            k.agents.send(agent.id, "stream")
             assert (await watcher.stdout.readline()).strip() == b"delta"  # mid-stream
             watcher.send_signal(signal.SIGKILL)
             await watcher.wait()
             done = await next_event(events, TurnFinished)
-            info = await k.wait(agent.id)
+            info = await k.agents.wait(agent.id)
             deltas = []
             while not events.empty():
                 deltas.append(events.get_nowait())
-            return done, info, k.last_seq()
+            return done, info, k.ledger.last_seq()
         finally:
             if watcher.returncode is None:
                 watcher.kill()
@@ -134,8 +134,8 @@ def test_a_kernel_killed_mid_turn_serves_again_after_a_restart(kernel_proc, srv,
                                                            name="doomed")
         try:
             await killed_and_back(kernel_proc, connection)  # the client noticed, and came back on its own
-            again = k.spawn("after", workspace=str(ws))
-            return agent, again, k.agents(), k.ledger_integrity(), k.conversation(agent.id)
+            again = k.agents.spawn("after", workspace=str(ws))
+            return agent, again, k.agents.list(), k.ledger.integrity(), k.agents.conversation(agent.id)
         finally:
             await k.aclose()
 
@@ -158,7 +158,7 @@ def test_a_kernel_killed_mid_tool_call_runs_nothing_twice(kernel_proc, srv, tmp_
         try:
             await killed_and_back(kernel_proc, connection)
             calls = calls_of(k, agent.id)
-            return agent, k.agent(agent.id), calls
+            return agent, k.agents.get(agent.id), calls
         finally:
             await k.aclose()
 

@@ -50,20 +50,20 @@ def test_status_and_add_edit_rm_apply_in_the_running_kernel(mcp_kernel_proc, age
     async def body() -> None:
         k = await RemoteKernel.for_home(agentdesk_home, client="test").start()
         try:
-            first = await k.mcp_reload()  # waits for the kernel's own start of mcp.json (nothing changed since)
+            first = await k.extensions.mcp_reload()  # waits for the kernel's own start of mcp.json (nothing changed since)
             assert first.problems == () and first.in_words() == "no change"
-            [t] = k.mcp_status()
+            [t] = k.extensions.mcp_status()
             assert (t.name, t.state, t.error) == ("t", "connected", None) and "mcp__t__echo" in t.tools
 
             # the secret reached the server, and the kernel keeps it out of the record
             ws = tmp_path / "ws"
             ws.mkdir()
-            agent = k.spawn("mcp", workspace=str(ws))
-            on_server = k.grant_lease(agent.id, "mcp.t", 300)
+            agent = k.agents.spawn("mcp", workspace=str(ws))
+            on_server = k.leases.grant(agent.id, "mcp.t", 300)
             srv.script(Turn(parts=(ToolCall("mcp__t__getenv", {"name": "MCP_TEST_SECRET"}),)), Turn(parts=(Text("ok"),)))
-            k.send(agent.id, "go")
-            assert (await k.wait(agent.id)).state == "idle"
-            entries = k.ledger_page(limit=200)
+            k.agents.send(agent.id, "go")
+            assert (await k.agents.wait(agent.id)).state == "idle"
+            entries = k.ledger.page(limit=200)
             results = [e for e in entries if e.kind == "result"]
             assert results and "[REDACTED:held-secret]" in repr(results[-1])
             assert SECRET not in repr(entries)
@@ -72,26 +72,26 @@ def test_status_and_add_edit_rm_apply_in_the_running_kernel(mcp_kernel_proc, age
             command = f"{sys.executable} {SERVER}"
             assert await asyncio.to_thread(main, ["mcp", "add", "u", "--command", command]) == 0
             assert "the running kernel: started u" in capsys.readouterr().err
-            states = {s.name: s for s in k.mcp_status()}
+            states = {s.name: s for s in k.extensions.mcp_status()}
             assert states["u"].state == "connected" and "mcp__u__echo" in {t.name for t in k.tools()}
 
             # edit: restarted; a tool that changed revokes the leases on it (and on its whole server)
             assert await asyncio.to_thread(main, ["mcp", "add", "t", "--command", command,
                                                   "--env", "MCP_TEST_ECHO_NOTE= (changed)"]) == 0
             assert "the running kernel: restarted t" in capsys.readouterr().err
-            assert on_server.id not in {lease.id for lease in k.leases(agent.id)}
-            revokes = [e for e in k.ledger_page(limit=500) if e.kind == "lease.revoke"]
+            assert on_server.id not in {lease.id for lease in k.leases.list(agent.id)}
+            revokes = [e for e in k.ledger.page(limit=500) if e.kind == "lease.revoke"]
             assert [e.reason for e in revokes] == ["the MCP server t changed or removed its tools: echo"]
             assert "mcp__t__echo" in {t.name for t in k.tools()}  # described again, as the server lists it now
 
             # remove: stopped, its tools gone, leases on them revoked
-            on_u = k.grant_lease(agent.id, "mcp.u.echo", 300)
+            on_u = k.leases.grant(agent.id, "mcp.u.echo", 300)
             assert await asyncio.to_thread(main, ["mcp", "rm", "u"]) == 0
             assert "the running kernel: stopped u" in capsys.readouterr().err
-            assert [s.name for s in k.mcp_status()] == ["t"]
+            assert [s.name for s in k.extensions.mcp_status()] == ["t"]
             assert not any(t.name.startswith("mcp__u__") for t in k.tools())
-            assert on_u.id not in {lease.id for lease in k.leases(agent.id)}
-            revokes = [e for e in k.ledger_page(limit=500) if e.kind == "lease.revoke"]
+            assert on_u.id not in {lease.id for lease in k.leases.list(agent.id)}
+            revokes = [e for e in k.ledger.page(limit=500) if e.kind == "lease.revoke"]
             assert any("the MCP server u was removed" in e.reason for e in revokes)
         finally:
             await k.aclose()
@@ -106,18 +106,18 @@ def test_a_server_that_fails_says_why_and_a_fix_is_taken_without_a_restart(mcp_k
     async def body() -> None:
         k = await RemoteKernel.for_home(agentdesk_home, client="test").start()
         try:
-            await k.mcp_reload()
+            await k.extensions.mcp_reload()
             assert await asyncio.to_thread(main, ["mcp", "add", "gone", "--command", str(missing),
                                                   "--timeout", "10"]) == 0
             err = capsys.readouterr().err
             assert "the running kernel: started gone" in err and "agentdesk mcp: " in err
-            gone = {s.name: s for s in k.mcp_status()}["gone"]
+            gone = {s.name: s for s in k.extensions.mcp_status()}["gone"]
             assert gone.state == "failed" and gone.error and gone.tools == ()
             (agentdesk_home / "mcp.json").write_text(json.dumps({"servers": {"gone": {"command": sys.executable,
                                                                                        "args": [str(SERVER)]}}}))
-            done = await k.mcp_reload()  # t was removed from the file, gone was fixed
+            done = await k.extensions.mcp_reload()  # t was removed from the file, gone was fixed
             assert done.stopped == ("t",) and done.restarted == ("gone",) and done.problems == ()
-            assert [(s.name, s.state) for s in k.mcp_status()] == [("gone", "connected")]
+            assert [(s.name, s.state) for s in k.extensions.mcp_status()] == [("gone", "connected")]
         finally:
             await k.aclose()
 
@@ -140,18 +140,18 @@ def test_a_hand_edit_of_mcp_json_applies_in_the_running_kernel_and_a_broken_one_
         heard: asyncio.Queue = asyncio.Queue()
         k.subscribe(lambda e: heard.put_nowait(e) if isinstance(e, McpChanged) and e.edited else None)
         try:
-            await k.mcp_reload()  # the kernel's own start of mcp.json is done
+            await k.extensions.mcp_reload()  # the kernel's own start of mcp.json is done
             entry = json.loads(path.read_text())["servers"]["t"]
             edit(json.dumps({"servers": {"t": entry}})[:-5])  # cut short: not JSON
             broken = await asyncio.wait_for(heard.get(), timeout=60)  # noticed on the kernel's clock
             assert broken.reload.in_words() == "no change" and "is not valid JSON" in broken.reload.problems[0]
-            [t] = k.mcp_status()
+            [t] = k.extensions.mcp_status()
             assert t.state == "connected" and "is not valid JSON" in (t.config_problem or "")
 
             edit(json.dumps({"servers": {"t": entry, "u": {"command": sys.executable, "args": [str(SERVER)]}}}))
             added = await asyncio.wait_for(heard.get(), timeout=90)
             assert added.reload.started == ("u",) and added.reload.problems == ()
-            states = {s.name: (s.state, s.config_problem) for s in k.mcp_status()}
+            states = {s.name: (s.state, s.config_problem) for s in k.extensions.mcp_status()}
             assert states == {"t": ("connected", None), "u": ("connected", None)}
             assert "mcp__u__echo" in {tool.name for tool in k.tools()}
         finally:

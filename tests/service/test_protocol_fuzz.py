@@ -42,7 +42,7 @@ def read_until(sock: socket.socket, rid: Any) -> dict[str, Any] | None:
 def still_serving(path: Path) -> None:
     sock = connect(path)
     try:
-        sock.sendall(HELLO + b'{"jsonrpc":"2.0","id":"ok","method":"last_seq","params":{}}\n')
+        sock.sendall(HELLO + b'{"jsonrpc":"2.0","id":"ok","method":"ledger.last_seq","params":{}}\n')
         reply = read_until(sock, "ok")
         assert reply is not None and isinstance(reply["result"], int)
     finally:
@@ -88,7 +88,7 @@ def test_fuzzed_lines_never_take_the_kernel_down(thread_server, greet, fuzz):
 def test_each_kind_of_bad_input_gets_its_error(thread_server):
     sock = connect(thread_server.path)
     try:
-        sock.sendall(b'{"jsonrpc":"2.0","id":1,"method":"agents"}\n')
+        sock.sendall(b'{"jsonrpc":"2.0","id":1,"method":"agents.list"}\n')
         assert read_until(sock, 1)["error"]["code"] == p.NOT_HELLO
         sock.sendall(b'{"jsonrpc":"2.0","id":2,"method":"hello","params":{"version":99}}\n')
         assert read_until(sock, 2)["error"]["code"] == p.BAD_VERSION
@@ -96,15 +96,15 @@ def test_each_kind_of_bad_input_gets_its_error(thread_server):
         read_until(sock, "h")
         sock.sendall(b'{not json\n{"jsonrpc":"2.0","id":3,"method":"nope"}\n')
         assert read_until(sock, 3)["error"]["code"] == p.METHOD_NOT_FOUND
-        sock.sendall(b'{"jsonrpc":"2.0","id":4,"method":"agent","params":{"agent_id":5}}\n')
+        sock.sendall(b'{"jsonrpc":"2.0","id":4,"method":"agents.get","params":{"agent_id":5}}\n')
         assert read_until(sock, 4)["error"]["code"] == p.INVALID_PARAMS
-        sock.sendall(b'{"jsonrpc":"2.0","id":5,"method":"agent","params":{"agent_id":"a404"}}\n')
+        sock.sendall(b'{"jsonrpc":"2.0","id":5,"method":"agents.get","params":{"agent_id":"a404"}}\n')
         err = read_until(sock, 5)["error"]
         assert err["code"] == p.KERNEL_ERROR and err["data"]["type"] == "UnknownAgent"
-        sock.sendall(b'{"jsonrpc":"2.0","id":6,"method":"resolve_request","params":{"request_id":1,'
+        sock.sendall(b'{"jsonrpc":"2.0","id":6,"method":"leases.resolve","params":{"request_id":1,'
                      b'"decision":{"$t":"Grant","duration_s":"forever"}}}\n')
         assert read_until(sock, 6)["error"]["code"] == p.INVALID_PARAMS
-        sock.sendall(b'{"jsonrpc":"2.0","id":7,"method":"spawn","params":{"name":{"$t":"Popen"}}}\n')
+        sock.sendall(b'{"jsonrpc":"2.0","id":7,"method":"agents.spawn","params":{"name":{"$t":"Popen"}}}\n')
         assert read_until(sock, 7)["error"]["code"] == p.INVALID_PARAMS
     finally:
         sock.close()
@@ -120,7 +120,7 @@ def test_a_line_over_the_limit_closes_that_connection_only(thread_server):
         sock.sendall(HELLO)
         read_until(sock, "h")
         try:
-            sock.sendall(b'{"jsonrpc":"2.0","id":1,"method":"agents","params":{"x":"' + b"a" * (p.MAX_LINE + 10))
+            sock.sendall(b'{"jsonrpc":"2.0","id":1,"method":"agents.list","params":{"x":"' + b"a" * (p.MAX_LINE + 10))
         except OSError:
             pass  # the kernel may close before it has read it all
         reply = read_until(sock, None)
@@ -128,6 +128,6 @@ def test_a_line_over_the_limit_closes_that_connection_only(thread_server):
         assert read_until(sock, "never") is None  # and the connection is closed
     finally:
         sock.close()
-    other.sendall(b'{"jsonrpc":"2.0","id":"ok","method":"agents","params":{}}\n')
+    other.sendall(b'{"jsonrpc":"2.0","id":"ok","method":"agents.list","params":{}}\n')
     assert read_until(other, "ok")["result"] == []  # the other client is served as before
     other.close()

@@ -15,20 +15,20 @@ RECORDS = 1100  # more than two replay pages
 
 def test_subscribe_since_a_seq_replays_the_ledger_then_goes_live(thread_server):
     async def record(n: int) -> str:
-        agent = thread_server.kernel.spawn("busy")
+        agent = thread_server.kernel.agents.spawn("busy")
         for _ in range(n):
-            thread_server.kernel.grant_lease(agent.id, "fs.read", 60)
+            thread_server.kernel.leases.grant(agent.id, "fs.read", 60)
         return agent.id
 
     agent_id = thread_server.call(record(RECORDS))
-    total = thread_server.kernel.last_seq()
+    total = thread_server.kernel.ledger.last_seq()
 
     async def client():
         k = RemoteKernel(thread_server.path, client="late")
         recorder = Recorder("fs.write")
         k.subscribe(recorder)
         await k.start(since_seq=5)
-        k.grant_lease(agent_id, "fs.write", 60)  # a live one after the replay
+        k.leases.grant(agent_id, "fs.write", 60)  # a live one after the replay
         await recorder.done.wait()
         await k.aclose()
         return recorder.seen

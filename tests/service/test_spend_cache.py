@@ -39,25 +39,25 @@ async def _asked_once(thread_server):
     appended = asyncio.Event()
     client.subscribe(lambda e: appended.set() if getattr(getattr(e, "entry", None), "KIND", "") == "request" else None)
     try:
-        assert client.spend_today().tokens == 0
-        assert client.spend_today().tokens == 0
-        assert counted.calls.count("spend_today") == 1  # the second answer came from what the first said
+        assert client.agents.spend_today().tokens == 0
+        assert client.agents.spend_today().tokens == 0
+        assert counted.calls.count("agents.spend_today") == 1  # the second answer came from what the first said
 
         thread_server.provider.script(reply("hello", usage=(30, 12)))
-        agent = client.spawn("spender", provider="scripted", model="m")
-        client.send(agent.id, "hi")
-        await client.wait(agent.id)
+        agent = client.agents.spawn("spender", provider="scripted", model="m")
+        client.agents.send(agent.id, "hi")
+        await client.agents.wait(agent.id)
         await appended.wait()
         assert client._spend_fetch is not None
         await client._spend_fetch  # fetched over the events connection, not through the blocking channel
 
-        asked = counted.calls.count("spend_today")
-        assert client.spend_today().tokens == 42
-        assert counted.calls.count("spend_today") == asked == 1
+        asked = counted.calls.count("agents.spend_today")
+        assert client.agents.spend_today().tokens == 42
+        assert counted.calls.count("agents.spend_today") == asked == 1
 
         other = await RemoteKernel(thread_server.path, client="check").start()
         try:
-            assert other.spend_today() == client.spend_today()
+            assert other.agents.spend_today() == client.agents.spend_today()
         finally:
             await other.aclose()
     finally:
@@ -83,14 +83,14 @@ async def _both_counted(thread_server):
     client.subscribe(on)
     try:
         thread_server.provider.script(reply("one", usage=(10, 1)), reply("two", usage=(20, 2)))
-        first = client.spawn("a", provider="scripted", model="m")
-        second = client.spawn("b", provider="scripted", model="m")
-        client.send(first.id, "go")
-        client.send(second.id, "go")
-        await asyncio.gather(client.wait(first.id), client.wait(second.id))
+        first = client.agents.spawn("a", provider="scripted", model="m")
+        second = client.agents.spawn("b", provider="scripted", model="m")
+        client.agents.send(first.id, "go")
+        client.agents.send(second.id, "go")
+        await asyncio.gather(client.agents.wait(first.id), client.agents.wait(second.id))
         await both.wait()
         while client._spend_fetch is not None and not client._spend_fetch.done():
             await client._spend_fetch
-        assert client.spend_today().tokens == 33
+        assert client.agents.spend_today().tokens == 33
     finally:
         await client.aclose()

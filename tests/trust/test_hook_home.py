@@ -21,12 +21,12 @@ def test_a_real_hook_does_not_inherit_agentdesk_variables(make_env, tmp_path, mo
     dump.chmod(dump.stat().st_mode | stat.S_IXUSR)
     env = make_env(hooks=(Hook("look", "before", (str(dump),), "fs.read", 5.0),))
     env.provider.script(reply(tools=(("fs_list", {}),)), reply("ok"))
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "fs.read", 300)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "fs.read", 300)
 
     async def send() -> None:
-        env.kernel.send(a.id, "go")
-        await env.kernel.wait(a.id)
+        env.kernel.agents.send(a.id, "go")
+        await env.kernel.agents.wait(a.id)
 
     run(send())
     seen = dumped.read_text()

@@ -16,8 +16,8 @@ from tests.kernel.conftest import run
 
 
 async def _send(env, agent_id, text="go"):
-    env.kernel.send(agent_id, text)
-    await env.kernel.wait(agent_id)
+    env.kernel.agents.send(agent_id, text)
+    await env.kernel.agents.wait(agent_id)
 
 
 def script(path: Path, body: str) -> str:
@@ -31,8 +31,8 @@ def test_a_veto_hook_stops_the_call_and_its_stderr_is_the_reason(make_env, tmp_p
     veto = script(tmp_path / "veto.sh", f'cat > "{seen}"\necho "no writes to secrets" >&2\nexit 2\n')
     env = make_env(hooks=(Hook("guard", "before", (veto,), "fs.write", 5.0),))
     env.provider.script(reply(tools=(("fs_write", {"path": "secrets.txt", "content": "x"}),)), reply("ok"))
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "fs.write", 300)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "fs.write", 300)
     run(_send(env, a.id))
     assert not (env.workspace / "secrets.txt").exists()
     payload = json.loads(seen.read_text())
@@ -52,8 +52,8 @@ def test_a_hanging_hook_is_killed_with_its_process_group_at_the_timeout(make_env
     hang = script(tmp_path / "hang.sh", f'sleep 300 &\necho $! > "{pid_file}"\nwait\n')
     env = make_env(hooks=(Hook("slow", "before", (hang,), "*", 0.5),))
     env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "x"}),)), reply("ok"))
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "fs.write", 300)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "fs.write", 300)
     started = time.monotonic()
     run(_send(env, a.id))
     assert time.monotonic() - started < 20
@@ -75,8 +75,8 @@ def test_a_broken_hook_is_a_clear_error_and_an_after_hook_formats_the_result(mak
                           Hook("upper", "after", (upper,), "fs.write", 5.0)))
     env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "x"}),)),
                         reply(tools=(("fs_read", {"path": "a"}),)), reply("ok"))
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "fs", 300)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "fs", 300)
     run(_send(env, a.id))
     formatted = env.provider.requests[1].messages[-1].parts[0]
     assert not formatted.is_error and formatted.content == "CREATED A (1 LINES, 1 BYTES)\n"
@@ -100,8 +100,8 @@ def test_a_hook_does_not_inherit_the_kernels_keys(make_env, tmp_path, monkeypatc
     dump = script(tmp_path / "dump.sh", f'env > "{dumped}"\ncat > /dev/null\n')
     env = make_env(hooks=(Hook("look", "before", (dump,), "fs.read", 5.0),))
     env.provider.script(reply(tools=(("fs_list", {}),)), reply("ok"))
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "fs.read", 300)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "fs.read", 300)
     run(_send(env, a.id))
     seen = dumped.read_text()
     assert "PATH=" in seen  # the rest of the environment is there

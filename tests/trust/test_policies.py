@@ -14,8 +14,8 @@ from tests.kernel.conftest import GRANT_5M, run
 
 
 async def _send(env, agent_id, text="go"):
-    env.kernel.send(agent_id, text)
-    await env.kernel.wait(agent_id)
+    env.kernel.agents.send(agent_id, text)
+    await env.kernel.agents.wait(agent_id)
 
 
 def writes(*names: str):
@@ -26,7 +26,7 @@ def test_ask_is_the_default_one_lease_covers_later_calls(make_env):
     env = make_env()
     env.approver.will(GRANT_5M)
     env.provider.script(reply(tools=writes("a")), reply(tools=writes("b")), reply("ok"))
-    a = env.kernel.spawn("t")
+    a = env.kernel.agents.spawn("t")
     run(_send(env, a.id))
     assert len(env.approver.requests) == 1 and not env.approver.requests[0].once
     assert (env.workspace / "b").exists()
@@ -35,8 +35,8 @@ def test_ask_is_the_default_one_lease_covers_later_calls(make_env):
 def test_deny_refuses_without_asking_and_says_so(make_env):
     env = make_env(policies={"fs": "deny"})
     env.provider.script(reply(tools=writes("a")), reply("ok"))
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "fs.write", 300)  # even a lease does not outrank a deny policy
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "fs.write", 300)  # even a lease does not outrank a deny policy
     run(_send(env, a.id))
     assert env.approver.requests == [] and not (env.workspace / "a").exists()
     [denied] = env.ledger.page(kind="denied")
@@ -48,13 +48,13 @@ def test_deny_refuses_without_asking_and_says_so(make_env):
 def test_auto_grants_the_default_lease_as_policy_visible_like_any_lease(make_env):
     env = make_env(policies={"fs.write": "auto"}, default_lease_s=600.0)
     env.provider.script(reply(tools=writes("a")), reply(tools=writes("b")), reply("ok"))
-    a = env.kernel.spawn("t")
+    a = env.kernel.agents.spawn("t")
     run(_send(env, a.id))
     assert env.approver.requests == [] and (env.workspace / "b").exists()
     [grant] = env.ledger.page(kind="lease.grant")
     assert grant.actor == "policy" and grant.scope == "fs.write" and grant.duration_s == 600.0
     assert [e.lease.scope for e in env.of(LeaseGranted)] == ["fs.write"]
-    assert [l.scope for l in env.kernel.leases(a.id)] == ["fs.write"]
+    assert [l.scope for l in env.kernel.leases.list(a.id)] == ["fs.write"]
     assert {c.lease for c in env.ledger.page(kind="tool")} == {grant.seq}
 
 
@@ -62,8 +62,8 @@ def test_confirm_asks_on_every_call_and_no_lease_covers_it(make_env):
     env = make_env(policies={"fs.write": "confirm"})
     env.approver.will(Grant(0.0), Grant(0.0))
     env.provider.script(reply(tools=writes("a")), reply(tools=writes("b")), reply("ok"))
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "fs", 300)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "fs", 300)
     run(_send(env, a.id))
     assert [r.once for r in env.approver.requests] == [True, True]
     assert "your policy for fs.write is to confirm every call" == env.approver.requests[0].reason

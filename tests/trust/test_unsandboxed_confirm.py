@@ -17,8 +17,8 @@ WITHOUT = "runs WITHOUT a sandbox: it can read and change everything you can"
 
 
 async def _send(env, agent_id, text="go"):
-    env.kernel.send(agent_id, text)
-    await env.kernel.wait(agent_id)
+    env.kernel.agents.send(agent_id, text)
+    await env.kernel.agents.wait(agent_id)
 
 
 def _results(env, index):
@@ -32,8 +32,8 @@ def test_each_unsandboxed_command_is_confirmed_once_whatever_the_lease_and_polic
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-canary-unsandboxed")
     env = make_env(allow_unsandboxed_shell=True, policies={"shell.exec": "auto"})
     env.approver.will(ONCE, DENY)
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "shell.exec", 3600)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "shell.exec", 3600)
     env.provider.script(reply(tools=(("shell_exec", {"command": "export -p > one.txt"}),)),
                         reply(tools=(("shell_exec", {"command": "echo two > two.txt"}),)), reply("done"))
     run(_send(env, a.id))
@@ -52,8 +52,8 @@ def test_each_unsandboxed_command_is_confirmed_once_whatever_the_lease_and_polic
 def test_an_unattended_run_is_refused_an_unsandboxed_command_at_once(make_env, monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent-bin")
     env = make_env(allow_unsandboxed_shell=True)
-    a = env.kernel.spawn("nightly", unattended=True)
-    env.kernel.grant_lease(a.id, "shell.exec", 3600)
+    a = env.kernel.agents.spawn("nightly", unattended=True)
+    env.kernel.leases.grant(a.id, "shell.exec", 3600)
     env.provider.script(reply(tools=(("shell_exec", {"command": "echo x > x.txt"}),)), reply("ok"))
     run(_send(env, a.id))
     assert env.approver.requests == [] and not (env.workspace / "x.txt").exists()
@@ -65,8 +65,8 @@ def test_an_unattended_run_is_refused_an_unsandboxed_command_at_once(make_env, m
 
 def test_a_sandboxed_command_under_a_lease_is_not_asked_about(make_env):
     env = make_env(allow_unsandboxed_shell=True)  # allowed, but bubblewrap works here: the sandbox is used
-    a = env.kernel.spawn("t")
-    env.kernel.grant_lease(a.id, "shell.exec", 3600)
+    a = env.kernel.agents.spawn("t")
+    env.kernel.leases.grant(a.id, "shell.exec", 3600)
     env.provider.script(reply(tools=(("shell_exec", {"command": "echo in > in.txt"}),)), reply("done"))
     run(_send(env, a.id))
     assert env.approver.requests == [] and (env.workspace / "in.txt").read_text() == "in\n"

@@ -1,0 +1,152 @@
+"""The extensions desk: the MCP servers the kernel runs (start, status, reading mcp.json again, the watch on
+it) and the skills agents are offered (the catalogue, enabling one at the hash the user was shown)."""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Sequence
+
+if TYPE_CHECKING:
+    from ..agents.services import Services
+    from ..extensions.context import Extensions
+    from ..extensions.mcp_config import McpSecrets, McpServerConfig
+    from ..extensions.mcp_hub import McpHub
+    from ..extensions.mcp_status import McpReload, McpServerStatus
+    from ..extensions.mcp_watch import McpFile
+    from ..extensions.skill_info import SkillCatalog
+    from ..redaction import SecretRegistry
+
+
+class ExtensionsDesk:
+    """``kernel.api.ExtensionDesk`` in process, and what the kernel's owner starts and stops."""
+
+    def __init__(self, services: Services, extensions: Extensions, secrets: SecretRegistry) -> None:
+        """``extensions``: AGENTS.md and the skills (the same object the agents see through their port);
+        ``secrets``: the ledger redactor's registry (an MCP server's secrets are kept out of the record)."""
+        self._services = services
+        self._extensions = extensions
+        self._secrets = secrets
+        self._hub: McpHub | None = None
+        self._home: Path | None = None  # whose mcp.json mcp_reload reads
+        self._file: McpFile | None = None  # that file and the version last read (extensions/mcp_watch.py)
+        self._watch: asyncio.Task[None] | None = None
+        self._reading = asyncio.Lock()  # one reading of mcp.json at a time: a later one never applies first
+
+    # ---- MCP servers ------------------------------------------------------------------
+
+    async def start_mcp(self, servers: Sequence[tuple[McpServerConfig, McpSecrets]], *,
+                        log_dir: Path | None = None, mode: str = "auto") -> dict[str, str]:
+        """Connect these MCP servers and add their tools (``mcp__<server>__<tool>``) to the registry;
+        returns why any server could not start (it is tried again when the kernel next starts)."""
+        from ..extensions.mcp_hub import McpHub
+
+        if self._hub is None:
+            self._hub = McpHub(self._services.tools, self._services.leases, log_dir=log_dir, mode=mode)
+        for config, secrets in servers:
+            self._hold_secrets(config.name, secrets)
+            self._hub.add_server(config, secrets)
+        return await self._hub.start()
+
+    def use_mcp_home(self, root: Path) -> None:
+        """The home whose mcp.json ``mcp_reload`` reads (set by ``extensions.setup.start_configured_mcp``)."""
+        from ..extensions.mcp_config import MCP_FILE
+        from ..extensions.mcp_watch import McpFile
+
+        self._home = root
+        if self._file is None or self._file.path != root / MCP_FILE:
+            self._file = McpFile(root / MCP_FILE)
+
+    def watch_mcp(self, report: Callable[[McpReload], None], interval_s: float | None = None) -> None:
+        """Read mcp.json again whenever someone edits it by hand (the kernel service): a stat on the kernel's
+        clock (extensions/mcp_watch.py); ``report`` hears what each such reading did. Ends with the kernel."""
+        from ..extensions.mcp_watch import MCP_WATCH_S, watch
+
+        if self._file is None or self._watch is not None:
+            return
+        self._watch = asyncio.ensure_future(watch(lambda: self._file, self._services.clock,
+                                                  lambda: self._reload(edited=True), report,
+                                                  MCP_WATCH_S if interval_s is None else interval_s))
+
+    async def mcp_reload(self) -> McpReload:
+        """Read the home's mcp.json (and the servers' secrets) again and bring the running servers in step:
+        new ones start, removed or switched-off ones stop (leases on their tools revoked), changed ones
+        restart. Called by Settings and ``agentdesk mcp add|rm`` after they save."""
+        return await self._reload(edited=False)
+
+    async def _reload(self, edited: bool) -> McpReload:
+        """``mcp_reload``; a broken entry (or a file that cannot be used at all) leaves its servers running as
+        they were, with why in ``mcp_status``. Published as ``McpChanged`` (``edited``: a hand edit was seen)."""
+        from ..core.events import McpChanged
+        from ..extensions.mcp_status import McpReload
+
+        root = self._home
+        if root is None:
+            return McpReload(problems=("this kernel was started without a home folder to read mcp.json from",))
+        async with self._reading:
+            done = await self._apply(root)
+        self._services.bus.publish(McpChanged(done, edited))
+        return done
+
+    async def _apply(self, root: Path) -> McpReload:
+        from ..extensions.mcp_hub import McpHub
+        from ..extensions.mcp_status import McpReload
+        from ..extensions.setup import configured_mcp
+
+        if self._file is not None:
+            self._file.mark()
+        found = configured_mcp(root)
+        if self._hub is None and found.servers:
+            self._hub = McpHub(self._services.tools, self._services.leases, log_dir=root / "logs")
+        for config, secrets in found.servers:
+            self._hold_secrets(config.name, secrets)
+        if self._hub is None:
+            done = McpReload(problems=tuple(found.problems))
+        elif found.unreadable is not None:
+            self._hub.hold(f"{found.unreadable}; running as before the edit")
+            done = McpReload(problems=tuple(found.problems))
+        else:
+            reloaded = await self._hub.reload(found.servers, keep=found.broken)
+            done = McpReload(reloaded.started, reloaded.stopped, reloaded.restarted,
+                             (*found.problems, *reloaded.problems))
+        return done
+
+    def _hold_secrets(self, server: str, secrets: McpSecrets) -> None:
+        for label, value in secrets.values():  # kept out of the ledger from now on
+            self._secrets.add(value, f"MCP server {server}: {label}")
+
+    async def stop_mcp(self) -> None:
+        """Stop every MCP server (their tools stay listed; a call starts the server again)."""
+        if self._hub is not None:
+            await self._hub.aclose()
+
+    def mcp_status(self) -> builtins.list[McpServerStatus]:
+        """Every configured MCP server: connected or not, its tools, and the tools left out with why."""
+        return [] if self._hub is None else self._hub.status()
+
+    async def aclose(self) -> None:
+        """The watch on mcp.json and every MCP server end (with the kernel)."""
+        if self._watch is not None:
+            self._watch.cancel()
+        if self._hub is not None:
+            await self._hub.aclose()
+
+    # ---- skills (Settings → Skills reads and pins them here: extensions/skill_info.py) ----
+
+    async def skills(self, workspace: str | None = None) -> SkillCatalog:
+        """The skills agents in ``workspace`` would be offered (the home's and the workspace's own), each
+        enabled, changed since enabled, or off, and the folders skipped with why. Read off the loop."""
+        from ..extensions.skill_info import catalog_info, workspace_path
+
+        where = workspace_path(workspace)
+        return catalog_info(await asyncio.to_thread(self._extensions.catalog, where))
+
+    async def set_skill_enabled(self, folder: str, sha256: str, enabled: bool, mine: bool = False,
+                                workspace: str | None = None) -> SkillCatalog:
+        """Enable the skill in ``folder`` at the hash the user was shown (refused when it changed since),
+        or disable it; returns the catalogue after."""
+        from ..extensions.skill_info import set_enabled, workspace_path
+
+        where = workspace_path(workspace)
+        return await asyncio.to_thread(set_enabled, self._extensions, folder, sha256, enabled, mine, where)

@@ -1,0 +1,61 @@
+"""``RunHost``: the kernel as automation runs see it (``kernel.automations.host.AutomationHost``).
+
+Built by the composition root over the agents desk and the shared services,
+so the automations room reaches the process table, the lease book and the
+ledger through a declared port rather than the facade above it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ledger import Entry
+
+    from ..agents.process import AgentProcess
+    from ..agents.services import Services
+    from ..config.settings import Settings
+    from ..core.clock import Clock
+    from ..core.events import AgentInfo
+    from ..leases.lease import Lease
+    from .agents import Agents
+
+
+class RunHost:
+    def __init__(self, agents: Agents, services: Services) -> None:
+        self._agents = agents
+        self._services = services
+
+    def spawn(self, name: str | None = None, *, provider: str | None = None, model: str | None = None,
+              budget: int | None = None, workspace: str | None = None, unattended: bool = False) -> AgentInfo:
+        return self._agents.spawn(name, provider=provider, model=model, budget=budget, workspace=workspace,
+                                  unattended=unattended)
+
+    def send(self, agent_id: str, text: str) -> None:
+        self._agents.send(agent_id, text)
+
+    async def wait(self, agent_id: str) -> AgentInfo:
+        return await self._agents.wait(agent_id)
+
+    def kill(self, agent_id: str, by: str = "user", reason: str = "killed by the user") -> AgentInfo:
+        return self._agents.kill(agent_id, by, reason)
+
+    @property
+    def clock(self) -> Clock:
+        return self._services.clock
+
+    @property
+    def settings(self) -> Settings:
+        return self._services.settings
+
+    def process(self, agent_id: str) -> AgentProcess:
+        return self._agents.process(agent_id)
+
+    def grant_lease(self, agent_id: str, scope: str, duration_s: float, by: str) -> Lease:
+        return self._services.leases.grant(agent_id, scope, duration_s, by=by)
+
+    def revoke_leases(self, agent_id: str, reason: str, by: str) -> list[Lease]:
+        return self._services.leases.revoke_all(agent_id, reason, by=by)
+
+    def entries(self, actor: str, kind: str, limit: int = 1000) -> list[Entry]:
+        return self._services.ledger.page(actor=actor, kind=kind, limit=limit)

@@ -1,0 +1,238 @@
+"""The facade contract: one abstract suite of behaviour, run against both backends of ``KernelFacade``.
+
+``FacadeContract`` says what any kernel facade does, through the desks only (``kernel.agents``,
+``kernel.leases``, ``kernel.ledger``, ``kernel.outward``, ``kernel.automations``): spawn, send and wait with
+the scripted provider; kill revokes the agent's leases; a lease request is asked, answered and its lease
+revoked; the ledger pages, counts, diffs and undoes; the outward and automations desks list and change;
+unknown agents and bad params are refused with the same errors. ``TestInProcess`` runs it on ``Kernel``
+itself, ``TestOverSocket`` on ``RemoteKernel`` over a real socket to a served kernel, the path the shipped
+desktop takes (tests/contract/backends.py). A behaviour that differs between the two fails on one of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from kernel.api import (
+    AgentState, Automation, ChainIntact, Event, FileChange, Grant, Intact, InvalidState, KernelError, KernelFacade,
+    LeaseRequested, LedgerError, LedgerFilter, PolicyItem, ScheduleRefused, UnknownAgent,
+)
+from kernel.providers.scripted import reply
+from tests.contract.backends import InProcess, OverSocket
+
+
+def events_of(facade: KernelFacade, kind: type) -> "asyncio.Queue[Any]":
+    """A queue of the facade's events of ``kind``, from now on (delivered on the test's loop)."""
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    facade.subscribe(lambda e: queue.put_nowait(e) if isinstance(e, kind) else None)
+    return queue
+
+
+class FacadeContract:
+    """What every ``KernelFacade`` does. A subclass provides the ``backend`` fixture."""
+
+    @pytest.fixture
+    def backend(self, tmp_path: Path) -> Iterator[Any]:  # pragma: no cover - each backend says
+        raise NotImplementedError
+
+    # ---- agents ----------------------------------------------------------------------
+
+    def test_spawn_send_and_wait_run_a_turn_with_the_scripted_provider(self, backend: Any) -> None:
+        backend.provider.script(reply("Hello, Ada."))
+
+        async def body(k: KernelFacade) -> None:
+            info = k.agents.spawn("scribe", provider="scripted", model="m", budget=5000)
+            assert (info.name, info.state, info.budget) == ("scribe", AgentState.IDLE, 5000)
+            assert [a.id for a in k.agents.list()] == [info.id]
+            assert k.agents.get(info.id) == info
+            k.agents.send(info.id, "Say hello.")
+            done = await k.agents.wait(info.id)
+            assert done.state is AgentState.IDLE and done.input_tokens == 10 and done.output_tokens == 5
+            roles = [(m.role, "".join(getattr(p, "text", "") for p in m.parts)) for m in k.agents.conversation(info.id)]
+            assert roles == [("user", "Say hello."), ("assistant", "Hello, Ada.")]
+            assert k.agents.spend_today().tokens == 15
+
+        backend.run(body)
+
+    def test_pause_resume_raise_budget_archive_and_revive(self, backend: Any) -> None:
+        async def body(k: KernelFacade) -> None:
+            info = k.agents.spawn("sleeper", provider="scripted", model="m", budget=1000)
+            k.agents.pause(info.id)
+            assert k.agents.get(info.id).state is AgentState.PAUSED
+            k.agents.resume(info.id)
+            assert k.agents.get(info.id).state is AgentState.IDLE
+            assert k.agents.raise_budget(info.id, 9000).budget == 9000
+            assert k.agents.archive(info.id).id == info.id
+            assert k.agents.list() == []
+            assert [h.id for h in k.agents.history("sleeper")] == [info.id]
+            assert k.agents.history("nobody-by-that-name") == []
+            assert k.agents.revive(info.id).id == info.id
+            assert [a.id for a in k.agents.list()] == [info.id]
+
+        backend.run(body)
+
+    def test_kill_is_final_recorded_by_the_user_and_revokes_the_agents_leases(self, backend: Any) -> None:
+        async def body(k: KernelFacade) -> None:
+            info = k.agents.spawn("doomed", provider="scripted", model="m")
+            lease = k.leases.grant(info.id, "fs.read", 300.0)
+            assert (lease.subject, lease.scope) == (info.id, "fs.read")
+            assert [x.id for x in k.leases.list(info.id)] == [lease.id]
+            killed = k.agents.kill(info.id)
+            assert killed.state is AgentState.KILLED
+            assert k.leases.list(info.id) == [] and k.leases.list() == []
+            kills = k.ledger.page(LedgerFilter(kind="agent.kill"))
+            assert [(e.actor, getattr(e, "subject", None)) for e in kills] == [("user", info.id)]
+            with pytest.raises(InvalidState):
+                k.agents.send(info.id, "are you there?")
+
+        backend.run(body)
+
+    # ---- leases ----------------------------------------------------------------------
+
+    def test_a_lease_request_is_pending_until_resolved_and_its_lease_can_be_revoked(self, backend: Any) -> None:
+        (backend.workspace / "notes.txt").write_text("one\n")
+        backend.provider.script(reply(tools=(("fs_read", {"path": "notes.txt"}),)), reply("It says one."))
+
+        async def body(k: KernelFacade) -> None:
+            asked = events_of(k, LeaseRequested)
+            info = k.agents.spawn("reader", provider="scripted", model="m")
+            k.agents.send(info.id, "Read notes.txt")
+            request = (await asked.get()).request
+            assert [r.id for r in k.leases.pending()] == [request.id]
+            assert (request.agent_id, request.scope) == (info.id, "fs.read")
+            assert k.leases.resolve(request.id, Grant(600.0)) is True
+            assert k.leases.resolve(request.id, Grant(600.0)) is False  # no longer open
+            assert k.leases.resolve(999_999, Grant(600.0)) is False  # never asked
+            done = await k.agents.wait(info.id)
+            assert done.state is AgentState.IDLE and k.leases.pending() == []
+            [lease] = k.leases.list(info.id)
+            assert lease.scope == "fs.read"
+            revoked = k.leases.revoke(lease.id)
+            assert revoked is not None and revoked.id == lease.id
+            assert k.leases.list(info.id) == []
+            assert k.leases.revoke(lease.id) is None  # already gone
+
+        backend.run(body)
+
+    # ---- ledger ----------------------------------------------------------------------
+
+    def test_the_ledger_pages_counts_diffs_and_undoes_a_file_change(self, backend: Any) -> None:
+        target = backend.workspace / "a.txt"
+        backend.provider.script(reply(tools=(("fs_write", {"path": "a.txt", "content": "new\n"}),)), reply("Done."))
+
+        async def body(k: KernelFacade) -> None:
+            before = k.ledger.last_seq()
+            info = k.agents.spawn("writer", provider="scripted", model="m")
+            k.leases.grant(info.id, "fs.write", 300.0)
+            k.agents.send(info.id, "Write a.txt")
+            assert (await k.agents.wait(info.id)).state is AgentState.IDLE
+            assert target.read_text() == "new\n"
+            assert k.ledger.count() == k.ledger.last_seq() > before
+            newest = k.ledger.page(limit=3)
+            assert len(newest) == 3 and newest[0].seq == k.ledger.last_seq()
+            assert [e.seq for e in newest] == sorted((e.seq for e in newest), reverse=True)
+            assert [e.seq for e in k.ledger.page(before=newest[0].seq, limit=2)] == [e.seq for e in newest[1:]]
+            [change] = k.ledger.page(LedgerFilter(actor=info.id, kind="fs.write"))
+            assert isinstance(change, FileChange) and change.path == str(target)
+            assert "+new" in k.ledger.diff(change.seq)
+            assert k.ledger.undone_by([change.seq]) == {}
+            tool_call = next(e for e in k.ledger.page(LedgerFilter(kind="tool")))
+            assert change.seq in [e.seq for e in k.ledger.caused_by(tool_call.seq)]
+            preview = k.ledger.undo(change.seq - 1, dry_run=True)
+            assert target.read_text() == "new\n"  # a dry run changes nothing
+            report = k.ledger.undo(change.seq - 1)
+            assert preview.dry_run and preview.undo_seq is None and preview.files == [str(target)]
+            assert report.ok and report.undo_seq is not None and report.files == preview.files
+            assert not target.exists()  # a.txt did not exist before the agent wrote it
+            assert set(k.ledger.undone_by([change.seq])) == {change.seq}
+            with pytest.raises(LedgerError):
+                k.ledger.diff(tool_call.seq)  # not a file change
+            assert isinstance(k.ledger.integrity(), Intact)
+
+        backend.run(body)
+
+    # ---- outward and automations -------------------------------------------------------
+
+    def test_outward_lists_nothing_unknown_and_refuses_to_settle_what_it_does_not_know(self, backend: Any) -> None:
+        async def body(k: KernelFacade) -> None:
+            assert k.outward.unknown() == []
+            with pytest.raises(LedgerError):  # no such entry
+                k.outward.settle(424242, True)
+            with pytest.raises(LedgerError):
+                await k.outward.recheck(424242)
+
+        backend.run(body)
+
+    def test_automations_are_added_listed_paused_and_deleted_by_the_user(self, backend: Any) -> None:
+        async def body(k: KernelFacade) -> None:
+            assert k.automations.list() == [] and k.automations.inbox() == []
+            assert isinstance(k.automations.integrity(), ChainIntact)
+            made = k.automations.add(Automation(id="", name="Digest", objective="Summarise the inbox",
+                                                schedule="0 7 * * *", policy=(PolicyItem("fs.read", 600.0),),
+                                                workspace=str(backend.workspace)))
+            assert made.id and made.enabled
+            assert k.automations.get(made.id) == made
+            assert [v.automation.id for v in k.automations.list()] == [made.id]
+            assert k.automations.pause(made.id).enabled is False
+            assert k.automations.resume(made.id).enabled is True
+            k.automations.delete(made.id)
+            assert k.automations.list() == []
+            assert [(action, who) for _t, action, who in k.automations.history(made.id)] == [
+                ("create", "user"), ("pause", "user"), ("resume", "user"), ("delete", "user")]
+            with pytest.raises(KernelError):
+                k.automations.get("no-such-automation")
+            with pytest.raises(ScheduleRefused, match="less than one hour apart"):  # at most once an hour
+                k.automations.check(Automation(id="", name="Too often", objective="o", schedule="*/5 * * * *"))
+
+        backend.run(body)
+
+    # ---- errors -------------------------------------------------------------------------
+
+    def test_an_unknown_agent_is_refused_by_every_agent_method(self, backend: Any) -> None:
+        async def body(k: KernelFacade) -> None:
+            for call in (lambda: k.agents.get("nobody"), lambda: k.agents.send("nobody", "hi"),
+                         lambda: k.agents.kill("nobody"), lambda: k.agents.pause("nobody"),
+                         lambda: k.agents.raise_budget("nobody", 10), lambda: k.agents.conversation("nobody")):
+                with pytest.raises(UnknownAgent) as refused:
+                    call()
+                assert refused.value.agent_id == "nobody"
+            with pytest.raises(UnknownAgent):
+                await k.agents.wait("nobody")
+
+        backend.run(body)
+
+    def test_bad_params_are_refused_before_anything_is_done(self, backend: Any) -> None:
+        async def body(k: KernelFacade) -> None:
+            with pytest.raises(ValueError):
+                k.agents.spawn("broke", provider="scripted", model="m", budget=-5)
+            assert k.agents.list() == []
+            info = k.agents.spawn("quiet", provider="scripted", model="m")
+            with pytest.raises(ValueError):
+                k.agents.send(info.id, "   ")
+            assert k.agents.get(info.id).state is AgentState.IDLE
+            assert len(k.agents.conversation(info.id)) == 0
+
+        backend.run(body)
+
+
+class TestInProcess(FacadeContract):
+    @pytest.fixture
+    def backend(self, tmp_path: Path) -> Iterator[InProcess]:
+        b = InProcess(tmp_path)
+        yield b
+        b.close()
+
+
+class TestOverSocket(FacadeContract):
+    @pytest.fixture
+    def backend(self, tmp_path: Path) -> Iterator[OverSocket]:
+        b = OverSocket(tmp_path)
+        yield b
+        b.close()
+
+
+_ = Event  # the events the suite waits for are kernel.api values on both backends
