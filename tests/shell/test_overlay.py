@@ -281,12 +281,13 @@ def test_both_user_namespace_mounts_capture_the_same(env: Env) -> None:
 
 @pytest.mark.slow
 @pytest.mark.overlay_only  # the snapshot path's cost is measured by benchmarks/snapshot_bench.py
-def test_a_100000_file_workspace_costs_what_the_command_changed(env: Env) -> None:
+def test_a_10000_file_workspace_records_only_what_the_command_changed(env: Env) -> None:
+    # What a two-file command costs in 100,000 files (goal: under 10 s) is benchmarks/overlay_bench.py's figure;
+    # here, without a clock, the size only has to dwarf the change (writing 100,000 files took 37-87 s of a run).
     for d in range(100):
         folder = env.root / f"pkg{d:03d}"
         folder.mkdir()
-        for f in range(1000):
+        for f in range(100):
             (folder / f"m{f:04d}.py").write_bytes(b"x = %d\n" % f)
-    out, ctx = asyncio.run(env.run({"command": "echo changed > pkg050/m0500.py && rm pkg099/m0999.py"}))
-    assert set(_changes(env, ctx.cause)) == {"pkg050/m0500.py", "pkg099/m0999.py"}, out.content
-    # Its wall-clock cost (goal: under 10 s) is benchmarks/overlay_bench.py's figure, not an assertion here.
+    out, ctx = asyncio.run(env.run({"command": "echo changed > pkg050/m0050.py && rm pkg099/m0099.py"}))
+    assert set(_changes(env, ctx.cause)) == {"pkg050/m0050.py", "pkg099/m0099.py"}, out.content
