@@ -26,7 +26,7 @@ import asyncio
 import json
 import os
 import sys
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 
 from ..core.errors import ProviderError
 from .base import ProviderRequest, StreamEvent
@@ -40,10 +40,29 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 _DIED = object()
 
 
+class HostProcess(Protocol):
+    """What the parent side uses of its child: an ``asyncio.subprocess.Process`` in the product. The provider
+    contract tests pass a stand-in that serves ``host_child`` over pipes in-process (the protocol without
+    paying for a process and an SDK import per test); tests/providers/test_process_host.py runs the real one."""
+
+    stdin: asyncio.StreamWriter | None
+    stdout: asyncio.StreamReader | None
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    async def wait(self) -> int: ...
+
+    def kill(self) -> None: ...
+
+
 class _Host:
     """One child process and the streams open on it."""
 
-    def __init__(self, name: str, proc: asyncio.subprocess.Process) -> None:
+    def __init__(self, name: str, proc: HostProcess) -> None:
         self.name = name
         self.proc = proc
         self.streams: dict[int, asyncio.Queue[Any]] = {}
@@ -132,9 +151,11 @@ class ProcessProvider:
 
     out_of_process = True
 
-    def __init__(self, name: str, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0) -> None:
+    def __init__(self, name: str, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0,
+                 spawn: Callable[[], Awaitable[HostProcess]] | None = None) -> None:
         self.name = name
         self._init = {"name": name, "api_key": api_key, "base_url": base_url, "timeout_s": timeout_s}
+        self._start_child = spawn  # None: ``python -m kernel.providers.host_main`` (see HostProcess)
         self._host: _Host | None = None
         self._starting = asyncio.Lock()
 
@@ -159,6 +180,10 @@ class ProcessProvider:
             return host
 
     async def _spawn(self) -> _Host:
+        if self._start_child is not None:
+            host = _Host(self.name, await self._start_child())
+            host.send(init_line(self._init))
+            return host
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, env.get("PYTHONPATH", "")) if p)
         try:

@@ -1,4 +1,6 @@
-"""``agentdesk ask`` end to end: a real subprocess, the real Anthropic SDK, the loopback fake."""
+"""``agentdesk ask`` end to end: the console script's ``main`` in this process (tests/cli/inproc.py), the
+real Anthropic SDK, the loopback fake. What is about the process itself (a prompt on a real TTY, Ctrl-C's
+exit status) runs a real subprocess."""
 
 from __future__ import annotations
 
@@ -11,17 +13,14 @@ from pathlib import Path
 import pytest
 
 from ledger import FileChange, Ledger, ToolCall
+from tests.cli.inproc import agentdesk
 from tests.fakes import FakeProviderServer, HttpError, Text, ToolCall as FakeCall, Turn, Usage
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def ask(args: list[str], home: Path, env_extra: dict[str, str] | None = None, stdin: str = "") -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE"))}
-    env.update({"AGENTDESK_HOME": str(home), "PYTHONPATH": str(ROOT)})
-    env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "desktop.launcher", "ask", *args], input=stdin, env=env,
-                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    return agentdesk(["ask", *args], home, env_extra, stdin)
 
 
 def ask_on_a_tty(args: list[str], home: Path, env_extra: dict[str, str], prompt: bytes,

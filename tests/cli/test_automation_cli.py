@@ -1,24 +1,19 @@
-"""``agentdesk automation`` and ``agentdesk inbox`` as real processes on a temp home, a real SDK run
-against the loopback fake server."""
+"""``agentdesk automation`` and ``agentdesk inbox`` on a temp home (the console script's ``main`` in this
+process, tests/cli/inproc.py), a real SDK run against the loopback fake server."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
-from tests.cli.test_ask import ROOT, anthropic_env
+from tests.cli.inproc import agentdesk as in_process
+from tests.cli.test_ask import anthropic_env
 from tests.fakes import FakeProviderServer, Text, ToolCall, Turn
 
 
 def agentdesk(args: list[str], home: Path, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE"))}
-    env.update({"AGENTDESK_HOME": str(home), "PYTHONPATH": str(ROOT)})
-    env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "desktop.launcher", *args], env=env, capture_output=True, text=True,
-                          timeout=60, cwd=ROOT, stdin=subprocess.DEVNULL)
+    return in_process(args, home, env_extra)
 
 
 def test_add_refuses_a_half_hourly_schedule_with_the_kernels_sentence(agentdesk_home, tmp_path):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.inproc import agentdesk
 from tests.cli.test_ask import ROOT, anthropic_env, ask
 from tests.fakes import FakeProviderServer, Text, Turn
 
@@ -69,9 +70,7 @@ def test_ledger_and_undo_do_not_read_settings_so_a_bad_file_cannot_block_recover
     (agentdesk_home / "settings.json").write_text('{"default_lease_s": "x"}')
     (agentdesk_home / "keys.json").write_text("[]")
     for args, code in ((["ledger"], 0), (["undo", "--after", "0"], 2)):
-        done = subprocess.run([sys.executable, "-m", "desktop.launcher", *args], capture_output=True, text=True,
-                              timeout=60, cwd=ROOT, env={**os.environ, "AGENTDESK_HOME": str(agentdesk_home),
-                                                         "PYTHONPATH": str(ROOT)})
+        done = agentdesk(args, agentdesk_home)
         assert done.returncode == code and "Traceback" not in done.stderr
         assert "no ledger yet" in done.stderr.lower()
 

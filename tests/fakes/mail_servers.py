@@ -8,6 +8,12 @@ SIGTERM reaches the master (``runuser`` left it running). aiosmtpd runs in
 this process and delivers each message into that mailbox by IMAP APPEND, so a
 sent mail can be read back. Radicale (GPL, tests only) runs as a child
 process. Every server is stopped by its pid. See shared/LIBRARIES.md §3.
+
+A wrong password is answered at once (Dovecot's ``auth_failure_delay = 0``,
+Radicale's ``--auth-delay 0``): the tests check refusals, not the back-off,
+and the default delays cost seconds per failed login. Nothing here is shared
+between processes but the ``dovetest`` user, so each pytest-xdist worker
+starts its own servers on ports of its own.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ listen = 127.0.0.1
 ssl = no
 disable_plaintext_auth = no
 auth_mechanisms = plain login
+auth_failure_delay = 0
 default_internal_user = {user}
 default_internal_group = {group}
 default_login_user = {user}
@@ -163,8 +170,10 @@ def start_dovecot() -> Dovecot:
     if as_root:
         try:
             pwd.getpwnam(RUN_USER)
-        except KeyError:
-            subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", RUN_USER], check=True)
+        except KeyError:  # another xdist worker may create it at the same moment: exit 9 is "exists"
+            made = subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", RUN_USER], check=False)
+            if made.returncode not in (0, 9):
+                raise RuntimeError(f"useradd {RUN_USER} failed with {made.returncode}")
         user = group = RUN_USER
     else:
         user = pwd.getpwuid(os.getuid()).pw_name
@@ -267,7 +276,8 @@ def start_radicale() -> Radicale:
     proc = subprocess.Popen(
         [sys.executable, "-m", "radicale", "--server-hosts", f"127.0.0.1:{port}",
          "--storage-filesystem-folder", str(base / "collections"), "--auth-type", "htpasswd",
-         "--auth-htpasswd-filename", str(base / "users"), "--auth-htpasswd-encryption", "plain"],
+         "--auth-htpasswd-filename", str(base / "users"), "--auth-htpasswd-encryption", "plain",
+         "--auth-delay", "0"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_port(port, proc)
     return Radicale(base, port, proc)

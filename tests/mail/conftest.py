@@ -1,4 +1,5 @@
-"""Real loopback Dovecot, aiosmtpd and Radicale for the mail tests (started once per module),
+"""Real loopback Dovecot, aiosmtpd and Radicale for the mail tests (started once per session, that is once
+per pytest-xdist worker: every test keys what it checks by its own Message-ID or counts before and after),
 an account pointing at them, and a real kernel with the mail tools (tests/kernel's ``make_env``)."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from kernel.config.secrets import SecretStore
 from kernel.config.settings import SettingsStore
 from kernel.tools.registry import builtin_registry
 from tests.fakes import mail_servers as ms
+from tests.fakes.ci import missing
 from tests.kernel.conftest import make_env  # noqa: F401 - the fixture, shared
 
 os.environ["AGENTDESK_KEYRING"] = "off"  # never touch a developer's real keyring
@@ -26,11 +28,11 @@ class Servers:
     radicale: ms.Radicale
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def servers():
     reason = ms.dovecot_unavailable()
     if reason:
-        pytest.skip(reason)
+        missing(reason)
     dovecot = ms.start_dovecot()
     smtp = ms.start_smtp(dovecot)
     radicale = ms.start_radicale()
@@ -53,6 +55,7 @@ def accounts(servers, agentdesk_home) -> AccountStore:
     accounts.save(account_for(servers), ms.PASSWORD)
     servers.smtp.cut.clear()
     servers.smtp.refuse.clear()
+    servers.smtp.auth_fails = False
     return accounts
 
 

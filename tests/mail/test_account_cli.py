@@ -1,23 +1,19 @@
-"""``agentdesk account add|list|rm`` as a real subprocess against the real loopback servers."""
+"""``agentdesk account add|list|rm`` (the console script's ``main`` in this process, tests/cli/inproc.py)
+against the real loopback servers."""
 
 from __future__ import annotations
 
 import json
-import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.cli.inproc import agentdesk
 from tests.fakes import mail_servers as ms
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def account(args: list[str], home: Path, stdin: str = "") -> subprocess.CompletedProcess:
-    env = {**os.environ, "AGENTDESK_HOME": str(home), "AGENTDESK_KEYRING": "off"}
-    return subprocess.run([sys.executable, "-m", "desktop.launcher", "account", *args], input=stdin, env=env,
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    return agentdesk(["account", *args], home, {"AGENTDESK_KEYRING": "off"}, stdin)
 
 
 def _add_args(servers) -> list[str]:

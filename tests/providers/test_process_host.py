@@ -2,7 +2,8 @@
 the key kept out of argv, cached message JSON, and who asks for it.
 
 The contract itself (text, tool calls, usage, errors, retries, cancellation) runs through
-``ProcessProvider`` in test_contract.py via the ``@host`` cases.
+``ProcessProvider`` and the host protocol in test_contract.py via the ``@pipe`` cases (the child's
+serving code on pipes, without a process: tests/providers/inline_host.py).
 """
 
 from __future__ import annotations

@@ -54,9 +54,7 @@ def test_a_hanging_hook_is_killed_with_its_process_group_at_the_timeout(make_env
     env.provider.script(reply(tools=(("fs_write", {"path": "a", "content": "x"}),)), reply("ok"))
     a = env.kernel.agents.spawn("t")
     env.kernel.leases.grant(a.id, "fs.write", 300)
-    started = time.monotonic()
-    run(_send(env, a.id))
-    assert time.monotonic() - started < 20
+    run(_send(env, a.id))  # run's 30 s deadline, not a measurement: waiting out `sleep 300` would miss it
     assert not (env.workspace / "a").exists()
     [hook] = env.ledger.page(kind="hook")
     assert hook.outcome == "timeout" and hook.exit_code is None
