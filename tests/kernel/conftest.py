@@ -89,8 +89,10 @@ def make_env(tmp_path: Path) -> Callable[..., Env]:
 
 
 def run(coro):
-    """Run a test coroutine on a fresh plain asyncio loop."""
-    return asyncio.run(asyncio.wait_for(coro, timeout=30))
+    """Run a test coroutine on a fresh plain asyncio loop. The deadline only stops a hang: it is not a
+    measurement. A provider host child imports its SDK (google-genai, ~3 s of CPU), and with pytest-xdist's
+    workers sharing two cores such a test took 29.5 s of a 30 s deadline in a clean CI run."""
+    return asyncio.run(asyncio.wait_for(coro, timeout=120))
 
 
 async def until(predicate: Callable[[], bool], spins: int = 10_000) -> None:
