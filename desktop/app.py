@@ -64,10 +64,6 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     from kernel.config.settings import SettingsStore
     from ledger import Ledger
 
-    from .bridge import EventBridge
-    from .desktop_state import DesktopState
-    from .main_window import MainWindow
-
     store = SettingsStore(root)
     settings = settings or store.check().settings  # defaults stand in for bad values: show_config_problems
     # Settings are read when a provider is built; hosted SDKs keep their CPU off the Qt loop.
@@ -78,17 +74,7 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
                     provider_problem=lambda name: missing_key_message(name, store), tools=tools, restore=True,
                     secrets=SecretRegistry([*store.held_secrets(), *held_account_secrets(store)]), web_keys=store.web_key,
                     mail=mail_for_home(store))  # mail tools when the home has an account (issue 16)
-    bridge = EventBridge(kernel)
-    window = MainWindow(kernel, bridge, now=kernel.now, default_root=str(Path(settings.workspace).expanduser()),
-                        attached=attached)
-    desk = Desktop(kernel, ledger, bridge, window, store, factory)
-    window._open_settings = lambda: open_settings(desk)
-    window._make_ask_window = lambda agent_id: _ask_window(desk, agent_id)
-    desk.lease_dialogs = _lease_dialogs(kernel, bridge, window, grant_delay_ms)
-    window._bring_up_lease = desk.lease_dialogs.bring_up
-    window.state = DesktopState(root)  # Ask windows open at the last quit open again
-    window.reopen_windows()
-    return desk
+    return _desktop(root, kernel, ledger, store, factory, attached=attached, grant_delay_ms=grant_delay_ms)
 
 
 async def attach_desktop(root: Path, *, grant_delay_ms: int | None = None) -> Desktop:
@@ -99,24 +85,34 @@ async def attach_desktop(root: Path, *, grant_delay_ms: int | None = None) -> De
     from kernel.service import RemoteKernel, ServiceError, ensure_kernel
     from kernel.config.settings import SettingsStore
 
-    from .bridge import EventBridge
-    from .main_window import MainWindow
-
     try:
         await asyncio.to_thread(ensure_kernel, root)
         kernel = await RemoteKernel.for_home(root, client="desktop", answers_leases=True).start()
     except ServiceError as exc:
         raise ConfigError(f"could not reach the kernel service: {exc}") from exc
-    store = SettingsStore(root)
+    desk = _desktop(root, kernel, None, SettingsStore(root), None, attached=True, grant_delay_ms=grant_delay_ms)
+    kernel.on_connection(lambda up: _show_attached(desk.window, up))
+    return desk
+
+
+def _desktop(root: Path, kernel: "KernelFacade", ledger: Any, store: Any, providers: Any, *, attached: bool,
+             grant_delay_ms: int | None) -> Desktop:
+    """The bridge, the main window and the lease dialogs over ``kernel`` (in-process or attached alike), wired
+    through the main window's constructor; the Ask windows open at the last quit open again (``desktop.json``)."""
+    from .bridge import EventBridge
+    from .desktop_state import DesktopState
+    from .main_window import MainWindow
+
     bridge = EventBridge(kernel)
-    window = MainWindow(kernel, bridge, now=kernel.now, default_root=str(Path(kernel.settings.workspace).expanduser()),
-                        attached=True)
-    desk = Desktop(kernel, None, bridge, window, store, None)
-    window._open_settings = lambda: open_settings(desk)
-    window._make_ask_window = lambda agent_id: _ask_window(desk, agent_id)
-    desk.lease_dialogs = _lease_dialogs(kernel, bridge, window, grant_delay_ms)
-    window._bring_up_lease = desk.lease_dialogs.bring_up
-    kernel.on_connection(lambda up: _show_attached(window, up))
+    desk = Desktop(kernel, ledger, bridge, None, store, providers)
+    desk.window = MainWindow(kernel, bridge, now=kernel.now, attached=attached,
+                             default_root=str(Path(kernel.settings.workspace).expanduser()),
+                             make_ask_window=lambda agent_id: _ask_window(desk, agent_id),
+                             open_settings=lambda: open_settings(desk),
+                             bring_up_lease=lambda agent_id: desk.lease_dialogs.bring_up(agent_id),
+                             state=DesktopState(root))
+    desk.lease_dialogs = _lease_dialogs(kernel, bridge, desk.window, grant_delay_ms)
+    desk.window.reopen_windows()
     return desk
 
 
@@ -281,7 +277,7 @@ def run(argv: list[str] | None = None) -> int:
         desk.window.shown.connect(lambda: _report_shown(desk))
     desk.window.show()
     show_config_problems(desk)
-    desk.window._sandbox_mode = loop.create_task(desk.window.show_sandbox_mode())  # the kernel's probe, off the Qt loop
+    desk.window.probe_sandbox_mode()  # the kernel's probe, off the Qt loop
     if not remote:  # the kernel service runs its own scheduler
         loop.call_soon(cast(Any, desk.kernel).automations.start)  # scheduled runs fire while this kernel runs
     with loop:

@@ -148,6 +148,17 @@ class HistoryItem:
 
 
 @dataclass(frozen=True)
+class ReplySoFar:
+    """What a view opening on an agent shows: its conversation, the reply streaming now (not in the
+    conversation until it ends) and ``streamed``, the offset of the next ``TextDelta`` (one snapshot, so a
+    delta already in flight when it was taken is known by its offset and skipped)."""
+
+    conversation: tuple[Message, ...]
+    streaming: str
+    streamed: int
+
+
+@dataclass(frozen=True)
 class Spend:
     """Tokens and money of today's provider requests; ``unpriced_tokens`` are those of models
     without a price (counted in ``tokens``, never in ``cost``)."""
@@ -200,6 +211,7 @@ class KernelFacade(Protocol):
     def agents(self) -> list[AgentInfo]: ...
     def agent(self, agent_id: str) -> AgentInfo: ...
     def conversation(self, agent_id: str) -> tuple[Message, ...]: ...
+    def reply_so_far(self, agent_id: str) -> ReplySoFar: ...  # what an Ask window opening mid-reply shows
     def send(self, agent_id: str, text: str) -> None: ...  # the work goes on: await wait(agent_id)
     def pause(self, agent_id: str) -> None: ...
     def resume(self, agent_id: str) -> None: ...
@@ -256,7 +268,7 @@ class KernelFacade(Protocol):
 
 __all__ = [
     # the facade and its own values
-    "KernelFacade", "AutomationDesk", "LedgerFilter", "ToolInfo", "HistoryItem", "Spend", "money", "CACHE_WRITE", "PRICE_FIELDS", "PRICE_MAX",
+    "KernelFacade", "AutomationDesk", "LedgerFilter", "ToolInfo", "HistoryItem", "ReplySoFar", "Spend", "money", "CACHE_WRITE", "PRICE_FIELDS", "PRICE_MAX",
     # agents and events
     "AgentState", "Outcome",
     "AgentArchived", "AgentInfo", "AgentKilled", "AgentSpawned", "AgentStateChanged", "Event", "LeaseExpired", "LeaseGranted",

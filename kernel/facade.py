@@ -31,7 +31,7 @@ from .automations.gate import UnattendedGate
 from .automations.service import Automations
 from .automations.store import AutomationStore
 from .automations.tool import automation_tool
-from .api import HistoryItem, LedgerFilter, Spend, ToolInfo
+from .api import HistoryItem, LedgerFilter, ReplySoFar, Spend, ToolInfo
 from .leases.approver import Approver, Decision, LeaseRequest
 from .accounting.budget import Budget
 from .core.clock import Clock, SystemClock
@@ -291,6 +291,13 @@ class Kernel:
         if agent_id in self._agents:
             return self._agents[agent_id].conversation
         return conversation_of(self._services.ledger, self._record(agent_id).spawn)
+
+    def reply_so_far(self, agent_id: str) -> ReplySoFar:
+        """The conversation, the reply streaming now and the offset of the next text delta, at one moment."""
+        if agent_id not in self._agents:
+            return ReplySoFar(self.conversation(agent_id), "", 0)
+        agent = self._agents[agent_id]
+        return ReplySoFar(agent.conversation, "".join(agent.streaming), agent.streamed)
 
     def send(self, agent_id: str, text: str) -> None:
         """Add a user message and start the loop, which runs until idle, paused, failed or killed

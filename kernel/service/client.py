@@ -311,6 +311,9 @@ class RemoteKernel:
     def conversation(self, agent_id: str) -> tuple[Any, ...]:
         return tuple(self._call("conversation", agent_id=agent_id))
 
+    def reply_so_far(self, agent_id: str) -> Any:
+        return self._call("reply_so_far", agent_id=agent_id)
+
     def send(self, agent_id: str, text: str) -> None:
         self._call("send", agent_id=agent_id, text=text)
 

@@ -98,5 +98,25 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
+def open_desktop(home: Path, qtbot: Any, timeout_ms: int = 60_000) -> Any:
+    """The desktop attached to the kernel of ``home``, as ``agentdesk`` opens it (``attach_desktop``), shown."""
+    from desktop.app import attach_desktop
+
+    attaching = asyncio.ensure_future(attach_desktop(home, grant_delay_ms=0))
+    qtbot.waitUntil(attaching.done, timeout=timeout_ms)
+    desk = attaching.result()
+    qtbot.addWidget(desk.window)
+    desk.window.show()
+    return desk
+
+
+def quit_desktop(desk: Any, qtbot: Any, timeout_ms: int = 60_000) -> None:
+    """Quit the desktop as its Quit does once agreed (its agents keep running in the kernel); wait until closed."""
+    if not desk.window.isVisible() and desk.window.windows == {}:
+        return
+    with qtbot.waitSignal(desk.window.closed, timeout=timeout_ms):
+        desk.window.shut_down()
+
+
 def texts(conversation) -> str:
     return " ".join(getattr(part, "text", "") for message in conversation for part in message.parts)
