@@ -130,12 +130,12 @@ def test_a_refused_workspace_in_settings_is_said_not_raised(main, monkeypatch):
     from dataclasses import replace
     from pathlib import Path
 
-    opened = []
-    monkeypatch.setattr(main.window, "_open_settings", lambda: opened.append(True))
     kernel = main.kernel
     kernel.update_settings(replace(kernel.settings, workspace=str(Path.home())))
     assert main.window.new_ask() is None
     assert "No agent started" in main.window.statusBar().currentMessage()
     assert "home folder" in main.window.statusBar().currentMessage()
-    assert opened == [True]
+    dialog = main.desk.extras["settings_dialog"]  # Settings opened, to choose another workspace
+    assert dialog.isVisible() and dialog.windowTitle().startswith("Settings")
+    dialog.reject()
     assert kernel.agents() == []

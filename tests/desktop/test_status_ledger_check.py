@@ -103,7 +103,7 @@ def test_the_sandbox_mode_comes_from_the_kernel_into_the_tooltip(main) -> None:
     tip = main.window.status.footer.toolTip()
     assert "Sandbox: overlay (user-namespace mount)." in tip and "captured exactly" in tip
     assert main.window.statusBar().currentMessage() == ""  # an overlay needs no notice
-    dialog = main.window._open_settings()  # and in Settings, beside the folders commands may read (keyboard too)
+    dialog = main.window.open_settings()  # and in Settings, beside the folders commands may read (keyboard too)
     try:
         assert "captured by: overlay (user-namespace mount)." in dialog.read_only_note.text()
     finally:
