@@ -192,6 +192,7 @@ class EventChannel:
 
     async def aclose(self) -> None:
         self._closing = True
+        self.connected.clear()
         if self._writer is not None:
             self._writer.close()
         if self._task is not None:
@@ -331,6 +332,11 @@ class RemoteKernel:
 
     async def wait(self, agent_id: str) -> Any:
         return await self._events.call("wait", {"agent_id": agent_id})
+
+    async def caught_up(self) -> None:
+        """Return once every event the kernel published before this call has reached the subscribers (the
+        reply comes on the events connection, after them): what a view shows is then the kernel's state."""
+        await self._events.call("last_seq", {})
 
     async def sandbox_mode(self, workspace: str | None = None) -> Any:
         """The kernel's own answer (its machine, its probe), never this process's."""

@@ -89,6 +89,10 @@ def raise_remote(body: Mapping[str, Any]) -> None:
         raise ConfigError(text, f.get("variable"), file=f.get("file"), field=f.get("field"), allowed=f.get("allowed"))
     if kind in ("ValueError", "ParamsError", "CodecError"):
         raise ValueError(text)
+    if kind == "ScheduleRefused":  # the automation form shows the kernel's sentence, attached or not
+        from ..automations.schedule import ScheduleRefused
+
+        raise ScheduleRefused(text)
     if kind is not None and kind.endswith("Error") and kind not in ("KernelError", "ServiceError") and code == KERNEL_ERROR:
         if kind in _LEDGER_ERRORS:
             raise LedgerError(text)

@@ -3,6 +3,8 @@ windows with the agents rebuilt from the record; History (search, read-only, con
 
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 import json
 from pathlib import Path
@@ -119,6 +121,8 @@ def test_history_search_open_read_only_and_continue(main, qtbot):
     main.until(lambda: main.window.processes.rowCount() == 1)
     assert a not in main.window.windows  # its window went with it
 
+    main.window.activateWindow()  # the user is back in the main window
+    main.until(main.window.isActiveWindow)
     qtbot.keyClick(main.window, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)
     history = main.window.history
     assert history is not None and history.isVisible()
@@ -145,6 +149,7 @@ def test_history_search_open_read_only_and_continue(main, qtbot):
     assert {x.id for x in main.kernel.agents()} == {a, b}
 
 
+@pytest.mark.in_process  # scripted providers named like priced models
 def test_cost_is_shown_for_priced_models_and_tokens_only_otherwise(main, qtbot):
     main.providers["anthropic"] = ScriptedProvider().script(reply("priced", usage=(200_000, 20_000)))
     priced = main.kernel.spawn("priced", provider="anthropic", model="claude-sonnet-4-5").id

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -27,6 +29,7 @@ def test_ctrl_n_focuses_the_new_windows_message_box_so_space_types(main, qtbot, 
     assert ask.info.state == "idle" and ask.pause_button.text() == "Pause"
 
 
+@pytest.mark.in_process  # a kernel without a key; the attached one has one
 def test_without_a_key_the_new_window_focuses_open_settings_not_pause(main, qtbot):
     ask = main.window.new_ask()
     _active(main, ask)

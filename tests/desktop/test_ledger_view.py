@@ -53,7 +53,7 @@ def test_new_entries_show_live_on_top(main):
     assert metrics.horizontalAdvance("iiii") == metrics.horizontalAdvance("MMMM")  # paths in a fixed-pitch face
     seqs = [e.seq for e in view.model.pager.entries]
     assert seqs == sorted(seqs, reverse=True)
-    assert main.window.status.counts.ledger_entries == main.ledger.count()
+    assert main.window.status.counts.ledger_entries == main.record.count()
 
 
 def test_detail_shows_input_result_changes_and_diff(main):
@@ -76,7 +76,7 @@ def test_undo_after_an_entry_restores_the_file_and_reports_it(main, qtbot):
     a = main.spawn("scribe")
     target = main.workspace / "notes.md"
     main.write(a, "notes.md", "first\n")
-    point = main.ledger.last_seq()
+    point = main.record.last_seq()
     main.write(a, "notes.md", "second\n")
     assert target.read_text() == "second\n"
     view.select_seq(point)
@@ -92,10 +92,14 @@ def test_undo_after_an_entry_restores_the_file_and_reports_it(main, qtbot):
     assert [(r.action, r.path) for r in result.rows] == [("restored", "notes.md")]
     assert "1 restored" in result.headline.text()
     # the reversed change is struck through with "undone by #N"
-    undo_seq = main.ledger.page(kind="undo", limit=1)[0].seq
-    changed = [r for r, e in enumerate(view.model.pager.entries) if e.kind == "fs.write" and e.actor == a]
+    undo_seq = main.record.page(kind="undo", limit=1)[0].seq
+
+    def changes() -> list[int]:
+        return [r for r, e in enumerate(view.model.pager.entries) if e.kind == "fs.write" and e.actor == a]
+
+    main.until(lambda: _row_text(view, changes()[0], COL_CAUSE) == f"undone by #{undo_seq}")
+    changed = changes()
     newest_change = changed[0]
-    assert _row_text(view, newest_change, COL_CAUSE) == f"undone by #{undo_seq}"
     font = view.model.data(view.model.index(newest_change, COL_KIND), Qt.ItemDataRole.FontRole)
     assert font.strikeOut()
     older = changed[1]
@@ -108,14 +112,14 @@ def test_undo_conflict_names_who_changed_the_file(main):
     a = main.spawn("scribe")
     b = main.spawn("tester")
     main.write(a, "shared.md", "from scribe\n")
-    point = main.ledger.last_seq()
+    point = main.record.last_seq()
     main.write(a, "mine.md", "scribe again\n")
     main.write(b, "shared.md", "from tester\n")
     view.select_seq(point)
     # undo only scribe's changes after the point: shared.md was changed since by the tester
     main.write(a, "shared.md", "scribe overwrites\n")
     main.write(b, "shared.md", "tester last\n")
-    dialog = view.confirm_undo(main.ledger.get(point), only_agent=True)
+    dialog = view.confirm_undo(main.record.get(point), only_agent=True)
     rows = {r.path: r for r in dialog.rows}
     assert rows["mine.md"].action == "delete"
     assert rows["shared.md"].action == "conflict" and f"by {b}" in rows["shared.md"].note

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 import subprocess
 import sys
@@ -33,9 +35,10 @@ def test_new_ask_spawns_and_opens_its_window(main):
     (info,) = main.kernel.agents()
     assert isinstance(window, AskWindow) and window.agent_id == info.id
     assert main.window.windows[info.id] is window and window.isVisible()
-    assert main.window.processes.rowCount() == 1
+    main.until(lambda: main.window.processes.rowCount() == 1)
 
 
+@pytest.mark.in_process  # in process, quitting stops the agents; attached, the desktop lets go (run() asks keep or stop)
 def test_close_with_running_agents_asks_then_shuts_down(main):
     a = main.spawn("scribe")
     gate, reached = asyncio.Event(), asyncio.Event()
