@@ -172,14 +172,9 @@ def main(request: pytest.FixtureRequest, tmp_path: Path, qloop: qasync.QEventLoo
     desk.kernel.subscribe(m.events.append)
     desk.window.show()
     yield m
-    closing = asyncio.ensure_future(desk.kernel.aclose())
-    qtbot.waitUntil(closing.done, timeout=5000)
-    desk.window._done = True  # the kernel is closed: let qtbot close the window without asking
-    desk.bridge.close()
     for dialog in list(desk.lease_dialogs.open.values()):
         dialog.withdraw()
-    for window in list(desk.window.windows.values()):
-        window.close()
+    quit_desktop(desk, qtbot)  # the kernel stops, its windows close
     automations = desk.window.automations_window  # a top-level window: deleted here, not by a later GC
     if automations is not None and shiboken6.isValid(automations):
         automations.close()

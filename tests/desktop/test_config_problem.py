@@ -3,7 +3,6 @@ shows the CLI's sentence in a non-modal dialog, and its two buttons fix the file
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from PySide6.QtCore import Qt
 from desktop.app import build_desktop, show_config_problems
 from kernel.core.clock import ManualClock
 from kernel.config.settings import Settings
+from tests.service.attached import quit_desktop
 
 
 @pytest.fixture
@@ -28,10 +28,7 @@ def broken_home(tmp_path: Path, qloop, qtbot):
     qtbot.addWidget(desk.window)
     desk.window.show()
     yield desk
-    closing = asyncio.ensure_future(desk.kernel.aclose())
-    qtbot.waitUntil(closing.done, timeout=5000)
-    desk.window._done = True
-    desk.bridge.close()
+    quit_desktop(desk, qtbot)  # the kernel stops, its windows close
     desk.ledger.close()
 
 
@@ -84,8 +81,5 @@ def test_a_good_home_shows_nothing(tmp_path, qloop, qtbot):
     try:
         assert show_config_problems(desk) is None
     finally:
-        closing = asyncio.ensure_future(desk.kernel.aclose())
-        qtbot.waitUntil(closing.done, timeout=5000)
-        desk.window._done = True
-        desk.bridge.close()
+        quit_desktop(desk, qtbot)  # the kernel stops, its windows close
         desk.ledger.close()

@@ -18,6 +18,7 @@ from kernel.core.clock import ManualClock
 from kernel.providers.base import StreamEnd, TextChunk, UsageReport
 from kernel.providers.scripted import Hold, ScriptedProvider, ScriptedTurn, reply
 from kernel.config.settings import Settings
+from tests.service.attached import quit_desktop
 
 
 def test_closing_a_window_keeps_the_agent_working_and_the_table_reopens_it(main, qtbot):
@@ -56,8 +57,7 @@ def _desktop(home: Path, ws: Path, clock: ManualClock, providers: dict[str, Scri
 
 
 def _quit(desk, qtbot) -> None:
-    desk.window.shut_down()
-    qtbot.waitUntil(lambda: desk.window._done, timeout=5000)
+    quit_desktop(desk, qtbot)
     desk.ledger.close()
 
 

@@ -17,6 +17,7 @@ from desktop.ledger_model import COL_CAUSE, COL_KIND, COL_WHAT, PAGE
 from kernel.core.clock import ManualClock
 from kernel.config.settings import Settings
 from ledger import Ledger
+from tests.service.attached import quit_desktop
 
 
 def _row_text(view, row: int, col: int) -> str:
@@ -197,8 +198,7 @@ def test_a_hundred_thousand_entries_open_fast_and_page_on_scroll(tmp_path, qloop
     assert model.rowCount() == n
     assert set(pages) == {PAGE} and sum(pages) == n - PAGE  # one page per scroll, each a whole page
     assert model.pager.entries[-1].seq == 1
-    desk.window._done = True
-    desk.bridge.close()
+    quit_desktop(desk, qtbot)
     desk.ledger.close()
 
 

@@ -17,6 +17,7 @@ from kernel.automations.store import AutomationStore
 from kernel.core.clock import ManualClock
 from kernel.config.settings import Settings
 from ledger import Broken, Head, Intact, Ledger, ToolCall
+from tests.service.attached import quit_desktop
 
 
 @contextmanager
@@ -28,10 +29,7 @@ def desktop_on(home: Path, workspace: Path, qtbot) -> Iterator[Any]:
     try:
         yield desk
     finally:
-        closing = asyncio.ensure_future(desk.kernel.aclose())
-        qtbot.waitUntil(closing.done, timeout=5000)
-        desk.window._done = True
-        desk.bridge.close()
+        quit_desktop(desk, qtbot)  # the kernel stops, its windows close
         desk.ledger.close()
 
 

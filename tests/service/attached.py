@@ -105,20 +105,19 @@ def open_desktop(home: Path, qtbot: Any, timeout_ms: int = 60_000) -> Any:
     attaching = asyncio.ensure_future(attach_desktop(home, grant_delay_ms=0))
     qtbot.waitUntil(attaching.done, timeout=timeout_ms)
     desk = attaching.result()
-    closed: list[bool] = []
-    desk.window.closed.connect(lambda: closed.append(True))
-    desk.extras["closed"] = closed
     desk.window.show()
     return desk
 
 
 def quit_desktop(desk: Any, qtbot: Any, timeout_ms: int = 60_000) -> None:
-    """Quit the desktop (``open_desktop``'s) as its Quit does once agreed: its agents keep running in the kernel.
-    Returns when it has closed (at once when it already has)."""
-    closed = desk.extras["closed"]
-    if not closed:
-        desk.window.shut_down()
-        qtbot.waitUntil(lambda: bool(closed), timeout=timeout_ms)
+    """Quit the desktop as its Quit does once agreed (attached, its agents keep running in the kernel; in
+    process, the kernel stops), and return when its main window has closed (at once when it had)."""
+    import shiboken6
+
+    window = desk.window
+    if shiboken6.isValid(window) and window.isVisible():
+        window.shut_down()
+        qtbot.waitUntil(lambda: not shiboken6.isValid(window) or not window.isVisible(), timeout=timeout_ms)
 
 
 def texts(conversation) -> str:
