@@ -198,6 +198,9 @@ class AskWindow(QWidget):
             return
         self.input.clear()
         self.status_label.clear()
+        # working now: no second message until the kernel's state says so (attached, its event follows the reply)
+        self.input.setEnabled(False)
+        self.send_button.setEnabled(False)
 
     def toggle_pause(self) -> None:
         try:

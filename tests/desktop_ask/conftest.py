@@ -75,6 +75,19 @@ class Desk:
         window.show()
         return window
 
+    def until_state(self, window: AskWindow, state: str) -> None:
+        """Wait until the kernel says the window's agent is ``state`` and the window has heard and drawn all that
+        came before (attached, over the socket: the kernel's word is the one to wait on, the window's follows)."""
+        wait = ATTACHED_WAIT_MS if self.server is not None else 5000
+        self.qtbot.waitUntil(lambda: self.kernel.agent(window.agent_id).state == state,  # type: ignore[attr-defined]
+                             timeout=wait)
+        if isinstance(self.kernel, RemoteKernel):
+            caught = asyncio.ensure_future(self.kernel.caught_up())
+            self.qtbot.waitUntil(caught.done, timeout=wait)  # type: ignore[attr-defined]
+            caught.result()
+        self.qtbot.waitUntil(lambda: window.info.state == state and not window.transcript.pending,  # type: ignore[attr-defined]
+                             timeout=wait)
+
     def provider_of(self, window: AskWindow) -> ScriptedProvider | ServerScript:
         if self.server is not None:
             return self.server

@@ -32,7 +32,7 @@ def test_no_empty_space_past_the_last_message(desk, qtbot):
     win.resize(700, 500)
     desk.provider_of(win).script(reply(LINES, chunks=60))
     desk.kernel.send(win.agent_id, "go")
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    desk.until_state(win, "idle")
     _settle(win, qtbot)
     t = win.transcript
     bar = t.verticalScrollBar()
@@ -57,7 +57,7 @@ def test_follows_again_once_scrolled_back_to_the_bottom(desk, qtbot):
     assert not t._at_bottom
     bar.setValue(bar.maximum())  # and back down: following again
     gate.set()
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    desk.until_state(win, "idle")
     _settle(win, qtbot)
     assert bar.value() == bar.maximum()
     assert _blank_below_last(win) <= MARGIN
@@ -76,6 +76,6 @@ def test_a_view_scrolled_up_is_left_alone_by_new_output(desk, qtbot):
     bar = win.transcript.verticalScrollBar()
     bar.setValue(100)
     gate.set()
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    desk.until_state(win, "idle")
     _settle(win, qtbot)
     assert bar.value() == 100 and bar.maximum() > 100
