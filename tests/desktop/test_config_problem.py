@@ -32,6 +32,7 @@ def broken_home(tmp_path: Path, qloop, qtbot):
     desk.ledger.close()
 
 
+@pytest.mark.in_process  # the in-process desktop's own reading of settings.json (build_desktop)
 def test_restore_default_rewrites_each_field_in_turn_and_the_desktop_uses_it(broken_home, qtbot):
     desk = broken_home
     # Started: the good values are in force, defaults stand in for the bad ones.
@@ -55,6 +56,7 @@ def test_restore_default_rewrites_each_field_in_turn_and_the_desktop_uses_it(bro
     assert desk.kernel.settings == desk.store.load()
 
 
+@pytest.mark.in_process  # the in-process desktop's own reading of settings.json (build_desktop)
 def test_open_settings_opens_the_dialog_and_saving_fixes_the_file(broken_home, qtbot):
     desk = broken_home
     desk.store.keys_path.write_text('{"anthropic": 5}')
@@ -74,6 +76,7 @@ def test_open_settings_opens_the_dialog_and_saving_fixes_the_file(broken_home, q
     assert not again.isVisible() and desk.store.keys() == {}
 
 
+@pytest.mark.in_process  # the in-process desktop's own reading of settings.json (build_desktop)
 def test_a_good_home_shows_nothing(tmp_path, qloop, qtbot):
     desk = build_desktop(tmp_path / "home", providers=lambda name: None, clock=ManualClock(),
                          settings=Settings(workspace=str(tmp_path)))

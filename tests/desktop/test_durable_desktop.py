@@ -61,6 +61,7 @@ def _quit(desk, qtbot) -> None:
     desk.ledger.close()
 
 
+@pytest.mark.in_process  # the in-process restart; attached: tests/service/test_desktop_reopen.py
 def test_a_restarted_desktop_reopens_its_windows_with_the_whole_transcript(tmp_path, qloop, qtbot):
     home, ws, clock = tmp_path / "home", tmp_path / "ws", ManualClock()
     ws.mkdir()

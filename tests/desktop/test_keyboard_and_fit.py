@@ -71,7 +71,7 @@ def test_a_waiting_request_is_flagged_and_brought_up_from_the_keyboard(main, qtb
     _active(main, main.window)
     main.window.process_view.setFocus()
     a, dialog = _waiting_agent(main)
-    main.until(lambda: not main.desk.lease_dialogs._settling)
+    main.until(lambda: not main.desk.lease_dialogs.settling)
     assert QApplication.activeWindow() is main.window  # the request took nothing from the main window
     model = main.window.processes
     tip = model.data(model.index(0, COL_STATE), Qt.ItemDataRole.ToolTipRole)

@@ -170,6 +170,7 @@ def _bulk_ledger(root: Path, n: int) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.in_process  # a bulk ledger written directly
 def test_a_hundred_thousand_entries_open_fast_and_page_on_scroll(tmp_path, qloop, qtbot):
     n = 100_000
     root = tmp_path / "home"

@@ -47,6 +47,7 @@ def keyless(tmp_path: Path, qloop, qtbot, monkeypatch):
     desk.ledger.close()
 
 
+@pytest.mark.in_process  # providers built in the desktop's process
 def test_saving_a_key_rebuilds_providers_and_clears_the_missing_key_notice(keyless, qtbot):
     desk = keyless
     assert isinstance(desk.providers, LazyProviders)

@@ -3,6 +3,8 @@ and red "automation records broken" when the automation records' own chain did n
 
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 import sqlite3
 from contextlib import contextmanager
@@ -57,6 +59,7 @@ def test_footer_words_for_broken_automation_records() -> None:
             "changed <i>. Run 'agentdesk ledger verify'") in counts.tooltip()
 
 
+@pytest.mark.in_process  # a home prepared in this process, opened in process
 def test_desktop_on_a_home_with_forged_automation_records_says_so(tmp_path: Path, qloop, qtbot) -> None:
     home = tmp_path / "home"
     Ledger(home / "ledger.db").close()
@@ -74,6 +77,7 @@ def test_desktop_on_a_home_with_forged_automation_records_says_so(tmp_path: Path
         assert "automation records are broken at automation_events row 1" in footer.toolTip()
 
 
+@pytest.mark.in_process  # a home prepared in this process, opened in process
 def test_desktop_on_a_tampered_home_shows_the_broken_entry(tmp_path: Path, qloop, qtbot) -> None:
     home = tmp_path / "home"
     with Ledger(home / "ledger.db") as ledger:
@@ -96,7 +100,7 @@ def test_desktop_on_an_intact_home_says_verified(main) -> None:
 
 
 def test_the_sandbox_mode_comes_from_the_kernel_into_the_tooltip(main) -> None:
-    asyncio.ensure_future(main.window.show_sandbox_mode())
+    main.window.probe_sandbox_mode()  # as the desktop does at start
     main.until(lambda: main.window.status.counts.sandbox is not None)
     tip = main.window.status.footer.toolTip()
     assert "Sandbox: overlay (user-namespace mount)." in tip and "captured exactly" in tip
@@ -108,6 +112,7 @@ def test_the_sandbox_mode_comes_from_the_kernel_into_the_tooltip(main) -> None:
         dialog.reject()
 
 
+@pytest.mark.in_process  # a home prepared in this process, opened in process
 def test_a_fallback_to_snapshots_is_said_once_with_its_reason(tmp_path: Path, qloop, qtbot) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()

@@ -190,7 +190,7 @@ def test_a_reply_finished_in_the_background_becomes_selectable_when_its_window_i
     desk.kernel.send(win.agent_id, "go")
     desk.until_state(win, "idle")
     block = win.transcript.blocks[-1]
-    qtbot.waitUntil(lambda: win.transcript._frames.idle, timeout=5000)
+    qtbot.waitUntil(lambda: desk.bridge.frames.idle, timeout=5000)
     assert block.raw == "a finished reply" and not block.labels and "a finished reply" in block.live.text()
     win.activateWindow()
     qtbot.waitUntil(lambda: len(block.labels) == 1 and block.live.isHidden(), timeout=5000)

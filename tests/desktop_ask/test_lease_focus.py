@@ -44,12 +44,12 @@ def test_escape_denies_at_once_during_the_delay(desk, qtbot):
 
 
 def test_the_delay_starts_again_when_the_dialog_is_brought_up(desk, qtbot):
-    desk.dialogs.grant_delay_ms = 60_000
+    desk.dialogs.grant_delay_ms = 200  # long enough to see, short enough to wait for
     _win, dialog = ask_to_write(desk, qtbot, then="ok")
-    dialog._arm()
-    assert dialog.armed
+    qtbot.waitUntil(lambda: dialog.armed and dialog.default_button.isEnabled(), timeout=5000)
     desk.dialogs.bring_up(dialog.request.agent_id)
     assert not dialog.armed and not dialog.default_button.isEnabled()
+    qtbot.waitUntil(lambda: dialog.armed and dialog.default_button.isEnabled(), timeout=5000)  # armed again later
 
 
 def test_a_request_does_not_take_the_keyboard_from_another_window(desk, qtbot):
@@ -65,7 +65,7 @@ def test_a_request_does_not_take_the_keyboard_from_another_window(desk, qtbot):
     desk.kernel.send(asking.agent_id, "write a.md")  # the request arrives on its own while the user types
     qtbot.waitUntil(lambda: desk.dialogs.dialog_for(asking.agent_id) is not None, timeout=5000)
     dialog = desk.dialogs.dialog_for(asking.agent_id)
-    qtbot.waitUntil(lambda: not desk.dialogs._settling, timeout=3000)
+    qtbot.waitUntil(lambda: not desk.dialogs.settling, timeout=3000)
     assert QApplication.focusWidget() is typing.input and QApplication.activeWindow() is typing
     assert dialog.isVisible() and dialog.request.id in desk.dialogs.waiting_to_come_up
     qtbot.keyClicks(typing.input, "ence")

@@ -16,7 +16,7 @@ MARGIN = 12  # the transcript's own bottom margin, and a pixel or two of roundin
 
 def _settle(win, qtbot) -> None:
     t = win.transcript
-    qtbot.waitUntil(lambda: not t.pending and t._frames.idle, timeout=5000)  # every frame asked for has run
+    qtbot.waitUntil(lambda: not t.pending and win.bridge.frames.idle, timeout=5000)  # every frame asked for has run
     for _ in range(3):
         QApplication.processEvents()  # layout requests are posted events
 
