@@ -111,13 +111,18 @@ def open_desktop(home: Path, qtbot: Any, timeout_ms: int = 60_000) -> Any:
 
 def quit_desktop(desk: Any, qtbot: Any, timeout_ms: int = 60_000) -> None:
     """Quit the desktop as its Quit does once agreed (attached, its agents keep running in the kernel; in
-    process, the kernel stops), and return when its main window has closed (at once when it had)."""
+    process, the kernel stops), and return when its main window has closed (at once when it had), with every
+    dialog it parented (a Settings dialog left open must not meet the next test)."""
     import shiboken6
+    from PySide6.QtWidgets import QDialog
 
     window = desk.window
     if shiboken6.isValid(window) and window.isVisible():
         window.shut_down()
         qtbot.waitUntil(lambda: not shiboken6.isValid(window) or not window.isVisible(), timeout=timeout_ms)
+    if shiboken6.isValid(window):
+        for dialog in window.findChildren(QDialog):
+            dialog.close()
 
 
 def texts(conversation) -> str:
