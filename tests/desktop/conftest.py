@@ -33,11 +33,10 @@ from kernel.core.clock import ManualClock
 from kernel.core.events import Event, LeaseRequested
 from kernel.providers.scripted import ScriptedProvider, reply
 from kernel.config.settings import Settings
-from tests.service.attached import AttachedKernel, ServerScript, open_desktop, quit_desktop
+from tests.service.attached import WAIT_MS, AttachedKernel, ServerScript, open_desktop, quit_desktop
 
 
 IN_PROCESS = "in_process"
-ATTACHED_WAIT_MS = 30_000  # a kernel in another process, on a machine shared with other test workers
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -109,7 +108,7 @@ class Main:
         return self.providers[self.kernel.agent(agent_id).provider]
 
     def until(self, predicate, timeout: int | None = None) -> None:
-        wait = timeout if timeout is not None else ATTACHED_WAIT_MS if self.attached else 5000
+        wait = timeout if timeout is not None else WAIT_MS if self.attached else 5000
         self.qtbot.waitUntil(lambda: bool(predicate()), timeout=wait)  # type: ignore[attr-defined]
         if self.attached and self.kernel.connected:  # what the kernel says now, the desktop has heard and drawn too
             caught = asyncio.ensure_future(self.kernel.caught_up())

@@ -36,11 +36,10 @@ from kernel.service.client import RemoteKernel
 from kernel.providers.scripted import ScriptedProvider
 from kernel.config.settings import Settings, SettingsStore, home
 from ledger import Ledger
-from tests.service.attached import AttachedKernel, ServerScript
+from tests.service.attached import WAIT_MS, AttachedKernel, ServerScript
 
 
 IN_PROCESS = "in_process"
-ATTACHED_WAIT_MS = 30_000
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -78,7 +77,7 @@ class Desk:
     def until_state(self, window: AskWindow, state: str) -> None:
         """Wait until the kernel says the window's agent is ``state`` and the window has heard and drawn all that
         came before (attached, over the socket: the kernel's word is the one to wait on, the window's follows)."""
-        wait = ATTACHED_WAIT_MS if self.server is not None else 5000
+        wait = WAIT_MS if self.server is not None else 5000
         self.qtbot.waitUntil(lambda: self.kernel.agent(window.agent_id).state == state,  # type: ignore[attr-defined]
                              timeout=wait)
         if isinstance(self.kernel, RemoteKernel):
@@ -138,7 +137,7 @@ def _attached_desk(tmp_path: Path, ws: Path, qtbot) -> Iterator[Desk]:
     try:
         starting = asyncio.ensure_future(
             RemoteKernel.for_home(kernel_proc.home, client="desktop", answers_leases=True).start())
-        qtbot.waitUntil(starting.done, timeout=ATTACHED_WAIT_MS)
+        qtbot.waitUntil(starting.done, timeout=WAIT_MS)
         kernel = starting.result()
         bridge = EventBridge(kernel)
         windows: dict[str, AskWindow] = {}
@@ -156,6 +155,6 @@ def _attached_desk(tmp_path: Path, ws: Path, qtbot) -> Iterator[Desk]:
                 window.close()
             bridge.close()
             closing = asyncio.ensure_future(kernel.aclose())
-            qtbot.waitUntil(closing.done, timeout=ATTACHED_WAIT_MS)
+            qtbot.waitUntil(closing.done, timeout=WAIT_MS)
     finally:
         kernel_proc.close()

@@ -11,6 +11,7 @@ from desktop.theme import ERROR, shade
 from kernel.core.events import LeaseGranted, LeaseRequestResolved
 from kernel.providers.scripted import reply
 from ledger import Expired
+from tests.service.attached import WAIT_MS
 
 TODO = "- [x] call the bank\n- [ ] water the plants\n"
 
@@ -23,7 +24,7 @@ def ask_to_write(desk, qtbot, name="scribe", path="notes/todo.md", content=TODO,
     desk.provider_of(win).script(*steps)
     qtbot.keyClicks(win.input, "tidy the notes")
     qtbot.keyClick(win.input, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is not None, timeout=5000)
+    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is not None, timeout=WAIT_MS)
     return win, desk.dialogs.dialog_for(win.agent_id)
 
 
@@ -86,12 +87,12 @@ def test_countdown_and_expiry_close_the_dialog_without_a_grant(desk, qtbot):
     win, dialog = ask_to_write(desk, qtbot, then="Nobody answered.")
     assert dialog.countdown_label.text() == "This request expires in 2:00 if unanswered."
     desk.clock.advance(18)
-    with qtbot.waitSignal(desk.bridge.tick, timeout=3000):
+    with qtbot.waitSignal(desk.bridge.tick, timeout=WAIT_MS):
         pass
     assert dialog.countdown_label.text() == "This request expires in 1:42 if unanswered."
 
     desk.clock.advance(200)
-    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=5000)
+    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=WAIT_MS)
     desk.until_state(win, "idle")
     assert not dialog.isVisible() if _alive(dialog) else True
     card = next(iter(win.transcript.cards.values()))
@@ -105,8 +106,8 @@ def test_kill_while_the_dialog_is_open_closes_it_and_grants_nothing(desk, qtbot)
     win, dialog = ask_to_write(desk, qtbot, then=None)
     request_id = dialog.request.id
     qtbot.mouseClick(win.stop_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=5000)
-    qtbot.waitUntil(lambda: bool(desk.of(LeaseRequestResolved)), timeout=5000)
+    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: bool(desk.of(LeaseRequestResolved)), timeout=WAIT_MS)
     assert win.info.state == "killed" and win.state_badge.state == "killed"
     assert not win.input.isEnabled() and not win.stop_button.isEnabled()
     assert desk.of(LeaseGranted) == [] and desk.kernel.leases(win.agent_id) == []
@@ -118,7 +119,7 @@ def test_ctrl_period_in_the_dialog_stops_the_agent(desk, qtbot):
     win, dialog = ask_to_write(desk, qtbot, then=None)
     qtbot.keyClick(dialog, Qt.Key.Key_Period, Qt.KeyboardModifier.ControlModifier)
     desk.until_state(win, "killed")
-    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=5000)
+    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=WAIT_MS)
     assert desk.of(LeaseGranted) == []
 
 
@@ -131,7 +132,7 @@ def test_a_dialog_is_modal_to_its_window_only(desk, qtbot):
     assert win_b.input.isEnabled()
     win_b.input.setPlainText("go")
     qtbot.mouseClick(win_b.send_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: win_b.info.state == "idle" and win_b.transcript.current is None, timeout=5000)
+    qtbot.waitUntil(lambda: win_b.info.state == "idle" and win_b.transcript.current is None, timeout=WAIT_MS)
     assert "B answers while A waits." in win_b.transcript.blocks[-1].raw
     assert desk.dialogs.dialog_for(win_a.agent_id) is dialog and win_a.info.state == "waiting"
     qtbot.mouseClick(dialog.grant_buttons[300.0], Qt.MouseButton.LeftButton)
@@ -157,6 +158,6 @@ def test_requests_open_before_the_dialogs_attach_are_shown(desk, qtbot):
     assert second is not None and second.request == dialog.request
     granted_from = desk.kernel.now()
     qtbot.mouseClick(second.grant_buttons[3600.0], Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=5000)  # the other one closes
+    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=WAIT_MS)  # the other one closes
     desk.until_state(win, "idle")
     assert granted_from + 3600 <= desk.of(LeaseGranted)[0].lease.until <= desk.kernel.now() + 3600

@@ -18,6 +18,9 @@ from tests.fakes import ToolCall as FakeCall, Turn
 from .conftest import ROOT, KernelProcess, agentdesk
 
 
+WAIT_MS = 30_000  # the longest a test waits on a kernel process (another process, on a machine other workers share)
+
+
 def run(coro):
     return asyncio.run(asyncio.wait_for(coro, timeout=120))
 
