@@ -90,13 +90,14 @@ async def attach_desktop(root: Path, *, grant_delay_ms: int | None = None) -> De
         kernel = await RemoteKernel.for_home(root, client="desktop", answers_leases=True).start()
     except ServiceError as exc:
         raise ConfigError(f"could not reach the kernel service: {exc}") from exc
-    desk = _desktop(root, kernel, None, SettingsStore(root), None, attached=True, grant_delay_ms=grant_delay_ms)
+    desk = _desktop(root, kernel, None, SettingsStore(root), None, attached=True, grant_delay_ms=grant_delay_ms,
+                    kernel_outlives=True)  # quitting asks whether working agents keep running
     kernel.on_connection(lambda up: _show_attached(desk.window, up))
     return desk
 
 
 def _desktop(root: Path, kernel: "KernelFacade", ledger: Any, store: Any, providers: Any, *, attached: bool,
-             grant_delay_ms: int | None) -> Desktop:
+             grant_delay_ms: int | None, kernel_outlives: bool = False) -> Desktop:
     """The bridge, the main window and the lease dialogs over ``kernel`` (in-process or attached alike), wired
     through the main window's constructor; the Ask windows open at the last quit open again (``desktop.json``)."""
     from .bridge import EventBridge
@@ -110,7 +111,7 @@ def _desktop(root: Path, kernel: "KernelFacade", ledger: Any, store: Any, provid
                              make_ask_window=lambda agent_id: _ask_window(desk, agent_id),
                              open_settings=lambda: open_settings(desk),
                              bring_up_lease=lambda agent_id: desk.lease_dialogs.bring_up(agent_id),
-                             state=DesktopState(root))
+                             state=DesktopState(root), kernel_outlives=kernel_outlives)
     desk.lease_dialogs = _lease_dialogs(kernel, bridge, desk.window, grant_delay_ms)
     desk.window.reopen_windows()
     return desk
@@ -121,27 +122,6 @@ def _show_attached(window: Any, up: bool) -> None:
     if up:
         window.reattach()  # back after a restart: the agents as the kernel has them now
     window.status.refresh()
-
-
-def _busy_agents(desk: Desktop) -> list[Any]:
-    try:
-        return [a for a in desk.kernel.agents() if a.state.busy]
-    except Exception:  # noqa: BLE001 - the kernel is gone: nothing to keep or stop
-        return []
-
-
-def ask_keep_running(desk: Desktop, busy: list[Any]) -> bool:
-    """Quitting with agents working: True to keep them running in the kernel, False to stop them."""
-    from PySide6.QtWidgets import QMessageBox
-
-    box = QMessageBox(QMessageBox.Icon.Question, "Agents are working",
-                      f"{len(busy)} agent(s) are still working. They can keep running in the kernel "
-                      "while the desktop is closed, or stop now.")
-    keep = box.addButton("Keep them running", QMessageBox.ButtonRole.AcceptRole)
-    box.addButton("Stop them and quit", QMessageBox.ButtonRole.DestructiveRole)
-    box.setDefaultButton(keep)
-    box.exec()
-    return box.clickedButton() is keep
 
 
 def _lease_dialogs(kernel: Any, bridge: Any, window: Any, grant_delay_ms: int | None) -> Any:
@@ -288,12 +268,8 @@ def run(argv: list[str] | None = None) -> int:
             mcp = loop.create_task(start_configured_mcp(cast(Any, desk.kernel), home()))
             mcp.add_done_callback(lambda t: [print(f"agentdesk: {line}", file=sys.stderr) for line in
                                              (t.result() if not t.cancelled() and not t.exception() else [])])
-        loop.run_until_complete(closed.wait())
+        loop.run_until_complete(closed.wait())  # attached, the main window asked whether working agents keep running
         if remote:
-            busy = [] if os.environ.get("AGENTDESK_EXIT_WHEN_SHOWN") else _busy_agents(desk)
-            if busy and not ask_keep_running(desk, busy):
-                for agent in busy:
-                    desk.kernel.kill(agent.id, reason="stopped when the desktop quit")
             loop.run_until_complete(desk.kernel.aclose())  # lets go of the kernel; it keeps running
         else:
             loop.run_until_complete(cast(Any, desk.kernel).stop_mcp())

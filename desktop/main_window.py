@@ -66,7 +66,7 @@ class MainWindow(QMainWindow):
     def __init__(self, kernel: KernelFacade, bridge: EventBridge, *, make_ask_window: WindowFactory | None = None,
                  open_settings: Callable[[], object] | None = None, now: Callable[[], float] = time.time,
                  default_root: str | None = None, attached: bool = True, bring_up_lease: LeaseBringer | None = None,
-                 state: DesktopState | None = None) -> None:
+                 state: DesktopState | None = None, kernel_outlives: bool = False) -> None:
         super().__init__()
         self.kernel = kernel
         self.bridge = bridge
@@ -80,6 +80,7 @@ class MainWindow(QMainWindow):
         self._exposed = False
         self.close_prompt: QMessageBox | None = None
         self.state = state  # which Ask windows are open, kept between runs (None: not kept)
+        self._kernel_outlives = kernel_outlives  # attached to a kernel process: quitting may leave agents working
         self.history: HistoryWindow | None = None
         self.setWindowTitle("Agentdesk")
         self.setWindowIcon(style.app_icon())
@@ -383,6 +384,9 @@ class MainWindow(QMainWindow):
         if not busy:
             self.shut_down()
             return
+        if self._kernel_outlives:
+            self._ask_keep_or_stop(busy)
+            return
         box = QMessageBox(QMessageBox.Icon.Question, "Quit Agentdesk?",
                           f"{plural(len(busy), 'agent')} {'is' if len(busy) == 1 else 'are'} still working: {', '.join(busy)}.\n"
                           "Quitting stops them (recorded in the ledger as killed by the kernel).",
@@ -393,6 +397,27 @@ class MainWindow(QMainWindow):
         box.buttonClicked.connect(lambda b: self.shut_down() if b is quit_button else None)
         self.close_prompt = box
         box.open()
+
+    def _ask_keep_or_stop(self, busy: list[str]) -> None:
+        """Attached: the agents can keep running in the kernel process while the desktop is closed, or stop."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Quit Agentdesk?",
+                          f"{plural(len(busy), 'agent')} {'is' if len(busy) == 1 else 'are'} still working: "
+                          f"{', '.join(busy)}.\nThey can keep running in the kernel while the desktop is closed, "
+                          "or stop now (recorded in the ledger).", QMessageBox.StandardButton.Cancel, self)
+        keep = box.addButton("Keep them running", QMessageBox.ButtonRole.AcceptRole)
+        stop = box.addButton("Stop them and quit", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(keep)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.buttonClicked.connect(lambda b: self.shut_down() if b is keep else self._stop_and_quit() if b is stop
+                                  else None)
+        self.close_prompt = box
+        box.open()
+
+    def _stop_and_quit(self) -> None:
+        for agent in self.kernel.agents():
+            if agent.state.busy:
+                self.kernel.kill(agent.id, reason="stopped when the desktop quit")
+        self.shut_down()
 
     def shut_down(self) -> None:
         """Stop the kernel (``aclose``), then close every window."""

@@ -38,7 +38,33 @@ def test_new_ask_spawns_and_opens_its_window(main):
     main.until(lambda: main.window.processes.rowCount() == 1)
 
 
-@pytest.mark.in_process  # in process, quitting stops the agents; attached, the desktop lets go (run() asks keep or stop)
+@pytest.mark.parametrize("answer", ["Keep them running", "Stop them and quit"])
+def test_quitting_the_attached_desktop_asks_whether_working_agents_keep_running(main, answer):
+    """Attached, the kernel process outlives the desktop: one question, keep them or stop them, and it is done."""
+    a = main.spawn("scribe")
+    gate, reached = asyncio.Event(), asyncio.Event()
+    main.provider(a).script(ScriptedTurn((TextChunk("working"), Hold(gate, reached), StreamEnd("end_turn"))))
+    main.kernel.send(a, "go")
+    main.until(reached.is_set)
+    closed = []
+    main.window.closed.connect(lambda: closed.append(True))
+    main.window.close()
+    box = main.window.close_prompt
+    assert box is not None and box.isVisible() and box.windowModality() == Qt.WindowModality.WindowModal
+    assert "scribe" in box.text() and "keep running in the kernel" in box.text()
+    assert box.defaultButton().text() == "Keep them running"
+    box.button(QMessageBox.StandardButton.Cancel).click()
+    assert main.window.isVisible() and main.kernel.agent(a).state == "running"
+    main.window.close()
+    next(b for b in main.window.close_prompt.buttons() if b.text() == answer).click()
+    main.until(lambda: bool(closed))
+    assert not main.window.isVisible()
+    state = main.kernel.agent(a).state  # asked of the kernel process, which the desktop has let go of
+    assert state == ("running" if answer == "Keep them running" else "killed")
+    gate.set()
+
+
+@pytest.mark.in_process  # in process, quitting stops the kernel and so its agents (attached: the test above)
 def test_close_with_running_agents_asks_then_shuts_down(main):
     a = main.spawn("scribe")
     gate, reached = asyncio.Event(), asyncio.Event()
