@@ -61,28 +61,13 @@ def build_desktop(root: Path, *, providers: Callable[[str], Any] | None = None, 
     ``grant_delay_ms`` is how long a lease dialog's grant buttons ignore input (tests: 0)."""
     from kernel.compose import open_home
 
-    from .bridge import EventBridge
-    from .desktop_state import DesktopState
-    from .main_window import MainWindow
-
     # The kernel, its ledger and its providers, built by the kernel's composition root; hosted SDKs keep
     # their CPU off the Qt loop (out_of_process). ``settings``: defaults stand in for bad values
     # (show_config_problems says which).
     built = open_home(root, out_of_process=True, settings=settings, attached=attached,
                       watch_workspaces=watch_workspaces, clock=clock, providers=providers, tools=tools)
-    kernel, ledger, store, factory = built.kernel, built.ledger, built.store, built.providers
-    settings = kernel.settings
-    bridge = EventBridge(kernel)
-    window = MainWindow(kernel, bridge, now=kernel.now, default_root=str(Path(settings.workspace).expanduser()),
-                        attached=attached)
-    desk = Desktop(kernel, ledger, bridge, window, store, factory, in_process=built)
-    window._open_settings = lambda: open_settings(desk)
-    window._make_ask_window = lambda agent_id: _ask_window(desk, agent_id)
-    desk.lease_dialogs = _lease_dialogs(kernel, bridge, window, grant_delay_ms)
-    window._bring_up_lease = desk.lease_dialogs.bring_up
-    window.state = DesktopState(root)  # Ask windows open at the last quit open again
-    window.reopen_windows()
-    return desk
+    return _desktop(root, built.kernel, built.ledger, built.store, built.providers, attached=attached,
+                    grant_delay_ms=grant_delay_ms, in_process=built)
 
 
 async def attach_desktop(root: Path, *, grant_delay_ms: int | None = None) -> Desktop:
@@ -93,24 +78,36 @@ async def attach_desktop(root: Path, *, grant_delay_ms: int | None = None) -> De
     from kernel import SettingsStore
     from kernel.service import RemoteKernel, ServiceError, ensure_kernel
 
-    from .bridge import EventBridge
-    from .main_window import MainWindow
-
     try:
         await asyncio.to_thread(ensure_kernel, root)
         kernel = await RemoteKernel.for_home(root, client="desktop", answers_leases=True).start()
     except ServiceError as exc:
         raise ConfigError(f"could not reach the kernel service: {exc}") from exc
-    store = SettingsStore(root)
+    desk = _desktop(root, kernel, None, SettingsStore(root), None, attached=True, grant_delay_ms=grant_delay_ms,
+                    kernel_outlives=True)  # quitting asks whether working agents keep running
+    kernel.on_connection(lambda up: _show_attached(desk.window, up))
+    return desk
+
+
+def _desktop(root: Path, kernel: "KernelFacade", ledger: Any, store: Any, providers: Any, *, attached: bool,
+             grant_delay_ms: int | None, kernel_outlives: bool = False,
+             in_process: "HomeKernel | None" = None) -> Desktop:
+    """The bridge, the main window and the lease dialogs over ``kernel`` (in-process or attached alike), wired
+    through the main window's constructor; the Ask windows open at the last quit open again (``desktop.json``)."""
+    from .bridge import EventBridge
+    from .desktop_state import DesktopState
+    from .main_window import MainWindow
+
     bridge = EventBridge(kernel)
-    window = MainWindow(kernel, bridge, now=kernel.now, default_root=str(Path(kernel.settings.workspace).expanduser()),
-                        attached=True)
-    desk = Desktop(kernel, None, bridge, window, store, None)
-    window._open_settings = lambda: open_settings(desk)
-    window._make_ask_window = lambda agent_id: _ask_window(desk, agent_id)
-    desk.lease_dialogs = _lease_dialogs(kernel, bridge, window, grant_delay_ms)
-    window._bring_up_lease = desk.lease_dialogs.bring_up
-    kernel.on_connection(lambda up: _show_attached(window, up))
+    desk = Desktop(kernel, ledger, bridge, None, store, providers, in_process=in_process)
+    desk.window = MainWindow(kernel, bridge, now=kernel.now, attached=attached,
+                             default_root=str(Path(kernel.settings.workspace).expanduser()),
+                             make_ask_window=lambda agent_id: _ask_window(desk, agent_id),
+                             open_settings=lambda: open_settings(desk),
+                             bring_up_lease=lambda agent_id: desk.lease_dialogs.bring_up(agent_id),
+                             state=DesktopState(root), kernel_outlives=kernel_outlives)
+    desk.lease_dialogs = _lease_dialogs(kernel, bridge, desk.window, grant_delay_ms)
+    desk.window.reopen_windows()
     return desk
 
 
@@ -119,27 +116,6 @@ def _show_attached(window: Any, up: bool) -> None:
     if up:
         window.reattach()  # back after a restart: the agents as the kernel has them now
     window.status.refresh()
-
-
-def _busy_agents(desk: Desktop) -> list[Any]:
-    try:
-        return [a for a in desk.kernel.agents.list() if a.state.busy]
-    except Exception:  # noqa: BLE001 - the kernel is gone: nothing to keep or stop
-        return []
-
-
-def ask_keep_running(desk: Desktop, busy: list[Any]) -> bool:
-    """Quitting with agents working: True to keep them running in the kernel, False to stop them."""
-    from PySide6.QtWidgets import QMessageBox
-
-    box = QMessageBox(QMessageBox.Icon.Question, "Agents are working",
-                      f"{len(busy)} agent(s) are still working. They can keep running in the kernel "
-                      "while the desktop is closed, or stop now.")
-    keep = box.addButton("Keep them running", QMessageBox.ButtonRole.AcceptRole)
-    box.addButton("Stop them and quit", QMessageBox.ButtonRole.DestructiveRole)
-    box.setDefaultButton(keep)
-    box.exec()
-    return box.clickedButton() is keep
 
 
 def _lease_dialogs(kernel: Any, bridge: Any, window: Any, grant_delay_ms: int | None) -> Any:
@@ -275,7 +251,7 @@ def run(argv: list[str] | None = None) -> int:
         desk.window.shown.connect(lambda: _report_shown(desk))
     desk.window.show()
     show_config_problems(desk)
-    desk.window._sandbox_mode = loop.create_task(desk.window.show_sandbox_mode())  # the kernel's probe, off the Qt loop
+    desk.window.probe_sandbox_mode()  # the kernel's probe, off the Qt loop
     with loop:
         mcp = None
         if desk.in_process is not None:  # the kernel service runs its own scheduler and MCP servers
@@ -283,12 +259,8 @@ def run(argv: list[str] | None = None) -> int:
             mcp = loop.create_task(desk.in_process.start())
             mcp.add_done_callback(lambda t: [print(f"agentdesk: {line}", file=sys.stderr) for line in
                                              (t.result() if not t.cancelled() and not t.exception() else [])])
-        loop.run_until_complete(closed.wait())
+        loop.run_until_complete(closed.wait())  # attached, the main window asked whether working agents keep running
         if remote:
-            busy = [] if os.environ.get("AGENTDESK_EXIT_WHEN_SHOWN") else _busy_agents(desk)
-            if busy and not ask_keep_running(desk, busy):
-                for agent in busy:
-                    desk.kernel.agents.kill(agent.id, reason="stopped when the desktop quit")
             loop.run_until_complete(desk.kernel.aclose())  # lets go of the kernel; it keeps running
         elif desk.in_process is not None:
             loop.run_until_complete(desk.in_process.stop_mcp())

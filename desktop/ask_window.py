@@ -52,7 +52,7 @@ class AskWindow(QWidget):
 
     view_closed = Signal(str)
 
-    def __init__(self, kernel: KernelFacade, agent_id: str, bridge: EventBridge, open_settings: Callable[[], None],
+    def __init__(self, kernel: KernelFacade, agent_id: str, bridge: EventBridge, open_settings: Callable[[], object],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.kernel, self.agent_id, self.bridge = kernel, agent_id, bridge
@@ -62,7 +62,11 @@ class AskWindow(QWidget):
         self.setWindowTitle(f"{self.info.name} \u00b7 {agent_id}")
         fit_to_screen(self, (780, 640))
         self._build()
-        self.transcript.load_history(kernel.agents.conversation(agent_id))
+        so_far = kernel.agents.reply_so_far(agent_id)  # opened mid-reply: what streamed before it opened shows too
+        self.transcript.load_history(so_far.conversation)
+        if so_far.streaming:
+            self.transcript.add_text(so_far.streaming)
+        self._shown_upto = so_far.streamed  # reply text before this offset is on screen (deltas in flight skip it)
         self._show_info(self.info)
         self.check_key()
         if not self.info.state.busy:  # a reopened window: nothing is still running
@@ -194,6 +198,9 @@ class AskWindow(QWidget):
             return
         self.input.clear()
         self.status_label.clear()
+        # working now: no second message until the kernel's state says so (attached, its event follows the reply)
+        self.input.setEnabled(False)
+        self.send_button.setEnabled(False)
 
     def toggle_pause(self) -> None:
         try:
@@ -222,8 +229,8 @@ class AskWindow(QWidget):
         match event:
             case UserMessage(agent_id=self.agent_id, text=text):
                 self.transcript.add_user(text)
-            case TextDelta(agent_id=self.agent_id, text=text):
-                self.transcript.add_text(text)
+            case TextDelta(agent_id=self.agent_id, text=text, offset=offset):
+                self._add_text(text, offset)
             case TurnFinished(agent_id=self.agent_id):
                 self.transcript.end_turn()
             case ToolCallStarted(agent_id=self.agent_id) as e:
@@ -252,10 +259,19 @@ class AskWindow(QWidget):
                     if info.id == self.agent_id:
                 self._show_info(info)
 
+    def _add_text(self, text: str, offset: int) -> None:
+        """Streamed text, less what the window already showed when it opened (sent before it asked)."""
+        skip = self._shown_upto - offset
+        if skip > 0:
+            text = text[skip:]
+        if text:
+            self.transcript.add_text(text)
+
     def reattach(self) -> None:
         """The kernel restarted under the window: catch up with the agent as the new kernel has it
         (the events in between died with the old one); the transcript keeps what it showed and
         continues below it."""
+        self._shown_upto = 0  # a new kernel counts its streamed text from nothing
         try:
             info = self.kernel.agents.get(self.agent_id)
         except UnknownAgent:

@@ -346,6 +346,11 @@ class LeaseDialogs(QObject):
     def dialog_for(self, agent_id: str) -> LeaseDialog | None:
         return next((d for d in self.open.values() if d.request.agent_id == agent_id), None)
 
+    @property
+    def settling(self) -> bool:
+        """A dialog has just appeared and the focus the platform gave it is still being handed back."""
+        return bool(self._settling)
+
     def bring_up(self, agent_id: str | None = None) -> LeaseDialog | None:
         """Raise and activate the agent's dialog (or the oldest open one); its grant delay starts again."""
         dialog = self.dialog_for(agent_id) if agent_id is not None else \

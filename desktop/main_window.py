@@ -42,6 +42,7 @@ from .sizing import fit_to_screen
 from .status import StatusCounts, StatusLabels
 
 WindowFactory = Callable[[str], QWidget]
+LeaseBringer = Callable[[str | None], object]  # an agent's lease dialog brought up (None: the oldest open)
 
 
 def _section(title: str, body: QWidget) -> QWidget:
@@ -63,8 +64,9 @@ class MainWindow(QMainWindow):
     closed = Signal()  # after the kernel has shut down
 
     def __init__(self, kernel: KernelFacade, bridge: EventBridge, *, make_ask_window: WindowFactory | None = None,
-                 open_settings: Callable[[], None] | None = None, now: Callable[[], float] = time.time,
-                 default_root: str | None = None, attached: bool = True) -> None:
+                 open_settings: Callable[[], object] | None = None, now: Callable[[], float] = time.time,
+                 default_root: str | None = None, attached: bool = True, bring_up_lease: LeaseBringer | None = None,
+                 state: DesktopState | None = None, kernel_outlives: bool = False) -> None:
         super().__init__()
         self.kernel = kernel
         self.bridge = bridge
@@ -72,12 +74,13 @@ class MainWindow(QMainWindow):
         self.windows: dict[str, QWidget] = {}
         self._make_ask_window = make_ask_window
         self._open_settings = open_settings
-        self._bring_up_lease: Callable[[str | None], object] | None = None  # set by build_desktop
+        self._bring_up_lease = bring_up_lease
         self._shutting_down = False
         self._done = False
         self._exposed = False
         self.close_prompt: QMessageBox | None = None
-        self.state: DesktopState | None = None  # which Ask windows are open, kept between runs (build_desktop)
+        self.state = state  # which Ask windows are open, kept between runs (None: not kept)
+        self._kernel_outlives = kernel_outlives  # attached to a kernel process: quitting may leave agents working
         self.history: HistoryWindow | None = None
         self.setWindowTitle("Agentdesk")
         self.setWindowIcon(style.app_icon())
@@ -174,6 +177,10 @@ class MainWindow(QMainWindow):
         if isinstance(event, AutomationsChanged) or (isinstance(event, LedgerAppended)
                                                       and event.entry.kind == "outcome"):
             self._update_inbox()
+
+    def probe_sandbox_mode(self) -> None:
+        """Start asking the kernel for its sandbox mode (``show_sandbox_mode``), off the Qt loop."""
+        self._sandbox_mode = asyncio.ensure_future(self.show_sandbox_mode())
 
     async def show_sandbox_mode(self) -> None:
         """Ask the kernel (its machine, attached or not) how shell commands are captured: the mode goes in
@@ -280,7 +287,7 @@ class MainWindow(QMainWindow):
             window.destroyed.connect(lambda *_a, aid=agent_id: self.windows.pop(aid, None))
             closed = getattr(window, "view_closed", None)
             if closed is not None:
-                closed.connect(lambda _aid: self.remember_windows())
+                closed.connect(lambda aid: self.remember_windows(closing=aid))  # still visible while it closes
         if not activate:
             if not window.isVisible():
                 window.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
@@ -312,10 +319,11 @@ class MainWindow(QMainWindow):
 
     # ---- windows that outlive a run, archive, history ------------------------------------
 
-    def remember_windows(self) -> None:
-        """Note which Ask windows are open now, for the next start (not while quitting: they close then)."""
+    def remember_windows(self, closing: str | None = None) -> None:
+        """Note which Ask windows are open now (less the one ``closing``), for the next start (not while
+        quitting: they close then)."""
         if self.state is not None and not self._shutting_down and not self._done:
-            self.state.save_open_windows([aid for aid, w in self.windows.items() if w.isVisible()])
+            self.state.save_open_windows([aid for aid, w in self.windows.items() if w.isVisible() and aid != closing])
 
     def reopen_windows(self) -> list[QWidget]:
         """Open the Ask windows that were open when the desktop last ran (agents still in the table)."""
@@ -356,9 +364,9 @@ class MainWindow(QMainWindow):
         self.ledger_view.set_default_root(root)
         self._default_root = root
 
-    def open_settings(self) -> None:
-        if self._open_settings is not None:
-            self._open_settings()
+    def open_settings(self) -> object:
+        """The Settings dialog, as the desktop opens it (None when this window was given no way to)."""
+        return self._open_settings() if self._open_settings is not None else None
 
     # ---- closing ------------------------------------------------------------------------
 
@@ -376,6 +384,9 @@ class MainWindow(QMainWindow):
         if not busy:
             self.shut_down()
             return
+        if self._kernel_outlives:
+            self._ask_keep_or_stop(busy)
+            return
         box = QMessageBox(QMessageBox.Icon.Question, "Quit Agentdesk?",
                           f"{plural(len(busy), 'agent')} {'is' if len(busy) == 1 else 'are'} still working: {', '.join(busy)}.\n"
                           "Quitting stops them (recorded in the ledger as killed by the kernel).",
@@ -386,6 +397,27 @@ class MainWindow(QMainWindow):
         box.buttonClicked.connect(lambda b: self.shut_down() if b is quit_button else None)
         self.close_prompt = box
         box.open()
+
+    def _ask_keep_or_stop(self, busy: list[str]) -> None:
+        """Attached: the agents can keep running in the kernel process while the desktop is closed, or stop."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Quit Agentdesk?",
+                          f"{plural(len(busy), 'agent')} {'is' if len(busy) == 1 else 'are'} still working: "
+                          f"{', '.join(busy)}.\nThey can keep running in the kernel while the desktop is closed, "
+                          "or stop now (recorded in the ledger).", QMessageBox.StandardButton.Cancel, self)
+        keep = box.addButton("Keep them running", QMessageBox.ButtonRole.AcceptRole)
+        stop = box.addButton("Stop them and quit", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(keep)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.buttonClicked.connect(lambda b: self.shut_down() if b is keep else self._stop_and_quit() if b is stop
+                                  else None)
+        self.close_prompt = box
+        box.open()
+
+    def _stop_and_quit(self) -> None:
+        for agent in self.kernel.agents.list():
+            if agent.state.busy:
+                self.kernel.agents.kill(agent.id, reason="stopped when the desktop quit")
+        self.shut_down()
 
     def shut_down(self) -> None:
         """Stop the kernel (``aclose``), then close every window."""

@@ -316,7 +316,7 @@ async def _mail_shots(desk, agent, providers, cam: Camera) -> None:
     desk.kernel.agents.send(mailer, "send Bob the minutes from notes/minutes.md")
     await _until(lambda: desk.lease_dialogs.dialog_for(mailer) is not None)
     await cam.shoot("mail-send-confirm", desk.lease_dialogs.dialog_for(mailer))
-    settings = desk.window._open_settings()
+    settings = desk.window.open_settings()
     accounts = settings.open_accounts()
     await cam.shoot("accounts-settings", accounts)
     accounts.reject()

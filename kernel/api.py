@@ -125,6 +125,17 @@ class ToolInfo:
     trusted: bool = True
 
 
+@dataclass(frozen=True)
+class ReplySoFar:
+    """What a view opening on an agent shows: its conversation, the reply streaming now (not in the
+    conversation until it ends) and ``streamed``, the offset of the next ``TextDelta`` (one snapshot, so a
+    delta already in flight when it was taken is known by its offset and skipped)."""
+
+    conversation: tuple[Message, ...]
+    streaming: str
+    streamed: int
+
+
 class AgentDesk(Protocol):
     """The process table and the agents out of it (``kernel.agents``; served as ``agents.<method>``)."""
 
@@ -133,6 +144,7 @@ class AgentDesk(Protocol):
     def list(self) -> builtins.list[AgentInfo]: ...
     def get(self, agent_id: str) -> AgentInfo: ...
     def conversation(self, agent_id: str) -> tuple[Message, ...]: ...
+    def reply_so_far(self, agent_id: str) -> ReplySoFar: ...  # what an Ask window opening mid-reply shows
     def send(self, agent_id: str, text: str) -> None: ...  # the work goes on: await wait(agent_id)
     def pause(self, agent_id: str) -> None: ...
     def resume(self, agent_id: str) -> None: ...
@@ -251,7 +263,7 @@ class KernelFacade(Protocol):
 __all__ = [
     # the facade and its own values
     "KernelFacade", "AgentDesk", "LeaseDesk", "LedgerDesk", "ExtensionDesk", "OutwardDesk",
-    "AutomationDesk", "LedgerFilter", "ToolInfo", "HistoryItem", "Spend", "money", "CACHE_WRITE", "PRICE_FIELDS", "PRICE_MAX",
+    "AutomationDesk", "LedgerFilter", "ToolInfo", "HistoryItem", "ReplySoFar", "Spend", "money", "CACHE_WRITE", "PRICE_FIELDS", "PRICE_MAX",
     # agents and events
     "AgentState", "Outcome",
     "AgentArchived", "AgentInfo", "AgentKilled", "AgentSpawned", "AgentStateChanged", "Event", "LeaseExpired", "LeaseGranted",

@@ -43,6 +43,8 @@ class AgentProcess:
     pause_requested: bool = False
     request_reason: str = "user-turn"  # why the next provider request is made (agents.records)
     failure_kind: str = ""  # the ProviderError kind that failed it (automations tell "offline" from it)
+    streaming: list[str] = field(default_factory=list)  # the reply streaming now, not in the conversation yet
+    streamed: int = 0  # characters of reply text streamed since the kernel started (``TextDelta.offset``)
     request_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # trust (kernel/trust): marker nonce, taint (only grows), automation runs, what untrusted text it read
     unattended: bool = False

@@ -50,6 +50,7 @@ async def request_turn(agent: AgentProcess) -> AssistantTurn:
     agent.turns += 1
     s.bus.publish(TurnStarted(agent.id, agent.turns))
     timer = RequestTimer(s.clock.now())
+    agent.streaming = []
     try:
         turn = await _stream_turn(agent, timer)
         record_request(agent, timer, "ok", reply=turn.message, stop_reason=turn.stop_reason)
@@ -61,6 +62,7 @@ async def request_turn(agent: AgentProcess) -> AssistantTurn:
         record_request(agent, timer, "cancelled")
         raise
     finally:
+        agent.streaming = []  # the reply is in the conversation now (the caller appends it before any await)
         agent.settle_usage()
     s.bus.publish(TurnFinished(agent.id, agent.turns, turn.stop_reason))
     return turn
@@ -80,7 +82,9 @@ async def _stream_turn(agent: AgentProcess, timer: RequestTimer) -> AssistantTur
                     timer.token()
                     chunk = clean_text(chunk)  # a "\ud800" escape would break the display and the next request
                     text.append(chunk)
-                    s.bus.publish(TextDelta(agent.id, chunk))
+                    agent.streaming.append(chunk)
+                    s.bus.publish(TextDelta(agent.id, chunk, agent.streamed))
+                    agent.streamed += len(chunk)
                 case ToolCallReady():
                     timer.token()
                     calls.append(admit(event))

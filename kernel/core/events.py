@@ -86,8 +86,12 @@ class UserMessage:
 
 @dataclass(frozen=True)
 class TextDelta:
+    """Streamed reply text. ``offset``: how many characters the agent streamed before this chunk (since the
+    kernel started), so a view that opened mid-reply (``KernelFacade.reply_so_far``) skips what it already has."""
+
     agent_id: str
     text: str
+    offset: int = 0
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from ..agents.process import AgentProcess
 from ..agents.rebuild import AgentRecord, conversation_of, summarise
 from ..agents.records import RESUME, USER_TURN, record_user_turn
 from ..agents.restore import history_item, process_from
-from ..api import HistoryItem, Spend
+from ..api import HistoryItem, ReplySoFar, Spend
 from ..core.errors import InvalidState, UnknownAgent
 from ..core.events import AgentArchived, AgentInfo, AgentKilled, AgentSpawned, UsageUpdated, UserMessage
 from ..core.loop import KernelLoop
@@ -98,6 +98,13 @@ class Agents:
         if agent_id in self.table:
             return self.table[agent_id].conversation
         return conversation_of(self._services.ledger, self._record(agent_id).spawn)
+
+    def reply_so_far(self, agent_id: str) -> ReplySoFar:
+        """The conversation, the reply streaming now and the offset of the next text delta, at one moment."""
+        if agent_id not in self.table:
+            return ReplySoFar(self.conversation(agent_id), "", 0)
+        agent = self.table[agent_id]
+        return ReplySoFar(agent.conversation, "".join(agent.streaming), agent.streamed)
 
     def send(self, agent_id: str, text: str) -> None:
         """Add a user message and start the loop, which runs until idle, paused, failed or killed

@@ -192,6 +192,7 @@ class EventChannel:
 
     async def aclose(self) -> None:
         self._closing = True
+        self.connected.clear()
         if self._writer is not None:
             self._writer.close()
         if self._task is not None:
@@ -287,6 +288,11 @@ class RemoteKernel(RemoteFacadeStubs):
     def subscribe(self, fn: Callable[[Event], None]) -> Callable[[], None]:
         self._subscribers.append(fn)
         return lambda: self._subscribers.remove(fn) if fn in self._subscribers else None
+
+    async def caught_up(self) -> None:
+        """Return once every event the kernel published before this call has reached the subscribers (the
+        reply comes on the events connection, after them): what a view shows is then the kernel's state."""
+        await self._events.call("ledger.last_seq", {})
 
     @property
     def agents(self) -> RemoteAgents:

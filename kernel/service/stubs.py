@@ -14,7 +14,7 @@ from ..api import LedgerFilter
 if TYPE_CHECKING:
     from ..api import (AgentInfo, Automation, AutomationView, ChainBroken, ChainIntact, Decision, Entry,
         HistoryItem, InboxItem, Integrity, Lease, LeaseRequest, McpReload, McpServerStatus, Message,
-        OverlayStatus, RunRecord, SkillCatalog, ToolInfo, UndoReport, UnknownIntent)
+        OverlayStatus, ReplySoFar, RunRecord, SkillCatalog, ToolInfo, UndoReport, UnknownIntent)
 
 
 class Link(Protocol):
@@ -43,6 +43,9 @@ class RemoteAgentDesk:
 
     def conversation(self, agent_id: str) -> tuple[Message, ...]:
         return cast("tuple[Message, ...]", self._link.call("agents.conversation", {"agent_id": agent_id}))
+
+    def reply_so_far(self, agent_id: str) -> ReplySoFar:
+        return cast("ReplySoFar", self._link.call("agents.reply_so_far", {"agent_id": agent_id}))
 
     def send(self, agent_id: str, text: str) -> None:
         self._link.call("agents.send", {"agent_id": agent_id, "text": text})

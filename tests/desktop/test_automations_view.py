@@ -8,12 +8,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from kernel.api import Automation, PolicyItem
-from kernel.providers.scripted import ScriptedProvider, reply
+from kernel.providers.scripted import reply
 
 
 def _automation(main, **changes) -> Automation:
     a = Automation(id="", name="Notes digest", objective="Summarise notes/", schedule="0 7 * * 1-5",
-                   timezone="Europe/Berlin", workspace=str(main.workspace), provider="scripted-auto",
+                   timezone="Europe/Berlin", workspace=str(main.workspace), provider=main.scripted("scripted-auto")[0],
                    model="test-model", **changes)
     return main.kernel.automations.add(a)
 
@@ -89,7 +89,7 @@ def test_the_form_picks_a_timezone_and_an_expiry_in_that_zone(main, qtbot):
 
 
 def test_run_now_pause_history_run_window_and_the_inbox(main, qtbot):
-    provider = main.providers.setdefault("scripted-auto", ScriptedProvider())
+    _name, provider = main.scripted("scripted-auto")
     a = _automation(main, policy=(PolicyItem("fs.read", 600.0),))
     window = main.window.open_automations()
     assert not main.window.inbox_label.isVisible()

@@ -3,7 +3,6 @@ shows the CLI's sentence in a non-modal dialog, and its two buttons fix the file
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from PySide6.QtCore import Qt
 from desktop.app import build_desktop, show_config_problems
 from kernel.core.clock import ManualClock
 from kernel.config.settings import Settings
+from tests.service.attached import quit_desktop
 
 
 @pytest.fixture
@@ -28,13 +28,11 @@ def broken_home(tmp_path: Path, qloop, qtbot):
     qtbot.addWidget(desk.window)
     desk.window.show()
     yield desk
-    closing = asyncio.ensure_future(desk.kernel.aclose())
-    qtbot.waitUntil(closing.done, timeout=5000)
-    desk.window._done = True
-    desk.bridge.close()
+    quit_desktop(desk, qtbot)  # the kernel stops, its windows close
     desk.ledger.close()
 
 
+@pytest.mark.in_process  # the in-process desktop's own reading of settings.json (build_desktop)
 def test_restore_default_rewrites_each_field_in_turn_and_the_desktop_uses_it(broken_home, qtbot):
     desk = broken_home
     # Started: the good values are in force, defaults stand in for the bad ones.
@@ -58,6 +56,7 @@ def test_restore_default_rewrites_each_field_in_turn_and_the_desktop_uses_it(bro
     assert desk.kernel.settings == desk.store.load()
 
 
+@pytest.mark.in_process  # the in-process desktop's own reading of settings.json (build_desktop)
 def test_open_settings_opens_the_dialog_and_saving_fixes_the_file(broken_home, qtbot):
     desk = broken_home
     desk.store.keys_path.write_text('{"anthropic": 5}')
@@ -77,6 +76,7 @@ def test_open_settings_opens_the_dialog_and_saving_fixes_the_file(broken_home, q
     assert not again.isVisible() and desk.store.keys() == {}
 
 
+@pytest.mark.in_process  # the in-process desktop's own reading of settings.json (build_desktop)
 def test_a_good_home_shows_nothing(tmp_path, qloop, qtbot):
     desk = build_desktop(tmp_path / "home", providers=lambda name: None, clock=ManualClock(),
                          settings=Settings(workspace=str(tmp_path)))
@@ -84,8 +84,5 @@ def test_a_good_home_shows_nothing(tmp_path, qloop, qtbot):
     try:
         assert show_config_problems(desk) is None
     finally:
-        closing = asyncio.ensure_future(desk.kernel.aclose())
-        qtbot.waitUntil(closing.done, timeout=5000)
-        desk.window._done = True
-        desk.bridge.close()
+        quit_desktop(desk, qtbot)  # the kernel stops, its windows close
         desk.ledger.close()

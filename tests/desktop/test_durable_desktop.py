@@ -3,6 +3,8 @@ windows with the agents rebuilt from the record; History (search, read-only, con
 
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 import json
 from pathlib import Path
@@ -16,6 +18,7 @@ from kernel.core.clock import ManualClock
 from kernel.providers.base import StreamEnd, TextChunk, UsageReport
 from kernel.providers.scripted import Hold, ScriptedProvider, ScriptedTurn, reply
 from kernel.config.settings import Settings
+from tests.service.attached import quit_desktop
 
 
 def test_closing_a_window_keeps_the_agent_working_and_the_table_reopens_it(main, qtbot):
@@ -54,11 +57,11 @@ def _desktop(home: Path, ws: Path, clock: ManualClock, providers: dict[str, Scri
 
 
 def _quit(desk, qtbot) -> None:
-    desk.window.shut_down()
-    qtbot.waitUntil(lambda: desk.window._done, timeout=5000)
+    quit_desktop(desk, qtbot)
     desk.ledger.close()
 
 
+@pytest.mark.in_process  # the in-process restart; attached: tests/service/test_desktop_reopen.py
 def test_a_restarted_desktop_reopens_its_windows_with_the_whole_transcript(tmp_path, qloop, qtbot):
     home, ws, clock = tmp_path / "home", tmp_path / "ws", ManualClock()
     ws.mkdir()
@@ -119,6 +122,8 @@ def test_history_search_open_read_only_and_continue(main, qtbot):
     main.until(lambda: main.window.processes.rowCount() == 1)
     assert a not in main.window.windows  # its window went with it
 
+    main.window.activateWindow()  # the user is back in the main window
+    main.until(main.window.isActiveWindow)
     qtbot.keyClick(main.window, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)
     history = main.window.history
     assert history is not None and history.isVisible()
@@ -145,6 +150,7 @@ def test_history_search_open_read_only_and_continue(main, qtbot):
     assert {x.id for x in main.kernel.agents.list()} == {a, b}
 
 
+@pytest.mark.in_process  # scripted providers named like priced models
 def test_cost_is_shown_for_priced_models_and_tokens_only_otherwise(main, qtbot):
     main.providers["anthropic"] = ScriptedProvider().script(reply("priced", usage=(200_000, 20_000)))
     priced = main.kernel.agents.spawn("priced", provider="anthropic", model="claude-sonnet-4-5").id

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -27,6 +29,7 @@ def test_ctrl_n_focuses_the_new_windows_message_box_so_space_types(main, qtbot, 
     assert ask.info.state == "idle" and ask.pause_button.text() == "Pause"
 
 
+@pytest.mark.in_process  # a kernel without a key; the attached one has one
 def test_without_a_key_the_new_window_focuses_open_settings_not_pause(main, qtbot):
     ask = main.window.new_ask()
     _active(main, ask)
@@ -68,7 +71,7 @@ def test_a_waiting_request_is_flagged_and_brought_up_from_the_keyboard(main, qtb
     _active(main, main.window)
     main.window.process_view.setFocus()
     a, dialog = _waiting_agent(main)
-    main.until(lambda: not main.desk.lease_dialogs._settling)
+    main.until(lambda: not main.desk.lease_dialogs.settling)
     assert QApplication.activeWindow() is main.window  # the request took nothing from the main window
     model = main.window.processes
     tip = model.data(model.index(0, COL_STATE), Qt.ItemDataRole.ToolTipRole)

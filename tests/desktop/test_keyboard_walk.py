@@ -9,6 +9,8 @@ xdotool at 1024×700 too (2026-12-01).
 
 from __future__ import annotations
 
+import pytest
+
 import re
 
 from PySide6.QtCore import Qt
@@ -54,6 +56,7 @@ def _automations_with_an_inbox(main):
     return window, first, second
 
 
+@pytest.mark.in_process  # seeds the ledger directly
 def test_tab_reaches_every_control_of_the_automations_window_and_comes_back(main, qtbot):
     window, _first, _second = _automations_with_an_inbox(main)
     panel = window.outward
@@ -75,6 +78,7 @@ def test_tab_reaches_every_control_of_the_automations_window_and_comes_back(main
         assert table.currentRow() == min(row + 1, table.rowCount() - 1)
 
 
+@pytest.mark.in_process  # seeds the ledger directly
 def test_each_alt_letter_names_one_button_and_the_outward_answers_work_by_letter(main, qtbot):
     window, first, second = _automations_with_an_inbox(main)
     panel = window.outward

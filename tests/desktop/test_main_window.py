@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 import subprocess
 import sys
@@ -33,9 +35,36 @@ def test_new_ask_spawns_and_opens_its_window(main):
     (info,) = main.kernel.agents.list()
     assert isinstance(window, AskWindow) and window.agent_id == info.id
     assert main.window.windows[info.id] is window and window.isVisible()
-    assert main.window.processes.rowCount() == 1
+    main.until(lambda: main.window.processes.rowCount() == 1)
 
 
+@pytest.mark.parametrize("answer", ["Keep them running", "Stop them and quit"])
+def test_quitting_the_attached_desktop_asks_whether_working_agents_keep_running(main, answer):
+    """Attached, the kernel process outlives the desktop: one question, keep them or stop them, and it is done."""
+    a = main.spawn("scribe")
+    gate, reached = asyncio.Event(), asyncio.Event()
+    main.provider(a).script(ScriptedTurn((TextChunk("working"), Hold(gate, reached), StreamEnd("end_turn"))))
+    main.kernel.agents.send(a, "go")
+    main.until(reached.is_set)
+    closed = []
+    main.window.closed.connect(lambda: closed.append(True))
+    main.window.close()
+    box = main.window.close_prompt
+    assert box is not None and box.isVisible() and box.windowModality() == Qt.WindowModality.WindowModal
+    assert "scribe" in box.text() and "keep running in the kernel" in box.text()
+    assert box.defaultButton().text() == "Keep them running"
+    box.button(QMessageBox.StandardButton.Cancel).click()
+    assert main.window.isVisible() and main.kernel.agents.get(a).state == "running"
+    main.window.close()
+    next(b for b in main.window.close_prompt.buttons() if b.text() == answer).click()
+    main.until(lambda: bool(closed))
+    assert not main.window.isVisible()
+    state = main.kernel.agents.get(a).state  # asked of the kernel process, which the desktop has let go of
+    assert state == ("running" if answer == "Keep them running" else "killed")
+    gate.set()
+
+
+@pytest.mark.in_process  # in process, quitting stops the kernel and so its agents (attached: the test above)
 def test_close_with_running_agents_asks_then_shuts_down(main):
     a = main.spawn("scribe")
     gate, reached = asyncio.Event(), asyncio.Event()
@@ -130,12 +159,12 @@ def test_a_refused_workspace_in_settings_is_said_not_raised(main, monkeypatch):
     from dataclasses import replace
     from pathlib import Path
 
-    opened = []
-    monkeypatch.setattr(main.window, "_open_settings", lambda: opened.append(True))
     kernel = main.kernel
     kernel.update_settings(replace(kernel.settings, workspace=str(Path.home())))
     assert main.window.new_ask() is None
     assert "No agent started" in main.window.statusBar().currentMessage()
     assert "home folder" in main.window.statusBar().currentMessage()
-    assert opened == [True]
+    dialog = main.desk.extras["settings_dialog"]  # Settings opened, to choose another workspace
+    assert dialog.isVisible() and dialog.windowTitle().startswith("Settings")
+    dialog.reject()
     assert kernel.agents.list() == []

@@ -4,12 +4,15 @@ user's word (nothing retried) and clears it."""
 
 from __future__ import annotations
 
+import pytest
+
 from PySide6.QtCore import Qt
 
 from ledger import USER
 from tests.mail.test_unknown_outward import seed_unknown
 
 
+@pytest.mark.in_process  # seeds the ledger directly
 def test_unknown_outward_calls_in_the_inbox_and_the_status_line(main, qtbot):
     u = seed_unknown(main.ledger, "k-desk", "Quarterly numbers")
     main.window._update_inbox()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from desktop.app import build_desktop
 from kernel.core.clock import ManualClock
 from kernel.providers.lazy import LazyProviders
 from kernel.config.settings import BASE_URL_VARIABLES, KEY_VARIABLES, Settings
+from tests.service.attached import quit_desktop
 
 
 def test_settings_action_opens_a_window_modal_dialog_whose_save_reaches_the_kernel(main, qtbot):
@@ -43,15 +43,11 @@ def keyless(tmp_path: Path, qloop, qtbot, monkeypatch):
     qtbot.addWidget(desk.window)
     desk.window.show()
     yield desk
-    closing = asyncio.ensure_future(desk.kernel.aclose())
-    qtbot.waitUntil(closing.done, timeout=5000)
-    desk.window._done = True
-    desk.bridge.close()
-    for window in list(desk.window.windows.values()):
-        window.close()
+    quit_desktop(desk, qtbot)  # the kernel stops, its windows close
     desk.ledger.close()
 
 
+@pytest.mark.in_process  # providers built in the desktop's process
 def test_saving_a_key_rebuilds_providers_and_clears_the_missing_key_notice(keyless, qtbot):
     desk = keyless
     assert isinstance(desk.providers, LazyProviders)

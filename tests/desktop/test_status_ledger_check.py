@@ -3,6 +3,8 @@ and red "automation records broken" when the automation records' own chain did n
 
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 import sqlite3
 from contextlib import contextmanager
@@ -17,6 +19,7 @@ from kernel.automations.store import AutomationStore
 from kernel.core.clock import ManualClock
 from kernel.config.settings import Settings
 from ledger import Broken, Head, Intact, Ledger, ToolCall
+from tests.service.attached import quit_desktop
 
 
 @contextmanager
@@ -28,10 +31,7 @@ def desktop_on(home: Path, workspace: Path, qtbot) -> Iterator[Any]:
     try:
         yield desk
     finally:
-        closing = asyncio.ensure_future(desk.kernel.aclose())
-        qtbot.waitUntil(closing.done, timeout=5000)
-        desk.window._done = True
-        desk.bridge.close()
+        quit_desktop(desk, qtbot)  # the kernel stops, its windows close
         desk.ledger.close()
 
 
@@ -59,6 +59,7 @@ def test_footer_words_for_broken_automation_records() -> None:
             "changed <i>. Run 'agentdesk ledger verify'") in counts.tooltip()
 
 
+@pytest.mark.in_process  # a home prepared in this process, opened in process
 def test_desktop_on_a_home_with_forged_automation_records_says_so(tmp_path: Path, qloop, qtbot) -> None:
     home = tmp_path / "home"
     Ledger(home / "ledger.db").close()
@@ -76,6 +77,7 @@ def test_desktop_on_a_home_with_forged_automation_records_says_so(tmp_path: Path
         assert "automation records are broken at automation_events row 1" in footer.toolTip()
 
 
+@pytest.mark.in_process  # a home prepared in this process, opened in process
 def test_desktop_on_a_tampered_home_shows_the_broken_entry(tmp_path: Path, qloop, qtbot) -> None:
     home = tmp_path / "home"
     with Ledger(home / "ledger.db") as ledger:
@@ -98,18 +100,19 @@ def test_desktop_on_an_intact_home_says_verified(main) -> None:
 
 
 def test_the_sandbox_mode_comes_from_the_kernel_into_the_tooltip(main) -> None:
-    asyncio.ensure_future(main.window.show_sandbox_mode())
+    main.window.probe_sandbox_mode()  # as the desktop does at start
     main.until(lambda: main.window.status.counts.sandbox is not None)
     tip = main.window.status.footer.toolTip()
     assert "Sandbox: overlay (user-namespace mount)." in tip and "captured exactly" in tip
     assert main.window.statusBar().currentMessage() == ""  # an overlay needs no notice
-    dialog = main.window._open_settings()  # and in Settings, beside the folders commands may read (keyboard too)
+    dialog = main.window.open_settings()  # and in Settings, beside the folders commands may read (keyboard too)
     try:
         assert "captured by: overlay (user-namespace mount)." in dialog.read_only_note.text()
     finally:
         dialog.reject()
 
 
+@pytest.mark.in_process  # a home prepared in this process, opened in process
 def test_a_fallback_to_snapshots_is_said_once_with_its_reason(tmp_path: Path, qloop, qtbot) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()

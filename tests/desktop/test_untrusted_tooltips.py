@@ -3,6 +3,8 @@ rich text, so a file name like ``<b>fine</b>`` or a provider's error page would 
 
 from __future__ import annotations
 
+import pytest
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument, Qt as QtText
 
@@ -33,6 +35,7 @@ def test_a_file_name_with_markup_is_shown_whole_in_the_ledger_tooltip(main):
     assert seen(tip).endswith(HIDDEN)
 
 
+@pytest.mark.in_process  # a scripted ProviderError
 def test_a_provider_error_page_is_shown_whole_in_the_process_tooltip(main):
     a = main.spawn("scribe")
     main.provider(a).script(ScriptedTurn((ProviderError("scripted", "server", HIDDEN, status=502),)))

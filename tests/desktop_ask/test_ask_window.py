@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 
 from PySide6.QtCore import Qt
@@ -10,6 +12,7 @@ from kernel.core.errors import ProviderError
 from kernel.providers.base import StreamEnd, TextChunk, UsageReport
 from kernel.providers.scripted import Hold, ScriptedTurn, reply
 from kernel.config.settings import SettingsStore, home
+from tests.service.attached import WAIT_MS
 
 
 def send(qtbot, win, text: str) -> None:
@@ -33,7 +36,7 @@ def test_enter_sends_shift_enter_starts_a_new_line(desk, qtbot):
     assert win.input.toPlainText() == "line one\nline two"
     qtbot.keyClick(win.input, Qt.Key.Key_Return)
     assert win.input.toPlainText() == "" and not win.input.isEnabled() and not win.send_button.isEnabled()
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    desk.until_state(win, "idle")
     assert win.input.isEnabled() and win.send_button.isEnabled()
     assert win.transcript.blocks[0].raw == "line one\nline two"
     assert not win.transcript.empty.isVisibleTo(win)
@@ -44,27 +47,29 @@ def test_streaming_markdown_renders_heading_and_code_block_as_it_arrives(desk, q
     step, gate, reached = held_step("## Plan\n\nFirst:\n\n```python\nprint('hi')\n", "```\n\nThat is all.")
     desk.provider_of(win).script(step)
     send(qtbot, win, "plan it")
-    qtbot.waitUntil(reached.is_set, timeout=5000)
-    qtbot.waitUntil(lambda: win.transcript.current is not None, timeout=5000)  # shown at the next frame
+    qtbot.waitUntil(reached.is_set, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: win.transcript.current is not None, timeout=WAIT_MS)  # shown at the next frame
     block = win.transcript.current
-    qtbot.waitUntil(lambda: "<h2>Plan</h2>" in block.text() and "<pre" in block.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "<h2>Plan</h2>" in block.text() and "<pre" in block.text(), timeout=WAIT_MS)
     assert "print(&#x27;hi&#x27;)" in block.text() or "print('hi')" in block.text()
     assert win.state_badge.state == "running"
     gate.set()
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    desk.until_state(win, "idle")
     assert "That is all." in block.text() and block.text().count("<pre") == 1
 
 
+@pytest.mark.in_process  # counts renders against deltas the test feeds in step
 def test_deltas_are_throttled_not_rendered_one_by_one(desk, qtbot):
     win = desk.open()
     desk.provider_of(win).script(reply("word " * 200, chunks=200))
     send(qtbot, win, "talk")
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    desk.until_state(win, "idle")
     block = win.transcript.blocks[-1]
     assert block.raw == "word " * 200
     assert block.renders < 20
 
 
+@pytest.mark.in_process  # holds three streams at once (the fake server holds one script)
 def test_three_windows_stream_at_once(desk, qtbot):
     wins, gates, reached = [], [], []
     for name in ("scribe", "tester", "docs"):
@@ -74,15 +79,15 @@ def test_three_windows_stream_at_once(desk, qtbot):
         wins.append(win), gates.append(gate), reached.append(got_there)
     for win in wins:
         send(qtbot, win, "go")
-    qtbot.waitUntil(lambda: all(r.is_set() for r in reached), timeout=5000)
+    qtbot.waitUntil(lambda: all(r.is_set() for r in reached), timeout=WAIT_MS)
     for win in wins:
         qtbot.waitUntil(lambda w=win: w.transcript.current is not None and
-                        f"{w.info.name} begins" in w.transcript.current.text(), timeout=5000)
+                        f"{w.info.name} begins" in w.transcript.current.text(), timeout=WAIT_MS)
         assert win.state_badge.state == "running"
     assert all(w.info.state == "running" for w in wins)
     for gate in gates:
         gate.set()
-    qtbot.waitUntil(lambda: all(w.info.state == "idle" for w in wins), timeout=5000)
+    qtbot.waitUntil(lambda: all(w.info.state == "idle" for w in wins), timeout=WAIT_MS)
     for win in wins:
         name = win.info.name
         text = win.transcript.blocks[-1].raw
@@ -95,10 +100,10 @@ def test_budget_pause_raise_and_resume_continues(desk, qtbot):
     provider = desk.provider_of(win)
     provider.script(reply("first answer", usage=(10, 15)))
     send(qtbot, win, "start")
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    desk.until_state(win, "idle")
     assert win.budget_bar.label.text() == "25 / 20 tokens"
     send(qtbot, win, "more please")
-    qtbot.waitUntil(lambda: win.info.state == "paused", timeout=5000)
+    desk.until_state(win, "paused")
     assert "budget reached" in win.reason_label.text()
     assert win.state_badge.state == "paused" and win.pause_button.text() == "Resume"
 
@@ -108,11 +113,11 @@ def test_budget_pause_raise_and_resume_continues(desk, qtbot):
     assert dialog.intValue() == 10_025
     dialog.setIntValue(1000)
     dialog.accept()
-    qtbot.waitUntil(lambda: win.budget_bar.label.text() == "25 / 1,000 tokens", timeout=5000)
+    qtbot.waitUntil(lambda: win.budget_bar.label.text() == "25 / 1,000 tokens", timeout=WAIT_MS)
 
     provider.script(reply("continuing where we left off"))
     qtbot.mouseClick(win.pause_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    desk.until_state(win, "idle")
     assert win.transcript.blocks[-1].raw == "continuing where we left off"
     assert win.pause_button.text() == "Pause"
     provider.assert_done()
@@ -123,13 +128,14 @@ def test_pause_while_running_pauses_before_the_next_request(desk, qtbot):
     step, gate, reached = held_step("thinking ", "done")
     desk.provider_of(win).script(step)
     send(qtbot, win, "work")
-    qtbot.waitUntil(reached.is_set, timeout=5000)
+    qtbot.waitUntil(reached.is_set, timeout=WAIT_MS)
     qtbot.mouseClick(win.pause_button, Qt.MouseButton.LeftButton)
     assert "Pausing" in win.status_label.text()
     gate.set()
-    qtbot.waitUntil(lambda: win.info.state in ("idle", "paused"), timeout=5000)
+    qtbot.waitUntil(lambda: win.info.state in ("idle", "paused"), timeout=WAIT_MS)
 
 
+@pytest.mark.in_process  # a kernel without a key; the attached one has one
 def test_no_provider_key_says_so_and_offers_settings(desk, qtbot):
     win = desk.open("keyless", provider="anthropic")
     assert win.key_notice.isVisibleTo(win)
@@ -143,16 +149,17 @@ def test_no_provider_key_says_so_and_offers_settings(desk, qtbot):
     assert desk.settings_opened == 1
 
     SettingsStore(home()).save_key("anthropic", "sk-test-not-real")
-    with qtbot.waitSignal(desk.bridge.tick, timeout=3000):
+    with qtbot.waitSignal(desk.bridge.tick, timeout=WAIT_MS):
         pass
     assert not win.key_notice.isVisibleTo(win) and win.send_button.isEnabled()
 
 
+@pytest.mark.in_process  # a scripted ProviderError
 def test_a_failed_agent_shows_its_reason(desk, qtbot):
     win = desk.open()
     desk.provider_of(win).script(ScriptedTurn((ProviderError("scripted", "auth", "invalid API key (401)", status=401),)))
     send(qtbot, win, "hello")
-    qtbot.waitUntil(lambda: win.info.state == "failed", timeout=5000)
+    desk.until_state(win, "failed")
     notice = win.transcript.blocks[-1]
     assert "invalid API key (401)" in notice.text() and "failed" in notice.text()
     assert "invalid API key" in win.reason_label.text() and win.state_badge.state == "failed"
@@ -163,7 +170,7 @@ def test_history_is_shown_when_the_window_opens_late(desk, qtbot):
     win = desk.open()
     desk.provider_of(win).script(reply("earlier answer"))
     send(qtbot, win, "earlier question")
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    desk.until_state(win, "idle")
     from desktop.ask_window import AskWindow
 
     late = AskWindow(desk.kernel, win.agent_id, desk.bridge, lambda: None)
@@ -180,12 +187,12 @@ def test_a_reply_finished_in_the_background_becomes_selectable_when_its_window_i
     other = desk.open("tester")
     desk.provider_of(win).script(reply("a finished reply", chunks=3))
     other.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is other, timeout=5000)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is other, timeout=WAIT_MS)
     desk.kernel.agents.send(win.agent_id, "go")
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    desk.until_state(win, "idle")
     block = win.transcript.blocks[-1]
-    qtbot.waitUntil(lambda: win.transcript._frames.idle, timeout=5000)
+    qtbot.waitUntil(lambda: desk.bridge.frames.idle, timeout=WAIT_MS)
     assert block.raw == "a finished reply" and not block.labels and "a finished reply" in block.live.text()
     win.activateWindow()
-    qtbot.waitUntil(lambda: len(block.labels) == 1 and block.live.isHidden(), timeout=5000)
+    qtbot.waitUntil(lambda: len(block.labels) == 1 and block.live.isHidden(), timeout=WAIT_MS)
     assert "a finished reply" in block.text()

@@ -50,16 +50,17 @@ def test_a_costly_callback_gets_a_pass_of_its_own(qapp):
 
 
 def test_end_of_turn_shows_the_text_at_once_and_settles_it_later(qapp, qtbot):
-    transcript = Transcript("scribe", lambda seqs: [])
+    frames = FrameClock()
+    transcript = Transcript("scribe", lambda seqs: [], frames=frames)
     qtbot.addWidget(transcript)
     transcript.add_text("Done. It works")
     transcript.end_turn()
     block = transcript.blocks[-1]
     assert block.raw == "Done. It works" and transcript.current is None and not block.labels
     transcript.add_text("next")  # a new reply goes below, in a block of its own
-    qtbot.waitUntil(lambda: transcript._frames.idle)
+    qtbot.waitUntil(lambda: frames.idle)
     assert not block.labels and not block.live.isHidden()  # in the background: shown, settled when activated
     transcript.activated()
-    qtbot.waitUntil(lambda: transcript._frames.idle)
+    qtbot.waitUntil(lambda: frames.idle)
     assert len(block.labels) == 1 and "Done. It works" in block.text() and block.live.isHidden()
     assert transcript.blocks[-1] is not block and transcript.blocks[-1].raw == "next"

@@ -14,7 +14,7 @@ def test_kill_while_waiting_ends_the_card_and_says_how_to_continue(desk, qtbot):
     card = next(iter(win.transcript.cards.values()))
     assert "waiting for a lease" in card.status_label.text()
     qtbot.mouseClick(win.stop_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: win.info.state == "killed", timeout=5000)
+    desk.until_state(win, "killed")
     assert card.outcome is not None and card.outcome.kind == "cancelled"
     assert "waiting" not in card.status_label.text() and "running" not in card.status_label.text()
     assert card.reason_label.text() == "not finished: the agent was stopped"
@@ -27,7 +27,7 @@ def test_kill_while_waiting_ends_the_card_and_says_how_to_continue(desk, qtbot):
 def test_a_reopened_killed_window_has_no_running_card(desk, qtbot):
     win, _dialog = ask_to_write(desk, qtbot, then=None)
     qtbot.mouseClick(win.stop_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: win.info.state == "killed", timeout=5000)
+    desk.until_state(win, "killed")
     again = AskWindow(desk.kernel, win.agent_id, desk.bridge, lambda: None)
     qtbot.addWidget(again)
     assert again.transcript.cards, "the call is in the history"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -9,6 +11,7 @@ from desktop.theme import ERROR, shade
 from kernel.core.events import LeaseGranted, LeaseRequestResolved
 from kernel.providers.scripted import reply
 from ledger import Expired
+from tests.service.attached import WAIT_MS
 
 TODO = "- [x] call the bank\n- [ ] water the plants\n"
 
@@ -21,7 +24,7 @@ def ask_to_write(desk, qtbot, name="scribe", path="notes/todo.md", content=TODO,
     desk.provider_of(win).script(*steps)
     qtbot.keyClicks(win.input, "tidy the notes")
     qtbot.keyClick(win.input, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is not None, timeout=5000)
+    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is not None, timeout=WAIT_MS)
     return win, desk.dialogs.dialog_for(win.agent_id)
 
 
@@ -42,12 +45,13 @@ def test_grant_five_minutes_writes_the_file_and_the_card_expands_to_its_diff(des
     assert dialog.default_button.text() == "15 minutes (default)" and dialog.default_button.isDefault()
     assert win.state_badge.state == "waiting" and not win.send_button.isEnabled()
 
+    granted_from = desk.kernel.now()
     qtbot.mouseClick(dialog.grant_buttons[300.0], Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    desk.until_state(win, "idle")
 
     assert (desk.workspace / "notes" / "todo.md").read_text() == TODO
     lease = desk.of(LeaseGranted)[0].lease
-    assert lease.scope == "fs.write" and lease.until == desk.clock.now() + 300
+    assert lease.scope == "fs.write" and granted_from + 300 <= lease.until <= desk.kernel.now() + 300
     card = next(iter(win.transcript.cards.values()))
     assert card.outcome.kind == "ok" and card.status_label.text().startswith("\u2713")
     assert card.counts_label.text() == "+2 \u22121"
@@ -61,7 +65,7 @@ def test_grant_five_minutes_writes_the_file_and_the_card_expands_to_its_diff(des
 def test_deny_makes_an_error_card_with_the_reason(desk, qtbot):
     win, dialog = ask_to_write(desk, qtbot, then="I could not write it.")
     qtbot.mouseClick(dialog.deny_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    desk.until_state(win, "idle")
     card = next(iter(win.transcript.cards.values()))
     assert card.outcome.kind == "denied"
     assert card.reason_label.text() == "permission denied: the user did not grant fs.write"
@@ -74,21 +78,22 @@ def test_deny_makes_an_error_card_with_the_reason(desk, qtbot):
 def test_escape_is_deny(desk, qtbot):
     win, dialog = ask_to_write(desk, qtbot, then="Understood.")
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    desk.until_state(win, "idle")
     assert [e.outcome for e in desk.of(LeaseRequestResolved)] == ["denied"]
 
 
+@pytest.mark.in_process  # moves the kernel clock
 def test_countdown_and_expiry_close_the_dialog_without_a_grant(desk, qtbot):
     win, dialog = ask_to_write(desk, qtbot, then="Nobody answered.")
     assert dialog.countdown_label.text() == "This request expires in 2:00 if unanswered."
     desk.clock.advance(18)
-    with qtbot.waitSignal(desk.bridge.tick, timeout=3000):
+    with qtbot.waitSignal(desk.bridge.tick, timeout=WAIT_MS):
         pass
     assert dialog.countdown_label.text() == "This request expires in 1:42 if unanswered."
 
     desk.clock.advance(200)
-    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=5000)
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=WAIT_MS)
+    desk.until_state(win, "idle")
     assert not dialog.isVisible() if _alive(dialog) else True
     card = next(iter(win.transcript.cards.values()))
     assert card.outcome.kind == "expired" and "expired" in card.reason_label.text()
@@ -101,8 +106,8 @@ def test_kill_while_the_dialog_is_open_closes_it_and_grants_nothing(desk, qtbot)
     win, dialog = ask_to_write(desk, qtbot, then=None)
     request_id = dialog.request.id
     qtbot.mouseClick(win.stop_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=5000)
-    qtbot.waitUntil(lambda: bool(desk.of(LeaseRequestResolved)), timeout=5000)
+    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: bool(desk.of(LeaseRequestResolved)), timeout=WAIT_MS)
     assert win.info.state == "killed" and win.state_badge.state == "killed"
     assert not win.input.isEnabled() and not win.stop_button.isEnabled()
     assert desk.of(LeaseGranted) == [] and desk.kernel.leases.list(win.agent_id) == []
@@ -113,11 +118,12 @@ def test_kill_while_the_dialog_is_open_closes_it_and_grants_nothing(desk, qtbot)
 def test_ctrl_period_in_the_dialog_stops_the_agent(desk, qtbot):
     win, dialog = ask_to_write(desk, qtbot, then=None)
     qtbot.keyClick(dialog, Qt.Key.Key_Period, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: win.info.state == "killed", timeout=5000)
-    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=5000)
+    desk.until_state(win, "killed")
+    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=WAIT_MS)
     assert desk.of(LeaseGranted) == []
 
 
+@pytest.mark.in_process  # two agents' replies scripted out of turn: the fake server has one queue
 def test_a_dialog_is_modal_to_its_window_only(desk, qtbot):
     win_a, dialog = ask_to_write(desk, qtbot, name="scribe", then="ok")
     win_b = desk.open("tester")
@@ -126,11 +132,11 @@ def test_a_dialog_is_modal_to_its_window_only(desk, qtbot):
     assert win_b.input.isEnabled()
     win_b.input.setPlainText("go")
     qtbot.mouseClick(win_b.send_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: win_b.info.state == "idle" and win_b.transcript.current is None, timeout=5000)
+    qtbot.waitUntil(lambda: win_b.info.state == "idle" and win_b.transcript.current is None, timeout=WAIT_MS)
     assert "B answers while A waits." in win_b.transcript.blocks[-1].raw
     assert desk.dialogs.dialog_for(win_a.agent_id) is dialog and win_a.info.state == "waiting"
     qtbot.mouseClick(dialog.grant_buttons[300.0], Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: win_a.info.state == "idle", timeout=5000)
+    desk.until_state(win_a, "idle")
     assert QApplication.activeModalWidget() is None
 
 
@@ -150,7 +156,8 @@ def test_requests_open_before_the_dialogs_attach_are_shown(desk, qtbot):
                         grant_delay_ms=0)
     second = late.dialog_for(win.agent_id)
     assert second is not None and second.request == dialog.request
+    granted_from = desk.kernel.now()
     qtbot.mouseClick(second.grant_buttons[3600.0], Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=5000)  # the other one closes
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
-    assert desk.of(LeaseGranted)[0].lease.until == desk.clock.now() + 3600
+    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=WAIT_MS)  # the other one closes
+    desk.until_state(win, "idle")
+    assert granted_from + 3600 <= desk.of(LeaseGranted)[0].lease.until <= desk.kernel.now() + 3600

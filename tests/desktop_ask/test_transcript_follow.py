@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QApplication
 
 from kernel.providers.base import StreamEnd, TextChunk
 from kernel.providers.scripted import Hold, ScriptedTurn, reply
+from tests.service.attached import WAIT_MS
 
 LINES = "".join(f"line {i} of the reply, with words enough to wrap at least once in a narrow window.\n\n"
                 for i in range(60))
@@ -16,7 +17,7 @@ MARGIN = 12  # the transcript's own bottom margin, and a pixel or two of roundin
 
 def _settle(win, qtbot) -> None:
     t = win.transcript
-    qtbot.waitUntil(lambda: not t.pending and t._frames.idle, timeout=5000)  # every frame asked for has run
+    qtbot.waitUntil(lambda: not t.pending and win.bridge.frames.idle, timeout=WAIT_MS)  # every frame asked for has run
     for _ in range(3):
         QApplication.processEvents()  # layout requests are posted events
 
@@ -32,7 +33,7 @@ def test_no_empty_space_past_the_last_message(desk, qtbot):
     win.resize(700, 500)
     desk.provider_of(win).script(reply(LINES, chunks=60))
     desk.kernel.agents.send(win.agent_id, "go")
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    desk.until_state(win, "idle")
     _settle(win, qtbot)
     t = win.transcript
     bar = t.verticalScrollBar()
@@ -48,7 +49,7 @@ def test_follows_again_once_scrolled_back_to_the_bottom(desk, qtbot):
     desk.provider_of(win).script(ScriptedTurn((TextChunk(LINES), Hold(gate, reached), TextChunk(LINES),
                                        StreamEnd("end_turn"))))
     desk.kernel.agents.send(win.agent_id, "go")
-    qtbot.waitUntil(reached.is_set, timeout=5000)
+    qtbot.waitUntil(reached.is_set, timeout=WAIT_MS)
     _settle(win, qtbot)
     t = win.transcript
     bar = t.verticalScrollBar()
@@ -57,7 +58,7 @@ def test_follows_again_once_scrolled_back_to_the_bottom(desk, qtbot):
     assert not t._at_bottom
     bar.setValue(bar.maximum())  # and back down: following again
     gate.set()
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    desk.until_state(win, "idle")
     _settle(win, qtbot)
     assert bar.value() == bar.maximum()
     assert _blank_below_last(win) <= MARGIN
@@ -71,11 +72,11 @@ def test_a_view_scrolled_up_is_left_alone_by_new_output(desk, qtbot):
     desk.provider_of(win).script(ScriptedTurn((TextChunk(LINES), Hold(gate, reached), TextChunk(LINES),
                                        StreamEnd("end_turn"))))
     desk.kernel.agents.send(win.agent_id, "go")
-    qtbot.waitUntil(reached.is_set, timeout=5000)
+    qtbot.waitUntil(reached.is_set, timeout=WAIT_MS)
     _settle(win, qtbot)
     bar = win.transcript.verticalScrollBar()
     bar.setValue(100)
     gate.set()
-    qtbot.waitUntil(lambda: win.info.state == "idle", timeout=5000)
+    desk.until_state(win, "idle")
     _settle(win, qtbot)
     assert bar.value() == 100 and bar.maximum() > 100

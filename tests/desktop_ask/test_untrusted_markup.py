@@ -7,6 +7,8 @@ stop reason reach labels; Qt renders a label's text as rich text when it merely 
 
 from __future__ import annotations
 
+import pytest
+
 from dataclasses import replace
 
 from PySide6.QtCore import Qt
@@ -45,11 +47,12 @@ def test_a_tool_error_is_shown_whole_on_its_card(qapp):
     assert seen(card.reason_label) == HOSTILE
 
 
+@pytest.mark.in_process  # a scripted ProviderError
 def test_a_provider_error_page_is_shown_whole_in_the_window(desk, qtbot):
     win = desk.open()
     desk.provider_of(win).script(ScriptedTurn((ProviderError("scripted", "server", HOSTILE, status=502),)))
     send(qtbot, win, "hello")
-    qtbot.waitUntil(lambda: win.info.state == "failed", timeout=5000)
+    desk.until_state(win, "failed")
     notice = win.transcript.blocks[-1]
     assert HOSTILE in seen(notice) and HOSTILE in seen(win.reason_label)
 

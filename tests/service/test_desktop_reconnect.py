@@ -10,15 +10,15 @@ transcript continues when it is resumed. Waiting is on observable state.
 
 from __future__ import annotations
 
-import asyncio
 
 from PySide6.QtWidgets import QLabel
 
-from desktop.app import attach_desktop
 from desktop.widgets.markdown_block import MarkdownBlock
 from kernel.api import AgentState, TextDelta
 from ledger import USER, AgentArchive, Ledger
 from tests.fakes import Text, Turn
+
+from .attached import open_desktop, quit_desktop
 
 WAIT_MS = 60_000
 
@@ -29,10 +29,7 @@ def test_the_desktop_shows_the_restarted_kernels_agents_as_they_are_now(kernel_p
     srv.script(Turn(parts=(Text("all done"),)),
                Turn(parts=(Text("a long answer " * 40, chunks=40),), delay=0.05),
                Turn(parts=(Text("after the restart"),)))
-    attaching = asyncio.ensure_future(attach_desktop(kernel_proc.home, grant_delay_ms=0))
-    qtbot.waitUntil(attaching.done, timeout=WAIT_MS)
-    desk = attaching.result()
-    qtbot.addWidget(desk.window)
+    desk = open_desktop(kernel_proc.home, qtbot, WAIT_MS)
     window, kernel = desk.window, desk.kernel
     links: list[bool] = []
     deltas: list[TextDelta] = []
@@ -73,14 +70,9 @@ def test_the_desktop_shows_the_restarted_kernels_agents_as_they_are_now(kernel_p
         assert replies[-1] == "after the restart"
         assert len(srv.requests) == 3  # the restart itself asked the model nothing
     finally:
-        closing = asyncio.ensure_future(kernel.aclose())
-        qtbot.waitUntil(closing.done, timeout=WAIT_MS)
-        window._done = True
-        desk.bridge.close()
         for dialog in list(desk.lease_dialogs.open.values()):
             dialog.withdraw()
-        for w in list(window.windows.values()):
-            w.close()
+        quit_desktop(desk, qtbot, WAIT_MS)
 
 
 def _state(window, agent_id: str) -> AgentState | None:

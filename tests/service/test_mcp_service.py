@@ -110,7 +110,10 @@ def test_a_server_that_fails_says_why_and_a_fix_is_taken_without_a_restart(mcp_k
             assert await asyncio.to_thread(main, ["mcp", "add", "gone", "--command", str(missing),
                                                   "--timeout", "10"]) == 0
             err = capsys.readouterr().err
-            assert "the running kernel: started gone" in err and "agentdesk mcp: " in err
+            # the kernel's own watch on mcp.json (a stat every 2 s) may have read the new entry before the CLI's
+            # reload asked: then the CLI's reading finds it already started ("no change"); either way it is running
+            assert any(f"the running kernel: {said}" in err for said in ("started gone", "no change")), err
+            assert "agentdesk mcp: " in err and "no-such-server was not found" in err
             gone = {s.name: s for s in k.extensions.mcp_status()}["gone"]
             assert gone.state == "failed" and gone.error and gone.tools == ()
             (agentdesk_home / "mcp.json").write_text(json.dumps({"servers": {"gone": {"command": sys.executable,
