@@ -79,11 +79,14 @@ class ToolRegistry:
         """Every descriptor, sorted by name."""
         return tuple(self._tools[n] for n in self.names())
 
-    def specs(self) -> tuple[ToolSpec, ...]:
-        """What the model is told about each tool, sorted by name."""
+    def specs(self, nonce: str | None = None) -> tuple[ToolSpec, ...]:
+        """What the model is told about each tool, sorted by name; given the agent's marker ``nonce``, a
+        description a third party wrote (an MCP server's) comes between that agent's markers."""
         if self._specs is None:
             self._specs = tuple(d.spec() for d in self.descriptors())
-        return self._specs
+        if nonce is None or all(d.described_by is None for d in self._tools.values()):
+            return self._specs
+        return tuple(d.spec_for(nonce) for d in self.descriptors())
 
     def subset(self, names: Iterable[str]) -> "ToolRegistry":
         """A registry holding only ``names`` (RegistryError ``unknown`` for a name not here)."""
