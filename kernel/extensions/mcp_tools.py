@@ -23,7 +23,7 @@ from ..tools.registry import check_descriptor
 from ..redaction.cuts import Spans
 from ..core.json_safe import clean_text, problem
 from ..trust.untrusted import capped
-from .mcp_names import scope_name, wire_name
+from .mcp_names import scope_name, tool_scope_problem, wire_name
 
 DESCRIPTION_MAX = 1024
 SCHEMA_MAX_BYTES = 64 * 1024
@@ -78,6 +78,8 @@ def describe(server: str, tool: ListedTool, run: Runner, timeout_s: float) -> To
             or not tool.name.isprintable():
         raise RegistryError(repr(tool.name)[:80], "name", "an MCP tool name must be printable text of 1 to 256 "
                                                           "characters")
+    if (why := tool_scope_problem(tool.name)) is not None:
+        raise RegistryError(repr(tool.name)[:80], "name", why)
     name = wire_name(server, tool.name)
     if (why := schema_problem(tool.input_schema)) is not None:
         raise RegistryError(name, "schema", why)

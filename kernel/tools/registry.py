@@ -16,12 +16,12 @@ from typing import Iterable, Iterator
 
 from ..core.errors import RegistryError
 from ..core.messages import ToolSpec
+from ..leases.lease import SCOPE_RE as SCOPE_RE  # the scope grammar lives with the leases
 from .descriptor import ToolDescriptor
 from .fs import FS_TOOLS
 from .schema import check_schemas
 
 NAME_RE = re.compile(r"^[a-zA-Z0-9_]{1,64}$")
-SCOPE_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 TOOL_CLASSES = ("read", "write", "execute")
 
 
