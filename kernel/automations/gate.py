@@ -26,6 +26,8 @@ class RunWatch:
     automation: str
     name: str
     refusals_in_a_row: int = 0
+    refused: int = 0        # every refusal of the run (a run whose every action was refused is ``blocked``)
+    went_through: int = 0   # tool calls of the run that went through
     blocked: bool = False
     on_block: Callable[[], None] = field(default=lambda: None)
 
@@ -57,6 +59,7 @@ class UnattendedGate:
 
     def _refused(self, run: RunWatch, scope: str, detail: str) -> None:
         run.refusals_in_a_row += 1
+        run.refused += 1
         self._inbox(run.automation, scope, detail)
         if run.refusals_in_a_row >= BLOCK_AFTER and not run.blocked:
             run.blocked = True
@@ -67,3 +70,4 @@ class UnattendedGate:
         run = self.runs.get(agent_id)
         if run is not None:
             run.refusals_in_a_row = 0
+            run.went_through += 1

@@ -2,7 +2,7 @@
 
 The kernel checks every definition; a refusal is its one sentence on stderr
 and exit status 2. ``run`` runs the automation once now, in this process,
-and exits 0 when it succeeded (or had nothing to do), 4 otherwise.
+and exits 0 when it succeeded (or had nothing to do), 4 otherwise (``blocked``: every action it tried was refused).
 """
 
 from __future__ import annotations

@@ -56,8 +56,8 @@ def test_run_now_denies_outside_the_policy_and_the_inbox_adds_it(agentdesk_home,
                    Turn(parts=(Text("I was not allowed to write note.md."),)))
         done = agentdesk(["automation", "run", aid], agentdesk_home, anthropic_env(srv))
         srv.assert_done()
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("succeeded") and "not allowed" in done.stdout
+    assert done.returncode == 4, done.stderr  # its only action was refused: blocked, not succeeded
+    assert done.stdout.startswith("blocked: every action it tried was refused") and "not allowed" in done.stdout
     assert not (ws / "note.md").exists()
     inbox = agentdesk(["inbox"], agentdesk_home)
     [line] = inbox.stdout.splitlines()
@@ -69,7 +69,7 @@ def test_run_now_denies_outside_the_policy_and_the_inbox_adds_it(agentdesk_home,
     assert agentdesk(["inbox"], agentdesk_home).stdout.strip() == "The Inbox is empty."
     shown = json.loads(agentdesk(["automation", "show", aid, "--json"], agentdesk_home).stdout)
     assert [p["scope"] for p in shown["policy"]] == ["fs.read", "fs.write"]
-    assert shown["runs"][0]["outcome"] == "succeeded"
+    assert shown["runs"][0]["outcome"] == "blocked"
 
 
 def test_automation_create_is_confirmed_on_the_terminal_with_the_whole_definition(agentdesk_home, tmp_path):
