@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..core.errors import KernelError
 from ..core.events import AutomationsChanged, Event
-from .gate import UnattendedGate
+from .gate import CONFIRM, REQUEST, UnattendedGate
 from .model import Automation, PolicyItem, check_definition
 from .runner import Slot
 from .schedule import ScheduleRefused
@@ -27,6 +27,16 @@ from .store import AutomationStore, InboxItem, RunRecord
 if TYPE_CHECKING:
     from .chain import ChainBroken, ChainIntact
     from .host import AutomationHost
+
+
+def confirm_refusal(name: str, scope: str) -> str:
+    """Why a scope refused at once (``gate.CONFIRM``) cannot be added to the policy of automation ``name``."""
+    return (f"Adding {scope} to the policy of “{name}” would not help: the call was refused at once, not for want "
+            f"of a lease. Calls needing {scope} are confirmed one call at a time (an outward action, a policy of "
+            "confirm, or a run that had read untrusted content), nobody is there to confirm during a run, and no "
+            f"lease stands in for that confirmation. To let runs make such calls, set the policy for {scope} to ask "
+            "in Settings → Permissions (a later refusal for want of a lease can then be added here), or dismiss this "
+            "item.")
 
 
 class UnknownAutomation(KernelError):
@@ -188,8 +198,9 @@ class Automations:
         self._publish(AutomationsChanged(automation_id))
         return item
 
-    def refused(self, automation_id: str, scope: str, detail: str) -> None:
-        self._store.inbox_add(self.host.clock.now(), automation_id, "request", scope, detail)
+    def refused(self, automation_id: str, scope: str, detail: str, kind: str = REQUEST) -> None:
+        """A run's call was refused: an Inbox item (``kind``: ``gate.REQUEST`` or ``gate.CONFIRM``)."""
+        self._store.inbox_add(self.host.clock.now(), automation_id, kind, scope, detail)
         self._publish(AutomationsChanged(automation_id))
 
     def inbox(self, *, open_only: bool = True) -> builtins.list[InboxItem]:
@@ -204,9 +215,11 @@ class Automations:
     def add_to_policy(self, item_id: int, duration_s: float) -> Automation:
         """The user confirmed: future runs of the item's automation get its scope for ``duration_s``."""
         item = self._item(item_id)
-        if item.kind != "request":
-            raise KernelError("only a refused request can be added to a policy")
         a = self.get(item.automation)
+        if item.kind == CONFIRM:
+            raise ScheduleRefused(confirm_refusal(a.name, item.scope))
+        if item.kind != REQUEST:
+            raise KernelError("only a refused request can be added to a policy")
         if not any(p.scope == item.scope for p in a.policy):
             a = self.update(a.with_(policy=a.policy + (PolicyItem(item.scope, duration_s),)))
         self._store.inbox_close(self.host.clock.now(), item, "added")

@@ -529,6 +529,29 @@ def test_an_automation_run_that_calls_automation_create_is_refused_at_once_into_
     assert len(env.kernel.automations.list()) == 1
 
 
+def test_a_scope_refused_at_once_cannot_be_added_to_the_policy_and_the_inbox_says_why(make_env):
+    env = make_env()
+    env.clock.advance(T0 - env.clock.now())
+    a = hourly(env, policy=(PolicyItem("shell.exec", 600.0),))
+    env.provider.script(reply(tools=(("shell_exec", {"command": "curl example.test", "network": True}),)),
+                        reply("Could not fetch."))
+
+    async def go():
+        record = await env.kernel.automations.start_run(a.id)
+        await env.kernel.aclose()
+        return record
+
+    assert run(go()).outcome == "blocked"
+    [item] = env.kernel.automations.inbox()
+    assert (item.scope, item.kind) == ("shell.exec.net", "confirm")
+    with pytest.raises(ScheduleRefused) as refused:
+        env.kernel.automations.add_to_policy(item.id, 1800.0)
+    assert refused.value.reason.startswith("Adding shell.exec.net to the policy of “Notes digest” would not help: ")
+    assert "confirmed one call at a time" in refused.value.reason
+    assert [p.scope for p in env.kernel.automations.get(a.id).policy] == ["shell.exec"]  # nothing added
+    assert [i.id for i in env.kernel.automations.inbox()] == [item.id]  # still there to read or dismiss
+
+
 def test_a_run_past_its_time_limit_is_stopped_as_timed_out_and_its_leases_revoked(make_env):
     env = make_env()
     env.clock.advance(T0 - env.clock.now())
