@@ -147,8 +147,8 @@ async def _act(kernel: Any, args: argparse.Namespace, remote: bool) -> int:
             if args.json:
                 print(json.dumps(_view_json(v)))
                 continue
-            nxt = "paused" if v.next_run is None else f"next {local_time(v.next_run, v.automation.timezone)} " \
-                                                      f"({in_words(v.next_run - kernel.now())})"
+            nxt = f"HELD: {v.held}" if v.held else "paused" if v.next_run is None else \
+                f"next {local_time(v.next_run, v.automation.timezone)} ({in_words(v.next_run - kernel.now())})"
             last = v.last.outcome if v.last else "never run"
             print(f"{v.automation.id}  {v.automation.name}  {v.words}  {nxt}  last: {last}")
         return 0
@@ -215,7 +215,7 @@ def _view_json(v: Any) -> dict[str, Any]:
 
     return {**v.automation.to_json(), "words": v.words,
             "next_run": None if v.next_run is None else utc_iso(v.next_run),
-            "last_outcome": v.last.outcome if v.last else None}
+            "last_outcome": v.last.outcome if v.last else None, "held": v.held or None}
 
 
 def _show(kernel: Any, automation_id: str, as_json: bool) -> int:
@@ -234,6 +234,8 @@ def _show(kernel: Any, automation_id: str, as_json: bool) -> int:
         return 0
     a = v.automation
     print(f"{a.name} ({a.id}) — {v.words}{'' if a.enabled else ' — paused'}")
+    if v.held:
+        print(f"HELD: it does not run until you look at it and resume it: {v.held}")
     print(f"objective: {a.objective}")
     print("policy: " + (", ".join(f"{p.scope} for {int(p.duration_s // 60)} min" for p in a.policy) or "none"))
     print(f"budget per run: {a.budget:,} tokens; time limit: {int(a.time_limit_s // 60)} min")
