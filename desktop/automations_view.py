@@ -252,6 +252,9 @@ class AutomationsWindow(QWidget):
 
     def add_to_policy(self) -> QMessageBox | None:
         item = self._item()
+        if item is not None and item.kind == "confirm":  # refused at once: the kernel says why it cannot be added
+            self._add(item)
+            return None
         if item is None or item.kind != "request":
             return None
         name = next((v.automation.name for v in self.views if v.automation.id == item.automation), item.automation)

@@ -38,7 +38,7 @@ def build_request(agent: AgentProcess) -> ProviderRequest:
     return ProviderRequest(
         system=build_system_prompt(agent),
         messages=agent.conversation,
-        tools=s.tools.specs(),
+        tools=s.tools.specs(agent.nonce),  # MCP descriptions inside this agent's markers
         model=agent.model,
         max_tokens=s.settings.max_tokens,
     )

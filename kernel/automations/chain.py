@@ -76,6 +76,24 @@ def append(db: sqlite3.Connection, table: str, row: int) -> None:
                (table, row, link(head[0] if head else GENESIS, table, row, values)))
 
 
+def row_problem(db: sqlite3.Connection, table: str, row: int) -> str | None:
+    """Why one row no longer matches its own link (against its predecessor's stored hash), or None: the
+    check before a run uses its definition, cheap at any history length."""
+    found = db.execute("SELECT seq, hash FROM automation_chain WHERE tbl = ? AND row = ?", (table, row)).fetchone()
+    if found is None:
+        return f"{table} row {row} was added outside Agentdesk (no chain link covers it)"
+    prev = db.execute("SELECT hash FROM automation_chain WHERE seq < ? ORDER BY seq DESC LIMIT 1",
+                      (found[0],)).fetchone()
+    values = _row(db, table, row)
+    try:
+        expected = link(bytes(prev[0]) if prev else GENESIS, table, row, values) if values is not None else b""
+    except (TypeError, ValueError):
+        expected = b""
+    if bytes(found[1]) != expected:
+        return f"{table} row {row} or its chain link #{found[0]} was changed after it was written"
+    return None
+
+
 def adopt_unlinked(db: sqlite3.Connection) -> int:
     """The migration that starts the chain: link every row written before it, table by table."""
     linked = 0

@@ -6,7 +6,8 @@ state as the kernel recorded it (outcome, final reply, files changed per the
 ledger), never notes the model kept about itself. Leases are granted by
 ``automation:<id>`` at the start and revoked at the end at the latest; the
 time limit is a wait on the kernel clock. The outcome is read from what the
-agent and the ledger say when it ends.
+agent and the ledger say when it ends; a run whose every action was refused is
+``blocked`` (it did not do its job), not ``succeeded``.
 """
 
 from __future__ import annotations
@@ -142,6 +143,9 @@ def _outcome(host: "AutomationHost", a: Automation, slot: Slot, agent_id: str, t
         return _record(host, a, slot, agent_id, "interrupted", STOPPED_DETAIL)
     text = _final_text(process.conversation)
     files = _files(host, agent_id)
+    if watch.refused and not watch.went_through:  # it tried to act and nothing it tried was let through
+        return _record(host, a, slot, agent_id, "blocked", f"every action it tried was refused: {watch.refused} "
+                                                           "outside its policy, waiting in the Inbox", text, files)
     if text.lstrip().upper().startswith(NOTHING_TO_DO) and not files:
         return _record(host, a, slot, agent_id, "nothing-to-do", "", text, files)
     return _record(host, a, slot, agent_id, "succeeded", "", text, files)

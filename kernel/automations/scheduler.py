@@ -95,6 +95,8 @@ class Scheduler:
     def _tick_one(self, a: Automation, now: float) -> float | None:
         if not a.enabled:
             return None
+        if self._service.held(a.id) is not None:  # its records failed verification: not until the user looks
+            return None
         if a.expires is not None and now >= a.expires:
             return None
         when = a.when

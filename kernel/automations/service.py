@@ -17,16 +17,28 @@ from typing import TYPE_CHECKING, Callable
 
 from ..core.errors import KernelError
 from ..core.events import AutomationsChanged, Event
-from .gate import UnattendedGate
+from .gate import CONFIRM, REQUEST, UnattendedGate
 from .model import Automation, PolicyItem, check_definition
 from .runner import Slot
 from .schedule import ScheduleRefused
 from .scheduler import Scheduler
 from .store import AutomationStore, InboxItem, RunRecord
 
+from .chain import ChainBroken
+
 if TYPE_CHECKING:
-    from .chain import ChainBroken, ChainIntact
+    from .chain import ChainIntact
     from .host import AutomationHost
+
+
+def confirm_refusal(name: str, scope: str) -> str:
+    """Why a scope refused at once (``gate.CONFIRM``) cannot be added to the policy of automation ``name``."""
+    return (f"Adding {scope} to the policy of “{name}” would not help: the call was refused at once, not for want "
+            f"of a lease. Calls needing {scope} are confirmed one call at a time (an outward action, a policy of "
+            "confirm, or a run that had read untrusted content), nobody is there to confirm during a run, and no "
+            f"lease stands in for that confirmation. To let runs make such calls, set the policy for {scope} to ask "
+            "in Settings → Permissions (a later refusal for want of a lease can then be added here), or dismiss this "
+            "item.")
 
 
 class UnknownAutomation(KernelError):
@@ -43,6 +55,7 @@ class AutomationView:
     words: str
     next_run: float | None
     last: RunRecord | None
+    held: str = ""  # why it does not run until the user looks (its records failed verification), or ""
 
 
 class Automations:
@@ -56,6 +69,14 @@ class Automations:
         self.gate = gate
         self.scheduler = Scheduler(self, store)
         self._task: asyncio.Task[None] | None = None
+        # automation id → why it does not run until the user looks at it (resumes or saves it again): the
+        # records failed verification at start (every automation then: the check names only the first
+        # broken place), or the row of its definition fails its own link when a run is due
+        self._held: dict[str, str] = {}
+        if isinstance(integrity, ChainBroken):
+            why = (f"the automation records failed verification at start ({integrity.table} row {integrity.row}: "
+                   f"{integrity.reason})")
+            self._held = {a.id: why for a in store.automations()}
 
     # ---- the scheduler --------------------------------------------------------------
 
@@ -83,6 +104,25 @@ class Automations:
         first broken table and row. The full check is ``agentdesk ledger verify``."""
         return self._integrity
 
+    def held(self, automation_id: str) -> str | None:
+        """Why ``automation_id`` must not run until the user looks, or None. A definition whose row fails its
+        chain link now (rewritten behind the kernel's back) is held from here on, with a notice in the Inbox."""
+        if automation_id in self._held:
+            return self._held[automation_id]
+        problem = self._store.definition_problem(automation_id)
+        if problem is None:
+            return None
+        self._held[automation_id] = f"its definition failed verification: {problem}"
+        self.notice(automation_id, f"Automation {automation_id} does not run: its definition was changed outside "
+                                   f"Agentdesk ({problem}). Look at it (agentdesk automation show {automation_id}), "
+                                   "then resume or save it to let it run again.")
+        return self._held[automation_id]
+
+    def _looked(self, automation_id: str, by: str) -> None:
+        """The user resumed or saved the automation after it was held: they have looked at it."""
+        if by == "user":
+            self._held.pop(automation_id, None)
+
     # ---- definitions ------------------------------------------------------------------
 
     def check(self, automation: Automation) -> None:
@@ -104,6 +144,7 @@ class Automations:
         a = automation.with_(created_at=old.created_at)
         self.check(a)
         self._store.record(self.host.clock.now(), a, "update", by)
+        self._looked(a.id, by)
         self._publish(AutomationsChanged(a.id))
         self.scheduler.poke()
         return a
@@ -117,6 +158,7 @@ class Automations:
     def resume(self, automation_id: str, by: str = "user") -> Automation:
         a = self.get(automation_id).with_(enabled=True)
         self._store.record(self.host.clock.now(), a, "resume", by)
+        self._looked(a.id, by)
         self._publish(AutomationsChanged(a.id))
         self.scheduler.poke()
         return a
@@ -141,7 +183,8 @@ class Automations:
         if nxt is not None and a.expires is not None and nxt >= a.expires:
             nxt = None
         runs = self._store.runs(a.id, limit=1)
-        return AutomationView(a, a.when.words(), nxt, runs[0] if runs else None)
+        held = self._held.get(a.id, "")
+        return AutomationView(a, a.when.words(), None if held else nxt, runs[0] if runs else None, held)
 
     def runs(self, automation_id: str, limit: int = 100) -> builtins.list[RunRecord]:
         return self._store.runs(automation_id, limit)
@@ -159,6 +202,9 @@ class Automations:
         """``run_now``, with the run to await (in process: ``agentdesk automation run``, tests); None when
         another run already took the slot."""
         a = self.get(automation_id)
+        if (why := self.held(a.id)) is not None:
+            raise ScheduleRefused(f"{a.name} does not run until you look at it: {why}. Check it "
+                                  f"(agentdesk automation show {a.id}), then resume or save it.")
         return self.scheduler.start(a, Slot(a.id, self.host.clock.now(), 0, manual=True))
 
     # ---- what runs report -------------------------------------------------------------
@@ -188,8 +234,9 @@ class Automations:
         self._publish(AutomationsChanged(automation_id))
         return item
 
-    def refused(self, automation_id: str, scope: str, detail: str) -> None:
-        self._store.inbox_add(self.host.clock.now(), automation_id, "request", scope, detail)
+    def refused(self, automation_id: str, scope: str, detail: str, kind: str = REQUEST) -> None:
+        """A run's call was refused: an Inbox item (``kind``: ``gate.REQUEST`` or ``gate.CONFIRM``)."""
+        self._store.inbox_add(self.host.clock.now(), automation_id, kind, scope, detail)
         self._publish(AutomationsChanged(automation_id))
 
     def inbox(self, *, open_only: bool = True) -> builtins.list[InboxItem]:
@@ -204,9 +251,11 @@ class Automations:
     def add_to_policy(self, item_id: int, duration_s: float) -> Automation:
         """The user confirmed: future runs of the item's automation get its scope for ``duration_s``."""
         item = self._item(item_id)
-        if item.kind != "request":
-            raise KernelError("only a refused request can be added to a policy")
         a = self.get(item.automation)
+        if item.kind == CONFIRM:
+            raise ScheduleRefused(confirm_refusal(a.name, item.scope))
+        if item.kind != REQUEST:
+            raise KernelError("only a refused request can be added to a policy")
         if not any(p.scope == item.scope for p in a.policy):
             a = self.update(a.with_(policy=a.policy + (PolicyItem(item.scope, duration_s),)))
         self._store.inbox_close(self.host.clock.now(), item, "added")

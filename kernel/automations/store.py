@@ -153,6 +153,18 @@ class AutomationStore:
                      "INSERT INTO automation_events(ts, automation, action, actor, body) VALUES (?,?,?,?,?)",
                      (ts, automation.id, action, actor, json.dumps(automation.to_json())))
 
+    def definition_problem(self, automation_id: str) -> str | None:
+        """Why the row that holds ``automation_id``'s current definition fails its chain link, or None."""
+        with self._lock:
+            found = self._db.execute("SELECT MAX(seq) FROM automation_events WHERE automation = ?",
+                                     (automation_id,)).fetchone()
+            if found is None or found[0] is None:
+                return None
+            try:
+                return chain.row_problem(self._db, "automation_events", int(found[0]))
+            except sqlite3.DatabaseError as exc:
+                return f"the automation records cannot be read ({exc})"
+
     def automations(self, *, deleted: bool = False) -> list[Automation]:
         rows = self._rows("SELECT e.action, e.body FROM automation_events e JOIN (SELECT automation, MAX(seq) s "
                           "FROM automation_events GROUP BY automation) m ON e.seq = m.s ORDER BY e.automation")

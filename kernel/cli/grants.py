@@ -14,7 +14,7 @@ from typing import Iterable
 
 from ..api import ToolInfo
 from ..core.errors import ConfigError
-from ..leases.lease import EXPLICIT_SCOPES, parse_duration
+from ..leases.lease import EXPLICIT_SCOPES, SCOPE_RE, parse_duration
 
 ALLOWED = "a scope such as fs.write or fs.write=5m (durations 30s, 5m, 1h, 8h), without spaces"
 
@@ -23,8 +23,6 @@ def parse_grants(items: Iterable[str], default_s: float) -> list[tuple[str, floa
     """``(scope, seconds)`` per ``--grant``; ConfigError (field ``--grant``) for the first bad one."""
     grants = []
     for item in items:
-        from ..tools.registry import SCOPE_RE  # with the tools it checks: only for an ask with --grant
-
         scope, sep, duration = item.partition("=")
         if any(c.isspace() or not c.isprintable() for c in item):
             raise _bad(item, "spaces are not allowed in it")

@@ -73,6 +73,8 @@ async def _run(args: argparse.Namespace) -> int:
         if item is None:
             raise KernelError(f"no open Inbox item {args.item}")
         name = desk.get(item.automation).name
+        if item.kind == "confirm":  # refused at once: the kernel says why no policy lets it through (exit 2)
+            desk.add_to_policy(args.item, seconds)
         question = f"Let every future run of {name!r} use {item.scope} for {args.duration} without asking? [y/N] "
         if not args.yes:
             if not sys.stdin.isatty():

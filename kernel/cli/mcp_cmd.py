@@ -6,6 +6,12 @@ or the owner-only keys.json); given as a bare NAME, the value is taken from this
 variable of that name, so it never appears in the command line or the shell history. ``list`` never
 prints a secret, only its name. When this home's kernel is running, ``add`` and ``rm`` ask it to read
 mcp.json again, so the change takes effect at once (``mcp_reload``).
+
+``--command`` is one quoted argument, so ``~`` and ``$VARS`` in it are expanded here as a shell would
+(``extensions.mcp_command``), and the words stored are printed. ``add`` then waits for the server (in
+the running kernel, else started once here: ``extensions.mcp_probe``) and prints its tools with their
+scopes, or why it could not start, exiting 1. ``list`` shows each server's state and tools: the running
+kernel's when there is one, else each enabled server started once to ask.
 """
 
 from __future__ import annotations
@@ -20,7 +26,10 @@ from typing import Any, TextIO
 from ..core.errors import ConfigError
 from ..config.settings import home
 from ..extensions.mcp_config import DEFAULT_TIMEOUT_S, McpSecrets, McpServerConfig, McpStore
+from ..extensions.mcp_status import McpServerStatus
 from . import EXIT_USAGE
+
+EXIT_FAILED = 1  # the entry is saved, but the server did not start (or list its tools)
 
 
 def add_parser(subparsers: Any) -> None:
@@ -74,11 +83,9 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
         print(f"removed {args.name}", file=stderr)
         _reload_running_kernel(stderr)
         return 0
-    try:
-        command = shlex.split(args.server_command) if args.server_command else []
-    except ValueError as exc:
-        print(f"agentdesk mcp add: --command cannot be split into words ({exc})", file=stderr)
-        return EXIT_USAGE
+    from ..extensions.mcp_command import split_command
+
+    command = split_command(args.server_command) if args.server_command else []  # ConfigError: exit 2
     if bool(command) == bool(args.url):
         print("agentdesk mcp add: give either --command 'COMMAND ARGS...' or --url URL", file=stderr)
         return EXIT_USAGE
@@ -92,51 +99,129 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
     config: McpServerConfig = parse_server(args.name, data)
     secrets = McpSecrets(_pairs(args.secret_env, "--secret-env", True), _pairs(args.secret_header, "--secret-header", True))
     store.add(config, secrets)
-    print(f"added {config.name} ({config.transport}: {config.target()}); its tools are mcp__{config.name}__*, "
+    target = shlex.join([config.command, *config.args]) if config.command is not None else config.target()
+    print(f"added {config.name} ({config.transport}: {target}); its tools are mcp__{config.name}__*, "
           f"scope mcp.{config.name}", file=stderr)
-    _reload_running_kernel(stderr)
+    if not config.enabled:
+        print(f"{config.name} is switched off: it starts once it is switched on", file=stderr)
+        _reload_running_kernel(stderr)
+        return 0
+    if _reload_running_kernel(stderr):
+        status = (_kernel_statuses() or {}).get(config.name, McpServerStatus(config.name, "stopped"))
+    else:
+        status = _probe_all([(config, secrets)])[0]
+    _print_status(status, stdout)
+    if status.state != "connected":
+        why = status.error or f"is {status.state}"
+        why = why if why.startswith("the MCP server") else f"the MCP server {config.name} {why}"
+        print(f"agentdesk mcp add: {why}; it is saved "
+              f"in mcp.json: change it with agentdesk mcp add {config.name} ..., or agentdesk mcp rm {config.name}",
+              file=stderr)
+        return EXIT_FAILED
     return 0
 
 
 RELOAD_TIMEOUT_S = 180.0  # starting a server may take its whole start timeout (kernel/extensions/mcp_client)
 
 
-def _reload_running_kernel(stderr: TextIO) -> None:
-    """Tell this home's running kernel (if any) to read mcp.json again, and say what changed."""
+def _reload_running_kernel(stderr: TextIO) -> bool:
+    """Tell this home's running kernel (if any) to read mcp.json again, and say what changed; False when
+    no kernel took the change."""
     from ..service.client import SyncChannel, kernel_running
     from ..config.home import socket_path
 
     root = home()
     if not kernel_running(root):
-        return
+        return False
     channel = SyncChannel(socket_path(root), "agentdesk mcp", timeout=RELOAD_TIMEOUT_S)
     try:
         done = channel.call("extensions.mcp_reload")
     except Exception as exc:  # noqa: BLE001 - the file is saved either way: the kernel reads it when it next starts
         print(f"the running kernel did not take the change ({exc}); it applies when the kernel next starts",
               file=stderr)
-        return
+        return False
     finally:
         channel.close()
     print(f"the running kernel: {done.in_words()}", file=stderr)
     for problem in done.problems:
         print(f"agentdesk mcp: {problem}", file=stderr)
+    return True
+
+
+def _kernel_statuses() -> dict[str, McpServerStatus] | None:
+    """Each server as this home's running kernel has it, or None when no kernel is running."""
+    from ..service.client import SyncChannel, kernel_running
+    from ..config.home import socket_path
+
+    root = home()
+    if not kernel_running(root):
+        return None
+    channel = SyncChannel(socket_path(root), "agentdesk mcp", timeout=RELOAD_TIMEOUT_S)
+    try:
+        statuses = channel.call("extensions.mcp_status")
+    except Exception:  # noqa: BLE001 - it went away: ask the servers themselves
+        return None
+    finally:
+        channel.close()
+    return {s.name: s for s in statuses if isinstance(s, McpServerStatus)}
+
+
+def _probe_all(servers: list[tuple[McpServerConfig, McpSecrets]]) -> list[McpServerStatus]:
+    """Each server started once, listed and stopped, all at the same time (no kernel is running)."""
+    import asyncio
+
+    from ..extensions.mcp_probe import probe
+
+    async def all_of() -> list[McpServerStatus]:
+        return list(await asyncio.gather(*(probe(c, s) for c, s in servers)))
+
+    return asyncio.run(all_of())
+
+
+def _print_status(status: McpServerStatus, stdout: TextIO) -> None:
+    """A server's state, then one line per tool (wire name, scope) and per tool left out (with why)."""
+    state = status.state + (f", protocol {status.protocol}" if status.protocol else "")
+    count = f", {len(status.tools)} tool{'s' if len(status.tools) != 1 else ''}" if status.state == "connected" else ""
+    print(f"  {state}{count}" + (f": {status.error}" if status.error else ""), file=stdout)
+    if status.config_problem:
+        print(f"  its entry in mcp.json is not used: {status.config_problem}", file=stdout)
+    width = max((len(t) for t in status.tools), default=0)
+    for tool in status.tools:
+        print(f"    {tool.ljust(width)}  {status.scope_of(tool)}", file=stdout)
+    for tool, why in status.disabled:
+        print(f"    left out: {tool!r}: {why}", file=stdout)
 
 
 def _list(store: McpStore, as_json: bool, stdout: TextIO, stderr: TextIO) -> int:
     loaded = store.load()
     for problem in loaded.problems:
         print(f"agentdesk mcp list: {problem.message}", file=stderr)
+    running = _kernel_statuses()
+    if running is None:
+        probed = _probe_all([(c, store.secrets(c.name)) for c in loaded.servers])
+        statuses = {s.name: s for s in probed}
+    else:
+        statuses = running
     for server in loaded.servers:
         secret_names = store.secrets(server.name).names()
+        status = statuses.get(server.name) or McpServerStatus(server.name, "disabled" if not server.enabled
+                                                              else "stopped")
         if as_json:
             print(json.dumps({"name": server.name, "transport": server.transport, "target": server.target(),
                               "enabled": server.enabled, "timeout_s": server.timeout_s,
-                              "secrets": list(secret_names)}), file=stdout)
+                              "secrets": list(secret_names), "state": status.state, "error": status.error,
+                              "source": "kernel" if running is not None else "started to list",
+                              "tools": [{"name": t, "scope": status.scope_of(t)} for t in status.tools],
+                              "left_out": [{"name": t, "why": why} for t, why in status.disabled]}), file=stdout)
             continue
         state = "" if server.enabled else "  (disabled)"
         secrets = f"  secrets: {', '.join(secret_names)}" if secret_names else ""
         print(f"{server.name}  {server.transport}  {server.target()}{secrets}{state}", file=stdout)
+        if server.enabled:
+            _print_status(status, stdout)
+    if loaded.servers and not as_json:
+        print("(as the running kernel has them)" if running is not None else
+              "(no kernel is running: each server was started once to list its tools)", file=stderr)
     if not loaded.servers and not as_json:
         print("no MCP servers yet: agentdesk mcp add NAME --command 'COMMAND ARGS...'", file=stderr)
     return 0

@@ -85,7 +85,8 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
             tools.add(descriptor)
     # automation runs are unattended: their lease requests are refused at once (automations/gate.py)
     gate = UnattendedGate(approver or requests.approver,
-                          lambda automation, scope, detail: automations.refused(automation, scope, detail))
+                          lambda automation, scope, detail, kind: automations.refused(automation, scope, detail,
+                                                                                      kind))
     home = None if ledger.path in ("", ":memory:") else Path(ledger.path).parent  # its skills folder
     extensions = Extensions(home, ledger, tools)  # AGENTS.md and skills, seen by agents as a port
     services = Services(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from secrets import token_hex
 from pathlib import Path
 from typing import Any, Awaitable, TypeVar
 
@@ -56,6 +57,7 @@ class McpConnection:
         self.starts = 0              # how many times the server was started (1 + restarts)
         self.last_error: str | None = None
         self.protocol: str | None = None
+        self._cut_token = token_hex(12)  # marks a reply our stdio transport cut (mcp_stdio.is_cut)
 
     @property
     def name(self) -> str:
@@ -92,7 +94,10 @@ class McpConnection:
         client = await self._ensure()
         async with asyncio.timeout(self.config.timeout_s):
             result = await self._race(client.call_tool(tool, arguments), f"calling {tool}")
-        return list(result.content or []), result.structured_content, bool(result.is_error)
+        from .mcp_stdio import is_cut
+
+        cut = is_cut(result, self._cut_token)  # too large: cut as it streamed, flagged an error only for the SDK
+        return list(result.content or []), result.structured_content, bool(result.is_error) and not cut
 
     async def close(self) -> None:
         """Stop the server (its owner task leaves the SDK's context, which ends the process)."""
@@ -160,11 +165,11 @@ class McpConnection:
     def _transport(self, mcp: Any, errlog: Any) -> Any:
         config, secrets = self.config, self._secrets
         if config.command is not None:
-            from mcp.client.stdio import stdio_client
+            from .mcp_stdio import capped_stdio_client  # the SDK's stdio transport, each line capped as it streams
 
             params = mcp.StdioServerParameters(command=config.command, args=list(config.args),
                                                env={**config.env, **secrets.env} or None)
-            return stdio_client(params, errlog=errlog)
+            return capped_stdio_client(params, errlog=errlog, cut_token=self._cut_token)
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 

@@ -151,9 +151,10 @@ class McpHub:
         for name, server in sorted(self._servers.items()):
             conn = server.connection
             state = "connected" if conn.alive else ("failed" if conn.last_error else "stopped")
-            out.append(McpServerStatus(name, state, tuple(sorted(server.registered.values())),
-                                       tuple(sorted(server.disabled.items())), conn.last_error, conn.protocol,
-                                       problem(name)))
+            wires = tuple(sorted(server.registered.values()))
+            scopes = tuple((w, d.scope) for w in wires if (d := self._registry.get(w)) is not None)
+            out.append(McpServerStatus(name, state, wires, tuple(sorted(server.disabled.items())), conn.last_error,
+                                       conn.protocol, problem(name), scopes))
         return out
 
     async def aclose(self) -> None:

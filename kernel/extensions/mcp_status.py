@@ -21,6 +21,11 @@ class McpServerStatus:
     error: str | None = None
     protocol: str | None = None
     config_problem: str | None = None       # why mcp.json's entry for it was not used (it runs as it was)
+    scopes: tuple[tuple[str, str], ...] = ()  # (wire name, scope) of each tool in ``tools``
+
+    def scope_of(self, tool: str) -> str:
+        """The scope of the tool with wire name ``tool`` ("" when not known)."""
+        return dict(self.scopes).get(tool, "")
 
 
 @dataclass(frozen=True)

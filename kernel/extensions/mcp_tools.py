@@ -1,7 +1,8 @@
 """An MCP server's tool as an Agentdesk tool descriptor: hostile listing in, checked descriptor out.
 
 Everything a server lists is a claim from a program we did not write: the name is sanitised to the
-wire alphabet (``mcp_names``), the description is cleaned and capped, and the input schema must be
+wire alphabet (``mcp_names``), the description is cleaned and capped (and reaches the model between the
+agent's provenance markers, ``described_by``: it is the server's text, not ours), and the input schema must be
 a JSON object of bounded size and depth that is a valid 2020-12 schema of ``"type": "object"`` (the
 registry's own check): a schema that fails disables that tool, with the reason, and the rest of
 the server still works. Annotations are hints, never a grant: ``readOnlyHint`` makes a tool R2
@@ -22,7 +23,7 @@ from ..tools.registry import check_descriptor
 from ..redaction.cuts import Spans
 from ..core.json_safe import clean_text, problem
 from ..trust.untrusted import capped
-from .mcp_names import scope_name, wire_name
+from .mcp_names import scope_name, tool_scope_problem, wire_name
 
 DESCRIPTION_MAX = 1024
 SCHEMA_MAX_BYTES = 64 * 1024
@@ -77,6 +78,8 @@ def describe(server: str, tool: ListedTool, run: Runner, timeout_s: float) -> To
             or not tool.name.isprintable():
         raise RegistryError(repr(tool.name)[:80], "name", "an MCP tool name must be printable text of 1 to 256 "
                                                           "characters")
+    if (why := tool_scope_problem(tool.name)) is not None:
+        raise RegistryError(repr(tool.name)[:80], "name", why)
     name = wire_name(server, tool.name)
     if (why := schema_problem(tool.input_schema)) is not None:
         raise RegistryError(name, "schema", why)
@@ -86,7 +89,7 @@ def describe(server: str, tool: ListedTool, run: Runner, timeout_s: float) -> To
     descriptor = ToolDescriptor(
         name=name, description=description, input_schema=dict(tool.input_schema), output_schema=ANY_OUTPUT,
         tool_class="read" if read_only else "execute", scope=scope_name(server, tool.name), run=run,
-        risk=risk_of(tool), trusted=False, timeout_s=timeout_s,
+        risk=risk_of(tool), trusted=False, timeout_s=timeout_s, described_by=f"MCP server {server}, tool {tool.name}",
         notes_of=lambda _input: (f"{server} is an MCP server: what it does with this call is up to it; "
                                  f"its own label for the tool is {'read-only' if read_only else 'not read-only'}",),
     )

@@ -26,6 +26,7 @@ from typing import Any, Literal, Mapping
 
 from ..config.settings import _read_json, _write_private
 from ..core.errors import ConfigError
+from ..leases.lease import SCOPE_PATTERN
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 DESCRIPTION_MAX = 1024        # what the format allows
@@ -36,7 +37,7 @@ FOLDER_MAX_BYTES = 4 << 20
 FOLDER_MAX_FILES = 200
 MAX_SKILLS = 100
 PINS_FILE = "skills.json"
-_SCOPE = re.compile(r"^(\*|[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*)$")
+_SCOPE = re.compile(rf"^(\*|{SCOPE_PATTERN})$")
 _DOMAIN = re.compile(r"^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$")
 Source = Literal["home", "workspace"]
 

@@ -9,8 +9,14 @@ working day (eight hours). An expired lease is simply not there.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+# The scope grammar, in one place (the registry, ``--grant``, policies, hooks and skill manifests use it):
+# a lower-case first word, then dotted parts of letters, digits, - and _, so a tool named by a third party
+# (an MCP server's ``get-sum``, ``getTinyImage``) is named in its scope as written.
+SCOPE_PATTERN = r"[a-z][a-z0-9_-]*(?:\.[A-Za-z0-9][A-Za-z0-9_-]*)*"
+SCOPE_RE = re.compile(rf"^{SCOPE_PATTERN}$")
 FIVE_MINUTES = 5 * 60.0
 ONE_HOUR = 60 * 60.0
 WORKING_DAY = 8 * 60 * 60.0

@@ -19,6 +19,7 @@ from ledger.limits import MAX_BLOB_BYTES
 
 from ..core.messages import ToolSpec
 from ..core.risk import Risk
+from ..trust.markers import wrap
 
 if TYPE_CHECKING:
     from ledger import FileChange, Ledger
@@ -117,9 +118,18 @@ class ToolDescriptor:
     # outward call earlier in this turn (a ToolOutput), or ToolFailure raised for a call no confirmation could
     # make work (an unknown account); None: go on to the permission step as usual (kernel/agents/replay_step).
     answer_before_asking: Callable[[str, int, Mapping[str, Any]], "ToolOutput | None"] | None = None
+    # Who wrote ``description`` when a third party did (an MCP server: "MCP server s, tool t"): the model
+    # reads it between its agent's provenance markers (``spec_for``), never as the kernel's own words.
+    described_by: str | None = field(default=None, kw_only=True)
 
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, self.input_schema)
+
+    def spec_for(self, nonce: str) -> ToolSpec:
+        """What the model of the agent with marker ``nonce`` is told: a third party's description wrapped."""
+        if self.described_by is None:
+            return self.spec()
+        return ToolSpec(self.name, wrap(self.description, self.described_by, nonce), self.input_schema)
 
     def scope_for(self, tool_input: Mapping[str, Any]) -> str:
         """The scope this particular call needs."""

@@ -16,12 +16,12 @@ from typing import Iterable, Iterator
 
 from ..core.errors import RegistryError
 from ..core.messages import ToolSpec
+from ..leases.lease import SCOPE_RE as SCOPE_RE  # the scope grammar lives with the leases
 from .descriptor import ToolDescriptor
 from .fs import FS_TOOLS
 from .schema import check_schemas
 
 NAME_RE = re.compile(r"^[a-zA-Z0-9_]{1,64}$")
-SCOPE_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 TOOL_CLASSES = ("read", "write", "execute")
 
 
@@ -79,11 +79,14 @@ class ToolRegistry:
         """Every descriptor, sorted by name."""
         return tuple(self._tools[n] for n in self.names())
 
-    def specs(self) -> tuple[ToolSpec, ...]:
-        """What the model is told about each tool, sorted by name."""
+    def specs(self, nonce: str | None = None) -> tuple[ToolSpec, ...]:
+        """What the model is told about each tool, sorted by name; given the agent's marker ``nonce``, a
+        description a third party wrote (an MCP server's) comes between that agent's markers."""
         if self._specs is None:
             self._specs = tuple(d.spec() for d in self.descriptors())
-        return self._specs
+        if nonce is None or all(d.described_by is None for d in self._tools.values()):
+            return self._specs
+        return tuple(d.spec_for(nonce) for d in self.descriptors())
 
     def subset(self, names: Iterable[str]) -> "ToolRegistry":
         """A registry holding only ``names`` (RegistryError ``unknown`` for a name not here)."""

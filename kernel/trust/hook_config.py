@@ -13,12 +13,14 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..leases.lease import SCOPE_PATTERN
+
 WHEN = ("before", "after")
 TIMEOUT_MAX_S = 600.0
 DEFAULT_TIMEOUT_S = 10.0
 MAX_HOOKS = 32
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,63}$")
-SCOPE = re.compile(r"^(\*|[a-z][a-z0-9_]*(\.[a-z0-9_]+)*)$")
+SCOPE = re.compile(rf"^(\*|{SCOPE_PATTERN})$")
 
 
 @dataclass(frozen=True)

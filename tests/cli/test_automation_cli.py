@@ -56,8 +56,8 @@ def test_run_now_denies_outside_the_policy_and_the_inbox_adds_it(agentdesk_home,
                    Turn(parts=(Text("I was not allowed to write note.md."),)))
         done = agentdesk(["automation", "run", aid], agentdesk_home, anthropic_env(srv))
         srv.assert_done()
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("succeeded") and "not allowed" in done.stdout
+    assert done.returncode == 4, done.stderr  # its only action was refused: blocked, not succeeded
+    assert done.stdout.startswith("blocked: every action it tried was refused") and "not allowed" in done.stdout
     assert not (ws / "note.md").exists()
     inbox = agentdesk(["inbox"], agentdesk_home)
     [line] = inbox.stdout.splitlines()
@@ -69,7 +69,7 @@ def test_run_now_denies_outside_the_policy_and_the_inbox_adds_it(agentdesk_home,
     assert agentdesk(["inbox"], agentdesk_home).stdout.strip() == "The Inbox is empty."
     shown = json.loads(agentdesk(["automation", "show", aid, "--json"], agentdesk_home).stdout)
     assert [p["scope"] for p in shown["policy"]] == ["fs.read", "fs.write"]
-    assert shown["runs"][0]["outcome"] == "succeeded"
+    assert shown["runs"][0]["outcome"] == "blocked"
 
 
 def test_automation_create_is_confirmed_on_the_terminal_with_the_whole_definition(agentdesk_home, tmp_path):
@@ -111,3 +111,23 @@ def test_automation_create_without_a_terminal_is_denied_and_nothing_is_made(agen
     assert done.returncode == 0, done.stderr
     assert "permission denied" in done.stderr
     assert agentdesk(["automation", "list", "--json"], agentdesk_home).stdout == ""
+
+
+def test_inbox_add_of_a_call_refused_at_once_says_why_in_words(agentdesk_home, tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    added = agentdesk(["automation", "add", "Fetcher", "--objective", "fetch", "--schedule", "every 1d",
+                       "--allow", "shell.exec=10m", "--workspace", str(ws)], agentdesk_home)
+    aid = added.stdout.split()[1].rstrip(":")
+    with FakeProviderServer() as srv:
+        srv.script(Turn(parts=(ToolCall("shell_exec", {"command": "curl example.test", "network": True}),)),
+                   Turn(parts=(Text("Could not fetch."),)))
+        done = agentdesk(["automation", "run", aid], agentdesk_home, anthropic_env(srv))
+        srv.assert_done()
+    assert done.returncode == 4 and done.stdout.startswith("blocked")
+    [line] = agentdesk(["inbox"], agentdesk_home).stdout.splitlines()
+    refused = agentdesk(["inbox", "add", line.split()[0], "--yes"], agentdesk_home)
+    assert refused.returncode == 2
+    assert "Adding shell.exec.net to the policy of “Fetcher” would not help" in refused.stderr
+    shown = json.loads(agentdesk(["automation", "show", aid, "--json"], agentdesk_home).stdout)
+    assert [p["scope"] for p in shown["policy"]] == ["shell.exec"]

@@ -96,8 +96,8 @@ def test_run_now_pause_history_run_window_and_the_inbox(main, qtbot):
     provider.script(reply(tools=(("fs_write", {"path": "x.md", "content": "x"}),)), reply("Could not write x.md."))
     window.buttons["run"].click()
     main.until(lambda: window.history.rowCount() == 1)
-    assert window.history.item(0, 2).text() == "succeeded"
-    assert window.list.item(0, 3).text() == "succeeded"
+    assert window.history.item(0, 2).text() == "blocked"  # its only action was refused
+    assert window.list.item(0, 3).text() == "blocked"
     main.until(lambda: main.window.inbox_label.isVisible())
     assert main.window.inbox_label.text() == "Inbox: 1 item"
     assert "outside the automation's policy" in window.inbox.item(0, 2).text()

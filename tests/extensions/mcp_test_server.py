@@ -2,7 +2,7 @@
 
 Tools: ``echo`` (read-only hint), ``shout`` (no hints: unknown risk), ``hang`` (never answers),
 ``crash`` (the process exits mid-call), ``drop_extra`` (removes the tool ``extra`` from the list,
-so the client's next listing differs), ``extra``, ``big`` (a megabyte of text), ``fail`` (an error result), and ``dup-name`` /
+so the client's next listing differs), ``extra``, ``big`` (a megabyte of text), ``huge`` (``mb`` megabytes), ``fail`` (an error result), and ``dup-name`` /
 ``dup_name`` (one name once sanitised for the wire), ``getenv`` (an environment variable's value: what
 the kernel passed the server), ``pid`` (the server's process id: a test checks it ended). ``MCP_TEST_ECHO_NOTE`` in the environment changes echo's description
 (a restarted server that lists a changed tool).
@@ -57,6 +57,12 @@ def drop_extra() -> str:
 @server.tool(description="Returns a megabyte of text.", annotations=ToolAnnotations(read_only_hint=True))
 def big() -> str:
     return "x" * (1 << 20)
+
+
+@server.tool(description="Returns mb megabytes of text (one line on the wire).",
+             annotations=ToolAnnotations(read_only_hint=True))
+def huge(mb: int) -> str:
+    return "y" * (mb << 20)
 
 
 @server.tool(description="Reports an error.", annotations=ToolAnnotations(read_only_hint=True))

@@ -49,7 +49,7 @@ def test_tools_are_listed_with_scopes_risks_and_untrusted_output(mcp_kernel):
         first, second = sorted((statuses["x-y"], statuses["x_y"]), key=lambda s: len(s.tools), reverse=True)
         assert "mcp__x_y__echo" in first.tools and second.tools == ()
         assert second.disabled and all("collides with another tool" in why for _, why in second.disabled)
-        assert tools["mcp__x_y__echo"].scope in ("mcp.x_y.echo", ) or tools["mcp__x_y__echo"].scope.startswith("mcp.x_y")
+        assert tools["mcp__x_y__echo"].scope == f"mcp.{first.name}.echo"  # each server's scope as written
 
     mcp_kernel([stdio_server(), stdio_server("x-y"), stdio_server("x_y")], body)
 

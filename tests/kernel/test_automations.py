@@ -231,7 +231,8 @@ def test_an_out_of_policy_request_is_denied_at_once_and_lands_in_the_inbox(make_
         return record
 
     record = run(go())
-    assert record.outcome == "succeeded"
+    assert (record.outcome, record.detail) == ("blocked", "every action it tried was refused: 1 outside its policy, "
+                                                          "waiting in the Inbox")
     denied = [e for e in env.ledger.page(kind="denied") if isinstance(e, Denied)]
     assert len(denied) == 1 and denied[0].actor == f"automation:{a.id}" and denied[0].scope == "fs.write"
     assert "outside the automation's policy" in told[0]
@@ -243,6 +244,23 @@ def test_an_out_of_policy_request_is_denied_at_once_and_lands_in_the_inbox(make_
     assert [p.scope for p in updated.policy] == ["fs.read", "fs.write"]
     assert env.kernel.automations.inbox() == []
     assert [act for _, act, _ in env.kernel.automations.history(a.id)] == ["create", "update"]
+
+
+def test_a_run_with_a_refusal_and_an_action_that_went_through_succeeded(make_env):
+    env = make_env()
+    env.clock.advance(T0 - env.clock.now())
+    (env.workspace / "notes.md").write_text("n")
+    a = hourly(env, policy=(PolicyItem("fs.read", 600.0),))
+    env.provider.script(reply(tools=(("fs_write", {"path": "x.md", "content": "x"}),)),
+                        reply(tools=(("fs_read", {"path": "notes.md"}),)), reply("Read the notes; could not write."))
+
+    async def go():
+        record = await env.kernel.automations.start_run(a.id)
+        await env.kernel.aclose()
+        return record
+
+    record = run(go())
+    assert record.outcome == "succeeded" and len(env.kernel.automations.inbox()) == 1
 
 
 def test_three_refusals_in_a_row_stop_the_run_as_blocked(make_env):
@@ -507,8 +525,31 @@ def test_an_automation_run_that_calls_automation_create_is_refused_at_once_into_
     assert env.approver.requests == []  # nobody was asked
     [item] = env.kernel.automations.inbox()
     assert item.scope == "automation.create" and "refused at once" in item.detail
-    assert record.outcome == "succeeded" and env.kernel.automations.list()[0].automation.id == a.id
+    assert record.outcome == "blocked" and env.kernel.automations.list()[0].automation.id == a.id
     assert len(env.kernel.automations.list()) == 1
+
+
+def test_a_scope_refused_at_once_cannot_be_added_to_the_policy_and_the_inbox_says_why(make_env):
+    env = make_env()
+    env.clock.advance(T0 - env.clock.now())
+    a = hourly(env, policy=(PolicyItem("shell.exec", 600.0),))
+    env.provider.script(reply(tools=(("shell_exec", {"command": "curl example.test", "network": True}),)),
+                        reply("Could not fetch."))
+
+    async def go():
+        record = await env.kernel.automations.start_run(a.id)
+        await env.kernel.aclose()
+        return record
+
+    assert run(go()).outcome == "blocked"
+    [item] = env.kernel.automations.inbox()
+    assert (item.scope, item.kind) == ("shell.exec.net", "confirm")
+    with pytest.raises(ScheduleRefused) as refused:
+        env.kernel.automations.add_to_policy(item.id, 1800.0)
+    assert refused.value.reason.startswith("Adding shell.exec.net to the policy of “Notes digest” would not help: ")
+    assert "confirmed one call at a time" in refused.value.reason
+    assert [p.scope for p in env.kernel.automations.get(a.id).policy] == ["shell.exec"]  # nothing added
+    assert [i.id for i in env.kernel.automations.inbox()] == [item.id]  # still there to read or dismiss
 
 
 def test_a_run_past_its_time_limit_is_stopped_as_timed_out_and_its_leases_revoked(make_env):

@@ -71,7 +71,13 @@ def test_status_and_add_edit_rm_apply_in_the_running_kernel(mcp_kernel_proc, age
             # add: started at once
             command = f"{sys.executable} {SERVER}"
             assert await asyncio.to_thread(main, ["mcp", "add", "u", "--command", command]) == 0
-            assert "the running kernel: started u" in capsys.readouterr().err
+            out, err = capsys.readouterr()
+            assert "the running kernel: started u" in err
+            assert "  connected" in out and "mcp__u__echo" in out and "mcp.u.dup-name" in out  # the kernel's tools
+            assert await asyncio.to_thread(main, ["mcp", "list"]) == 0
+            out, err = capsys.readouterr()
+            assert "(as the running kernel has them)" in err and out.count("  connected") == 2
+            assert "mcp.t.echo" in out and "mcp.u.echo" in out
             states = {s.name: s for s in k.extensions.mcp_status()}
             assert states["u"].state == "connected" and "mcp__u__echo" in {t.name for t in k.tools()}
 
@@ -108,12 +114,12 @@ def test_a_server_that_fails_says_why_and_a_fix_is_taken_without_a_restart(mcp_k
         try:
             await k.extensions.mcp_reload()
             assert await asyncio.to_thread(main, ["mcp", "add", "gone", "--command", str(missing),
-                                                  "--timeout", "10"]) == 0
+                                                  "--timeout", "10"]) == 1
             err = capsys.readouterr().err
             # the kernel's own watch on mcp.json (a stat every 2 s) may have read the new entry before the CLI's
             # reload asked: then the CLI's reading finds it already started ("no change"); either way it is running
             assert any(f"the running kernel: {said}" in err for said in ("started gone", "no change")), err
-            assert "agentdesk mcp: " in err and "no-such-server was not found" in err
+            assert "agentdesk mcp add: the MCP server gone could not be started" in err and "mcp rm gone" in err
             gone = {s.name: s for s in k.extensions.mcp_status()}["gone"]
             assert gone.state == "failed" and gone.error and gone.tools == ()
             (agentdesk_home / "mcp.json").write_text(json.dumps({"servers": {"gone": {"command": sys.executable,
