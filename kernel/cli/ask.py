@@ -2,8 +2,10 @@
 
 Text streams to stdout; one line per tool call, lease prompts, the pause
 reason and errors go to stderr. Lease requests are asked on the terminal
-when stdin is a TTY; otherwise they are denied, except the scopes granted up
-front with ``--grant``. When a kernel serves this home, the agent runs there
+when stdin is a TTY; otherwise the kernel refuses them at once (recorded as
+refused by the kernel, with its reason), except the scopes granted up front
+with ``--grant``. A ``--grant`` of a scope whose calls are confirmed one by one
+(``mail.send``, ``shell.exec.net``) is refused up front: no lease covers them. When a kernel serves this home, the agent runs there
 (``ask_remote``) and every client sees it. Exit status: 0 idle, 2 bad usage or configuration,
 3 paused at its budget, 4 failed, 130 interrupted (Ctrl-C kills the agent).
 """
@@ -89,7 +91,7 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     from ..config.settings import SettingsStore, home, with_overrides
     from ..config.schema import found
     from ..workspace.root import check_workspace
-    from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
+    from .grants import known_scopes, parse_grants, refuse_confirmed, unused_scope_warning, unused_scopes
     from .terminal import TerminalApprover, ToolLines, exit_status
 
     store = SettingsStore(home())
@@ -143,7 +145,11 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
         print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
     _warn_if_broken(kernel, stderr)
     try:
-        info = kernel.agents.spawn(args.name, provider=provider_name, model=args.model, budget=args.budget)
+        refuse_confirmed(grants, kernel.tools(), settings.policies)  # a grant that would allow nothing: exit 2
+        # Nobody at a terminal: nobody can answer a request, so the kernel refuses it at once, in its own name
+        # and with its reason (kernel/agents/gate.py), instead of a denial "by the user" nobody gave.
+        info = kernel.agents.spawn(args.name, provider=provider_name, model=args.model, budget=args.budget,
+                                   unattended=not interactive)
         for scope, seconds in grants:
             kernel.leases.grant(info.id, scope, seconds)
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)

@@ -80,15 +80,21 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
         grants: list[tuple[str, float]] = []
         if args.grant:  # one call fewer (and no tools' types) on the way to the first request without any
             from ..leases.lease import describe_duration
-            from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
+            from .grants import known_scopes, parse_grants, refuse_confirmed, unused_scope_warning, unused_scopes
 
             grants = parse_grants(args.grant, _field(settings, "default_lease_s", float))
-            known = known_scopes(sync.call("tools"))
+            tools = sync.call("tools")
+            refuse_confirmed(grants, tools, _policies(settings))  # allows nothing: exit 2
+            known = known_scopes(tools)
             for scope in unused_scopes([scope for scope, _ in grants], known):
                 print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
+        # Without a terminal and with no client attached that can answer (a desktop), nobody can answer a
+        # request: the agent runs unattended, so the kernel refuses its requests at once, in its own name and
+        # with its reason (kernel/agents/gate.py), never a denial "by the user" nobody gave.
+        unattended = not interactive and not _field(sync.call_raw("status"), "attached", bool)
         agent_id = _field(sync.call_raw("agents.spawn", {
             "name": args.name, "provider": provider, "model": args.model, "budget": args.budget,
-            "workspace": str(workspace), "unattended": False}), "id", str)
+            "workspace": str(workspace), "unattended": unattended}), "id", str)
         for scope, seconds in grants:
             sync.call_raw("leases.grant", {"agent_id": agent_id, "scope": scope, "duration_s": float(seconds)})
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
@@ -108,9 +114,19 @@ def _field(value: Any, name: str, kind: type) -> Any:
     found = value.get(name) if isinstance(value, dict) else None
     if kind is float and isinstance(found, int) and not isinstance(found, bool):
         found = float(found)
-    if not isinstance(found, kind) or isinstance(found, bool):
+    if not isinstance(found, kind) or (isinstance(found, bool) and kind is not bool):
         raise ServiceError(f"the kernel sent a reply without a valid {name!r}")
     return found
+
+
+def _policies(settings: Any) -> dict[str, str]:
+    """The settings' policies from a raw reply: scope → mode, checked."""
+    from ..trust.policy import MODES
+
+    found = _field(settings, "policies", dict)
+    if not all(isinstance(k, str) and v in MODES for k, v in found.items()):
+        raise ServiceError("the kernel sent a reply without valid 'policies'")
+    return dict(found)
 
 
 async def _follow(path: Path, sync: Any, subscribed: Any, agent_id: str, interactive: bool, stdin: TextIO,

@@ -71,3 +71,22 @@ def test_ctrl_c_kills_the_agent_in_the_kernel_and_exits_130(kernel_proc, kernel_
     assert b"interrupted" in err and b"Traceback" not in err
     [row] = _ps_all(kernel_env)
     assert row["state"] == "killed"
+
+
+def test_a_grant_confirmed_on_every_call_is_refused_and_an_unanswerable_request_refused_by_the_kernel(
+        kernel_proc, kernel_env, srv, tmp_path):
+    bad = subprocess.run(agentdesk("ask", "x", "--workspace", str(tmp_path), "--grant", "shell.exec.net=5m"),
+                         env=kernel_env, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2, bad.stderr
+    assert "--grant shell.exec.net would allow nothing: shell_exec is confirmed on every call" in bad.stderr
+    assert "from a terminal" in bad.stderr and "Traceback" not in bad.stderr
+    assert _ps_all(kernel_env) == []  # refused before any spawn
+    srv.script(Turn(parts=(FakeCall("fs_write", {"path": "n.txt", "content": "no\n"}),)), Turn(parts=(Text("fine"),)))
+    done = subprocess.run(agentdesk("ask", "write n", "--workspace", str(tmp_path)), env=kernel_env, cwd=ROOT,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "n.txt").exists()
+    listed = subprocess.run(agentdesk("ledger", "--kind", "denied", "--json"), env=kernel_env, cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    [denied] = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert denied["actor"] == "kernel" and denied["scope"] == "fs.write" and denied["reason"], denied
