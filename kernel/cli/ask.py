@@ -7,7 +7,8 @@ refused by the kernel, with its reason), except the scopes granted up front
 with ``--grant``. A ``--grant`` of a scope whose calls are confirmed one by one
 (``mail.send``, ``shell.exec.net``) is refused up front: no lease covers them. When a kernel serves this home, the agent runs there
 (``ask_remote``) and every client sees it. Exit status: 0 idle, 2 bad usage or configuration,
-3 paused at its budget, 4 failed, 130 interrupted (Ctrl-C kills the agent).
+3 paused at its budget, 4 failed (the agent, or the kernel it ran in went away mid-run), 130 interrupted
+(Ctrl-C kills the agent).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import TYPE_CHECKING, Callable, TextIO
 from ..core.errors import ConfigError, KernelError
 from ..providers.catalog import PROVIDER_NAMES
 from . import EXIT_USAGE, one_line
+
+EXIT_FAILED = 4  # the agent failed, or the kernel it ran in went away (kernel.cli.terminal: the same figure)
 
 if TYPE_CHECKING:
     import asyncio
@@ -62,7 +65,15 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
     try:
         return _ask(args, stdin, stdout, stderr)
-    except (ConfigError, KernelError) as exc:
+    except ConfigError as exc:
+        print(f"agentdesk ask: {one_line(exc)}", file=stderr)
+        return EXIT_USAGE
+    except KernelError as exc:
+        from ..service.protocol import ServiceError
+
+        if isinstance(exc, ServiceError):  # the kernel went away (or sent nonsense): a failure, not bad usage
+            print(f"agentdesk ask: the kernel stopped serving this agent: {one_line(exc)}", file=stderr)
+            return EXIT_FAILED
         print(f"agentdesk ask: {one_line(exc)}", file=stderr)
         return EXIT_USAGE
 

@@ -137,6 +137,8 @@ def _list(store: McpStore, as_json: bool, stdout: TextIO, stderr: TextIO) -> int
         state = "" if server.enabled else "  (disabled)"
         secrets = f"  secrets: {', '.join(secret_names)}" if secret_names else ""
         print(f"{server.name}  {server.transport}  {server.target()}{secrets}{state}", file=stdout)
+    if loaded.problems:  # what is wrong was said above; never "no servers yet" for a file that cannot be read
+        return EXIT_USAGE
     if not loaded.servers and not as_json:
         print("no MCP servers yet: agentdesk mcp add NAME --command 'COMMAND ARGS...'", file=stderr)
     return 0

@@ -90,3 +90,19 @@ def test_a_grant_confirmed_on_every_call_is_refused_and_an_unanswerable_request_
                             capture_output=True, text=True, timeout=60)
     [denied] = [json.loads(line) for line in listed.stdout.splitlines()]
     assert denied["actor"] == "kernel" and denied["scope"] == "fs.write" and denied["reason"], denied
+
+
+def test_the_kernel_going_away_mid_run_is_a_failure_not_bad_usage(kernel_proc, kernel_env, srv, tmp_path):
+    srv.script(Turn(parts=(Text("a long answer that streams slowly " * 4, chunks=40),), delay=0.3))
+    proc = subprocess.Popen(agentdesk("ask", "talk", "--workspace", str(tmp_path)), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=kernel_env, cwd=ROOT)
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 30)  # the first words have arrived: the agent runs
+        assert ready and os.read(proc.stdout.fileno(), 64)
+        kernel_proc.kill9()
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 4, err
+    assert b"the kernel stopped serving this agent" in err and b"Traceback" not in err
