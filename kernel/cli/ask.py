@@ -48,6 +48,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--budget", type=_positive_int, help="token budget (default: Settings)")
     p.add_argument("--grant", action="append", default=[], metavar="SCOPE[=DURATION]",
                    help="grant a lease up front, e.g. fs.write=5m (durations 30s, 5m, 1h, 8h)")
+    p.add_argument("--agent", metavar="ID", help="send the prompt to this existing agent as a follow-up "
+                                                 "(agentdesk ps --all) instead of starting a new one")
 
 
 def _positive_int(text: str) -> int:
@@ -82,6 +84,14 @@ def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
     from ..config.home import home
     from ..workspace.root import check_workspace
 
+    if args.agent is not None:  # a follow-up to an existing agent (kernel/cli/continue_agent.py)
+        given = [f"--{n}" for n in ("provider", "model", "name", "workspace", "budget") if getattr(args, n)]
+        given += ["--grant"] if args.grant else []
+        if given:
+            raise ConfigError(f"{', '.join(given)} cannot be given with --agent: the agent keeps its own", "--agent")
+        from .continue_agent import continue_agent
+
+        return continue_agent(args.agent, args.prompt, stdin, stdout, stderr, _on_interrupt)
     root = home()
     if _kernel_runs(root):  # the home's kernel serves it: the agent lives there, seen by every client
         from .ask_remote import ask_attached

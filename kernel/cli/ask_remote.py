@@ -109,6 +109,34 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
     return asyncio.run(_follow(path, sync, subscribed, agent_id, interactive, stdin, stdout, stderr, on_interrupt))
 
 
+def continue_attached(home: Path, agent_id: str, text: str | None, stdin: TextIO, stdout: TextIO, stderr: TextIO,
+                      on_interrupt: Any) -> int:
+    """An agent of the running kernel continues: ``text`` sent to it as a follow-up, or (None) resumed where
+    it paused or was interrupted; then followed as ``ask`` follows a new one."""
+    from ..service.channel import SyncChannel, subscribe_blocking
+    from ..config.home import socket_path
+
+    interactive = stdin.isatty()
+    path = socket_path(home)
+    sync = SyncChannel(path, "ask")
+    subscribed = None
+    try:
+        sync.connect()
+        subscribed = subscribe_blocking(path, "ask", interactive)
+        if text is None:
+            sync.call_raw("agents.resume", {"agent_id": agent_id})
+        else:
+            sync.call_raw("agents.send", {"agent_id": agent_id, "text": text})
+    except BaseException:
+        sync.close()
+        if subscribed is not None:
+            subscribed.sock.close()
+        raise
+    import asyncio
+
+    return asyncio.run(_follow(path, sync, subscribed, agent_id, interactive, stdin, stdout, stderr, on_interrupt))
+
+
 def _field(value: Any, name: str, kind: type) -> Any:
     """``value[name]`` from a raw reply, checked to be a ``kind`` (a float field takes a whole number too)."""
     found = value.get(name) if isinstance(value, dict) else None

@@ -106,3 +106,61 @@ def test_the_kernel_going_away_mid_run_is_a_failure_not_bad_usage(kernel_proc, k
             proc.kill()
     assert proc.returncode == 4, err
     assert b"the kernel stopped serving this agent" in err and b"Traceback" not in err
+
+
+def test_resume_ask_agent_and_show_go_through_the_running_kernel(kernel_proc, kernel_env, srv, tmp_path):
+    srv.script(Turn(parts=(Text("a long answer that streams slowly " * 4, chunks=40),), delay=0.3),
+               Turn(parts=(Text("back at it"),)), Turn(parts=(Text("the follow-up answer"),)))
+    proc = subprocess.Popen(agentdesk("ask", "talk", "--workspace", str(tmp_path)), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=kernel_env, cwd=ROOT)
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 30)
+        assert ready and os.read(proc.stdout.fileno(), 64)
+        kernel_proc.kill9()  # the agent is cut mid-reply; it comes back interrupted
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    kernel_proc.start()
+    [row] = _ps_all(kernel_env)
+    assert row["state"] == "interrupted", row
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(agentdesk(*args), env=kernel_env, cwd=ROOT, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=60)
+
+    resumed = run("resume", row["id"])
+    assert resumed.returncode == 0, resumed.stderr
+    assert "back at it" in resumed.stdout
+    follow = run("ask", "and then?", "--agent", row["id"])
+    assert follow.returncode == 0, follow.stderr
+    assert "the follow-up answer" in follow.stdout
+    assert [r["id"] for r in _ps_all(kernel_env)] == [row["id"]]  # the same agent, in the kernel
+    shown = run("show", row["id"], "--json")
+    assert shown.returncode == 0, shown.stderr
+    roles = [json.loads(line)["role"] for line in shown.stdout.splitlines()]
+    texts = shown.stdout
+    assert roles[0] == "user" and roles[-1] == "assistant"
+    assert "talk" in texts and "back at it" in texts and "and then?" in texts and "the follow-up answer" in texts
+
+
+def test_resume_without_a_kernel_runs_the_agent_in_its_own_process(kernel_proc, kernel_env, srv, tmp_path):
+    srv.script(Turn(parts=(Text("a long answer that streams slowly " * 4, chunks=40),), delay=0.3),
+               Turn(parts=(Text("resumed here"),)))
+    proc = subprocess.Popen(agentdesk("ask", "talk", "--workspace", str(tmp_path)), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=kernel_env, cwd=ROOT)
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 30)
+        assert ready and os.read(proc.stdout.fileno(), 64)
+        kernel_proc.kill9()  # and not started again: resume runs the agent in-process
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    listed = subprocess.run(agentdesk("ledger", "--kind", "agent.spawn", "--json"), env=kernel_env, cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    [spawn] = [json.loads(line) for line in listed.stdout.splitlines()]
+    resumed = subprocess.run(agentdesk("resume", spawn["actor"]), env=kernel_env, cwd=ROOT, stdin=subprocess.DEVNULL,
+                             capture_output=True, text=True, timeout=60)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resumed here" in resumed.stdout and "Traceback" not in resumed.stderr
