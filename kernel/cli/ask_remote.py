@@ -11,6 +11,7 @@ at once when none is. Output and exit statuses are the in-process ones.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -74,6 +75,13 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
         subscribed = subscribe_blocking(path, "ask", interactive)
         settings = sync.call_raw("settings")  # two fields, read raw: the Settings type is not needed here
         provider = args.provider or _field(settings, "provider", str)
+        status: Any = None  # the kernel's status, read once when needed
+        from ..service.provider_env import check, variables_set
+
+        if variables_set(provider, os.environ):  # the caller chose a key or server: is it the kernel's?
+            # (before the kernel's own key check, which would name the caller's variable as unset)
+            status = sync.call_raw("status")
+            check(provider, os.environ, status)
         problem = sync.call("provider_problem", {"provider": provider})
         if isinstance(problem, str) and problem:
             raise ConfigError(problem, "--provider")
@@ -91,7 +99,9 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
         # Without a terminal and with no client attached that can answer (a desktop), nobody can answer a
         # request: the agent runs unattended, so the kernel refuses its requests at once, in its own name and
         # with its reason (kernel/agents/gate.py), never a denial "by the user" nobody gave.
-        unattended = not interactive and not _field(sync.call_raw("status"), "attached", bool)
+        if not interactive and status is None:
+            status = sync.call_raw("status")
+        unattended = not interactive and not _field(status, "attached", bool)
         agent_id = _field(sync.call_raw("agents.spawn", {
             "name": args.name, "provider": provider, "model": args.model, "budget": args.budget,
             "workspace": str(workspace), "unattended": unattended}), "id", str)

@@ -164,3 +164,30 @@ def test_resume_without_a_kernel_runs_the_agent_in_its_own_process(kernel_proc, 
                              capture_output=True, text=True, timeout=60)
     assert resumed.returncode == 0, resumed.stderr
     assert "resumed here" in resumed.stdout and "Traceback" not in resumed.stderr
+
+
+def test_a_provider_environment_the_kernel_does_not_use_is_refused_in_a_sentence(kernel_proc, kernel_env, srv,
+                                                                                  tmp_path):
+    from tests.fakes import FakeProviderServer
+
+    with FakeProviderServer() as other:
+        other.script(Turn(parts=(Text("from the caller's server"),)))
+        cases = [({"ANTHROPIC_BASE_URL": other.anthropic_base_url}, "ANTHROPIC_BASE_URL", "another base URL", []),
+                 ({"ANTHROPIC_API_KEY": "sk-caller-secret-1234"}, "ANTHROPIC_API_KEY", "another API key", []),
+                 ({"OPENAI_BASE_URL": other.openai_base_url, "OPENAI_API_KEY": "sk-other-5678"}, "OPENAI_BASE_URL",
+                  "no base URL for openai-chat", ["--provider", "openai-chat"])]
+        for extra, variable, words, args in cases:
+            done = subprocess.run(agentdesk("ask", "hi", "--workspace", str(tmp_path), *args),
+                                  env={**kernel_env, **extra}, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                  capture_output=True, text=True, timeout=60)
+            assert done.returncode == 2, done.stderr
+            assert f"{variable} is set here, but the running kernel uses {words}" in done.stderr, done.stderr
+            assert "agentdesk kernel --stop" in done.stderr
+            for value in extra.values():
+                assert value not in done.stderr  # neither a key nor a URL is printed
+        assert other.requests == [] and srv.requests == []
+    assert _ps_all(kernel_env) == []  # refused before any spawn
+    srv.script(Turn(parts=(Text("same settings"),)))
+    same = subprocess.run(agentdesk("ask", "hi", "--workspace", str(tmp_path)), env=kernel_env, cwd=ROOT,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert same.returncode == 0 and "same settings" in same.stdout, same.stderr
