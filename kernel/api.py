@@ -123,6 +123,7 @@ class ToolInfo:
     scope: str
     risk: str = "R0"
     trusted: bool = True
+    always_confirm: bool = False  # every call is a one-off confirmation, whatever leases and policies say
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,7 @@ class Kernel:
 
     def tools(self) -> list[ToolInfo]:
         """The tools agents may call, with the scope each asks a lease for."""
-        return [ToolInfo(d.name, d.scope, str(d.risk), d.trusted) for d in self._services.tools.descriptors()]
+        return [ToolInfo(d.name, d.scope, str(d.risk), d.trusted, d.always_confirm) for d in self._services.tools.descriptors()]
 
     async def sandbox_mode(self, workspace: str | None = None) -> OverlayStatus:
         """How shell commands in ``workspace`` (default: Settings' workspace) are captured on this machine:

@@ -111,7 +111,8 @@ async def _ask(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
             return Refusal(f"permission request expired: nobody answered in time to grant {scope}", outcome)
         if isinstance(decision, Denial):
             outcome = Outcome.DENIED
-            s.record(Denied(actor=decision.by, tool=tool.name, scope=scope, subject=agent.id, input=dict(tool_input)))
+            s.record(Denied(actor=decision.by, tool=tool.name, scope=scope, subject=agent.id, input=dict(tool_input),
+                            reason="" if decision.by == USER else decision.reason))  # who refused, and why
             if decision.by != USER:  # a policy refused it: say which, and why
                 return Refusal(f"permission denied for {scope}: {decision.reason}", outcome)
             return Refusal(f"permission denied: the user did not grant {scope}", outcome)

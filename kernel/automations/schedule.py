@@ -20,7 +20,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 MIN_GAP_S = 3600.0
 CHECK_DAYS = 400
 CHECK_FIRES = 12_000
-_INTERVAL = re.compile(r"^every\s+(\d+)\s*(m|min|minutes?|h|hours?|d|days?)$", re.IGNORECASE)
+MAX_INTERVAL_S = 3660 * 86400.0  # ten years: a longer interval's first run is past what the clock can name
+_INTERVAL = re.compile(r"^every\s+(\d{1,12})\s*(m|min|minutes?|h|hours?|d|days?)$", re.IGNORECASE)
 _UNIT_S = {"m": 60, "h": 3600, "d": 86400}
 _DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -95,9 +96,13 @@ class Schedule:
             if step < MIN_GAP_S:
                 raise ScheduleRefused(
                     f"Runs every {_span(step)} would come less than one hour apart; automations run at most once an hour.")
+            if step > MAX_INTERVAL_S:
+                raise ScheduleRefused(f"{_clipped(self.text)!r} is longer than Agentdesk schedules: an interval is at most 3660 days "
+                                      "(ten years).")
             return
         if self.text.strip().lower().startswith("every"):
-            raise ScheduleRefused(f"{self.text!r} is not an interval Agentdesk reads: write 'every 2h', 'every 90m' or 'every 1d'.")
+            raise ScheduleRefused(f"{_clipped(self.text)!r} is not an interval Agentdesk reads: write 'every 2h', "
+                                  "'every 90m' or 'every 1d' (at most 3660 days).")
         if len(self.text.split()) != 5:
             raise ScheduleRefused(f"{self.text!r} is not a 5-field cron expression (minute hour day month weekday).")
         from cronsim import CronSim, CronSimError
@@ -137,6 +142,12 @@ class Schedule:
         if step is not None:
             return f"every {_span(step)}"
         return f"{describe_cron(self.text)} ({self.tz})"
+
+
+def _clipped(text: str) -> str:
+    """What the user wrote, short enough for a sentence."""
+    text = text.strip()
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _offset_changes(zone: ZoneInfo, start: float, end: float) -> list[float]:

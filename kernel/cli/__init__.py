@@ -5,7 +5,8 @@ Each subcommand lives in its own module and is imported only when used, so
 ``agentdesk ledger`` never pays for a provider SDK. Errors are one line on
 stderr and an exit status, never a traceback: a ``ConfigError`` that reaches
 ``main`` (a bad settings.json or keys.json value) is its one sentence and
-exit status 2.
+exit status 2. A reader that closes the pipe early (``| head``) ends the
+command quietly, with 141 (128 + SIGPIPE) as a shell's own commands do.
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ COMMANDS["mcp"] = "mcp_cmd"  # agentdesk mcp add|list|rm (kernel/extensions)
 COMMANDS["account"] = "account_cmd"  # mail and calendar accounts (issue 16)
 COMMANDS["key"] = "key_cmd"  # provider and web keys: the system keyring, else keys.json (issue 16)
 COMMANDS.update({"automation": "automation_cmd", "inbox": "inbox_cmd"})  # automations (issue 13)
+COMMANDS.update({"resume": "resume_cmd", "show": "show_cmd"})  # continue an agent, read its transcript (issue 23)
 
 EXIT_USAGE = 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a command killed by the closed pipe would have ended with
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,6 +60,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"agentdesk {args.command}: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # the reader went away (`agentdesk mcp list | head`): stop quietly, as a pipe does
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush at exit cannot fail on the closed pipe."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # not a real file (in-process tests): nothing to flush at exit
+        pass
 
 
 def one_line(message: object) -> str:

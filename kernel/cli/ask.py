@@ -2,10 +2,13 @@
 
 Text streams to stdout; one line per tool call, lease prompts, the pause
 reason and errors go to stderr. Lease requests are asked on the terminal
-when stdin is a TTY; otherwise they are denied, except the scopes granted up
-front with ``--grant``. When a kernel serves this home, the agent runs there
+when stdin is a TTY; otherwise the kernel refuses them at once (recorded as
+refused by the kernel, with its reason), except the scopes granted up front
+with ``--grant``. A ``--grant`` of a scope whose calls are confirmed one by one
+(``mail.send``, ``shell.exec.net``) is refused up front: no lease covers them. When a kernel serves this home, the agent runs there
 (``ask_remote``) and every client sees it. Exit status: 0 idle, 2 bad usage or configuration,
-3 paused at its budget, 4 failed, 130 interrupted (Ctrl-C kills the agent).
+3 paused at its budget, 4 failed (the agent, or the kernel it ran in went away mid-run), 130 interrupted
+(Ctrl-C kills the agent).
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from typing import TYPE_CHECKING, Callable, TextIO
 from ..core.errors import ConfigError, KernelError
 from ..providers.catalog import PROVIDER_NAMES
 from . import EXIT_USAGE, one_line
+
+EXIT_FAILED = 4  # the agent failed, or the kernel it ran in went away (kernel.cli.terminal: the same figure)
 
 if TYPE_CHECKING:
     import asyncio
@@ -43,6 +48,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--budget", type=_positive_int, help="token budget (default: Settings)")
     p.add_argument("--grant", action="append", default=[], metavar="SCOPE[=DURATION]",
                    help="grant a lease up front, e.g. fs.write=5m (durations 30s, 5m, 1h, 8h)")
+    p.add_argument("--agent", metavar="ID", help="send the prompt to this existing agent as a follow-up "
+                                                 "(agentdesk ps --all) instead of starting a new one")
 
 
 def _positive_int(text: str) -> int:
@@ -60,7 +67,15 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
     try:
         return _ask(args, stdin, stdout, stderr)
-    except (ConfigError, KernelError) as exc:
+    except ConfigError as exc:
+        print(f"agentdesk ask: {one_line(exc)}", file=stderr)
+        return EXIT_USAGE
+    except KernelError as exc:
+        from ..service.protocol import ServiceError
+
+        if isinstance(exc, ServiceError):  # the kernel went away (or sent nonsense): a failure, not bad usage
+            print(f"agentdesk ask: the kernel stopped serving this agent: {one_line(exc)}", file=stderr)
+            return EXIT_FAILED
         print(f"agentdesk ask: {one_line(exc)}", file=stderr)
         return EXIT_USAGE
 
@@ -69,6 +84,14 @@ def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
     from ..config.home import home
     from ..workspace.root import check_workspace
 
+    if args.agent is not None:  # a follow-up to an existing agent (kernel/cli/continue_agent.py)
+        given = [f"--{n}" for n in ("provider", "model", "name", "workspace", "budget") if getattr(args, n)]
+        given += ["--grant"] if args.grant else []
+        if given:
+            raise ConfigError(f"{', '.join(given)} cannot be given with --agent: the agent keeps its own", "--agent")
+        from .continue_agent import continue_agent
+
+        return continue_agent(args.agent, args.prompt, stdin, stdout, stderr, _on_interrupt)
     root = home()
     if _kernel_runs(root):  # the home's kernel serves it: the agent lives there, seen by every client
         from .ask_remote import ask_attached
@@ -89,7 +112,7 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     from ..config.settings import SettingsStore, home, with_overrides
     from ..config.schema import found
     from ..workspace.root import check_workspace
-    from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
+    from .grants import known_scopes, parse_grants, refuse_confirmed, unused_scope_warning, unused_scopes
     from .terminal import TerminalApprover, ToolLines, exit_status
 
     store = SettingsStore(home())
@@ -143,7 +166,11 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
         print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
     _warn_if_broken(kernel, stderr)
     try:
-        info = kernel.agents.spawn(args.name, provider=provider_name, model=args.model, budget=args.budget)
+        refuse_confirmed(grants, kernel.tools(), settings.policies)  # a grant that would allow nothing: exit 2
+        # Nobody at a terminal: nobody can answer a request, so the kernel refuses it at once, in its own name
+        # and with its reason (kernel/agents/gate.py), instead of a denial "by the user" nobody gave.
+        info = kernel.agents.spawn(args.name, provider=provider_name, model=args.model, budget=args.budget,
+                                   unattended=not interactive)
         for scope, seconds in grants:
             kernel.leases.grant(info.id, scope, seconds)
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)

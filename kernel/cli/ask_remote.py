@@ -11,6 +11,7 @@ at once when none is. Output and exit statuses are the in-process ones.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -74,25 +75,68 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
         subscribed = subscribe_blocking(path, "ask", interactive)
         settings = sync.call_raw("settings")  # two fields, read raw: the Settings type is not needed here
         provider = args.provider or _field(settings, "provider", str)
+        status: Any = None  # the kernel's status, read once when needed
+        from ..service.provider_env import check, variables_set
+
+        if variables_set(provider, os.environ):  # the caller chose a key or server: is it the kernel's?
+            # (before the kernel's own key check, which would name the caller's variable as unset)
+            status = sync.call_raw("status")
+            check(provider, os.environ, status)
         problem = sync.call("provider_problem", {"provider": provider})
         if isinstance(problem, str) and problem:
             raise ConfigError(problem, "--provider")
         grants: list[tuple[str, float]] = []
         if args.grant:  # one call fewer (and no tools' types) on the way to the first request without any
             from ..leases.lease import describe_duration
-            from .grants import known_scopes, parse_grants, unused_scope_warning, unused_scopes
+            from .grants import known_scopes, parse_grants, refuse_confirmed, unused_scope_warning, unused_scopes
 
             grants = parse_grants(args.grant, _field(settings, "default_lease_s", float))
-            known = known_scopes(sync.call("tools"))
+            tools = sync.call("tools")
+            refuse_confirmed(grants, tools, _policies(settings))  # allows nothing: exit 2
+            known = known_scopes(tools)
             for scope in unused_scopes([scope for scope, _ in grants], known):
                 print(f"agentdesk ask: {unused_scope_warning(scope, known)}", file=stderr)
+        # Without a terminal and with no client attached that can answer (a desktop), nobody can answer a
+        # request: the agent runs unattended, so the kernel refuses its requests at once, in its own name and
+        # with its reason (kernel/agents/gate.py), never a denial "by the user" nobody gave.
+        if not interactive and status is None:
+            status = sync.call_raw("status")
+        unattended = not interactive and not _field(status, "attached", bool)
         agent_id = _field(sync.call_raw("agents.spawn", {
             "name": args.name, "provider": provider, "model": args.model, "budget": args.budget,
-            "workspace": str(workspace), "unattended": False}), "id", str)
+            "workspace": str(workspace), "unattended": unattended}), "id", str)
         for scope, seconds in grants:
             sync.call_raw("leases.grant", {"agent_id": agent_id, "scope": scope, "duration_s": float(seconds)})
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
         sync.call_raw("agents.send", {"agent_id": agent_id, "text": args.prompt})
+    except BaseException:
+        sync.close()
+        if subscribed is not None:
+            subscribed.sock.close()
+        raise
+    import asyncio
+
+    return asyncio.run(_follow(path, sync, subscribed, agent_id, interactive, stdin, stdout, stderr, on_interrupt))
+
+
+def continue_attached(home: Path, agent_id: str, text: str | None, stdin: TextIO, stdout: TextIO, stderr: TextIO,
+                      on_interrupt: Any) -> int:
+    """An agent of the running kernel continues: ``text`` sent to it as a follow-up, or (None) resumed where
+    it paused or was interrupted; then followed as ``ask`` follows a new one."""
+    from ..service.channel import SyncChannel, subscribe_blocking
+    from ..config.home import socket_path
+
+    interactive = stdin.isatty()
+    path = socket_path(home)
+    sync = SyncChannel(path, "ask")
+    subscribed = None
+    try:
+        sync.connect()
+        subscribed = subscribe_blocking(path, "ask", interactive)
+        if text is None:
+            sync.call_raw("agents.resume", {"agent_id": agent_id})
+        else:
+            sync.call_raw("agents.send", {"agent_id": agent_id, "text": text})
     except BaseException:
         sync.close()
         if subscribed is not None:
@@ -108,9 +152,19 @@ def _field(value: Any, name: str, kind: type) -> Any:
     found = value.get(name) if isinstance(value, dict) else None
     if kind is float and isinstance(found, int) and not isinstance(found, bool):
         found = float(found)
-    if not isinstance(found, kind) or isinstance(found, bool):
+    if not isinstance(found, kind) or (isinstance(found, bool) and kind is not bool):
         raise ServiceError(f"the kernel sent a reply without a valid {name!r}")
     return found
+
+
+def _policies(settings: Any) -> dict[str, str]:
+    """The settings' policies from a raw reply: scope → mode, checked."""
+    from ..trust.policy import MODES
+
+    found = _field(settings, "policies", dict)
+    if not all(isinstance(k, str) and v in MODES for k, v in found.items()):
+        raise ServiceError("the kernel sent a reply without valid 'policies'")
+    return dict(found)
 
 
 async def _follow(path: Path, sync: Any, subscribed: Any, agent_id: str, interactive: bool, stdin: TextIO,

@@ -6,15 +6,23 @@ stripped, and a scope must be ``*`` or dotted lower-case names. A well-formed
 scope that no tool uses (``fs.wirte``) is most likely a typo that would leave
 the agent without the permission meant for it: it is granted all the same (it
 is harmless) and a warning names it beside the scopes the tools do use.
+
+A scope whose every call is confirmed one at a time (an outward, R3, call such
+as ``mail.send``, ``shell.exec.net`` or an MCP tool that does not say it only
+reads, unless a policy naming it says otherwise) is refused up front: a lease
+never allows such a call, so "granted" would be a promise the kernel does not
+keep. The refusal says how such calls can be allowed: from a terminal, one
+confirmation per call, or by a policy in settings.json.
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from ..api import ToolInfo
 from ..core.errors import ConfigError
-from ..leases.lease import EXPLICIT_SCOPES, SCOPE_RE, parse_duration
+from ..core.risk import Risk
+from ..leases.lease import EXPLICIT_SCOPES, SCOPE_RE, parse_duration, scope_covers
 
 ALLOWED = "a scope such as fs.write or fs.write=5m (durations 30s, 5m, 1h, 8h), without spaces"
 
@@ -57,3 +65,64 @@ def unused_scopes(scopes: Iterable[str], known: Iterable[str]) -> list[str]:
 
 def unused_scope_warning(scope: str, known: Iterable[str]) -> str:
     return f"warning: no tool uses the scope {scope} (known scopes: {', '.join(known)}); granted anyway"
+
+
+def confirmed_every_call(scope: str, tools: Iterable[ToolInfo], policies: Mapping[str, str]) -> tuple[str, ...]:
+    """The tools a grant of ``scope`` would be for when every one of them is confirmed on every call
+    (so the grant would allow nothing); () when the grant allows some call, or names no tool's scope.
+
+    A tool's scope is confirmed every call when its calls are outward (R3) and no policy naming the scope
+    lifts that, or when a ``confirm`` policy covers it (``trust.policy.mode_for``); the explicit scopes
+    (``shell.exec.net``) are those of outward calls of a tool whose plain calls are not.
+    """
+    from ..trust.policy import Mode, mode_for
+
+    covered = [(name, known, risk, always) for name, known, risk, always in _scopes(tools)
+               if scope_covers(scope, known)]
+    if covered and all(mode_for(known, risk, policies, always) is Mode.CONFIRM for _, known, risk, always in covered):
+        return tuple(sorted({name for name, _, _, _ in covered}))
+    return ()
+
+
+def _scopes(tools: Iterable[ToolInfo]) -> list[tuple[str, str, Risk, bool]]:
+    """(tool, scope, risk, always confirmed) for each tool's scope and each explicit scope below it."""
+    out = []
+    for tool in tools:
+        out.append((tool.name, tool.scope, _risk(tool.risk), tool.always_confirm))
+        out.extend((tool.name, e, Risk.OUTWARD, tool.always_confirm) for e in sorted(EXPLICIT_SCOPES)
+                   if e.startswith(tool.scope + "."))
+    return out
+
+
+def _risk(text: str) -> Risk:
+    try:
+        return Risk(text)
+    except ValueError:  # a class this client does not know: taken at its worst, as the kernel does
+        return Risk.OUTWARD
+
+
+def refuse_confirmed(grants: Iterable[tuple[str, float]], tools: Iterable[ToolInfo],
+                     policies: Mapping[str, str]) -> None:
+    """ConfigError (exit 2) for the first grant that would allow nothing: its calls are confirmed one by one."""
+    from ..trust.policy import Mode, configured
+
+    tools = list(tools)
+    for scope, _ in grants:
+        names = confirmed_every_call(scope, tools, policies)
+        if not names:
+            continue
+        policy = configured(scope, policies)
+        them = "it" if len(names) == 1 else "them"
+        always = {t.name for t in tools if t.always_confirm and t.name in names} == set(names)
+        if always:
+            why, allow = ("a person confirms each of these calls, whatever the leases and policies say",
+                          "run 'agentdesk ask' from a terminal and confirm each one")
+        else:
+            why = (f"your policy for {policy[0]} is to confirm every call" if policy and policy[1] is Mode.CONFIRM
+                   else "outward calls are confirmed every time")
+            allow = (f"run 'agentdesk ask' from a terminal and confirm each one, or set a policy for {scope} in "
+                     f'settings.json (e.g. "policies": {{"{scope}": "ask"}} to let a lease cover {them}, or "auto")')
+        raise ConfigError(
+            f"--grant {scope} would allow nothing: {', '.join(names)} {'is' if len(names) == 1 else 'are'} "
+            f"confirmed on every call ({why}), so no lease covers {them}. To allow such calls, {allow}",
+            "--grant", field="--grant", allowed=ALLOWED)

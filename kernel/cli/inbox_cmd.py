@@ -14,6 +14,8 @@ import asyncio
 import sys
 from typing import Any
 
+from ledger import LedgerError
+
 from ..core.errors import ConfigError, KernelError
 from . import EXIT_USAGE, one_line
 from .grants import parse_duration
@@ -40,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         return asyncio.run(_run(args))
-    except (ConfigError, KernelError, ValueError) as exc:
+    except (ConfigError, KernelError, LedgerError, ValueError) as exc:  # UnknownSeq: "no ledger entry #999"
         print(f"agentdesk inbox: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
 

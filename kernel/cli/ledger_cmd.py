@@ -15,7 +15,7 @@ import sqlite3
 import sys
 from typing import Any
 
-from ledger import KINDS, Entry, FileChange, LeaseGrant, LedgerError, ToolCall, Undo, iso_utc
+from ledger import KINDS, Entry, FileChange, LeaseGrant, Ledger, LedgerError, ToolCall, Undo, iso_utc
 
 from ..leases.lease import describe_duration
 from ..core.words import plural
@@ -41,7 +41,7 @@ def add_parser(subparsers: Any) -> None:
                    help="verify: check every entry's hash and every blob")
     p.add_argument("--actor", metavar="A", help="only entries by this actor (agent id, user, outside, kernel)")
     p.add_argument("--kind", metavar="K", choices=KINDS, help="only entries of this kind: " + ", ".join(KINDS))
-    p.add_argument("--path", metavar="P", help="only entries whose path starts with P")
+    p.add_argument("--path", metavar="P", help="only entries whose path is P or under the folder P")
     p.add_argument("--limit", metavar="N", type=_positive, default=DEFAULT_LIMIT,
                    help=f"at most N entries (default {DEFAULT_LIMIT})")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         with ledger:
             broken = ledger_verify.warning(ledger.check_at_start())  # never show a forged history without a word
             path = None if args.path is None else absolute_prefix(args.path)
-            entries = ledger.page(actor=args.actor, kind=args.kind, path=path, limit=args.limit)
+            entries = under_path(ledger, args.actor, args.kind, path, args.limit)
             undone = ledger.undone_by([e.seq for e in entries if isinstance(e, FileChange)])
     except (LedgerError, sqlite3.Error, OSError) as exc:
         say_error("ledger", exc)
@@ -73,6 +73,28 @@ def run(args: argparse.Namespace) -> int:
     if lines:
         print("\n".join(lines))
     return 0
+
+
+def under_path(ledger: Ledger, actor: str | None, kind: str | None, path: str | None, limit: int) -> list[Entry]:
+    """The newest ``limit`` entries (of ``actor``, ``kind``) whose path is ``path`` or under it: ``notes/no``
+    matches ``notes/no`` and ``notes/no/x``, never ``notes/notes.md``. The ledger's own filter is a string
+    prefix, so its pages are read newest first and the other paths passed over."""
+    if path is None or path.endswith("/"):
+        return ledger.page(actor=actor, kind=kind, path=path, limit=limit)
+    out: list[Entry] = []
+    before: int | None = None
+    while len(out) < limit:
+        page = ledger.page(actor=actor, kind=kind, path=path, before=before, limit=max(limit, 200))
+        out += [e for e in page if _path_of(e) == path or _path_of(e).startswith(path + "/")]
+        if len(page) < max(limit, 200):
+            break
+        before = page[-1].seq
+    return out[:limit]
+
+
+def _path_of(entry: Entry) -> str:
+    found = getattr(entry, "path", None)
+    return found if isinstance(found, str) else ""
 
 
 def as_json(entry: Entry, undone: dict[int, int]) -> dict[str, Any]:

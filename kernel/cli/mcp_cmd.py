@@ -222,6 +222,8 @@ def _list(store: McpStore, as_json: bool, stdout: TextIO, stderr: TextIO) -> int
     if loaded.servers and not as_json:
         print("(as the running kernel has them)" if running is not None else
               "(no kernel is running: each server was started once to list its tools)", file=stderr)
+    if loaded.problems:  # what is wrong was said above; never "no servers yet" for a file that cannot be read
+        return EXIT_USAGE
     if not loaded.servers and not as_json:
         print("no MCP servers yet: agentdesk mcp add NAME --command 'COMMAND ARGS...'", file=stderr)
     return 0

@@ -1,13 +1,19 @@
 """Terminal views for ``agentdesk ask``: streamed text, tool lines, and lease prompts.
 
 The prompt reads stdin in a worker thread so the event loop (and the
-request's expiry) keeps running while the person thinks.
+request's expiry) keeps running while the person thinks. A one-off
+confirmation (a mail to send, an event to create, any outward call) shows
+everything that would go out before it asks: every argument whole, and the
+tool's preview (``CallPreview``: the account and the exact message, as the
+desktop dialog shows it), escaped, in pages of the terminal's height.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
+import os
 import re
 from typing import TextIO
 
@@ -120,9 +126,13 @@ class TerminalApprover:
         return Denial()
 
     async def _confirm(self, request: LeaseRequest) -> Decision:
-        """A one-off confirmation: why it asks every time, what looks wrong, then y allows this call only."""
+        """A one-off confirmation: everything that would go out, why it asks every time, what looks wrong,
+        then y allows this call only. Stopping the pages (q) denies: it was not all seen."""
         print(f"\n{shown(request.agent_name)} ({request.agent_id}) wants to call {shown(request.tool)} "
               f"({shown(request.scope)}) {summarize_input(dict(request.input))}", file=self.stderr)
+        if not await self._paged(whole_call(request)):
+            print("denied: not everything was shown", file=self.stderr)
+            return Denial()
         print(f"asks every time: {shown(request.reason)}", file=self.stderr)
         for line in request.detail:
             print(f"  {shown(line)}", file=self.stderr)
@@ -135,3 +145,71 @@ class TerminalApprover:
         print("Allow this one call? [y] Allow once  [N] Deny > ", end="", file=self.stderr, flush=True)
         answer = (await asyncio.to_thread(self.stdin.readline)).strip().lower()
         return Grant(0.0) if answer in ("y", "yes") else Denial()
+
+    async def _paged(self, lines: list[str]) -> bool:
+        """``lines`` on stderr in pages of the terminal's height; False when the person stops (q) or stdin ends."""
+        rows, cols = terminal_size(self.stdin)
+        cut = pages(lines, rows, cols)
+        for number, page in enumerate(cut, 1):
+            for line in page:
+                print(line, file=self.stderr)
+            if number < len(cut):
+                print(f"-- page {number} of {len(cut)}: Enter shows more, q stops (and denies) > ", end="",
+                      file=self.stderr, flush=True)
+                answer = await asyncio.to_thread(self.stdin.readline)
+                if not answer or answer.strip().lower() in ("q", "n", "d"):
+                    return False
+        return True
+
+
+def whole_call(request: LeaseRequest) -> list[str]:
+    """Every line of what the call would send: its arguments whole, then the tool's preview (summary, and
+    the exact message or event), each escaped (controls and bidi codes shown as escapes)."""
+    out = ["arguments:"]
+    for key, value in request.input.items():
+        if isinstance(value, str) and "\n" in value:
+            out.append(f"  {shown(key)}:")
+            out.extend(f"    {shown(line, lines=True)}" for line in value.split("\n"))
+        else:
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            out.append(f"  {shown(key)}: {shown(text)}")
+    preview = request.preview
+    if preview is not None and preview.summary:
+        out.append(f"it would: {shown(preview.summary)}")
+    if preview is not None and preview.diff:
+        out.append("exactly what will be sent:" if preview.path is None else f"diff of {shown(preview.path)}:")
+        out.extend(f"  {shown(line, lines=True)}" for line in preview.diff.rstrip("\n").split("\n"))
+    return out
+
+
+def terminal_size(stdin: object) -> tuple[int, int]:
+    """(rows, columns) of the person's terminal: LINES/COLUMNS when set, else the terminal on stdin, else 24×80."""
+    rows, cols = 0, 0
+    try:
+        size = os.get_terminal_size(stdin.fileno())  # type: ignore[attr-defined]
+        rows, cols = size.lines, size.columns
+    except (AttributeError, OSError, ValueError):  # not a terminal (io.UnsupportedOperation is both)
+        pass
+    rows = _env_int("LINES") or rows or 24
+    cols = _env_int("COLUMNS") or cols or 80
+    return max(rows, 5), max(cols, 20)
+
+
+def _env_int(name: str) -> int:
+    text = os.environ.get(name, "")
+    return int(text) if text.isdigit() and 0 < len(text) < 6 else 0
+
+
+def pages(lines: list[str], rows: int, cols: int) -> list[list[str]]:
+    """``lines`` cut into pages of at most ``rows`` - 2 terminal rows (a long line wraps over several)."""
+    room = rows - 2
+    out: list[list[str]] = [[]]
+    used = 0
+    for line in lines:
+        height = max(1, math.ceil(len(line) / cols))
+        if out[-1] and used + height > room:
+            out.append([])
+            used = 0
+        out[-1].append(line)
+        used += height
+    return out

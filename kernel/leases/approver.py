@@ -57,7 +57,8 @@ class Approver(Protocol):
 
 
 class DenyAll:
-    """Headless default: every request is denied (scopes granted up front never get here)."""
+    """Headless default: every request is refused by the kernel, nobody having been asked (scopes granted up
+    front never get here)."""
 
     async def decide(self, request: LeaseRequest) -> Decision:
-        return Denial("no one is attached to grant it (run with --grant, or from a terminal)")
+        return Denial("no one is attached to grant it (run with --grant, or from a terminal)", by="kernel")

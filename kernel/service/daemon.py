@@ -119,6 +119,7 @@ def health(kernel: Any, store: SettingsStore) -> dict[str, Any]:
 
     from ..core.errors import ConfigError
     from ..config.settings import KEY_VARIABLES
+    from .provider_env import kernel_side
 
     integrity = kernel.ledger.integrity()
     keyed = []
@@ -135,4 +136,6 @@ def health(kernel: Any, store: SettingsStore) -> dict[str, Any]:
         "ledger_problem": None if isinstance(integrity, Intact) else integrity.reason,
         **_automation_health(kernel.automations.integrity()),
         "providers_with_key": keyed,
+        # which key and base URL each provider uses, as keyed hashes: ask compares its caller's (provider_env.py)
+        "provider_env": kernel_side(store.api_key, lambda name: store.base_url(name, kernel.settings)),
     }

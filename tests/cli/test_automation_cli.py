@@ -80,9 +80,8 @@ def test_automation_create_is_confirmed_on_the_terminal_with_the_whole_definitio
                 "timezone": "Europe/Berlin", "policy": [{"scope": "fs.read", "minutes": 30}]}
     with FakeProviderServer() as srv:
         srv.script(Turn(parts=(ToolCall("automation_create", proposal),)), Turn(parts=(Text("Created."),)))
-        # --grant cannot stand in for the confirmation: the prompt still comes
         status, seen, out, err = ask_on_a_tty(
-            ["make a digest", "--workspace", str(tmp_path), "--grant", "automation.create=5m"], agentdesk_home,
+            ["make a digest", "--workspace", str(tmp_path)], agentdesk_home,
             anthropic_env(srv), b"[N] Deny", b"y\n")
     assert status == 0, seen + err
     for line in (b"wants to call automation_create (automation.create)",
@@ -105,9 +104,13 @@ def test_automation_create_without_a_terminal_is_denied_and_nothing_is_made(agen
 
     proposal = {"name": "n", "objective": "o", "schedule": "every 1d", "policy": []}
     with FakeProviderServer() as srv:
+        # --grant cannot stand in for the confirmation: it is refused up front, saying how it can be allowed
+        refused = ask(["make one", "--workspace", str(tmp_path), "--grant", "automation.create=5m"], agentdesk_home,
+                      anthropic_env(srv))
+        assert refused.returncode == 2 and "a person confirms each of these calls" in refused.stderr
+        assert "from a terminal" in refused.stderr and "settings.json" not in refused.stderr
         srv.script(Turn(parts=(ToolCall("automation_create", proposal),)), Turn(parts=(Text("Not made."),)))
-        done = ask(["make one", "--workspace", str(tmp_path), "--grant", "automation.create=5m"], agentdesk_home,
-                   anthropic_env(srv))
+        done = ask(["make one", "--workspace", str(tmp_path)], agentdesk_home, anthropic_env(srv))
     assert done.returncode == 0, done.stderr
     assert "permission denied" in done.stderr
     assert agentdesk(["automation", "list", "--json"], agentdesk_home).stdout == ""

@@ -87,7 +87,7 @@ def test_a_grant_no_tool_uses_is_a_warning_and_the_run_goes_on(agentdesk_home, t
         srv.script(Turn(parts=(Text("hello"),)))
         (agentdesk_home / "settings.json").write_text(json.dumps({"default_lease": 60}))
         done = ask(["hi", "--workspace", str(tmp_path), "--grant", "fs.wirte=5m", "--grant", "fs",
-                    "--grant", "*=1m", "--grant", "shell.exec.net"], agentdesk_home, anthropic_env(srv))
+                    "--grant", "*=1m"], agentdesk_home, anthropic_env(srv))
         srv.assert_done()
     assert done.returncode == 0, done.stderr
     assert "hello" in done.stdout

@@ -45,8 +45,9 @@ def test_bad_input_is_a_sentence_and_exit_2(agentdesk_home: Path, capsys):
     assert main(["mcp", "add", "s", "--secret-env", "NOT_SET_ANYWHERE_X", "--command", "x"]) == 2
     assert "no environment variable NOT_SET_ANYWHERE_X" in capsys.readouterr().err
     (agentdesk_home / "mcp.json").write_text("[1, 2]")
-    assert main(["mcp", "list"]) == 0
-    assert "mcp.json must be an object" in capsys.readouterr().err
+    assert main(["mcp", "list"]) == 2  # what is wrong, and not "no MCP servers yet" (issue 23)
+    err = capsys.readouterr().err
+    assert "mcp.json must be an object" in err and "no MCP servers yet" not in err
 
 
 def test_the_console_script_knows_mcp(agentdesk_home: Path):

@@ -71,3 +71,123 @@ def test_ctrl_c_kills_the_agent_in_the_kernel_and_exits_130(kernel_proc, kernel_
     assert b"interrupted" in err and b"Traceback" not in err
     [row] = _ps_all(kernel_env)
     assert row["state"] == "killed"
+
+
+def test_a_grant_confirmed_on_every_call_is_refused_and_an_unanswerable_request_refused_by_the_kernel(
+        kernel_proc, kernel_env, srv, tmp_path):
+    bad = subprocess.run(agentdesk("ask", "x", "--workspace", str(tmp_path), "--grant", "shell.exec.net=5m"),
+                         env=kernel_env, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2, bad.stderr
+    assert "--grant shell.exec.net would allow nothing: shell_exec is confirmed on every call" in bad.stderr
+    assert "from a terminal" in bad.stderr and "Traceback" not in bad.stderr
+    assert _ps_all(kernel_env) == []  # refused before any spawn
+    srv.script(Turn(parts=(FakeCall("fs_write", {"path": "n.txt", "content": "no\n"}),)), Turn(parts=(Text("fine"),)))
+    done = subprocess.run(agentdesk("ask", "write n", "--workspace", str(tmp_path)), env=kernel_env, cwd=ROOT,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "n.txt").exists()
+    listed = subprocess.run(agentdesk("ledger", "--kind", "denied", "--json"), env=kernel_env, cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    [denied] = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert denied["actor"] == "kernel" and denied["scope"] == "fs.write" and denied["reason"], denied
+
+
+def test_the_kernel_going_away_mid_run_is_a_failure_not_bad_usage(kernel_proc, kernel_env, srv, tmp_path):
+    srv.script(Turn(parts=(Text("a long answer that streams slowly " * 4, chunks=40),), delay=0.3))
+    proc = subprocess.Popen(agentdesk("ask", "talk", "--workspace", str(tmp_path)), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=kernel_env, cwd=ROOT)
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 30)  # the first words have arrived: the agent runs
+        assert ready and os.read(proc.stdout.fileno(), 64)
+        kernel_proc.kill9()
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 4, err
+    assert b"the kernel stopped serving this agent" in err and b"Traceback" not in err
+
+
+def test_resume_ask_agent_and_show_go_through_the_running_kernel(kernel_proc, kernel_env, srv, tmp_path):
+    srv.script(Turn(parts=(Text("a long answer that streams slowly " * 4, chunks=40),), delay=0.3),
+               Turn(parts=(Text("back at it"),)), Turn(parts=(Text("the follow-up answer"),)))
+    proc = subprocess.Popen(agentdesk("ask", "talk", "--workspace", str(tmp_path)), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=kernel_env, cwd=ROOT)
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 30)
+        assert ready and os.read(proc.stdout.fileno(), 64)
+        kernel_proc.kill9()  # the agent is cut mid-reply; it comes back interrupted
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    kernel_proc.start()
+    [row] = _ps_all(kernel_env)
+    assert row["state"] == "interrupted", row
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(agentdesk(*args), env=kernel_env, cwd=ROOT, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=60)
+
+    resumed = run("resume", row["id"])
+    assert resumed.returncode == 0, resumed.stderr
+    assert "back at it" in resumed.stdout
+    follow = run("ask", "and then?", "--agent", row["id"])
+    assert follow.returncode == 0, follow.stderr
+    assert "the follow-up answer" in follow.stdout
+    assert [r["id"] for r in _ps_all(kernel_env)] == [row["id"]]  # the same agent, in the kernel
+    shown = run("show", row["id"], "--json")
+    assert shown.returncode == 0, shown.stderr
+    roles = [json.loads(line)["role"] for line in shown.stdout.splitlines()]
+    texts = shown.stdout
+    assert roles[0] == "user" and roles[-1] == "assistant"
+    assert "talk" in texts and "back at it" in texts and "and then?" in texts and "the follow-up answer" in texts
+
+
+def test_resume_without_a_kernel_runs_the_agent_in_its_own_process(kernel_proc, kernel_env, srv, tmp_path):
+    srv.script(Turn(parts=(Text("a long answer that streams slowly " * 4, chunks=40),), delay=0.3),
+               Turn(parts=(Text("resumed here"),)))
+    proc = subprocess.Popen(agentdesk("ask", "talk", "--workspace", str(tmp_path)), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=kernel_env, cwd=ROOT)
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 30)
+        assert ready and os.read(proc.stdout.fileno(), 64)
+        kernel_proc.kill9()  # and not started again: resume runs the agent in-process
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    listed = subprocess.run(agentdesk("ledger", "--kind", "agent.spawn", "--json"), env=kernel_env, cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    [spawn] = [json.loads(line) for line in listed.stdout.splitlines()]
+    resumed = subprocess.run(agentdesk("resume", spawn["actor"]), env=kernel_env, cwd=ROOT, stdin=subprocess.DEVNULL,
+                             capture_output=True, text=True, timeout=60)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resumed here" in resumed.stdout and "Traceback" not in resumed.stderr
+
+
+def test_a_provider_environment_the_kernel_does_not_use_is_refused_in_a_sentence(kernel_proc, kernel_env, srv,
+                                                                                  tmp_path):
+    from tests.fakes import FakeProviderServer
+
+    with FakeProviderServer() as other:
+        other.script(Turn(parts=(Text("from the caller's server"),)))
+        cases = [({"ANTHROPIC_BASE_URL": other.anthropic_base_url}, "ANTHROPIC_BASE_URL", "another base URL", []),
+                 ({"ANTHROPIC_API_KEY": "sk-caller-secret-1234"}, "ANTHROPIC_API_KEY", "another API key", []),
+                 ({"OPENAI_BASE_URL": other.openai_base_url, "OPENAI_API_KEY": "sk-other-5678"}, "OPENAI_BASE_URL",
+                  "no base URL for openai-chat", ["--provider", "openai-chat"])]
+        for extra, variable, words, args in cases:
+            done = subprocess.run(agentdesk("ask", "hi", "--workspace", str(tmp_path), *args),
+                                  env={**kernel_env, **extra}, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                  capture_output=True, text=True, timeout=60)
+            assert done.returncode == 2, done.stderr
+            assert f"{variable} is set here, but the running kernel uses {words}" in done.stderr, done.stderr
+            assert "agentdesk kernel --stop" in done.stderr
+            for value in extra.values():
+                assert value not in done.stderr  # neither a key nor a URL is printed
+        assert other.requests == [] and srv.requests == []
+    assert _ps_all(kernel_env) == []  # refused before any spawn
+    srv.script(Turn(parts=(Text("same settings"),)))
+    same = subprocess.run(agentdesk("ask", "hi", "--workspace", str(tmp_path)), env=kernel_env, cwd=ROOT,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert same.returncode == 0 and "same settings" in same.stdout, same.stderr

@@ -25,7 +25,7 @@ def test_on_a_terminal_a_confirm_policy_asks_once_per_call(srv, tmp_path, agentd
     _confirm_writes(agentdesk_home)
     srv.script(Turn(parts=(FakeCall("fs_write", {"path": "t.txt", "content": "tty\n"}),)),
                Turn(parts=(Text("written"),)))
-    status, seen, _out, err = ask_on_a_tty(["write t", "--workspace", str(tmp_path), "--grant", "fs.write=5m"],
+    status, seen, _out, err = ask_on_a_tty(["write t", "--workspace", str(tmp_path)],
                                            agentdesk_home, anthropic_env(srv), b"[N] Deny", b"y\n")
     assert status == 0, seen + err
     assert b"asks every time: your policy for fs.write is to confirm every call" in seen
@@ -36,9 +36,15 @@ def test_on_a_terminal_a_confirm_policy_asks_once_per_call(srv, tmp_path, agentd
         assert confirm.actor == "user" and call.confirmed == confirm.seq and call.lease is None
 
 
-def test_without_a_terminal_a_confirmation_is_denied_even_with_a_grant(srv, tmp_path, agentdesk_home):
+def test_without_a_terminal_a_grant_is_refused_up_front_and_the_confirmation_refused_by_the_kernel(
+        srv, tmp_path, agentdesk_home):
     _confirm_writes(agentdesk_home)
+    refused = ask(["write t", "--workspace", str(tmp_path), "--grant", "fs.write=5m"], agentdesk_home, anthropic_env(srv))
+    assert refused.returncode == 2 and "your policy for fs.write is to confirm every call" in refused.stderr
     srv.script(Turn(parts=(FakeCall("fs_write", {"path": "t.txt", "content": "x"}),)), Turn(parts=(Text("ok"),)))
-    done = ask(["write t", "--workspace", str(tmp_path), "--grant", "fs.write=5m"], agentdesk_home, anthropic_env(srv))
+    done = ask(["write t", "--workspace", str(tmp_path)], agentdesk_home, anthropic_env(srv))
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / "t.txt").exists() and "permission denied" in done.stderr
+    with Ledger(agentdesk_home / "ledger.db") as ledger:
+        [denied] = ledger.page(kind="denied")
+    assert denied.actor == "kernel" and "confirm every call" in denied.reason

@@ -1,0 +1,91 @@
+"""``agentdesk show ID [--json]``: an agent's transcript, from the running kernel or else from the ledger.
+
+Text: each message under its role, tool calls and results on their own lines; with ``--json`` one object per
+message (``role`` and its ``parts``, each with its ``type``). What the model or a tool wrote is shown as text,
+never obeyed by the terminal: control and bidi codes are escaped (``terminal.shown``), except in ``--json``,
+where JSON's own escaping applies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from typing import Any, Sequence
+
+from ledger import LedgerError
+
+from ..core.errors import ConfigError, KernelError
+from . import EXIT_USAGE, one_line
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("show", help="print an agent's transcript", description="Print an agent's transcript: "
+                       "its messages, tool calls and results (--json: one JSON object per message).")
+    p.add_argument("agent", metavar="ID", help="the agent's id (agentdesk ps --all)")
+    p.add_argument("--json", action="store_true", help="one JSON object per message")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        messages = _conversation(args.agent)
+    except (ConfigError, KernelError, LedgerError) as exc:
+        print(f"agentdesk show: {one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    lines = [json.dumps(as_json(m), ensure_ascii=False) for m in messages] if args.json else transcript(messages)
+    if lines:
+        print("\n".join(lines))
+    return 0
+
+
+def _conversation(agent_id: str) -> Sequence[Any]:
+    from ._service import channel
+
+    ch = channel("show")
+    if ch is not None:
+        try:
+            found = ch.call("agents.conversation", {"agent_id": agent_id})
+        finally:
+            ch.close()
+        from .. import api
+
+        if not isinstance(found, (list, tuple)) or not all(isinstance(m, api.Message) for m in found):
+            raise KernelError("the kernel sent a transcript that is not a list of messages")
+        return list(found)
+    import time
+
+    from ..agents.rebuild import conversation_of, summarise
+    from ._home_ledger import open_existing
+
+    ledger = open_existing()  # read only: nothing is brought back to work, no ledger is made
+    if ledger is None:
+        raise KernelError(f"no agent {agent_id!r}: there is no ledger yet")
+    with ledger:
+        record = summarise(ledger, time.time()).agents.get(agent_id)
+        if record is None:
+            raise KernelError(f"no agent {agent_id!r} (see 'agentdesk ps --all')")
+        return list(conversation_of(ledger, record.spawn))
+
+
+def as_json(message: Any) -> dict[str, Any]:
+    return {"role": message.role, "parts": [{"type": type(p).__name__, **asdict(p)} for p in message.parts]}
+
+
+def transcript(messages: Sequence[Any]) -> list[str]:
+    from .. import api
+    from .terminal import shown
+
+    out: list[str] = []
+    for m in messages:
+        out.append(f"── {m.role}")
+        for part in m.parts:
+            if isinstance(part, api.TextPart):
+                out.extend(shown(line, lines=True) for line in part.text.split("\n"))
+            elif isinstance(part, api.ToolUse):
+                out.append(f"[tool call] {shown(part.name)} {shown(json.dumps(dict(part.input), ensure_ascii=False))}")
+            elif isinstance(part, api.ToolResultPart):
+                mark = "error" if part.is_error else "result"
+                out.append(f"[tool {mark}] {shown(part.name)}:")
+                out.extend(f"  {shown(line, lines=True)}" for line in part.content.split("\n"))
+    return out
