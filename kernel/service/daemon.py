@@ -21,6 +21,7 @@ from typing import Any
 
 from ..config.settings import SettingsStore
 from ..config.home import socket_path
+from ..config.private import repair_home
 from .home import HomeLock, private_folder
 from .peers import become_subreaper
 from .server import KernelServer
@@ -31,6 +32,7 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
     from ..compose import open_home
 
     started = time.time()
+    repair_home(home)  # a home made before issue 23 was readable by every local user
     lock = HomeLock(home)
     lock.acquire(started)
     if not become_subreaper():  # orphans of what the kernel starts stay below it (kernel.service.peers)
