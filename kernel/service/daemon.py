@@ -40,9 +40,11 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
               "started could reach its socket", file=sys.stderr, flush=True)
     try:
         built = open_home(home, out_of_process=False, watch_workspaces=True,  # no UI here to keep responsive
-                          restore=True)  # the agents on the record come back (working ones: interrupted)
+                          restore=False)  # (below, once the open outward calls are settled)
         kernel, store, providers = built.kernel, built.store, built.providers
         await kernel.outward.resume()  # outward calls a crashed kernel left open: verified, never redone
+        kernel.agents.restore()  # the agents on the record come back (working ones: interrupted); a call cut
+        # short mid-send is answered with how it ended, as just verified (kernel.tools.outward.interrupted_words)
         path = socket_path(home)
         if path.parent != home:  # a runtime folder (the home's path was too long for a socket address)
             private_folder(path.parent)
