@@ -32,7 +32,7 @@ def cut_mid_send(ledger: Ledger, agent: str, key: str, subject: str, outcome: st
     ledger.append(ModelRequest(actor=agent, reason="user-turn", provider="scripted", model="m", status="ok",
                                tool_calls=({"id": "c-" + key, "name": "mail_send", "input": args},)))
     call = ledger.append(ToolCall(actor=agent, tool="mail_send", scope="mail.send", input=args, call="c-" + key))
-    intent = ledger.append(Intent(actor=agent, tool="mail_send", key=key, target=message_id_for(key),
+    intent = ledger.append(Intent(actor=agent, tool="mail_send", key=key, target=message_id_for(key, "test-salt"),
                                   call_id="c-" + key, cause=call.seq))
     assert isinstance(intent, Intent)
     if outcome is not None:
@@ -60,7 +60,7 @@ def test_the_interrupted_calls_answer_says_sent_not_sent_or_unknown(tmp_path: Pa
     finally:
         run(kernel.aclose())
         ledger.close()
-    assert "the mail was sent" in sent and message_id_for("k-done") in sent and "do not repeat it" in sent
+    assert "the mail was sent" in sent and message_id_for("k-done", "test-salt") in sent and "do not repeat it" in sent
     assert "the mail was not sent" in refused and "connection broke" in refused and "not retried" in refused
     assert "unknown" in unknown and "Inbox" in unknown and "not retried" in unknown
     assert "was not recorded" in open_ and "ask the user" in open_
