@@ -2,7 +2,8 @@
 
 Rendering is kept out of the store: it only needs to read one entry and its
 two blobs, so it takes anything that can (``DiffSource``). Contents that
-were too large to keep, or are not UTF-8, are described rather than shown.
+were not kept (too large, or ignored when they changed), or are not UTF-8,
+are described rather than shown.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def render(source: DiffSource, seq: int, context: int = 3) -> str:
         if digest is None:
             sides.append(b"")
         elif not source.has_blob(digest):
-            return f"(contents of {entry.path} were too large to keep; hash {digest[:12]})\n"
+            return f"(contents of {entry.path} were not kept, only their hash {digest[:12]})\n"
         else:
             sides.append(source.blob(digest))
     try:

@@ -31,7 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence
 
-from . import blobs, files, integrity, lockfile
+from . import blobs, files, integrity, lockfile, private
 from .actors import USER
 from .chain import CHAIN_COLUMNS, GENESIS, link, stored_values
 from .diff import render as render_diff
@@ -68,9 +68,12 @@ class Ledger(Queries):
         if not create and not os.path.exists(self.path):
             raise LedgerUnavailable(self.path, "no ledger there yet")
         try:
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            Path(self.path).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             with lockfile.held(self.path):  # creation and migration wait for each other
                 new = not os.path.exists(self.path) or os.path.getsize(self.path) == 0
+                if self.path not in ("", ":memory:"):  # 0600, its WAL and -shm too (ledger.private)
+                    private.create_private(self.path)
+                    private.narrow(self.path)
                 self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
                 self._db.row_factory = sqlite3.Row
                 self._db.execute("PRAGMA journal_mode=WAL")

@@ -131,7 +131,7 @@ def plan(ledger: UndoLedger, after_seq: int, only_actor: str | None = None) -> t
             steps.pop(change.path, None)
             continue
         if change.before is not None and not ledger.has_blob(change.before):
-            conflicts[change.path] = Conflict(change.path, "its earlier contents were too large to keep")
+            conflicts[change.path] = Conflict(change.path, NOT_KEPT)
             steps.pop(change.path, None)
             continue
         landed = current == change.after and change.after != change.before
@@ -198,6 +198,9 @@ def _land(ledger: UndoLedger, step: Step) -> Conflict | None:
 
 
 MOVED = "a folder on its path is now a link to elsewhere; undo does not follow it"
+# The ledger kept only the hash of the earlier contents. Why (too large, or the ignore rules matched when it
+# changed) is not on the record, so the sentence does not guess: a 9-byte file was once called too large.
+NOT_KEPT = "its earlier contents were not kept in the ledger (only their hash was recorded)"
 
 
 def _moved(path: str) -> bool:

@@ -16,6 +16,8 @@ import importlib
 import sys
 from typing import NoReturn, Sequence
 
+from ..config.home import home
+from ..config.private import repair_home
 from ..core.errors import ConfigError
 
 # subcommand → module under kernel.cli with add_parser(subparsers) and run(args) -> int
@@ -55,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     module = importlib.import_module(f"{__name__}.{COMMANDS[args.command]}")
+    repair_home(home())  # owner-only, a home made before issue 23 too (kernel.config.private)
     try:
         return int(module.run(args))
     except ConfigError as exc:

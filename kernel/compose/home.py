@@ -90,11 +90,13 @@ def open_home(root: Path, *, out_of_process: bool, settings: Settings | None = N
     real ones (tests); ``clock`` is the ledger's and the kernel's."""
     from ledger import Ledger
 
+    from ..config.private import repair_home
     from ..config.settings import SettingsStore
     from ..mail.wiring import held_account_secrets, mail_for_home
     from ..providers.lazy import LazyProviders, missing_key_message
     from ..redaction import SecretRegistry
 
+    repair_home(root)  # owner-only, a home made before issue 23 too (kernel.config.private)
     store = SettingsStore(root)
     settings = settings or store.check().settings
     kernel: Kernel | None = None

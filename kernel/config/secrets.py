@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from .private import make_home, write_private
 
 
 class KeysFile(Protocol):
@@ -54,11 +55,8 @@ def _note_keyring(root: Path, name: str, held: bool) -> None:
     if (name in names) == held:
         return
     names = names | {name} if held else names - {name}
-    Path(root).mkdir(parents=True, exist_ok=True)
-    path = Path(root) / KEYRING_INDEX
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(sorted(names)), encoding="utf-8")
-    os.replace(tmp, path)
+    make_home(Path(root))
+    write_private(Path(root) / KEYRING_INDEX, json.dumps(sorted(names)))
 
 
 def keyring_held(root: Path) -> list[tuple[str, str]]:

@@ -31,6 +31,7 @@ from ..core.errors import ConfigError
 from ..accounting.prices import DEFAULT_PRICES, frozen_prices
 from ..providers.catalog import CATALOG
 from ..trust.hook_config import Hook
+from .private import make_home, write_private
 from .schema import (
     KEYS_FILE, PROVIDER_NAMES, SETTINGS_FILE, WEB_KEY_VARIABLES, Checked, check_keys, check_settings, unreadable,
 )
@@ -159,8 +160,8 @@ class SettingsStore:
 
     def save(self, settings: Settings) -> None:
         settings.validate()
-        self.root.mkdir(parents=True, exist_ok=True)
-        _write_private(self.settings_path, json.dumps(settings.to_json(), indent=2), mode=0o644)
+        make_home(self.root)
+        write_private(self.settings_path, json.dumps(settings.to_json(), indent=2))
 
     def keys(self) -> dict[str, str]:
         """The saved keys; ConfigError (never quoting a key) when keys.json holds anything else."""
@@ -182,8 +183,8 @@ class SettingsStore:
             keys[provider] = key
         else:
             keys.pop(provider, None)
-        self.root.mkdir(parents=True, exist_ok=True)
-        _write_private(self.keys_path, json.dumps(keys, indent=2), mode=0o600)
+        make_home(self.root)
+        write_private(self.keys_path, json.dumps(keys, indent=2))
 
     def api_key(self, provider: str, env: Mapping[str, str] | None = None) -> str | None:
         """The key for a provider: its SDK's environment variable first, then keys.json."""
@@ -270,8 +271,7 @@ class SettingsStore:
             name, _, entry = problem.field.partition(".")
             if isinstance(data.get(name), dict):
                 data[name].pop(entry, None)
-        mode = 0o600 if path == self.keys_path else 0o644
-        _write_private(path, json.dumps(data, indent=2), mode=mode)
+        write_private(path, json.dumps(data, indent=2))
 
 
 @dataclass(frozen=True)
@@ -326,17 +326,6 @@ def _read_json_or_none(path: Path) -> Any:
         return _read_json(path, path.name)
     except ConfigError:
         return None
-
-
-def _write_private(path: Path, text: str, mode: int) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
 
 
 def with_overrides(settings: Settings, **changes: Any) -> Settings:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,7 @@ from ..core.loop import KernelLoop
 from ..core.messages import Message, user_text
 from ..core.states import AgentState
 from ..tools.fs.stale import sweep_temp_files
+from ..tools.outward import interrupted_words
 from ..trust.taint import taint_from
 from ..workspace.root import Workspace
 
@@ -201,8 +203,11 @@ class Agents:
                 self.table[agent_id].taint = taint
 
     def _adopt(self, rec: AgentRecord) -> AgentProcess:
-        if rec.dangling:  # calls that may have run: answered as interrupted, never run again
-            self._services.ledger.append_many(rec.dangling)
+        if rec.dangling:  # calls that may have run: answered as interrupted, never run again; an outward
+            # call's answer says how it ended, as recorded (sent, not sent, or unknown: in the Inbox)
+            ledger = self._services.ledger
+            ledger.append_many([replace(e, message=interrupted_words(ledger, e.cause) or e.message)
+                                for e in rec.dangling])
         agent = process_from(rec, self._services)
         self.table[agent.id] = agent
         return agent

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from secrets import token_hex
 from pathlib import Path
 from typing import Any, Awaitable, TypeVar
@@ -183,8 +184,10 @@ class McpConnection:
             with open("/dev/null", "w", encoding="utf-8") as sink:
                 yield sink
             return
-        self._log_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self._log_path, "w", encoding="utf-8", errors="replace") as log:
+        self._log_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(self._log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)  # owner-only
+        os.fchmod(fd, 0o600)
+        with open(fd, "w", encoding="utf-8", errors="replace") as log:
             yield log
 
     async def _race(self, work: Awaitable[T], doing: str) -> T:

@@ -18,7 +18,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..core.errors import ConfigError
-from ..config.settings import _read_json, _write_private
+from ..config.private import make_home, write_private
+from ..config.settings import _read_json
 from .mcp_names import server_problem
 from .mcp_secrets import ENV_NAME, HEADER_NAME, LEGACY_FILE, McpSecretBook, McpSecrets, string_map
 
@@ -200,5 +201,5 @@ class McpStore:
         return data
 
     def _write(self, data: dict[str, Any]) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        _write_private(self.path, json.dumps(data, indent=2), mode=0o644)
+        make_home(self.root)
+        write_private(self.path, json.dumps(data, indent=2))

@@ -19,7 +19,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..core.errors import ConfigError
-from ..config.settings import _read_json, _write_private
+from ..config.private import write_private
+from ..config.settings import _read_json
 
 if TYPE_CHECKING:
     from ..config.secrets import SecretStore
@@ -175,7 +176,7 @@ class McpSecretBook:
                     if self.store.get(name) != value:
                         raise ConfigError("the value read back differs", name)
                 legacy.pop(server)
-                _write_private(path, json.dumps(legacy, indent=2), mode=0o600)
+                write_private(path, json.dumps(legacy, indent=2))
             except Exception as exc:  # noqa: BLE001 - stop here, keep the rest where it is: tried again next time
                 self.problem = ConfigError(f"{LEGACY_FILE}: the secrets of {str(server)[:40]!r} could not be moved "
                                            f"to the {self.store.where} ({type(exc).__name__}); they stay in "
@@ -195,7 +196,7 @@ class McpSecretBook:
             return
         data = _read_json(self.legacy_path, LEGACY_FILE)
         if isinstance(data, dict) and data.pop(server, None) is not None:
-            _write_private(self.legacy_path, json.dumps(data, indent=2), mode=0o600)
+            write_private(self.legacy_path, json.dumps(data, indent=2))
 
     def _legacy(self, server: str) -> McpSecrets:
         """What a not-yet-moved mcp_keys.json holds for ``server`` (its move failed: still used meanwhile)."""

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-from ..config.settings import _read_json, _write_private
+from ..config.private import make_home, write_private
+from ..config.settings import _read_json
 from ..core.errors import ConfigError
 from ..leases.lease import SCOPE_PATTERN
 
@@ -335,6 +336,6 @@ def set_pin(home: Path, skill: Skill, enabled: bool, mine: bool = False) -> None
         pins[skill.folder] = Pin(skill.sha256, mine)
     else:
         pins.pop(skill.folder, None)
-    home.mkdir(parents=True, exist_ok=True)
+    make_home(home)
     data = {"enabled": {f: {"sha256": p.sha256, "mine": p.mine} for f, p in sorted(pins.items())}}
-    _write_private(home / PINS_FILE, json.dumps(data, indent=2), mode=0o644)
+    write_private(home / PINS_FILE, json.dumps(data, indent=2))

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import json
 import typing
-import os
 import re
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..config.private import make_home, write_private
 from ..core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -166,12 +166,8 @@ class AccountStore:
         return [password for password in passwords if password]
 
     def _write(self, accounts: "typing.List[Account]") -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump([asdict(a) for a in accounts], fh, indent=2)
-        os.replace(tmp, self.path)
+        make_home(self.root)
+        write_private(self.path, json.dumps([asdict(a) for a in accounts], indent=2))
 
 
 def account_secret_name(account: str) -> str:

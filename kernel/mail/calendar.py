@@ -11,6 +11,7 @@ hostile: any library or HTTP error becomes one MailError line.
 from __future__ import annotations
 
 import hashlib
+import hmac
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping
@@ -33,8 +34,9 @@ class Event:
     calendar: str
 
 
-def uid_for(key: str) -> str:
-    return f"{hashlib.sha256(key.encode()).hexdigest()[:32]}@agentdesk.invalid"
+def uid_for(key: str, salt: str) -> str:
+    """The UID of the event whose idempotency key is ``key``, under the home's ``salt`` (``effect_ids``)."""
+    return f"{hmac.new(salt.encode(), key.encode(), hashlib.sha256).hexdigest()[:32]}@agentdesk.invalid"
 
 
 def parse_time(value: str, what: str, tz: str | None = None) -> datetime:

@@ -2,14 +2,17 @@
 
 Header injection is refused here: a To, Cc or Subject holding a line break or
 an address list the parser cannot read is an error the model sees, not a
-silently altered mail. The Message-ID comes from the call's idempotency key
-(``<sha256(key)@agentdesk.invalid>``), so the Sent folder can be searched for
-it before any retry. ``Date`` comes from the injected clock.
+silently altered mail. The Message-ID comes from the call's idempotency key,
+salted with the home's secret (``<hmac-sha256(salt, key)@agentdesk.invalid>``,
+``effect_ids``), so the Sent folder can be searched for it before any retry
+and nobody can plant a mail that matches it. ``Date`` comes from the injected
+clock.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, getaddresses
@@ -22,8 +25,9 @@ from .errors import MailError
 MAX_RECIPIENTS = 50
 
 
-def message_id_for(key: str) -> str:
-    return f"<{hashlib.sha256(key.encode()).hexdigest()}@agentdesk.invalid>"
+def message_id_for(key: str, salt: str) -> str:
+    """The Message-ID of the send whose idempotency key is ``key``, under the home's ``salt``."""
+    return f"<{hmac.new(salt.encode(), key.encode(), hashlib.sha256).hexdigest()}@agentdesk.invalid>"
 
 
 def _addresses(value: Any, what: str) -> list[str]:

@@ -26,6 +26,7 @@ from ..tools.fs.common import integer, obj, string
 from . import calendar, imap, smtp
 from .accounts import Account, AccountStore, Credentials
 from .compose import compose, message_id_for, shown
+from .effect_ids import home_salt
 from .errors import MailError
 
 if TYPE_CHECKING:
@@ -57,6 +58,14 @@ class MailService:
     def clock(self) -> Clock:
         assert self._clock is not None, "MailService.bind(ledger, clock) first"
         return self._clock
+
+    def message_id(self, key: str) -> str:
+        """The Message-ID a send with idempotency key ``key`` carries: salted with the home's secret."""
+        return message_id_for(key, home_salt(self.accounts.secrets))
+
+    def event_uid(self, key: str) -> str:
+        """The UID an event created under ``key`` carries: salted with the home's secret."""
+        return calendar.uid_for(key, home_salt(self.accounts.secrets))
 
     def creds(self, args: Mapping[str, Any] | None = None) -> Credentials:
         """The credentials of the call's ``account`` (by name), else of the first account."""
@@ -122,7 +131,7 @@ class MailService:
         compose(creds.account, args, None, self.clock.now())  # a bad address fails here, before any intent
 
         async def act(key: str) -> Mapping[str, Any]:
-            msg = compose(creds.account, args, message_id_for(key), self.clock.now())
+            msg = compose(creds.account, args, self.message_id(key), self.clock.now())
             for attempt in (1, 2):
                 try:
                     await smtp.send(creds, msg)
@@ -138,7 +147,7 @@ class MailService:
         async def verify(intent: Intent) -> bool:
             return await self._mail_found(creds, intent.target)
 
-        outcome, replayed = await self.book.once(ctx, "mail_send", keyed(args, creds.account), message_id_for,
+        outcome, replayed = await self.book.once(ctx, "mail_send", keyed(args, creds.account), self.message_id,
                                                  act, verify)
         return _reported(outcome, replayed, "mail", _sent_text(args, outcome))
 
@@ -163,14 +172,14 @@ class MailService:
 
         async def act(key: str) -> Mapping[str, Any]:
             try:
-                return await asyncio.to_thread(calendar.create, creds, calendar.uid_for(key), args)
+                return await asyncio.to_thread(calendar.create, creds, self.event_uid(key), args)
             except MailError as exc:
                 if exc.kind in ("auth", "config", "not_found"):
                     raise NotDone(exc.message) from None
                 raise
 
         outcome, replayed = await self.book.once(ctx, "calendar_create", keyed(args, creds.account),
-                                                 calendar.uid_for, act, self.event_verifier(creds))
+                                                 self.event_uid, act, self.event_verifier(creds))
         return _reported(outcome, replayed, "event", _created_text(args, outcome))
 
     def event_verifier(self, creds: Credentials | None = None) -> Verifier:

@@ -136,7 +136,10 @@ class Sandbox:
         for path, is_dir in view.masked:
             args += ["--size", "4096", "--tmpfs", str(path), "--remount-ro", str(path)] if is_dir and size else \
                 ["--tmpfs", str(path), "--remount-ro", str(path)] if is_dir else ["--ro-bind", "/dev/null", str(path)]
-        args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session",
+        # --as-pid-1: the command is the namespace's first process and bwrap's own child, which bwrap waits
+        # for; bwrap's reaper init would outlive bwrap by a moment, an orphan the kernel (a child subreaper,
+        # kernel.service.peers) adopted and never waited for: one zombie per command (issue 23)
+        args += ["--unshare-pid", "--as-pid-1", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session",
                  "--cap-drop", "ALL", "--chdir", root]
         if not network:
             args.append("--unshare-net")

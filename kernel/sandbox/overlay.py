@@ -231,7 +231,7 @@ class OverlayProbe:
         stage.upper.mkdir()
         stage.work.mkdir()
         bwrap = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--bind", str(lower), str(lower),
-                 "--unshare-pid", "--cap-drop", "ALL", "--chdir", str(lower), "--",
+                 "--unshare-pid", "--as-pid-1", "--cap-drop", "ALL", "--chdir", str(lower), "--",
                  "/bin/sh", "-c", "echo b >> kept && rm gone"]
         argv = wrap_argv(method, bwrap, lower, stage, bwrap=self.bwrap, unshare=self.unshare)
         try:

@@ -2,7 +2,8 @@
 cgroup of its own where one can be made), its output pumped to a sink, stopped at its timeout or on
 cancel, and reaped whole.
 
-bubblewrap reports the host pid of the sandbox's init on ``--info-fd``; the
+bubblewrap reports the host pid of the sandbox's init (the command itself, run as the
+namespace's pid 1: ``--as-pid-1``, see ``bwrap``) on ``--info-fd``; the
 supervisor opens a pidfd on it. However the command ends (it exits, its time
 is up, or the caller is cancelled because the agent was killed), the whole
 tree goes at once: SIGKILL to the command's process group and to the

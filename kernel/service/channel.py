@@ -9,10 +9,13 @@ kernel <= 150 ms). ``client.RemoteKernel`` takes both over for the rest.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import json
 import socket
+import struct
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,7 @@ from . import codec, protocol as p
 from ..config.home import socket_path
 
 CALL_TIMEOUT_S = 30.0
+REFUSED_RETRY_S = 2.0  # how long a refused connect is tried again while the home's lock is held
 
 
 def hello_params(client: str, answers_leases: bool) -> dict[str, Any]:
@@ -44,14 +48,7 @@ class SyncChannel:
 
     def _connect(self) -> dict[str, Any]:
         self._close()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        try:
-            sock.connect(str(self.path))
-        except OSError as exc:
-            sock.close()
-            raise p.NotRunning(f"no kernel is listening on {self.path} ({exc.strerror or exc})") from None
-        self._sock, self._buffer = sock, b""
+        self._sock, self._buffer = connect_unix(self.path, self.timeout), b""
         hello = codec.decode(self._exchange("hello", hello_params(self.client, False)))
         self.hello = hello if isinstance(hello, dict) else {}
         return self.hello
@@ -122,6 +119,54 @@ class SyncChannel:
 
 
 
+def connect_unix(path: Path, timeout: float) -> socket.socket:
+    """A socket connected to the kernel listening on ``path``, with ``timeout`` set for what follows.
+
+    A full listen queue is a kernel that listens and has not accepted yet. With Python's timeout set the
+    socket is non-blocking, and ``connect`` then fails at once with EAGAIN: a burst of 300 clients saw 83
+    such failures, each reported as "no kernel is listening" (issue 23). So the connect blocks, waiting in
+    the OS for room in the queue, bounded by ``SO_SNDTIMEO`` (``timeout``); past it the kernel is busy, not
+    absent (``ServiceError``). A refusal while the home's lock is held (a kernel that has its lock and not
+    yet its socket: starting, or a stale socket file not yet replaced) is tried again for up to
+    ``REFUSED_RETRY_S``; otherwise ``NotRunning`` at once."""
+    refused_until = time.monotonic() + min(timeout, REFUSED_RETRY_S)
+    pause = 0.01
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            _send_timeout(sock, timeout)
+            sock.connect(str(path))
+            _send_timeout(sock, 0.0)  # the bound was for the connect only (0: none)
+        except OSError as exc:
+            sock.close()
+            if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
+                raise p.ServiceError(f"the kernel on {path} did not accept the connection within {timeout:g} s "
+                                     "(it is busy)") from None
+            if exc.errno == errno.ECONNREFUSED and time.monotonic() + pause < refused_until and _starting(path):
+                time.sleep(pause)  # a real process between taking its lock and listening: a short back-off
+                pause = min(pause * 2, 0.2)
+                continue
+            raise p.NotRunning(f"no kernel is listening on {path} ({exc.strerror or exc})") from None
+        sock.settimeout(timeout)
+        return sock
+
+
+def _send_timeout(sock: socket.socket, seconds: float) -> None:
+    """Bound a blocking ``connect`` (and send) on ``sock`` to ``seconds`` (0: no bound)."""
+    whole = int(seconds)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", whole, int((seconds - whole) * 1e6)))
+
+
+def _starting(path: Path) -> bool:
+    """The socket file is there and its home's lock is held (the socket beside its home's lock, not in a
+    runtime folder: there the home cannot be told from the socket's name)."""
+    if path.name != "kernel.sock" or not path.exists():
+        return False
+    from .home import is_locked  # only on a refusal: not on ask's way to a running kernel
+
+    return is_locked(path.parent)
+
+
 def kernel_running(home: Path) -> bool:
     """Something listens on the home's socket (cheap: one connect)."""
     path = socket_path(home)
@@ -151,13 +196,7 @@ def subscribe_blocking(path: Path, client: str, answers_leases: bool, since_seq:
     """Open the events connection, say hello and subscribe, and read up to the subscribe reply, blocking
     (NotRunning when no kernel listens, the kernel's error when it refuses it). Every event after that
     reply is in ``rest`` or still in the socket: none is missed."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(timeout)
-    try:
-        sock.connect(str(path))
-    except OSError as exc:
-        sock.close()
-        raise p.NotRunning(f"no kernel is listening on {path} ({exc.strerror or exc})") from None
+    sock = connect_unix(path, timeout)
     buffer, messages = b"", []
     try:
         sock.sendall(codec.dumps(p.request(0, "hello", hello_params(client, answers_leases)))

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 
 from .. import api
 from . import codec, protocol as p
-from .channel import CALL_TIMEOUT_S, Subscribed, SyncChannel, hello_params, kernel_running
+from .channel import CALL_TIMEOUT_S, Subscribed, SyncChannel, connect_unix, hello_params, kernel_running
 from ..config.home import socket_path
 from .stubs import Link, RemoteAgentDesk, RemoteFacadeStubs
 
@@ -82,9 +82,11 @@ class EventChannel:
         self._task = loop.create_task(self._run(reader))
 
     async def _open(self) -> asyncio.StreamReader:
+        sock = await asyncio.to_thread(connect_unix, self.path, CALL_TIMEOUT_S)  # waits out a full listen queue
         try:
-            reader, writer = await asyncio.open_unix_connection(str(self.path), limit=p.MAX_LINE)
+            reader, writer = await asyncio.open_unix_connection(sock=sock, limit=p.MAX_LINE)
         except OSError as exc:
+            sock.close()
             raise p.NotRunning(f"no kernel is listening on {self.path} ({exc.strerror or exc})") from None
         self._writer = writer
         writer.write(codec.dumps(p.request(0, "hello", hello_params(self.client, self.answers_leases))))

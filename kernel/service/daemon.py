@@ -21,6 +21,7 @@ from typing import Any
 
 from ..config.settings import SettingsStore
 from ..config.home import socket_path
+from ..config.private import repair_home
 from .home import HomeLock, private_folder
 from .peers import become_subreaper
 from .server import KernelServer
@@ -31,6 +32,7 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
     from ..compose import open_home
 
     started = time.time()
+    repair_home(home)  # a home made before issue 23 was readable by every local user
     lock = HomeLock(home)
     lock.acquire(started)
     if not become_subreaper():  # orphans of what the kernel starts stay below it (kernel.service.peers)
@@ -38,9 +40,11 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
               "started could reach its socket", file=sys.stderr, flush=True)
     try:
         built = open_home(home, out_of_process=False, watch_workspaces=True,  # no UI here to keep responsive
-                          restore=True)  # the agents on the record come back (working ones: interrupted)
+                          restore=False)  # (below, once the open outward calls are settled)
         kernel, store, providers = built.kernel, built.store, built.providers
         await kernel.outward.resume()  # outward calls a crashed kernel left open: verified, never redone
+        kernel.agents.restore()  # the agents on the record come back (working ones: interrupted); a call cut
+        # short mid-send is answered with how it ended, as just verified (kernel.tools.outward.interrupted_words)
         path = socket_path(home)
         if path.parent != home:  # a runtime folder (the home's path was too long for a socket address)
             private_folder(path.parent)

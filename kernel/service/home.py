@@ -18,6 +18,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..config.private import make_home
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not on the platforms we ship
@@ -59,7 +61,7 @@ class HomeLock:
         self._fd = -1
 
     def acquire(self, started_at: float) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_home(self.path.parent)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         if fcntl is not None:
             try:

@@ -55,6 +55,17 @@ def peer_creds(sock: socket.socket | None) -> tuple[int, int, int] | None:
     return int(pid), int(uid), int(gid)
 
 
+def listen_backlog(somaxconn: Path = Path("/proc/sys/net/core/somaxconn")) -> int:
+    """How many connections may wait to be accepted: as many as the system allows (``listen`` cuts a larger
+    number down to ``net.core.somaxconn``). asyncio's default of 100 refused 83 of a burst of 300 clients
+    (issue 23); a client also waits for room rather than give up (``channel.connect_unix``)."""
+    try:
+        allowed = int(somaxconn.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        allowed = 0
+    return max(socket.SOMAXCONN, allowed)
+
+
 class KernelServer:
     """Serves ``kernel`` (a ``kernel.facade.Kernel``) on ``path`` until ``stop`` is called."""
 
@@ -78,7 +89,8 @@ class KernelServer:
             self.path.unlink()  # left by a kernel that died (we hold the home's lock: it is not running)
         old = os.umask(0o177)  # the socket is born 0600: no window before a chmod
         try:
-            self._server = await asyncio.start_unix_server(self._serve, path=str(self.path), limit=p.MAX_LINE)
+            self._server = await asyncio.start_unix_server(self._serve, path=str(self.path), limit=p.MAX_LINE,
+                                                           backlog=listen_backlog())
         finally:
             os.umask(old)
 

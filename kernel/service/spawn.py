@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..config.private import make_home, open_private_log
 from .channel import kernel_running
 from .protocol import NotRunning
 
@@ -24,14 +25,14 @@ def ensure_kernel(home: Path, deadline_s: float = START_DEADLINE_S) -> bool:
     """Make sure a kernel serves ``home``; True when this call started it (NotRunning if it never came up)."""
     if kernel_running(home):
         return False
-    home.mkdir(parents=True, exist_ok=True)
-    log = open(home / "kernel.log", "ab")  # noqa: SIM115 - handed to the child, closed here after the fork
+    make_home(home)
+    log = open_private_log(home / "kernel.log")  # handed to the child, closed here after the fork
     try:
         proc = subprocess.Popen([sys.executable, "-m", "kernel.cli", "kernel"], stdin=subprocess.DEVNULL, stdout=log,
                                 stderr=log, start_new_session=True, close_fds=True,
                                 env={**os.environ, "AGENTDESK_HOME": str(home)})
     finally:
-        log.close()
+        os.close(log)
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
         if kernel_running(home):

@@ -175,6 +175,38 @@ class OutwardBook:
         return settled
 
 
+# What an interrupted outward call did, in the words its result gives the model after a restart (issue 23:
+# told only "interrupted", a real model sent the mail again although the record said it had gone out).
+_EFFECT = {"mail_send": ("the mail", "sent"), "calendar_create": ("the event", "created")}
+
+
+def interrupted_words(ledger: Ledger, call_seq: int | None) -> str | None:
+    """The result of an outward call the kernel stopped in the middle of, saying its recorded outcome:
+    done (it went out: never again), failed (it did not), unknown (it waits in the user's Inbox), or none
+    recorded yet. None when the call ``call_seq`` began no outward intent."""
+    if call_seq is None:
+        return None
+    intent = next((e for e in ledger.caused_by(call_seq) if isinstance(e, Intent)), None)
+    if intent is None:
+        return None
+    what, done = _EFFECT.get(intent.tool, ("the call's effect", "done"))
+    named = f" ({_TARGET.get(intent.tool, 'key')} {intent.target})" if intent.target else ""
+    stopped = "interrupted: the kernel stopped during this call, before its result was recorded"
+    outcome = settled(ledger, intent) or next((e for e in ledger.caused_by(intent.seq) if isinstance(e, Outcome)),
+                                              None)
+    if outcome is None:
+        return (f"{stopped}. Whether {what} was {done} was not recorded; it was not retried. Do not repeat "
+                f"this call: ask the user whether {what} went out{named}.")
+    detail = f" ({outcome.detail})" if outcome.detail else ""
+    if outcome.status == DONE:
+        return f"{stopped}, but the record says {what} was {done}{named}{detail}. It is done: do not repeat it."
+    if outcome.status == FAILED:
+        return (f"{stopped}. The record says {what} was not {done}{detail}; it was not retried. Call again only "
+                "if it is still wanted.")
+    return (f"{stopped}. Whether {what} was {done} is unknown{detail}: it waits in the user's Inbox to be "
+            f"checked{named}, and it was not retried. Do not repeat it unless the user says it did not go out.")
+
+
 Describer = Callable[[str, Mapping[str, Any], str], "str | None"]  # (tool, arguments, target) → the effect in words
 
 

@@ -8,6 +8,15 @@ reloaded whenever that file changes. A folder holding ``pyvenv.cfg`` is a
 virtual environment whatever its name. Decisions are cached per path until
 the rules change, so a snapshot pays for matching only once per new path.
 
+The rules of ``.agentdeskignore`` are a person's to set: an agent's command
+that wrote ``*`` there would have hidden the next command's deletions from
+the ledger (issue 23). So the file's rules apply only while its current
+bytes were not last written by an agent, as the ledger says (``trusted``,
+given by the snapshot index); an agent's version takes effect once a person
+writes the file (an edit, or an undo of the agent's change). The file itself
+is always recorded, whatever the rules say, so the ledger always knows who
+wrote it.
+
 One exception overrides every rule: a git folder's ``hooks/`` and ``config``
 (and those of its submodules under ``modules/``) are always recorded. They are
 code the user's own git later runs on the host, outside any sandbox, so a
@@ -17,9 +26,11 @@ is not worth recording.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from pathlib import Path
+from typing import Callable
 
 import pathspec
 
@@ -36,7 +47,10 @@ SKIP_DIRS = frozenset({
 
 
 def always_tracked(rel: str, is_dir: bool) -> bool:
-    """True for a git folder, its ``hooks/`` (and everything in it), its ``config``, and the same in its modules."""
+    """True for the workspace's ``.agentdeskignore``, a git folder, its ``hooks/`` (and everything in it), its
+    ``config``, and the same in its modules."""
+    if rel == IGNORE_FILE:
+        return not is_dir
     parts = rel.split("/")
     if ".git" not in parts:
         return False
@@ -51,11 +65,19 @@ def always_tracked(rel: str, is_dir: bool) -> bool:
 class IgnoreRules:
     """The ignore rules of one workspace root. Paths are POSIX, relative to the root."""
 
-    def __init__(self, root: Path, extra_patterns: tuple[str, ...] = ()) -> None:
+    def __init__(self, root: Path, extra_patterns: tuple[str, ...] = (),
+                 trusted: Callable[[Path, str], bool] | None = None) -> None:
+        """``trusted(path, sha256)``: whether the ignore file's current bytes (their hash) may set rules; by
+        default they always may."""
         self.root = root
         self._extra = extra_patterns
+        self._trusted = trusted or (lambda path, digest: True)
         self._lock = threading.Lock()
         self._key: tuple[int, int, int] | None = (-1, -1, -1)  # not loaded yet
+        self._lines: tuple[str, ...] = ()
+        self._digest = ""
+        self._applied = False  # whether the file's lines are in the rules now
+        self.untrusted = False  # the file is there and its rules are not applied (an agent wrote it)
         self._spec = self._build(())
         self._files: dict[str, bool] = {}
         self._dirs: dict[str, bool] = {}
@@ -65,7 +87,8 @@ class IgnoreRules:
         return pathspec.GitIgnoreSpec.from_lines([*DEFAULT_PATTERNS, *self._extra, *lines])
 
     def refresh(self) -> bool:
-        """Reload ``.agentdeskignore`` if it changed; True when the rules changed."""
+        """Reload ``.agentdeskignore`` if it changed, and apply its rules only while ``trusted`` says a person
+        wrote its bytes (asked each time: the ledger may have learnt who did); True when the rules changed."""
         path = self.root / IGNORE_FILE
         try:
             st = path.stat()
@@ -73,16 +96,23 @@ class IgnoreRules:
         except OSError:
             key = None
         with self._lock:
-            if key == self._key:
+            changed = key != self._key
+            if changed:
+                data = b""
+                if key is not None:
+                    try:
+                        data = path.read_bytes()
+                    except OSError:
+                        data = b""
+                self._key = key
+                self._lines = tuple(data.decode("utf-8", errors="replace").splitlines())
+                self._digest = hashlib.sha256(data).hexdigest()
+            apply = key is not None and self._trusted(path, self._digest)
+            self.untrusted = key is not None and not apply
+            if not changed and apply == self._applied:
                 return False
-            lines: tuple[str, ...] = ()
-            if key is not None:
-                try:
-                    lines = tuple(path.read_text("utf-8", errors="replace").splitlines())
-                except OSError:
-                    lines = ()
-            self._key = key
-            self._spec = self._build(lines)
+            self._applied = apply
+            self._spec = self._build(self._lines if apply else ())
             self._files = {}
             self._dirs = {}
             return True

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
-from ledger import OUTSIDE, FileChange, SecretInName, Snapshot
+from ledger import NOT_AGENTS, OUTSIDE, FileChange, SecretInName, Snapshot
 from ledger.blobs import MAX_BLOB_BYTES
 
 from ..core.errors import ToolFailure
@@ -116,13 +116,13 @@ class SnapshotIndex:
         self.racy_ns = racy_ns
         self.ledger = ledger
         self.max_blob = max_blob
-        self.rules = IgnoreRules(self.root)
         self._lock = threading.RLock()
         self._busy = 0
         self._idle_listeners: list[Callable[[], None]] = []
         self._cache = SnapshotCache(cache_dir, self.root, ledger.path) if cache_dir is not None else None
         self._tree: Tree = self._cache.load() if self._cache is not None else {}
         self._baseline = bool(self._tree)
+        self.rules = IgnoreRules(self.root, trusted=self._written_by_a_person)  # reads the tree and the ledger
         ledger_files = list(ledger.own_files)
         if self._cache is not None:
             ledger_files += [str(self._cache.path) + suffix for suffix in ("", "-wal", "-shm", "-journal")]
@@ -137,6 +137,17 @@ class SnapshotIndex:
     def excluded(self) -> frozenset[str]:
         """The ledger's and the cache's own files inside the workspace: never recorded at all."""
         return frozenset(rel for rel in self._excluded if rel is not None)
+
+    def _written_by_a_person(self, path: Path, digest: str) -> bool:
+        """Whether the ignore file's bytes (``digest``) may set rules: not when the ledger says an agent
+        wrote them last, nor while a command runs and neither the ledger nor the last snapshot knew them
+        (that command may have written them). Every agent's write is recorded (the file is never ignored),
+        so other bytes are a person's: written outside a command, or there before the command began."""
+        last = self.ledger.last_write(str(path))
+        if last is not None and last.after == digest:
+            return last.actor in NOT_AGENTS
+        seen = self._tree.get(path.name)
+        return not self.busy or (seen is not None and seen.digest == digest)
 
     def ignores(self, rel: str, *, is_dir: bool = False) -> bool:
         """True when ``rel`` is not tracked (ignore rules, or the ledger's and cache's own files)."""
@@ -188,12 +199,14 @@ class SnapshotIndex:
 
     def _scan(self, reconcile: bool) -> tuple[Tree, list[TreeChange], list[FileChange]]:
         with self._lock:
-            self.rules.refresh()
+            rules_changed = self.rules.refresh()
             old = self._tree
             new: dict[str, FileState] = {}
             fresh: list[str] = []
             self._scan_into(self.root, "", old, new, fresh)
             changes = _changes_since(old, new, fresh)
+            if rules_changed:  # a file the new rules ignore is not gone: it is only no longer looked at
+                changes = [c for c in changes if c.after is not None or not os.path.lexists(self.root / c.rel)]
             recorded = self._reconcile(changes) if reconcile and self._baseline else []
             self._commit(new, {rel: new[rel] for rel in fresh}, [c.rel for c in changes if c.after is None])
             return new, changes, recorded

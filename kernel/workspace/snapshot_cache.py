@@ -57,7 +57,7 @@ class SnapshotCache:
     """Loads and saves one workspace's index; thread-safe."""
 
     def __init__(self, folder: Path, root: Path, ledger_path: str) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # in the home: owner-only (kernel.config.private)
         key = hashlib.sha256(f"{root}\0{Path(ledger_path).resolve()}".encode()).hexdigest()[:16]
         self.path = folder / f"snapshot-{key}.db"
         self._lock = threading.Lock()

@@ -38,9 +38,11 @@ What the layer holds, and how each is read:
   name, as a file of its own (the link stays split).
 
 The ignore rules now decide only whether contents are kept: an ignored path
-is still recorded, by hash. A file that some other program or agent changed
-while the command ran (the ledger holds a newer write by someone else, or its
-ctime is newer than the command's start) is a conflict: the other change is
+is still recorded, by hash; its contents count as kept when the ledger holds
+them already (a file it knew before the rules ignored it stays restorable).
+A file that some other program or agent changed while the command ran (the
+ledger holds a newer write by someone else, or its ctime is newer than the
+command's start) is a conflict: the other change is
 recorded (as ``outside`` when the ledger could not explain it), the command's
 version is applied on top, and the result names the file, so neither is lost.
 """
@@ -212,7 +214,7 @@ class UpperLayer:
         if real is None or rel in self.excluded:
             return
         keep = not self.ignores(rel, False)
-        before = self._content(self.root / rel, real, keep)
+        before = self._earlier(self.root / rel, real, keep)
         if before is not None:
             self._plans.append(_Plan(rel, before, _Content(None, None, True), None, ignored=not keep))
 
@@ -220,7 +222,7 @@ class UpperLayer:
         if rel in self.excluded:
             return
         after = self._content(source, st, keep)
-        before = _Content(None, None, True) if real is None else self._content(self.root / rel, real, keep)
+        before = _Content(None, None, True) if real is None else self._earlier(self.root / rel, real, keep)
         if after is None or before is None:
             self.result.skipped.append(rel)
             return
@@ -257,6 +259,16 @@ class UpperLayer:
             while chunk := fh.read(_CHUNK):
                 sha.update(chunk)
         return _Content(sha.hexdigest(), mode, False, ident=ident)
+
+    def _earlier(self, path: Path, real: os.stat_result, keep: bool) -> _Content | None:
+        """The real file's contents before the change: kept when the ignore rules allow, and counted as
+        kept whenever the ledger holds those bytes already (a file it knew before the rules ignored it
+        stays restorable, whatever a command did to the rules)."""
+        before = self._content(path, real, keep)
+        if before is not None and not before.stored and before.digest is not None \
+                and (before.digest in self._blobs or self.ledger.has_blob(before.digest)):
+            return replace(before, stored=True)
+        return before
 
     def _keep(self, data: bytes, keep: bool) -> str:
         name = hashlib.sha256(data).hexdigest()

@@ -33,9 +33,9 @@ CHILD = textwrap.dedent("""
     ledger = Ledger(home / "ledger.db")
     creds = AccountStore(home, SecretStore(SettingsStore(home), use_keyring=False)).credentials()
     key = "kill9-key"
-    ledger.append(Intent(actor="a-9", tool="mail_send", key=key, target=message_id_for(key)))
+    ledger.append(Intent(actor="a-9", tool="mail_send", key=key, target=message_id_for(key, "test-salt")))
     msg = compose(creds.account, {{"to": [creds.account.address], "subject": "Killed", "body": "x"}},
-                  message_id_for(key), time.time())
+                  message_id_for(key, "test-salt"), time.time())
     asyncio.run(smtp.send(creds, msg))
     print("sent", flush=True)
     sys.stdin.readline()  # the parent kills us here: no APPEND to Sent, no outcome

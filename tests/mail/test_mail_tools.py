@@ -97,7 +97,7 @@ def test_send_with_confirmation_shows_the_exact_message_and_sends_once(mail_env,
     [outcome] = m.env.ledger.page(kind="outcome")
     assert isinstance(intent, Intent) and isinstance(outcome, Outcome)
     assert outcome.status == "done" and outcome.cause == intent.seq
-    assert intent.target == message_id_for(intent.key)
+    assert intent.target == m.service.message_id(intent.key)
     assert servers.dovecot.count("INBOX", intent.target) == 1
     assert servers.dovecot.count("Sent", intent.target) == 1  # Dovecot does not file it: we APPEND
 
@@ -202,9 +202,9 @@ def test_abandoned_kernel_between_send_and_record_is_found_on_resume(mail_env, s
     ledger = m.env.ledger
     creds = accounts.credentials()
     key_sent, key_lost = "k-sent", "k-lost"
-    sent = ledger.append(Intent(actor="a-1", tool="mail_send", key=key_sent, target=message_id_for(key_sent)))
-    lost = ledger.append(Intent(actor="a-1", tool="mail_send", key=key_lost, target=message_id_for(key_lost)))
-    msg = compose(creds.account, _send_args("Crashed"), message_id_for(key_sent), 1_700_000_000)
+    sent = ledger.append(Intent(actor="a-1", tool="mail_send", key=key_sent, target=message_id_for(key_sent, "test-salt")))
+    lost = ledger.append(Intent(actor="a-1", tool="mail_send", key=key_lost, target=message_id_for(key_lost, "test-salt")))
+    msg = compose(creds.account, _send_args("Crashed"), message_id_for(key_sent, "test-salt"), 1_700_000_000)
 
     async def first_kernel_sends():
         from kernel.mail import smtp

@@ -24,7 +24,7 @@ def seed_unknown(ledger: Ledger, key: str, subject: str, agent: str = "a-1") -> 
     """What a kernel leaves when it cannot tell whether a mail left: the call, its intent, ``unknown``."""
     args = {"to": [ms.USER], "subject": subject, "body": f"Body of {subject}.\n"}
     call = ledger.append(ToolCall(actor=agent, tool="mail_send", scope="mail.send", input=args, call="c-" + key))
-    intent = ledger.append(Intent(actor=agent, tool="mail_send", key=key, target=message_id_for(key), cause=call.seq))
+    intent = ledger.append(Intent(actor=agent, tool="mail_send", key=key, target=message_id_for(key, "test-salt"), cause=call.seq))
     ledger.append(Outcome(actor=KERNEL, status="unknown", detail="the connection broke; not found on the server",
                           cause=intent.seq))
     assert isinstance(intent, Intent)

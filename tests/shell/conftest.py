@@ -82,7 +82,7 @@ class Env:
 
 
 _PROBES = {"overlay": OverlayProbe(), "snapshots": OverlayProbe(allowed=False)}
-_BOTH_PATHS = ("test_shell_exec", "test_sandbox_view", "test_overlay")
+_BOTH_PATHS = ("test_shell_exec", "test_sandbox_view", "test_overlay", "test_ignore_authority")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
