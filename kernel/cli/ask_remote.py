@@ -21,7 +21,10 @@ from ..service.protocol import ServiceError
 if TYPE_CHECKING:  # asyncio, kernel.api and the terminal views are imported once the prompt is sent (off the way to
     import asyncio  # the first provider request); the grants with the first --grant
 
+    from collections.abc import Callable
+
     from .. import api
+    from ..service.channel import SyncChannel
     from .terminal import TerminalApprover
 
 NOBODY = "no one is attached to grant it (run with --grant, or from a terminal)"
@@ -62,17 +65,9 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
                  stderr: TextIO, on_interrupt: Any) -> int:
     """Attach, spawn and send with blocking sockets (asyncio is not imported before the prompt is on its
     way: issue 11's start-up goal), then follow the agent on an event loop until it stops."""
-    from ..service.channel import SyncChannel, subscribe_blocking
-    from ..config.home import socket_path
-
     interactive = stdin.isatty()
-    path = socket_path(home)
-    sync = SyncChannel(path, "ask")
-    subscribed = None
-    try:
-        sync.connect()
-        # Subscribed before the spawn: the events from then on wait in this socket until the loop reads them.
-        subscribed = subscribe_blocking(path, "ask", interactive)
+
+    def start(sync: "SyncChannel") -> str:
         settings = sync.call_raw("settings")  # two fields, read raw: the Settings type is not needed here
         provider = args.provider or _field(settings, "provider", str)
         status: Any = None  # the kernel's status, read once when needed
@@ -102,41 +97,47 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
         if not interactive and status is None:
             status = sync.call_raw("status")
         unattended = not interactive and not _field(status, "attached", bool)
-        agent_id = _field(sync.call_raw("agents.spawn", {
+        agent_id: str = _field(sync.call_raw("agents.spawn", {
             "name": args.name, "provider": provider, "model": args.model, "budget": args.budget,
             "workspace": str(workspace), "unattended": unattended}), "id", str)
         for scope, seconds in grants:
             sync.call_raw("leases.grant", {"agent_id": agent_id, "scope": scope, "duration_s": float(seconds)})
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
         sync.call_raw("agents.send", {"agent_id": agent_id, "text": args.prompt})
-    except BaseException:
-        sync.close()
-        if subscribed is not None:
-            subscribed.sock.close()
-        raise
-    import asyncio
+        return agent_id
 
-    return asyncio.run(_follow(path, sync, subscribed, agent_id, interactive, stdin, stdout, stderr, on_interrupt))
+    return _attach_and_follow(home, interactive, start, stdin, stdout, stderr, on_interrupt)
 
 
 def continue_attached(home: Path, agent_id: str, text: str | None, stdin: TextIO, stdout: TextIO, stderr: TextIO,
                       on_interrupt: Any) -> int:
     """An agent of the running kernel continues: ``text`` sent to it as a follow-up, or (None) resumed where
     it paused or was interrupted; then followed as ``ask`` follows a new one."""
+    def start(sync: "SyncChannel") -> str:
+        if text is None:
+            sync.call_raw("agents.resume", {"agent_id": agent_id})
+        else:
+            sync.call_raw("agents.send", {"agent_id": agent_id, "text": text})
+        return agent_id
+
+    return _attach_and_follow(home, stdin.isatty(), start, stdin, stdout, stderr, on_interrupt)
+
+
+def _attach_and_follow(home: Path, interactive: bool, start: "Callable[[SyncChannel], str]", stdin: TextIO,
+                       stdout: TextIO, stderr: TextIO, on_interrupt: Any) -> int:
+    """Connect, subscribe to events before anything happens (the events from then on wait in this socket
+    until the loop reads them), let ``start`` set the agent going on the blocking channel, then follow it on
+    an event loop until it stops. Both sockets are closed if anything before the follow fails."""
     from ..service.channel import SyncChannel, subscribe_blocking
     from ..config.home import socket_path
 
-    interactive = stdin.isatty()
     path = socket_path(home)
     sync = SyncChannel(path, "ask")
     subscribed = None
     try:
         sync.connect()
         subscribed = subscribe_blocking(path, "ask", interactive)
-        if text is None:
-            sync.call_raw("agents.resume", {"agent_id": agent_id})
-        else:
-            sync.call_raw("agents.send", {"agent_id": agent_id, "text": text})
+        agent_id = start(sync)
     except BaseException:
         sync.close()
         if subscribed is not None:

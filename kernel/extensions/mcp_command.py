@@ -100,15 +100,21 @@ class _Words:
                 if self.i + 1 < len(text):
                     self.cur.append(text[self.i + 1])
                 self.i += 2
-            elif c == "$":
-                self.cur.append(self.variable())
-            elif c == "`":
-                raise _bad("cannot run commands (`...`): give the words themselves")
             else:
-                self.cur.append(c)
-                self.i += 1
+                self.plain(c)
         self.end_word()
         return self.words
+
+    def plain(self, c: str) -> None:
+        """A character outside single quotes that is not a quote or an escape: ``$`` expands, a backquote is
+        refused (no commands are run), anything else is itself."""
+        if c == "$":
+            self.cur.append(self.variable())
+        elif c == "`":
+            raise _bad("cannot run commands (`...`): give the words themselves")
+        else:
+            self.cur.append(c)
+            self.i += 1
 
     def double(self) -> None:
         text = self.text
@@ -123,13 +129,8 @@ class _Words:
             if c == "\\" and self.i + 1 < len(text) and text[self.i + 1] in _DOUBLE_ESCAPES:
                 self.cur.append(text[self.i + 1])
                 self.i += 2
-            elif c == "$":
-                self.cur.append(self.variable())
-            elif c == "`":
-                raise _bad("cannot run commands (`...`): give the words themselves")
             else:
-                self.cur.append(c)
-                self.i += 1
+                self.plain(c)
 
 
 def split_command(text: str, env: Mapping[str, str] | None = None) -> list[str]:
