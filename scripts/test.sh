@@ -6,10 +6,15 @@
 # machine took 228 s on 2 workers and 193 s on 4.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase's wall time goes to stderr, so a slow run says where its time went (the ten-minute CI goal).
+phase() { echo "test.sh: $1 took $((SECONDS - started)) s" >&2; started=$SECONDS; }
+started=$SECONDS
 scripts/bootstrap.sh test
+phase "set-up (packages, .venv, npm)"
 export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 .venv/bin/lint-imports
 .venv/bin/ruff check --quiet desktop kernel ledger tests benchmarks docs
 .venv/bin/mypy
+phase "lint-imports, ruff and mypy"
 workers=${PYTEST_WORKERS:-$(( $(nproc) * 2 ))}
 exec .venv/bin/python -m pytest -n "$workers" "$@"
