@@ -21,12 +21,15 @@ import json
 import os
 import shlex
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.errors import ConfigError
 from ..config.settings import home
 from ..extensions.mcp_config import DEFAULT_TIMEOUT_S, McpSecrets, McpServerConfig, McpStore
 from ..extensions.mcp_status import McpServerStatus
+
+if TYPE_CHECKING:
+    from ..service.channel import SyncChannel
 from . import EXIT_USAGE
 
 EXIT_FAILED = 1  # the entry is saved, but the server did not start (or list its tools)
@@ -124,16 +127,23 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
 RELOAD_TIMEOUT_S = 180.0  # starting a server may take its whole start timeout (kernel/extensions/mcp_client)
 
 
-def _reload_running_kernel(stderr: TextIO) -> bool:
-    """Tell this home's running kernel (if any) to read mcp.json again, and say what changed; False when
-    no kernel took the change."""
+def _kernel_channel() -> SyncChannel | None:
+    """A blocking channel to this home's running kernel (the caller closes it), or None when none runs."""
     from ..service.client import SyncChannel, kernel_running
     from ..config.home import socket_path
 
     root = home()
     if not kernel_running(root):
+        return None
+    return SyncChannel(socket_path(root), "agentdesk mcp", timeout=RELOAD_TIMEOUT_S)
+
+
+def _reload_running_kernel(stderr: TextIO) -> bool:
+    """Tell this home's running kernel (if any) to read mcp.json again, and say what changed; False when
+    no kernel took the change."""
+    channel = _kernel_channel()
+    if channel is None:
         return False
-    channel = SyncChannel(socket_path(root), "agentdesk mcp", timeout=RELOAD_TIMEOUT_S)
     try:
         done = channel.call("extensions.mcp_reload")
     except Exception as exc:  # noqa: BLE001 - the file is saved either way: the kernel reads it when it next starts
@@ -150,13 +160,9 @@ def _reload_running_kernel(stderr: TextIO) -> bool:
 
 def _kernel_statuses() -> dict[str, McpServerStatus] | None:
     """Each server as this home's running kernel has it, or None when no kernel is running."""
-    from ..service.client import SyncChannel, kernel_running
-    from ..config.home import socket_path
-
-    root = home()
-    if not kernel_running(root):
+    channel = _kernel_channel()
+    if channel is None:
         return None
-    channel = SyncChannel(socket_path(root), "agentdesk mcp", timeout=RELOAD_TIMEOUT_S)
     try:
         statuses = channel.call("extensions.mcp_status")
     except Exception:  # noqa: BLE001 - it went away: ask the servers themselves
