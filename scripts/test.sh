@@ -12,9 +12,22 @@ started=$SECONDS
 scripts/bootstrap.sh test
 phase "set-up (packages, .venv, npm)"
 export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
-.venv/bin/lint-imports
-.venv/bin/ruff check --quiet desktop kernel ledger tests benchmarks docs
-.venv/bin/mypy
-phase "lint-imports, ruff and mypy"
+# The static checks (about 50 s, mostly mypy on one core) run beside the suite, which spends much of its
+# time waiting on the processes it starts; their output is printed after it, and either failing fails.
+checks=$(mktemp)
+( .venv/bin/lint-imports && .venv/bin/ruff check --quiet desktop kernel ledger tests benchmarks docs \
+    && .venv/bin/mypy ) >"$checks" 2>&1 &
+checks_pid=$!
 workers=${PYTEST_WORKERS:-$(( $(nproc) * 2 ))}
-exec .venv/bin/python -m pytest -n "$workers" "$@"
+status=0
+.venv/bin/python -m pytest -n "$workers" "$@" || status=$?
+phase "pytest"
+checks_status=0
+wait "$checks_pid" || checks_status=$?
+cat "$checks"
+rm -f "$checks"
+if [ "$checks_status" -ne 0 ]; then
+  echo "test.sh: lint-imports, ruff or mypy failed (exit $checks_status)" >&2
+  [ "$status" -ne 0 ] || status=$checks_status
+fi
+exit "$status"
