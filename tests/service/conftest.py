@@ -43,17 +43,25 @@ def agentdesk(*args: str) -> list[str]:
 
 
 class KernelProcess:
-    def __init__(self, home: Path, env: dict[str, str]) -> None:
-        self.home, self.env = home, env
-        self.proc: subprocess.Popen[bytes] | None = None
+    """``agentdesk kernel`` for ``home``: forked from this worker's pre-imported zygote (tests/service/zygote.py),
+    or, with ``fresh``, started from nothing as ``agentdesk`` starts it (for tests of the start itself)."""
+
+    def __init__(self, home: Path, env: dict[str, str], *, fresh: bool = False) -> None:
+        self.home, self.env, self.fresh = home, env, fresh
+        self.proc: Any = None  # a subprocess.Popen, or a zygote's ForkedProcess (the same surface)
 
     @property
     def socket(self) -> Path:
         return socket_path(self.home)
 
     def start(self) -> "KernelProcess":
-        self.proc = subprocess.Popen(agentdesk("kernel"), env=self.env, cwd=ROOT, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if self.fresh:
+            self.proc = subprocess.Popen(agentdesk("kernel"), env=self.env, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        else:
+            from .zygote import zygote
+
+            self.proc = zygote().spawn(["kernel"], self.env, ROOT)
         assert self.proc.stdout is not None
         line = read_line(self.proc.stdout, START_DEADLINE_S)  # its readiness line: serving from now on
         if not line.startswith(b"agentdesk kernel: serving on "):

@@ -178,5 +178,5 @@ def test_sigterm_and_stop_end_the_kernel_cleanly(kernel_proc, kernel_env):
     assert kernel_proc.proc.wait(timeout=30) == 0 and not kernel_proc.socket.exists()
     status = cli(kernel_env, "status")
     assert status.returncode == 1 and "no kernel is running" in status.stdout
-    again = KernelProcess(kernel_proc.home, kernel_env).start()
+    again = KernelProcess(kernel_proc.home, kernel_env, fresh=True).start()  # as agentdesk starts it, from nothing
     assert again.stop() == 0 and not again.socket.exists()
