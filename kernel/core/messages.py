@@ -187,13 +187,14 @@ def image_of(data: Any) -> ImagePart | None:
     if not isinstance(data, Mapping):
         return None
     sha, media, origin = data.get("sha256"), data.get("media_type"), data.get("origin")
-    dims = [data.get(k) for k in ("width", "height", "size")]
+    dims: list[Any] = [data.get(k) for k in ("width", "height", "size")]
     if not (isinstance(sha, str) and len(sha) == 64 and set(sha) <= _HEX and media in IMAGE_MEDIA_TYPES
             and origin in ("paste", "file", "tool", "mcp", "channel", "web", "mail")
             and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in dims)):
         return None
     path, label = data.get("path"), data.get("label")
-    return ImagePart(sha, media, dims[0], dims[1], dims[2], origin,
+    width, height, size = (int(v) for v in dims)
+    return ImagePart(sha, media, width, height, size, origin,
                      path=clean_text(path) if isinstance(path, str) else None,
                      label=clean_text(label) if isinstance(label, str) else "",
                      untrusted=data.get("untrusted") is True)
