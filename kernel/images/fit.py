@@ -99,7 +99,7 @@ def fit(data: bytes) -> Fitted:
     except ImageRefused:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
-        raise ImageRefused("huge", f"the image is too large to open safely ({exc})") from exc
+        raise ImageRefused("huge", f"the image has more than {MAX_PIXELS:,} pixels; it is not opened") from exc
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError, MemoryError) as exc:
         raise ImageRefused("corrupt", f"the file is not a readable image ({type(exc).__name__}: {exc})") from exc
 
@@ -107,8 +107,8 @@ def fit(data: bytes) -> Fitted:
 def _fit_open(image: "Image", data: bytes, Image: Any, ImageOps: Any) -> Fitted:  # noqa: N803 - the modules
     width, height = image.size
     if width * height > MAX_PIXELS:
-        raise ImageRefused("huge", f"the image is {width:,}\u00d7{height:,} pixels; at most "
-                                   f"{MAX_PIXELS:,} pixels are opened")
+        raise ImageRefused("huge", f"the image is {width:,}\u00d7{height:,}: it has more than {MAX_PIXELS:,} "
+                                   "pixels; it is not opened")
     frames = getattr(image, "n_frames", 1)
     if getattr(image, "is_animated", False) and isinstance(frames, int) and frames > 1:
         raise ImageRefused("animated", f"the image is animated ({frames} frames); send one frame as a PNG instead")
