@@ -68,3 +68,29 @@ def test_a_corrupt_picture_and_a_bomb_are_errors_the_model_reads(make_env):
     assert broken.is_error and "broken.png looks like a png image but cannot be shown" in broken.content
     assert bomb.is_error and "more than 50,000,000 pixels; it is not opened" in bomb.content
     assert broken.images == bomb.images == ()
+
+
+def test_a_picture_a_tainted_agent_wrote_comes_back_untrusted(make_env):
+    from ledger import UntrustedSeen
+
+    env = make_env()
+    env.ledger.append(UntrustedSeen(actor="a9", cause=None, tool="web_fetch", source="web_fetch https://evil.example",
+                                    sha256="0" * 64, size=1))
+    change = env.ledger.write_file(actor="a9", path=env.workspace / "chart.png", content=screenshot(300, 200),
+                                   cause=None)
+    env.provider.script(reply(tools=(("fs_read", {"path": "chart.png"}),)), reply("a chart"))
+    env.approver.will(GRANT_5M)
+    a = env.kernel.agents.spawn("viewer")
+
+    async def go():
+        env.kernel.agents.send(a.id, "what does chart.png show?")
+        await env.kernel.agents.wait(a.id)
+
+    run(go())
+    [result] = last_results(env)
+    [image] = result.images
+    assert image.untrusted and not result.is_error
+    assert result.content.startswith("<untrusted") and f"written by tainted agent a9 (#{change.seq})" in result.content
+    assert env.kernel.agents.get(a.id).tainted
+    [entry] = [e for e in env.ledger.page(kind="result") if isinstance(e, ToolResult)]
+    assert entry.images[0]["untrusted"] is True
