@@ -32,7 +32,7 @@ from kernel.api import (
     LeaseRequested, LeaseRequestResolved, TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated,
     UnknownAgent, UserMessage, money,
 )
-from kernel.api import AgentTainted
+from kernel.api import AgentTainted, ImagePart
 
 from .theme import ERROR, MUTED, STATES, mono_font, shade
 from .wording import lease_waiting_text, relative_diff, taint_text
@@ -158,6 +158,7 @@ class AskWindow(QWidget):
         self.input = MessageInput(self)
         self.input.submitted.connect(self.send)
         self.attachments = AttachmentStrip(self)  # pasted or dropped pictures, before they are sent
+        self._pictures: list[asyncio.Future[None]] = []  # thumbnails being fetched for tool cards
         self.input.images_offered.connect(self._offered)
         self.send_button = QPushButton("Send", self)
         self.send_button.clicked.connect(self.send)
@@ -190,6 +191,20 @@ class AskWindow(QWidget):
         layout.addWidget(self.status_label)
 
     # ---- actions ----------------------------------------------------------------
+
+    async def _show_pictures(self, call_id: str, images: tuple[ImagePart, ...]) -> None:
+        """Thumbnails of the pictures a call showed the model, read from the kernel's blob store."""
+        for image in images:
+            try:
+                encoded = await self.kernel.ledger.picture(image.sha256)
+            except (KernelError, ValueError, OSError):
+                return  # the kernel went away: the card stays as it is
+            card = self.transcript.cards.get(call_id)
+            if encoded is None or card is None:
+                continue
+            untrusted = ", untrusted" if image.untrusted else ""
+            card.add_picture(base64.b64decode(encoded), f"{image.label or 'picture'}: {image.width}\u00d7{image.height} "
+                                                        f"{image.format}{untrusted}")
 
     def _offered(self, pictures: list[Pending]) -> None:
         for item in pictures:
@@ -267,6 +282,8 @@ class AskWindow(QWidget):
                 self.transcript.start_call(e.call_id, e.tool, e.scope, e.input)
             case ToolCallFinished(agent_id=self.agent_id) as e:
                 self.transcript.finish_call(e.call_id, e.outcome, e.content, e.duration_ms, e.changes)
+                if e.images:
+                    self._pictures.append(asyncio.ensure_future(self._show_pictures(e.call_id, e.images)))
             case LeaseRequested(request=request) if request.agent_id == self.agent_id:
                 self.transcript.waiting_for(request.call_id)
                 self._show_request(request)

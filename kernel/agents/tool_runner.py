@@ -88,7 +88,7 @@ async def run_tool(agent: AgentProcess, call: ToolCallReady) -> ToolResultPart:
         assert tool is not None
         report = await _execute(agent, call, tool, tool_input, scope)
     s.bus.publish(ToolCallFinished(agent.id, call.id, call.name, report.outcome, report.content,
-                                   report.duration_ms, report.seq, report.changes))
+                                   report.duration_ms, report.seq, report.changes, report.images))
     return ToolResultPart(call.id, call.name, report.content, is_error=not report.ok, images=report.images)
 
 

@@ -131,6 +131,9 @@ class RemoteLedgerDesk:
     def diff(self, seq: int) -> str:
         return cast("str", self._link.call("ledger.diff", {"seq": seq}))
 
+    async def picture(self, sha256: str) -> str | None:
+        return cast("str | None", await self._link.acall("ledger.picture", {"sha256": sha256}))
+
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport:
         return cast("UndoReport", self._link.call("ledger.undo",
             {"after_seq": after_seq, "only_actor": only_actor, "dry_run": dry_run}))

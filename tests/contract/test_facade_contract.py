@@ -80,6 +80,10 @@ class FacadeContract:
             await k.agents.wait(info.id)
             first = k.agents.conversation(info.id)[0]
             assert first.images == (image,)
+            stored = await k.ledger.picture(image.sha256)
+            assert stored is not None and base64.b64decode(stored).startswith(b"\x89PNG")
+            assert await k.ledger.picture("../../etc/passwd") is None
+            assert await k.ledger.picture("00" * 32) is None
 
         backend.run(body)
         # a model that cannot see (the scripted provider's) was sent the one-line placeholder

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 from PySide6.QtCore import QMimeData, Qt, QUrl
 from PySide6.QtGui import QColor, QGuiApplication, QImage
-from PySide6.QtWidgets import QToolButton
+from PySide6.QtWidgets import QLabel, QToolButton
 
 from kernel.providers.scripted import reply
 
@@ -70,3 +70,21 @@ def test_text_pastes_stay_text(desk, qtbot):
     mime.setText("plain words")
     win.input.insertFromMimeData(mime)
     assert win.input.toPlainText() == "plain words" and win.attachments.pending == []
+
+
+@pytest.mark.in_process
+def test_a_picture_the_agent_read_is_a_thumbnail_in_its_tool_card(desk, qtbot, tmp_path):
+    from tests.images.pictures import screenshot
+
+    (desk.workspace / "shot.png").write_bytes(screenshot(1200, 800))
+    win = desk.open("reader")
+    desk.kernel.leases.grant(win.agent_id, "fs.read", 300.0)
+    desk.provider_of(win).script(reply(tools=(("fs_read", {"path": "shot.png"}),)), reply("a screenshot"))
+    qtbot.keyClicks(win.input, "look at shot.png")
+    qtbot.keyClick(win.input, Qt.Key.Key_Return)
+    desk.until_state(win, "idle")
+    [card] = win.transcript.cards.values()
+    qtbot.waitUntil(lambda: card.pictures == 1, timeout=10_000)
+    [thumb] = [w for w in card.findChildren(QLabel, "pictureThumb")]
+    assert thumb.pixmap().width() <= 96 and thumb.toolTip() == "fs_read shot.png: 1200\u00d7800 png"
+    assert win.grab().save(str(tmp_path / "tool_card.png"))
