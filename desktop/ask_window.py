@@ -15,6 +15,8 @@ agent's window says how to go on.
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import html
 from typing import Callable, Sequence
 
@@ -30,7 +32,7 @@ from kernel.api import (
     LeaseRequested, LeaseRequestResolved, TextDelta, ToolCallFinished, ToolCallStarted, TurnFinished, UsageUpdated,
     UnknownAgent, UserMessage, money,
 )
-from kernel.api import AgentTainted
+from kernel.api import AgentTainted, ImagePart
 
 from .theme import ERROR, MUTED, STATES, mono_font, shade
 from .wording import lease_waiting_text, relative_diff, taint_text
@@ -39,6 +41,7 @@ from .budget_dialog import open_raise_budget
 from .lease_dialog import ANSWER_SHORTCUT
 from .sizing import fit_to_screen
 from .widgets.budget_bar import BudgetBar
+from .widgets.attachments import AttachmentStrip, Pending
 from .widgets.message_input import MessageInput
 from .widgets.state_badge import StateBadge
 from .widgets.transcript import Transcript
@@ -154,6 +157,9 @@ class AskWindow(QWidget):
         self.transcript = Transcript(self.info.name, self._diffs, self, frames=self.bridge.frames)
         self.input = MessageInput(self)
         self.input.submitted.connect(self.send)
+        self.attachments = AttachmentStrip(self)  # pasted or dropped pictures, before they are sent
+        self._pictures: list[asyncio.Future[None]] = []  # thumbnails being fetched for tool cards
+        self.input.images_offered.connect(self._offered)
         self.send_button = QPushButton("Send", self)
         self.send_button.clicked.connect(self.send)
         self.status_label = QLabel(self)
@@ -180,22 +186,61 @@ class AskWindow(QWidget):
         layout.addWidget(line)
         layout.addWidget(self.transcript, 1)
         layout.addWidget(line2)
+        layout.addWidget(self.attachments)
         layout.addLayout(input_row)
         layout.addWidget(self.status_label)
 
     # ---- actions ----------------------------------------------------------------
 
+    async def _show_pictures(self, call_id: str, images: tuple[ImagePart, ...]) -> None:
+        """Thumbnails of the pictures a call showed the model, read from the kernel's blob store."""
+        for image in images:
+            try:
+                encoded = await self.kernel.ledger.picture(image.sha256)
+            except (KernelError, ValueError, OSError):
+                return  # the kernel went away: the card stays as it is
+            card = self.transcript.cards.get(call_id)
+            if encoded is None or card is None:
+                continue
+            untrusted = ", untrusted" if image.untrusted else ""
+            card.add_picture(base64.b64decode(encoded), f"{image.label or 'picture'}: {image.width}\u00d7{image.height} "
+                                                        f"{image.format}{untrusted}")
+
+    def _offered(self, pictures: list[Pending]) -> None:
+        for item in pictures:
+            self.attachments.add(item)
+
     def send(self) -> None:
         text = self.input.toPlainText().strip()
-        if not text or not self.send_button.isEnabled():
+        if (not text and not self.attachments.pending) or not self.send_button.isEnabled():
             return
         if self.check_key():
+            return
+        if self.attachments.pending:  # the kernel fits them first (a worker thread), then the message goes
+            self._sending = asyncio.ensure_future(self._send_with_pictures(text, self.attachments.take()))
+            self._working()
             return
         try:
             self.kernel.agents.send(self.agent_id, text)
         except (KernelError, ValueError) as exc:
             self.status_label.setText(str(exc))
             return
+        self._working()
+
+    async def _send_with_pictures(self, text: str, pictures: list[Pending]) -> None:
+        try:
+            parts = [await self.kernel.agents.attach_image(self.agent_id, base64.b64encode(p.data).decode("ascii"),
+                                                           "paste", p.label) for p in pictures]
+            self.kernel.agents.send(self.agent_id, text, tuple(parts))
+        except (KernelError, ValueError) as exc:
+            self.status_label.setText(str(exc))
+            for item in pictures:
+                self.attachments.add(item)
+            self.input.setPlainText(text)
+            self.input.setEnabled(True)
+            self.send_button.setEnabled(True)
+
+    def _working(self) -> None:
         self.input.clear()
         self.status_label.clear()
         # working now: no second message until the kernel's state says so (attached, its event follows the reply)
@@ -237,6 +282,8 @@ class AskWindow(QWidget):
                 self.transcript.start_call(e.call_id, e.tool, e.scope, e.input)
             case ToolCallFinished(agent_id=self.agent_id) as e:
                 self.transcript.finish_call(e.call_id, e.outcome, e.content, e.duration_ms, e.changes)
+                if e.images:
+                    self._pictures.append(asyncio.ensure_future(self._show_pictures(e.call_id, e.images)))
             case LeaseRequested(request=request) if request.agent_id == self.agent_id:
                 self.transcript.waiting_for(request.call_id)
                 self._show_request(request)

@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
     from ledger import POLICY, Confirmed, HookRun, UntrustedSeen
     from .leases.lease import Lease, describe_duration, describe_left
     from .accounting.prices import CACHE_WRITE, PRICE_FIELDS, PRICE_MAX, money
-    from .core.messages import Message, TextPart, ToolResultPart, ToolUse
+    from .core.messages import ImagePart, Message, TextPart, ToolResultPart, ToolUse
     from .tools.outward import UnknownIntent
     from .config.settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, KeySource, Settings
     from .config.schema import WEB_DEFAULT_BASE_URLS, WEB_KEY_VARIABLES, WEB_SEARCH_BACKENDS, looks_secret
@@ -78,7 +78,7 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.trust.hook_config": ("hook_problem",),
     "kernel.leases.lease": ("Lease", "describe_duration", "describe_left"),
     "kernel.accounting.prices": ("CACHE_WRITE", "PRICE_FIELDS", "PRICE_MAX", "money"),
-    "kernel.core.messages": ("Message", "TextPart", "ToolResultPart", "ToolUse"),
+    "kernel.core.messages": ("ImagePart", "Message", "TextPart", "ToolResultPart", "ToolUse"),
     "kernel.config.settings": ("BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings"),
     "kernel.tools.descriptor": ("CallPreview",),
     "kernel.workspace.root": ("check_workspace",),
@@ -146,7 +146,10 @@ class AgentDesk(Protocol):
     def get(self, agent_id: str) -> AgentInfo: ...
     def conversation(self, agent_id: str) -> tuple[Message, ...]: ...
     def reply_so_far(self, agent_id: str) -> ReplySoFar: ...  # what an Ask window opening mid-reply shows
-    def send(self, agent_id: str, text: str) -> None: ...  # the work goes on: await wait(agent_id)
+    def send(self, agent_id: str, text: str,
+             images: tuple[ImagePart, ...] | None = None) -> None: ...  # the work goes on: await wait(agent_id)
+    async def attach_image(self, agent_id: str, data_b64: str, origin: str = "paste",
+                           label: str = "") -> ImagePart: ...  # a picture for send(images=): fitted, kept
     def pause(self, agent_id: str) -> None: ...
     def resume(self, agent_id: str) -> None: ...
     def raise_budget(self, agent_id: str, budget: int) -> AgentInfo: ...
@@ -180,6 +183,7 @@ class LedgerDesk(Protocol):
     def caused_by(self, seq: int) -> builtins.list[Entry]: ...
     def undone_by(self, seqs: Sequence[int]) -> dict[int, int]: ...
     def diff(self, seq: int) -> str: ...
+    async def picture(self, sha256: str) -> str | None: ...  # a stored picture, base64 (None: not a picture)
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport: ...
 
 
@@ -273,7 +277,7 @@ __all__ = [
     # leases and lease requests
     "CallPreview", "Decision", "Denial", "Grant", "Lease", "LeaseRequest",
     # the conversation
-    "Message", "TextPart", "ToolResultPart", "ToolUse",
+    "ImagePart", "Message", "TextPart", "ToolResultPart", "ToolUse",
     # ledger entries and reports
     "KINDS", "KERNEL", "NOT_AGENTS", "OUTSIDE", "USER", "AgentKill", "AgentSpawn", "Broken", "Conflict", "Denied", "Entry", "Expired", "FileChange", "Integrity",
     "Intact", "LeaseGrant", "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",

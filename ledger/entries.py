@@ -45,7 +45,7 @@ class Entry:
         """The entry as one flat JSON object: seq, ts (ISO 8601 UTC), actor, kind, then its own fields."""
         out: dict[str, Any] = {"seq": self.seq, "ts": iso_utc(self.ts), "actor": self.actor, "kind": self.KIND}
         for f in dataclasses.fields(self):
-            if f.name not in ("seq", "ts", "actor") and not (f.name == "redacted" and not self.redacted):
+            if f.name not in ("seq", "ts", "actor") and not (f.name in _SAID_WHEN_SET and not getattr(self, f.name)):
                 out[f.name] = _jsonable(getattr(self, f.name))
         return out
 
@@ -98,6 +98,7 @@ class ToolResult(Entry):
     duration_ms: float | None = None
     call: str | None = None     # the model's id for the call
     content: str | None = None  # what the model read (``output`` is the tool's data)
+    images: tuple[Mapping[str, Any], ...] = ()  # the pictures it read too: {sha256 (a blob), media_type, ...}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -267,6 +268,7 @@ class UserTurn(Entry):
 
     KIND: ClassVar[str] = "message"
     text: str
+    images: tuple[Mapping[str, Any], ...] = ()  # pictures sent with it: {sha256 (a blob), media_type, ...}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -377,6 +379,10 @@ def _encode_default(value: Any) -> Any:
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, default=_encode_default).encode
 
 
+# Fields stored and shown only when set: ``redacted`` (secrets taken out), ``images`` (pictures on a turn).
+_SAID_WHEN_SET = ("redacted", "images")
+
+
 @lru_cache(maxsize=None)
 def _layout(cls: type[Entry]) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str]]:
     """A class's column fields, body fields and all field names (computed once per class)."""
@@ -390,8 +396,9 @@ def to_row(entry: Entry) -> tuple[dict[str, Any], str]:
     column_names, body_names, _ = _layout(type(entry))  # type: ignore[arg-type]  # mypy: classes aren't Hashable
     columns = {name: getattr(entry, name) for name in column_names}
     body = {name: getattr(entry, name) for name in body_names}
-    if not entry.redacted:  # said only when something was taken out, so other entries keep their shape
-        del body["redacted"]
+    for name in _SAID_WHEN_SET:  # said only when set, so other entries keep their shape
+        if name in body and not body[name]:
+            del body[name]
     return columns, _encode(body)
 
 

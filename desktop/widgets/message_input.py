@@ -1,14 +1,18 @@
-"""The message box: Enter (or Ctrl+Enter) sends, Shift+Enter starts a new line."""
+"""The message box: Enter (or Ctrl+Enter) sends, Shift+Enter starts a new line; a pasted or dropped picture
+(an image on the clipboard, image files) is offered as an attachment (``images_offered``), never as text."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtCore import QMimeData, Qt, Signal
+from PySide6.QtGui import QImage, QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
+
+from .attachments import Pending, from_file, from_image
 
 
 class MessageInput(QPlainTextEdit):
     submitted = Signal()
+    images_offered = Signal(list)  # list[Pending]
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -25,3 +29,29 @@ class MessageInput(QPlainTextEdit):
             event.accept()
             return
         super().keyPressEvent(event)
+
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        return source.hasImage() or bool(_image_files(source)) or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        """Ctrl+V and drops land here: pictures become attachments, anything else is text as usual."""
+        offered = pictures_of(source)
+        if offered:
+            self.images_offered.emit(offered)
+            return
+        super().insertFromMimeData(source)
+
+
+def _image_files(source: QMimeData) -> list[str]:
+    return [url.toLocalFile() for url in source.urls() if url.isLocalFile()] if source.hasUrls() else []
+
+
+def pictures_of(source: QMimeData) -> list[Pending]:
+    """The pictures a paste or a drop carries: image files first (their own bytes), else the image itself."""
+    found = [p for p in (from_file(path) for path in _image_files(source)) if p is not None]
+    if not found and source.hasImage():
+        image = source.imageData()
+        item = from_image(image if isinstance(image, QImage) else QImage(image), "pasted image")
+        found = [item] if item is not None else []
+    return found
+

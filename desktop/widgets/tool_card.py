@@ -4,19 +4,24 @@ The line names the tool and its scope (monospace), what it works on, the
 line counts of any file change, the duration and a ✓ or ✗. "▸ details"
 opens the full input, the output (or error) and a diff per file change.
 A failed, denied or expired call is drawn in the error colour with its
-reason in words on a second line, visible without a click.
+reason in words on a second line, visible without a click. Pictures the
+call showed the model (an image fs_read, an MCP tool's image) are thumbnails
+under the line, their size and origin in the tooltip.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from ..theme import ERROR, MUTED, mono_font, shade
 from ..wording import CallOutcome, diff_counts, format_counts, format_duration_ms, format_input, summarize_input
 from .diff_view import DiffView
+
+PICTURE_THUMB = 96
 
 
 def _mono_label(text: str, parent: QWidget, selectable: bool = False) -> QLabel:
@@ -65,6 +70,7 @@ class ToolCard(QFrame):
         self._layout.setSpacing(4)
         self._layout.addLayout(row)
         self._layout.addWidget(self.reason_label)
+        self._pictures: QHBoxLayout | None = None
         self._paint()
 
     # ---- state ------------------------------------------------------------------
@@ -87,6 +93,29 @@ class ToolCard(QFrame):
             self._details = None
             self._show_details()
         self._paint()
+
+    def add_picture(self, data: bytes, words: str) -> None:
+        """A thumbnail of a picture the call showed the model (read, or returned by a tool), under its line."""
+        if self._pictures is None:
+            self._pictures = QHBoxLayout()
+            self._pictures.setContentsMargins(0, 0, 0, 0)
+            self._pictures.setSpacing(8)
+            self._pictures.addStretch(1)
+            self._layout.insertLayout(1, self._pictures)
+        pixmap = QPixmap()
+        if not pixmap.loadFromData(QByteArray(data)):
+            return
+        thumb = QLabel(self)
+        thumb.setObjectName("pictureThumb")
+        thumb.setPixmap(pixmap.scaled(PICTURE_THUMB, PICTURE_THUMB, Qt.AspectRatioMode.KeepAspectRatio,
+                                      Qt.TransformationMode.SmoothTransformation))
+        thumb.setToolTip(words)
+        thumb.setAccessibleName(words)
+        self._pictures.insertWidget(self._pictures.count() - 1, thumb)
+
+    @property
+    def pictures(self) -> int:
+        return 0 if self._pictures is None else self._pictures.count() - 1
 
     @property
     def expanded(self) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core.messages import ImagePart
 from ..core.states import Outcome
 
 
@@ -22,6 +23,7 @@ class CallReport:
     duration_ms: float = 0.0      # how long the tool ran (0 when it never ran)
     changes: tuple[int, ...] = ()  # the fs.write entries the call caused
     source: str | None = None     # where untrusted content came from (until it is wrapped in markers)
+    images: tuple[ImagePart, ...] = ()  # pictures the result shows the model
 
     @property
     def ok(self) -> bool:

@@ -13,10 +13,12 @@ survives a restart (``kernel.trust.taint.taint_from``).
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from typing import Any, Mapping
 
 from ledger import UntrustedSeen
 
+from ..core.messages import ImagePart
 from ..tools.descriptor import ToolDescriptor, ToolOutput
 from .process import AgentProcess
 
@@ -30,6 +32,14 @@ def untrusted_source(tool: ToolDescriptor, tool_input: Mapping[str, Any], output
     if tool.trusted:
         return None
     return input_source(tool, tool_input)
+
+
+def untrusted_images(images: tuple[ImagePart, ...], source: str | None) -> tuple[ImagePart, ...]:
+    """A result's pictures, marked untrusted when the result is: text inside a picture can carry
+    instructions like any other text (the result's markers and the agent's taint cover them too)."""
+    if source is None:
+        return images
+    return tuple(i if i.untrusted else replace(i, untrusted=True) for i in images)
 
 
 def input_source(tool: ToolDescriptor, tool_input: Mapping[str, Any]) -> str:

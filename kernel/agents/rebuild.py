@@ -24,7 +24,7 @@ from ledger import (
 
 from ..accounting.budget import Usage
 from ..leases.lease import Lease
-from ..core.messages import Message, TextPart, ToolResultPart, ToolUse, appended, user_text
+from ..core.messages import Message, Part, TextPart, ToolResultPart, ToolUse, appended, images_of, user_text
 from ..core.json_safe import clean_text
 from ..trust.untrusted import capped
 
@@ -174,7 +174,7 @@ def _converse(rec: AgentRecord, e: Entry) -> None:
         case UserTurn():
             rec.settle()
             rec.failure = None
-            rec.conversation = appended(rec.conversation, user_text(_text(e.text)))
+            rec.conversation = appended(rec.conversation, _user_turn(e))
             rec.first_prompt = rec.first_prompt or _text(e.text)
         case ModelRequest():
             rec.settle()
@@ -189,9 +189,16 @@ def _converse(rec: AgentRecord, e: Entry) -> None:
             rec.started[cid] = e.seq
         case ToolResult(call=cid) if isinstance(cid, str) and _expected(rec, cid):
             content = e.content if isinstance(e.content, str) else _as_text(e.output)
-            rec.outcomes[cid] = ToolResultPart(cid, _name(rec, cid), content)
+            rec.outcomes[cid] = ToolResultPart(cid, _name(rec, cid), content, images=images_of(e.images))
         case ToolError(call=cid) if isinstance(cid, str) and _expected(rec, cid):
             rec.outcomes[cid] = ToolResultPart(cid, _name(rec, cid), _text(e.message), is_error=True)
+
+
+def _user_turn(e: UserTurn) -> Message:
+    """A user turn as the model saw it: its text, then the pictures sent with it."""
+    text = _text(e.text)
+    parts: tuple[Part, ...] = (TextPart(text),) if text or not e.images else ()
+    return Message("user", parts + images_of(e.images))
 
 
 def _text(value: Any) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ledger import ModelRequest, UserTurn
 
-from ..core.messages import Message, TextPart, ToolUse
+from ..core.messages import ImagePart, Message, TextPart, ToolUse, image_json
 from .process import AgentProcess
 
 USER_TURN = "user-turn"
@@ -25,8 +25,8 @@ RESUME = "resume"
 AUTOMATION = "automation"
 
 
-def record_user_turn(agent: AgentProcess, text: str) -> None:
-    agent.services.record(UserTurn(actor=agent.id, text=text))
+def record_user_turn(agent: AgentProcess, text: str, images: tuple[ImagePart, ...] = ()) -> None:
+    agent.services.record(UserTurn(actor=agent.id, text=text, images=tuple(image_json(i) for i in images)))
 
 
 @dataclass

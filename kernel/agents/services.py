@@ -21,6 +21,7 @@ from ..core.events import EventBus
 from ..leases.book import LeaseBook
 from ..providers.base import Provider
 from ..config.settings import Settings
+from ..images.store import ImageStore
 from ..tools.descriptor import ToolDescriptor, ToolLimits
 
 if TYPE_CHECKING:
@@ -67,9 +68,11 @@ class Services:
     limits: ToolLimits = field(default_factory=ToolLimits)
     request_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     recent: RecentChanges = field(init=False)
+    images: ImageStore = field(init=False)  # pictures fitted once, kept by hash in the ledger's blob store
 
     def __post_init__(self) -> None:
         self.recent = RecentChanges(self.ledger)
+        self.images = ImageStore(self.ledger)
 
     def record(self, entry: Entry) -> Entry:
         """Append to the ledger (the kernel announces every append as LedgerAppended)."""

@@ -30,7 +30,7 @@ from ledger import Entry, FileChange, ToolCall, ToolError, ToolResult
 
 from ..core.errors import ToolFailure
 from ..core.events import ToolCallFinished, ToolCallStarted
-from ..core.messages import ToolResultPart
+from ..core.messages import ImagePart, ToolResultPart, image_json
 from ..providers.base import ToolCallReady
 from ..redaction.cuts import finder_of
 from ..tools.descriptor import ToolContext, ToolDescriptor
@@ -43,7 +43,7 @@ from .call_report import CallReport
 from .gate import call_risk, permit
 from .permission import Once, Refusal
 from .process import AgentProcess
-from .provenance import admit_untrusted, input_source, untrusted_source
+from .provenance import admit_untrusted, input_source, untrusted_images, untrusted_source
 from .rebuild import INTERRUPTED
 from ..trust.markers import wrap
 
@@ -88,8 +88,8 @@ async def run_tool(agent: AgentProcess, call: ToolCallReady) -> ToolResultPart:
         assert tool is not None
         report = await _execute(agent, call, tool, tool_input, scope)
     s.bus.publish(ToolCallFinished(agent.id, call.id, call.name, report.outcome, report.content,
-                                   report.duration_ms, report.seq, report.changes))
-    return ToolResultPart(call.id, call.name, report.content, is_error=not report.ok)
+                                   report.duration_ms, report.seq, report.changes, report.images))
+    return ToolResultPart(call.id, call.name, report.content, is_error=not report.ok, images=report.images)
 
 
 def _refused(agent: AgentProcess, call: ToolCallReady, tool_input: Mapping[str, Any], refusal: str) -> CallReport:
@@ -128,10 +128,11 @@ async def _execute(agent: AgentProcess, call: ToolCallReady, tool: ToolDescripto
     # so the conversation can be rebuilt from the ledger.
     shown = content if ran.source is None else wrap(content, ran.source, agent.nonce)
     result = s.record(ToolResult(actor=agent.id, cause=call_entry.seq, output=ran.data, duration_ms=ran.duration_ms,
-                                 call=call.id, content=shown))
+                                 call=call.id, content=shown, images=tuple(image_json(i) for i in ran.images)))
     if ran.source is not None:
         admit_untrusted(agent, tool.name, ran.source, content, result.seq)
-    return CallReport(Outcome.OK, shown, result.seq, call_entry.seq, ran.duration_ms, ran.changes)
+    return CallReport(Outcome.OK, shown, result.seq, call_entry.seq, ran.duration_ms, ran.changes,
+                      images=ran.images)
 
 
 @dataclass(frozen=True)
@@ -144,13 +145,14 @@ class _Ran:
     changes: tuple[int, ...] = ()
     data: Any = None
     source: str | None = None  # where untrusted content came from
+    images: tuple[ImagePart, ...] = ()
 
 
 async def _run(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[str, Any], call_seq: int,
                call_id: str, started: float) -> _Ran:
     """Step 4: run the tool under its timeout, cancellable (a cancelled call is recorded here)."""
     s = agent.services
-    ctx = ToolContext(agent.id, agent.root, s.ledger, call_seq, s.clock, s.limits, call_id, agent.turns)
+    ctx = ToolContext(agent.id, agent.root, s.ledger, call_seq, s.clock, s.limits, call_id, agent.turns, s.images)
     changes: list[int] = []
     unlisten = None if tool.tool_class == "read" else s.ledger.listen(_changes_of(call_seq, changes))
     try:
@@ -172,8 +174,9 @@ async def _run(agent: AgentProcess, tool: ToolDescriptor, tool_input: Mapping[st
     finally:
         if unlisten is not None:
             unlisten()
-    return _Ran(True, clean_text(output.content), _ms(started), tuple(sorted(changes)), output.data,
-                untrusted_source(tool, tool_input, output))
+    source = untrusted_source(tool, tool_input, output)
+    return _Ran(True, clean_text(output.content), _ms(started), tuple(sorted(changes)), output.data, source,
+                untrusted_images(output.images, source))
 
 
 def _changes_of(call_seq: int, into: list[int]) -> Callable[[Entry], None]:

@@ -18,6 +18,8 @@ from ..core.errors import ProviderError
 from ..core.events import TextDelta, TurnFinished, TurnStarted
 from ..core.messages import Message, Part, TextPart, ToolUse
 from .prompt import build_system_prompt
+from ..images.layout import ImageBudget, lay_out
+from ..providers.vision import image_support
 from ..providers.base import ProviderRequest, StreamEnd, ToolCallReady, UsageReport
 from ..providers.base import TextChunk
 from ..core.json_safe import clean_text
@@ -35,13 +37,20 @@ class AssistantTurn:
 
 def build_request(agent: AgentProcess) -> ProviderRequest:
     s = agent.services
-    return ProviderRequest(
+    return with_images(agent, ProviderRequest(
         system=build_system_prompt(agent),
         messages=agent.conversation,
         tools=s.tools.specs(agent.nonce),  # MCP descriptions inside this agent's markers
         model=agent.model,
         max_tokens=s.settings.max_tokens,
-    )
+    ))
+
+
+def with_images(agent: AgentProcess, request: ProviderRequest) -> ProviderRequest:
+    """The request's pictures laid out for this model within the image budget (``kernel.images.layout``)."""
+    s = agent.services
+    budget = ImageBudget(s.settings.image_budget_count, int(s.settings.image_budget_mb * 1024 * 1024))
+    return lay_out(request, image_support(agent.provider, agent.model), budget, s.images.bytes_of)
 
 
 async def request_turn(agent: AgentProcess) -> AssistantTurn:

@@ -48,6 +48,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--budget", type=_positive_int, help="token budget (default: Settings)")
     p.add_argument("--grant", action="append", default=[], metavar="SCOPE[=DURATION]",
                    help="grant a lease up front, e.g. fs.write=5m (durations 30s, 5m, 1h, 8h)")
+    p.add_argument("--image", action="append", default=[], metavar="FILE",
+                   help="attach a picture (PNG, JPEG, WebP, GIF) to the prompt; repeatable")
     p.add_argument("--agent", metavar="ID", help="send the prompt to this existing agent as a follow-up "
                                                  "(agentdesk ps --all) instead of starting a new one")
 
@@ -87,6 +89,7 @@ def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
     if args.agent is not None:  # a follow-up to an existing agent (kernel/cli/continue_agent.py)
         given = [f"--{n}" for n in ("provider", "model", "name", "workspace", "budget") if getattr(args, n)]
         given += ["--grant"] if args.grant else []
+        given += ["--image"] if args.image else []
         if given:
             raise ConfigError(f"{', '.join(given)} cannot be given with --agent: the agent keeps its own", "--agent")
         from .continue_agent import continue_agent
@@ -130,6 +133,7 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
         raise ConfigError(f"the workspace {workspace} is not a folder", "--workspace")
     settings = with_overrides(settings, provider=args.provider, workspace=str(workspace))
     grants = parse_grants(args.grant, settings.default_lease_s)
+    images = _images(args)
     provider_name = settings.provider
     providers = LazyProviders(store, lambda: settings, out_of_process=False)  # no UI to keep responsive
     provider = providers.require(provider_name)  # no key or an unknown provider: bad usage, before anything starts
@@ -176,7 +180,8 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
         lines = ToolLines(info.id, stdout, stderr)
         kernel.subscribe(lines)
-        kernel.agents.send(info.id, args.prompt)
+        pictures = [await kernel.agents.attach_image(info.id, data, "file", label) for label, data in images]
+        kernel.agents.send(info.id, args.prompt, tuple(pictures) or None)
         interrupted = _on_interrupt(lambda: kernel.agents.kill(info.id, reason="interrupted (Ctrl-C)"))
         await kernel.agents.wait(info.id)
         final = kernel.agents.get(info.id)
@@ -188,6 +193,15 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
         await kernel.aclose()
         await providers.aclose()
         ledger.close()
+
+
+def _images(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The ``--image`` files as (label, base64), read before anything starts (bad ones: exit 2)."""
+    if not args.image:
+        return []
+    from .image_args import read_images
+
+    return read_images(args.image)
 
 
 def _kernel_runs(root: Path) -> bool:

@@ -66,6 +66,11 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
     """Attach, spawn and send with blocking sockets (asyncio is not imported before the prompt is on its
     way: issue 11's start-up goal), then follow the agent on an event loop until it stops."""
     interactive = stdin.isatty()
+    images: list[tuple[str, str]] = []
+    if args.image:  # read (and refused when bad) before attaching
+        from .image_args import read_images
+
+        images = read_images(args.image)
 
     def start(sync: "SyncChannel") -> str:
         settings = sync.call_raw("settings")  # two fields, read raw: the Settings type is not needed here
@@ -103,7 +108,10 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
         for scope, seconds in grants:
             sync.call_raw("leases.grant", {"agent_id": agent_id, "scope": scope, "duration_s": float(seconds)})
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
-        sync.call_raw("agents.send", {"agent_id": agent_id, "text": args.prompt})
+        pictures = tuple(sync.call("agents.attach_image", {"agent_id": agent_id, "data_b64": data, "origin": "file",
+                                                           "label": label}) for label, data in images)
+        sync.call_raw("agents.send", {"agent_id": agent_id, "text": args.prompt,
+                                      **({"images": pictures} if pictures else {})})
         return agent_id
 
     return _attach_and_follow(home, interactive, start, stdin, stdout, stderr, on_interrupt)

@@ -134,6 +134,8 @@ SETTINGS_RULES: dict[str, Rule] = {
     "models": provider_map("model names", MODEL),
     "base_urls": provider_map("http:// or https:// URLs", URL),
     "max_tokens": number(1, 1_000_000, "tokens", whole=True),
+    "image_budget_count": number(0, 100, "images", whole=True),
+    "image_budget_mb": number(0, 100, "megabytes"),
     "max_retries": number(0, 10, "retries", whole=True),
     "retry_cap_s": number(0, 3600, "seconds"),
     "request_timeout_s": number(1, 3600, "seconds"),

@@ -60,6 +60,8 @@ class Settings:
     models: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_MODELS))
     base_urls: Mapping[str, str] = field(default_factory=dict)
     max_tokens: int = 8192
+    image_budget_count: int = 8   # pictures sent per request, newest first (older ones: a placeholder line)
+    image_budget_mb: float = 8.0  # and their megabytes
     max_retries: int = 3
     retry_cap_s: float = 30.0
     request_timeout_s: float = 120.0

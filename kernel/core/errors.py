@@ -125,3 +125,16 @@ class ToolFailure(KernelError):
         super().__init__(message)
         self.message = message
         self.source = source
+
+
+ImageRefusedReason = Literal["corrupt", "animated", "huge", "unsupported"]
+
+
+class ImageRefused(KernelError):
+    """A picture that cannot be shown to a model: ``reason`` says why (a file Pillow cannot read, an
+    animation, too many pixels or bytes), ``message`` says it in words for the model and the user."""
+
+    def __init__(self, reason: ImageRefusedReason, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message

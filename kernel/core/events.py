@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Union
 
 from .states import AgentState, Outcome
+from .messages import ImagePart
 
 if TYPE_CHECKING:  # annotations only: a client imports these with the first value it meets (the codec)
     from ledger import Entry
@@ -114,6 +115,7 @@ class ToolCallFinished:
     duration_ms: float
     seq: int | None            # the result/error entry
     changes: tuple[int, ...] = ()   # fs.write entries the call caused
+    images: tuple[ImagePart, ...] = ()  # pictures the result showed the model
 
     @property
     def ok(self) -> bool:

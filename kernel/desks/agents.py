@@ -24,10 +24,11 @@ from ..agents.rebuild import AgentRecord, conversation_of, summarise
 from ..agents.records import RESUME, USER_TURN, record_user_turn
 from ..agents.restore import history_item, process_from
 from ..api import HistoryItem, ReplySoFar, Spend
+from .attach import Attachments
 from ..core.errors import InvalidState, UnknownAgent
 from ..core.events import AgentArchived, AgentInfo, AgentKilled, AgentSpawned, UsageUpdated, UserMessage
 from ..core.loop import KernelLoop
-from ..core.messages import Message, user_text
+from ..core.messages import ImagePart, Message, TextPart
 from ..core.states import AgentState
 from ..tools.fs.stale import sweep_temp_files
 from ..tools.outward import interrupted_words
@@ -53,6 +54,7 @@ class Agents:
         self._watchers = watchers
         self.table: dict[str, AgentProcess] = {}
         self._swept: set[str] = set()
+        self._attachments = Attachments(services.images)
 
     # ---- the process table ------------------------------------------------------
 
@@ -108,18 +110,24 @@ class Agents:
         agent = self.table[agent_id]
         return ReplySoFar(agent.conversation, "".join(agent.streaming), agent.streamed)
 
-    def send(self, agent_id: str, text: str) -> None:
-        """Add a user message and start the loop, which runs until idle, paused, failed or killed
-        (``await wait(agent_id)`` for that: a task cannot cross the service's socket)."""
+    async def attach_image(self, agent_id: str, data_b64: str, origin: str = "paste", label: str = "") -> ImagePart:
+        """A picture (base64) fitted and kept for ``agent_id``'s next message (``send(..., images=)``)."""
+        self.process(agent_id)
+        return await self._attachments.attach(agent_id, data_b64, origin, label)
+
+    def send(self, agent_id: str, text: str, images: tuple[ImagePart, ...] | None = None) -> None:
+        """Add a user message (with pictures attached by ``attach_image``) and start the loop, which runs until
+        idle, paused, failed or killed (``await wait(agent_id)`` for that: a task cannot cross the socket)."""
         agent = self.process(agent_id)
         if agent.killed:
             raise InvalidState(agent.id, agent.state, "send")
         if agent.busy:
             raise InvalidState(agent.id, agent.state, "send while it is working (stop or wait first)")
-        if not text.strip():
+        pictures = self._attachments.check(agent_id, tuple(images or ()))
+        if not text.strip() and not pictures:
             raise ValueError("the message is empty")
-        record_user_turn(agent, text)
-        agent.append(user_text(text))
+        record_user_turn(agent, text, pictures)
+        agent.append(Message("user", ((TextPart(text),) if text else ()) + pictures))
         agent.request_reason = USER_TURN
         self._services.bus.publish(UserMessage(agent.id, text))
         self._start(agent)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import builtins
 from typing import TYPE_CHECKING, Sequence
 
@@ -49,6 +51,27 @@ class LedgerWindow:
     def diff(self, seq: int) -> str:
         """A unified diff of one file change."""
         return self._ledger.diff(seq)
+
+    async def picture(self, sha256: str) -> str | None:
+        """A stored picture's bytes as base64 (thumbnails in tool cards and the ledger's detail), or None when
+        the blob store has no such blob or it is not a picture (PNG, JPEG, WebP, GIF): other blobs are files'
+        old contents, which a view reads as diffs, never as bytes."""
+        if not (isinstance(sha256, str) and len(sha256) == 64 and all(c in "0123456789abcdef" for c in sha256)):
+            return None
+        return await asyncio.to_thread(self._picture, sha256)
+
+    def _picture(self, sha256: str) -> str | None:
+        from ledger.errors import CorruptBlob, UnknownBlob
+
+        from ..images.fit import sniff
+
+        try:
+            data = self._ledger.blob(sha256)
+        except (UnknownBlob, CorruptBlob):
+            return None
+        if sniff(data[:32]) not in ("png", "jpeg", "webp", "gif"):
+            return None
+        return base64.b64encode(data).decode("ascii")
 
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport:
         return self._ledger.undo(after_seq, by=USER, only_actor=only_actor, dry_run=dry_run)

@@ -35,9 +35,11 @@ from .mcp_client import McpConnection, McpError
 from .mcp_config import McpSecrets, McpServerConfig
 from .mcp_names import scope_name, server_scope
 from .mcp_status import McpReload, McpServerStatus
+from .mcp_images import pictures
 from .mcp_tools import ListedTool, describe, result_text
 
 if TYPE_CHECKING:
+    from ..images.store import ImageStore
     from ..leases.book import LeaseBook
     from ..tools.registry import ToolRegistry
 
@@ -221,11 +223,12 @@ class McpHub:
 
     def _runner(self, server: str, tool: str) -> Callable[[ToolContext, Mapping[str, Any]], Any]:
         async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
-            return await self._call(server, tool, dict(tool_input), finder_of(ctx.ledger.redactor))
+            return await self._call(server, tool, dict(tool_input), finder_of(ctx.ledger.redactor), ctx.images)
 
         return run
 
-    async def _call(self, name: str, tool: str, arguments: dict[str, Any], finder: Spans | None = None) -> ToolOutput:
+    async def _call(self, name: str, tool: str, arguments: dict[str, Any], finder: Spans | None = None,
+                    images: "ImageStore | None" = None) -> ToolOutput:
         server = self._servers.get(name)
         if server is None:
             raise ToolFailure(f"the MCP server {name} was removed")
@@ -236,12 +239,13 @@ class McpHub:
             raise ToolFailure(exc.message, source=f"MCP server {name}, tool {tool}") from None
         # (a timeout or a cancellation propagates at once: listing a hung server would only hang too)
         await self._after_call(name)
-        text = result_text(content, structured, finder)
+        shown, notes = await pictures(content, images, name, tool) if not is_error else ((), {})
+        text = result_text(content, structured, finder, notes)
         if is_error:  # the server's own words: untrusted, like its results
             raise ToolFailure(f"the MCP tool {tool} of {name} reported an error: {text}",
                               source=f"MCP server {name}, tool {tool}")
-        return ToolOutput(text, data={"server": name, "tool": tool, "chars": len(text)},
-                          source=f"MCP server {name}, tool {tool}")
+        return ToolOutput(text, data={"server": name, "tool": tool, "chars": len(text), "images": len(shown)},
+                          source=f"MCP server {name}, tool {tool}", images=shown)
 
     async def _after_call(self, name: str) -> None:
         """List again: a call may have changed the server's tools (or restarted it)."""

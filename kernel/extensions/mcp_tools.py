@@ -97,13 +97,17 @@ def describe(server: str, tool: ListedTool, run: Runner, timeout_s: float) -> To
     return descriptor
 
 
-def result_text(content: list[Any], structured: Any, finder: "Spans | None" = None) -> str:
-    """A call result's content blocks as text the model can read (media are named, not inlined), capped
-    (around any secret crossing a cut, given the kernel's redactor as ``finder``)."""
+def result_text(content: list[Any], structured: Any, finder: "Spans | None" = None,
+                notes: Mapping[int, str] | None = None) -> str:
+    """A call result's content blocks as text the model can read (media are named, not inlined; ``notes``
+    words the pictures shown beside the text, by block index), capped (around any secret crossing a cut,
+    given the kernel's redactor as ``finder``)."""
     parts: list[str] = []
-    for block in content:
+    for index, block in enumerate(content):
         kind = getattr(block, "type", None)
-        if kind == "text":
+        if notes and index in notes:
+            parts.append(notes[index])
+        elif kind == "text":
             parts.append(str(getattr(block, "text", "")))
         elif kind in ("image", "audio"):
             data = getattr(block, "data", "") or ""

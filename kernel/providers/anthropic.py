@@ -14,11 +14,12 @@ this SDK mid-stream, so they are caught beside the SDK's own classes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Mapping
 
-from ..core.messages import Message, TextPart, ToolResultPart, ToolUse
+from ..core.messages import ImagePart, Message, TextPart, ToolResultPart, ToolUse
 from .adapter import SdkAdapter, pump
 from .base import ProviderRequest, StreamEvent, TextChunk, ToolCallReady, UsageReport
+from .image_wire import image_b64, missing
 from .failures import broken_stream, describe, error_detail, parse_arguments, status_error, unsupported
 from ..core.errors import ProviderError, ProviderErrorKind
 
@@ -57,7 +58,7 @@ def request_params(request: ProviderRequest) -> dict[str, Any]:
     params: dict[str, Any] = {
         "model": request.model,
         "max_tokens": request.max_tokens,
-        "messages": [m for m in (_message(msg) for msg in request.messages) if m["content"]],
+        "messages": [m for m in (_message(msg, request.images) for msg in request.messages) if m["content"]],
     }
     if request.system:
         params["system"] = request.system
@@ -67,7 +68,7 @@ def request_params(request: ProviderRequest) -> dict[str, Any]:
     return params
 
 
-def _message(msg: Message) -> dict[str, Any]:
+def _message(msg: Message, images: Mapping[str, bytes]) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
     blocks: list[dict[str, Any]] = []
     for part in msg.parts:
@@ -79,14 +80,32 @@ def _message(msg: Message) -> dict[str, Any]:
                 blocks.append({"type": "tool_use", "id": part.id, "name": part.name, "input": dict(part.input)})
             case ToolResultPart() if msg.role == "user":
                 block: dict[str, Any] = {"type": "tool_result", "tool_use_id": part.tool_use_id,
-                                         "content": part.content}
+                                         "content": _result_content(part, images)}
                 if part.is_error:
                     block["is_error"] = True
                 results.append(block)
+            case ImagePart() if msg.role == "user":
+                blocks.append(_image_block(part, images))
             case _:
                 raise unsupported(NAME, f"a {type(part).__name__} in a {msg.role} message")
     # Anthropic wants tool results ahead of any text in the same user turn.
     return {"role": msg.role, "content": results + blocks}
+
+
+def _image_block(image: ImagePart, images: Mapping[str, bytes]) -> dict[str, Any]:
+    """A picture as a content block (in a user turn, or inside a ``tool_result``'s content)."""
+    data = image_b64(image, images)
+    if data is None:
+        return {"type": "text", "text": missing(image)}
+    return {"type": "image", "source": {"type": "base64", "media_type": image.media_type, "data": data}}
+
+
+def _result_content(part: ToolResultPart, images: Mapping[str, bytes]) -> str | list[dict[str, Any]]:
+    """A tool result's content: its text, or its text and its pictures as blocks."""
+    if not part.images:
+        return part.content
+    text = [{"type": "text", "text": part.content}] if part.content else []
+    return text + [_image_block(i, images) for i in part.images]
 
 
 @dataclass

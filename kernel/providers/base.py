@@ -24,6 +24,9 @@ class ProviderRequest:
     tools: tuple[ToolSpec, ...] = ()
     model: str = ""
     max_tokens: int = 4096
+    images: Mapping[str, bytes] = field(default_factory=dict)
+    """The bytes of the conversation's images, by sha256 (``kernel.images`` fills it in); an image whose
+    bytes are missing is sent as its placeholder."""
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,14 @@ import base64
 import json
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Mapping
 
 from ..core.errors import ProviderError
-from ..core.messages import Message, TextPart, ToolResultPart, ToolUse
+from ..core.messages import ImagePart, Message, TextPart, ToolResultPart, ToolUse
 from ..core.json_safe import object_problem, sanitised
 from .adapter import SdkAdapter, pump
 from .base import ProviderRequest, StreamEvent, TextChunk, ToolCallReady, UsageReport
+from .image_wire import image_bytes, missing
 from .failures import auth_message, broken_stream, describe, status_error, unsupported
 
 NAME = "gemini"
@@ -115,7 +116,7 @@ def request_params(request: ProviderRequest) -> tuple[list[Any], Any]:
     """The ``contents`` and ``config`` for ``generate_content_stream``."""
     from google.genai import types
 
-    contents = [c for c in (_content(m) for m in request.messages) if c.parts]
+    contents = [c for c in (_content(m, request.images) for m in request.messages) if c.parts]
     config = types.GenerateContentConfig(
         system_instruction=request.system or None,
         max_output_tokens=request.max_tokens,
@@ -128,7 +129,7 @@ def request_params(request: ProviderRequest) -> tuple[list[Any], Any]:
     return contents, config
 
 
-def _content(msg: Message) -> Any:
+def _content(msg: Message, images: Mapping[str, bytes]) -> Any:
     from google.genai import types
 
     parts: list[Any] = []
@@ -143,12 +144,38 @@ def _content(msg: Message) -> Any:
                     function_call=types.FunctionCall(id=_wire_id(part.id), name=part.name, args=dict(part.input)),
                     thought_signature=base64.b64decode(signature) if signature else None))
             case ToolResultPart() if msg.role == "user":
-                response = {"error": part.content} if part.is_error else {"output": part.content}
+                content = "\n".join([part.content, *(missing(i) for i in part.images if i.sha256 not in images)])
+                response = {"error": content} if part.is_error else {"output": content}
                 parts.append(types.Part(function_response=types.FunctionResponse(
-                    id=_wire_id(part.tool_use_id), name=part.name, response=response)))
+                    id=_wire_id(part.tool_use_id), name=part.name, response=response,
+                    parts=_response_parts(part, images))))
+            case ImagePart() if msg.role == "user":
+                parts.append(_inline(part, images))
             case _:
                 raise unsupported(NAME, f"a {type(part).__name__} in a {msg.role} message")
     return types.Content(role="model" if msg.role == "assistant" else "user", parts=parts)
+
+
+def _inline(image: ImagePart, images: Mapping[str, bytes]) -> Any:
+    """A picture as a user part (``inline_data``), or its placeholder when the request has no bytes for it."""
+    from google.genai import types
+
+    data = image_bytes(image, images)
+    if data is None:
+        return types.Part(text=missing(image))
+    return types.Part(inline_data=types.Blob(mime_type=image.media_type, data=data))
+
+
+def _response_parts(part: ToolResultPart, images: Mapping[str, bytes]) -> list[Any] | None:
+    """A multimodal function response's media (Gemini 3); ``kernel.images.layout`` moves pictures out of
+    the results for models that cannot take them there. A picture without bytes is left out here: its
+    placeholder is in ``response`` already when the layout left it out."""
+    from google.genai import types
+
+    found = [(i, image_bytes(i, images)) for i in part.images]
+    media = [types.FunctionResponsePart(inline_data=types.FunctionResponseBlob(mime_type=i.media_type, data=data))
+             for i, data in found if data is not None]
+    return media or None
 
 
 def _wire_id(call_id: str) -> str | None:

@@ -4,7 +4,7 @@
 talk over the child's stdin/stdout in newline-delimited JSON:
 
     parent → child  {"init": {"name", "api_key", "base_url", "timeout_s"}}     (first line; the key never in argv)
-                    {"id": n, "request": {"system", "messages", "tools", "model", "max_tokens"}}
+                    {"id": n, "request": {"system", "messages", "tools", "model", "max_tokens", "images"}}
                     {"cancel": n}
     child → parent  {"ready": true} | {"ready": false, "error": "..."}         (after the SDK is imported)
                     {"id": n, "event": {"t": "x"|"c"|"u"|"e", ...}}             (TextChunk, ToolCallReady, UsageReport, StreamEnd)
@@ -22,12 +22,13 @@ messages: about 30 µs.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections import OrderedDict
 from typing import Any, Callable, Mapping
 
 from ..core.errors import ProviderError
-from ..core.messages import Message, TextPart, ToolResultPart, ToolSpec, ToolUse
+from ..core.messages import ImagePart, Message, TextPart, ToolResultPart, ToolSpec, ToolUse, image_json, images_of
 from .base import ProviderRequest, StreamEnd, StreamEvent, TextChunk, ToolCallReady, UsageReport
 
 LINE_LIMIT = 1 << 28  # a request line holds the whole conversation
@@ -51,8 +52,13 @@ def _encode_part(part: Any) -> dict[str, Any]:
     if isinstance(part, ToolUse):
         return {"t": "use", "id": part.id, "name": part.name, "input": part.input, "meta": part.meta}
     if isinstance(part, ToolResultPart):
-        return {"t": "result", "tool_use_id": part.tool_use_id, "name": part.name, "content": part.content,
-                "is_error": part.is_error}
+        out = {"t": "result", "tool_use_id": part.tool_use_id, "name": part.name, "content": part.content,
+               "is_error": part.is_error}
+        if part.images:
+            out["images"] = [image_json(i) for i in part.images]
+        return out
+    if isinstance(part, ImagePart):
+        return {"t": "image", "image": image_json(part)}
     raise TypeError(f"cannot send a {type(part).__name__} to the provider host")
 
 
@@ -70,14 +76,21 @@ def _decode_part(data: dict[str, Any]) -> Any:
         return TextPart(data["text"])
     if kind == "use":
         return ToolUse(data["id"], data["name"], data["input"], data.get("meta") or {})
-    return ToolResultPart(data["tool_use_id"], data["name"], data["content"], data["is_error"])
+    if kind == "image":
+        found = images_of([data["image"]])
+        if not found:
+            raise ValueError("a malformed image part")
+        return found[0]
+    return ToolResultPart(data["tool_use_id"], data["name"], data["content"], data["is_error"],
+                          images_of(data.get("images")))
 
 
 def decode_request(data: dict[str, Any]) -> ProviderRequest:
     messages = tuple(Message(m["role"], tuple(_decode_part(p) for p in m["parts"])) for m in data["messages"])
     tools = tuple(ToolSpec(t["name"], t["description"], t["input_schema"]) for t in data["tools"])
+    images = {sha: base64.b64decode(text) for sha, text in (data.get("images") or {}).items()}
     return ProviderRequest(system=data["system"], messages=messages, tools=tools, model=data["model"],
-                           max_tokens=data["max_tokens"])
+                           max_tokens=data["max_tokens"], images=images)
 
 
 class JsonCache:
@@ -114,8 +127,25 @@ def request_line(rid: int, request: ProviderRequest, cache: JsonCache = _CACHE) 
     messages = ",".join([cache.get(m, encode_message) for m in request.messages])
     tools = ",".join([cache.get(t, encode_tool) for t in request.tools])
     head = dumps({"system": request.system, "model": request.model, "max_tokens": request.max_tokens})
-    return (f'{{"id":{rid},"request":{{{head[1:-1]},"tools":[{tools}],"messages":[{messages}]}}}}\n'
-            .encode())
+    images = ",".join(f'{dumps(sha)}:"{_b64(sha, data)}"' for sha, data in request.images.items())
+    return (f'{{"id":{rid},"request":{{{head[1:-1]},"tools":[{tools}],"messages":[{messages}],'
+            f'"images":{{{images}}}}}}}\n'.encode())
+
+
+_B64: OrderedDict[str, str] = OrderedDict()  # an image recurs in every request of its conversation: encoded once
+
+
+def _b64(sha: str, data: bytes) -> str:
+    """``data`` (the bytes named ``sha``) as base64 text, from a small cache keyed by that name."""
+    key = sha
+    hit = _B64.get(key)
+    if hit is None:
+        hit = _B64[key] = base64.b64encode(data).decode("ascii")
+        if len(_B64) > 32:
+            _B64.popitem(last=False)
+    else:
+        _B64.move_to_end(key)
+    return hit
 
 
 def encode_event(event: StreamEvent) -> dict[str, Any]:

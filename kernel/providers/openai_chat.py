@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Mapping
 
-from ..core.messages import Message, TextPart, ToolResultPart, ToolUse
+from ..core.messages import ImagePart, Message, TextPart, ToolResultPart, ToolUse
 from .base import ProviderRequest, StreamEvent, TextChunk, ToolCallReady, UsageReport
 from .failures import parse_arguments, unsupported
+from .image_wire import data_url, missing
 from .openai_common import OpenAIAdapter, result_text
 
 NAME = "openai-chat"
@@ -38,7 +39,7 @@ def request_params(request: ProviderRequest) -> dict[str, Any]:
     """The ``chat.completions.create`` arguments for a neutral request."""
     messages: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
     for msg in request.messages:
-        messages.extend(_messages(msg))
+        messages.extend(_messages(msg, request.images))
     params: dict[str, Any] = {"model": request.model, "messages": messages, "max_tokens": request.max_tokens}
     if request.tools:
         params["tools"] = [{"type": "function", "function": {"name": t.name, "description": t.description,
@@ -47,8 +48,9 @@ def request_params(request: ProviderRequest) -> dict[str, Any]:
     return params
 
 
-def _messages(msg: Message) -> list[dict[str, Any]]:
+def _messages(msg: Message, images: Mapping[str, bytes]) -> list[dict[str, Any]]:
     texts: list[str] = []
+    pictures: list[ImagePart] = []
     calls: list[dict[str, Any]] = []
     results: list[dict[str, Any]] = []
     for part in msg.parts:
@@ -62,6 +64,9 @@ def _messages(msg: Message) -> list[dict[str, Any]]:
             case ToolResultPart() if msg.role == "user":
                 results.append({"role": "tool", "tool_call_id": part.tool_use_id,
                                 "content": result_text(part.content, part.is_error)})
+                pictures.extend(part.images)  # Chat Completions takes images in user messages only
+            case ImagePart() if msg.role == "user":
+                pictures.append(part)
             case _:
                 raise unsupported(NAME, f"a {type(part).__name__} in a {msg.role} message")
     text = "".join(texts)
@@ -72,8 +77,19 @@ def _messages(msg: Message) -> list[dict[str, Any]]:
         if calls:
             message["tool_calls"] = calls
         return [message]
-    # Tool messages must follow the assistant message that called them, before any new user text.
+    # Tool messages must follow the assistant message that called them, before any new user text;
+    # the pictures follow in that user message (the only place Chat Completions takes them).
+    if pictures:
+        content = ([{"type": "text", "text": text}] if text else []) + [_image_url(i, images) for i in pictures]
+        return results + [{"role": "user", "content": content}]
     return results + ([{"role": "user", "content": text}] if text else [])
+
+
+def _image_url(image: ImagePart, images: Mapping[str, bytes]) -> dict[str, Any]:
+    url = data_url(image, images)
+    if url is None:
+        return {"type": "text", "text": missing(image)}
+    return {"type": "image_url", "image_url": {"url": url, "detail": "auto"}}
 
 
 @dataclass

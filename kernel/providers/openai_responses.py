@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Mapping
 
-from ..core.messages import Message, TextPart, ToolResultPart, ToolUse
+from ..core.messages import ImagePart, Message, TextPart, ToolResultPart, ToolUse
 from .base import ProviderRequest, StreamEvent, TextChunk, ToolCallReady, UsageReport
 from .failures import broken_stream, parse_arguments, unsupported
+from .image_wire import data_url, missing
 from .openai_common import OpenAIAdapter, result_text
 
 NAME = "openai"
@@ -44,7 +45,7 @@ def request_params(request: ProviderRequest) -> dict[str, Any]:
     """The ``responses.create`` arguments for a neutral request."""
     params: dict[str, Any] = {
         "model": request.model,
-        "input": [item for msg in request.messages for item in _items(msg)],
+        "input": [item for msg in request.messages for item in _items(msg, request.images)],
         "max_output_tokens": request.max_tokens,
         "store": False,
     }
@@ -56,7 +57,7 @@ def request_params(request: ProviderRequest) -> dict[str, Any]:
     return params
 
 
-def _items(msg: Message) -> list[dict[str, Any]]:
+def _items(msg: Message, images: Mapping[str, bytes]) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for part in msg.parts:
         match part:
@@ -68,10 +69,27 @@ def _items(msg: Message) -> list[dict[str, Any]]:
                               "arguments": json.dumps(dict(part.input), ensure_ascii=False)})
             case ToolResultPart() if msg.role == "user":
                 items.append({"type": "function_call_output", "call_id": part.tool_use_id,
-                              "output": result_text(part.content, part.is_error)})
+                              "output": _output(part, images)})
+            case ImagePart() if msg.role == "user":
+                items.append({"type": "message", "role": "user", "content": [_input_image(part, images)]})
             case _:
                 raise unsupported(NAME, f"a {type(part).__name__} in a {msg.role} message")
     return items
+
+
+def _input_image(image: ImagePart, images: Mapping[str, bytes]) -> dict[str, Any]:
+    url = data_url(image, images)
+    if url is None:
+        return {"type": "input_text", "text": missing(image)}
+    return {"type": "input_image", "image_url": url, "detail": "auto"}
+
+
+def _output(part: ToolResultPart, images: Mapping[str, bytes]) -> str | list[dict[str, Any]]:
+    """A ``function_call_output``'s output: text, or (with pictures) a list of ``input_text`` and ``input_image``."""
+    text = result_text(part.content, part.is_error)
+    if not part.images:
+        return text
+    return [{"type": "input_text", "text": text}, *(_input_image(i, images) for i in part.images)]
 
 
 @dataclass

@@ -13,8 +13,8 @@ from ..api import LedgerFilter
 
 if TYPE_CHECKING:
     from ..api import (AgentInfo, Automation, AutomationView, ChainBroken, ChainIntact, Decision, Entry,
-        HistoryItem, InboxItem, Integrity, Lease, LeaseRequest, McpReload, McpServerStatus, Message,
-        OverlayStatus, ReplySoFar, RunRecord, SkillCatalog, ToolInfo, UndoReport, UnknownIntent)
+        HistoryItem, ImagePart, InboxItem, Integrity, Lease, LeaseRequest, McpReload, McpServerStatus,
+        Message, OverlayStatus, ReplySoFar, RunRecord, SkillCatalog, ToolInfo, UndoReport, UnknownIntent)
 
 
 class Link(Protocol):
@@ -47,8 +47,12 @@ class RemoteAgentDesk:
     def reply_so_far(self, agent_id: str) -> ReplySoFar:
         return cast("ReplySoFar", self._link.call("agents.reply_so_far", {"agent_id": agent_id}))
 
-    def send(self, agent_id: str, text: str) -> None:
-        self._link.call("agents.send", {"agent_id": agent_id, "text": text})
+    def send(self, agent_id: str, text: str, images: tuple[ImagePart, ...] | None = None) -> None:
+        self._link.call("agents.send", {"agent_id": agent_id, "text": text, "images": images})
+
+    async def attach_image(self, agent_id: str, data_b64: str, origin: str = "paste", label: str = "") -> ImagePart:
+        return cast("ImagePart", await self._link.acall("agents.attach_image",
+            {"agent_id": agent_id, "data_b64": data_b64, "origin": origin, "label": label}))
 
     def pause(self, agent_id: str) -> None:
         self._link.call("agents.pause", {"agent_id": agent_id})
@@ -126,6 +130,9 @@ class RemoteLedgerDesk:
 
     def diff(self, seq: int) -> str:
         return cast("str", self._link.call("ledger.diff", {"seq": seq}))
+
+    async def picture(self, sha256: str) -> str | None:
+        return cast("str | None", await self._link.acall("ledger.picture", {"sha256": sha256}))
 
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport:
         return cast("UndoReport", self._link.call("ledger.undo",

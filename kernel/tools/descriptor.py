@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Mapping
 
 from ledger.limits import MAX_BLOB_BYTES
 
-from ..core.messages import ToolSpec
+from ..core.messages import ImagePart, ToolSpec
 from ..core.risk import Risk
 from ..trust.markers import wrap
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ledger.files import Place
 
     from ..core.clock import Clock
+    from ..images.store import ImageStore
     from ..workspace.root import Workspace
 
 ToolClass = Literal["read", "write", "execute"]
@@ -41,6 +42,7 @@ class ToolOutput:
     content: str
     data: Any = None
     source: str | None = None
+    images: tuple[ImagePart, ...] = ()  # pictures the model is shown with ``content`` (fitted, in the blob store)
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,7 @@ class ToolContext:
     limits: ToolLimits = field(default_factory=ToolLimits)
     call_id: str = ""   # the model's id for this call (outward calls key their idempotency on it)
     turn: int = 0       # the agent's turn number in this kernel (a repeated call in one turn acts once)
+    images: "ImageStore | None" = None  # where pictures a tool returns are fitted and kept
 
     def write(self, path: Path, content: "bytes | Opened | None",
               current: "tuple[bytes | Opened | None, int | None] | None" = None,

@@ -58,6 +58,38 @@ class FacadeContract:
 
         backend.run(body)
 
+    def test_attached_pictures_go_with_the_message_and_only_those(self, backend: Any) -> None:
+        import base64
+
+        from kernel.api import ImagePart
+        from tests.images.pictures import screenshot
+
+        backend.provider.script(reply("I cannot see it."))
+        shot = base64.b64encode(screenshot(1800, 1200)).decode()
+
+        async def body(k: KernelFacade) -> None:
+            info = k.agents.spawn("viewer", provider="scripted", model="m", budget=5000)
+            image = await k.agents.attach_image(info.id, shot, "paste", "pasted image")
+            assert isinstance(image, ImagePart) and (image.width, image.height) == (1313, 875)
+            with pytest.raises(ValueError):
+                await k.agents.attach_image(info.id, "not base64!", "paste")
+            forged = ImagePart("00" * 32, "image/png", 1, 1, 1, "paste")
+            with pytest.raises(ValueError):
+                k.agents.send(info.id, "look", (forged,))
+            k.agents.send(info.id, "look", (image,))
+            await k.agents.wait(info.id)
+            first = k.agents.conversation(info.id)[0]
+            assert first.images == (image,)
+            stored = await k.ledger.picture(image.sha256)
+            assert stored is not None and base64.b64decode(stored).startswith(b"\x89PNG")
+            assert await k.ledger.picture("../../etc/passwd") is None
+            assert await k.ledger.picture("00" * 32) is None
+
+        backend.run(body)
+        # a model that cannot see (the scripted provider's) was sent the one-line placeholder
+        sent = backend.provider.requests[0].messages[0].parts
+        assert sent[1].text == "[image 1313\u00d7875 png from pasted image: this model cannot see images]"
+
     def test_pause_resume_raise_budget_archive_and_revive(self, backend: Any) -> None:
         async def body(k: KernelFacade) -> None:
             info = k.agents.spawn("sleeper", provider="scripted", model="m", budget=1000)

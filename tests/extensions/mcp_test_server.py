@@ -90,5 +90,28 @@ def getenv(name: str) -> str:
     return os.environ.get(name, "(not set)")
 
 
+def _png(width: int, height: int) -> str:
+    import base64
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (10, 120, 200)).save(out, "PNG")
+    return base64.b64encode(out.getvalue()).decode()
+
+
+@server.tool(description="Returns a picture, an embedded picture resource and a broken picture.",
+             annotations=ToolAnnotations(read_only_hint=True))
+def picture() -> list:
+    from mcp.types import BlobResourceContents, EmbeddedResource, ImageContent, TextContent
+
+    return [TextContent(type="text", text="two pictures"),
+            ImageContent(type="image", data=_png(3000, 2000), mime_type="image/png"),
+            EmbeddedResource(type="resource", resource=BlobResourceContents(
+                uri="file:///shot.png", mime_type="image/png", blob=_png(40, 30))),
+            ImageContent(type="image", data="bm90IGEgcGljdHVyZQ==", mime_type="image/png")]
+
+
 if __name__ == "__main__":
     server.run("stdio")

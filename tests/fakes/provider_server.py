@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from . import enc_anthropic, enc_chat, enc_gemini, enc_responses
 from .sse import dumps
+from .wire_images import WireImage, WireImageError, wire_images
 from .turns import Cut, ErrorEvent, HttpError, Text, Turn, new_id, split_text
 
 __all__ = ["FakeProviderServer", "Request", "PROTOCOLS"]
@@ -50,6 +51,7 @@ class Request:
     headers: dict
     body: dict
     received_at: float
+    images: tuple[WireImage, ...] = ()  # the pictures in the body, read as the real API reads them
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -103,6 +105,7 @@ class FakeProviderServer:
         self._request_ids: list[str] = []
         self._error_ids: list[str] = []
         self._failures: list[str] = []
+        self._image_rejections: list[str] = []
         self._stop = threading.Event()
         self._streaming = 0
         self._idle = threading.Condition(self._lock)
@@ -216,6 +219,12 @@ class FakeProviderServer:
             return list(self._finished)
 
     @property
+    def image_rejections(self) -> list[str]:
+        """Why each request refused for its pictures (a 400, as the real API answers) was refused."""
+        with self._lock:
+            return list(self._image_rejections)
+
+    @property
     def pending_turns(self) -> int:
         with self._lock:
             return len(self._turns)
@@ -261,8 +270,15 @@ class FakeProviderServer:
         headers = {k.lower(): v for k, v in h.headers.items()}
 
         protocol, model, streaming = self._route(h.command, path, body)
+        images: list[WireImage] = []
+        refused: str | None = None
+        if protocol is not None:
+            try:
+                images = wire_images(protocol, body)
+            except WireImageError as exc:
+                refused = str(exc)
         with self._lock:
-            self._requests.append(Request(protocol or "unknown", h.path, headers, body, received))
+            self._requests.append(Request(protocol or "unknown", h.path, headers, body, received, tuple(images)))
         if protocol is None:
             msg = f"fake provider: no route for {h.command} {h.path}"
             with self._lock:
@@ -277,6 +293,11 @@ class FakeProviderServer:
             return
         if self.known_models is not None and model not in self.known_models:
             self._send_json(h, 404, enc.error_body(404, f"model: {model} not found"))
+            return
+        if refused is not None:  # as the real API: a 400 that consumes no turn
+            with self._lock:
+                self._image_rejections.append(refused)
+            self._send_json(h, 400, enc.error_body(400, refused))
             return
 
         with self._lock:

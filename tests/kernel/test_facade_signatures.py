@@ -113,7 +113,7 @@ def test_the_comparison_names_a_drift() -> None:
         def kill(self, agent_id: str, by: str = "kernel", reason: str = "killed by the user") -> api.AgentInfo:
             raise NotImplementedError
 
-        def send(self, agent_id: str, *, text: str) -> None: ...
+        def send(self, agent_id: str, *, text: str, images: tuple[api.ImagePart, ...] | None = None) -> None: ...
         def history(self, query: int = 0) -> list[api.HistoryItem]:
             return []
 
@@ -125,6 +125,7 @@ def test_the_comparison_names_a_drift() -> None:
     assert problems == [
         "X.agents.kill: param 'by' defaults to 'kernel', the Protocol says 'user'",
         "X.agents.send: param 'text' is keyword-only, the Protocol says positional or keyword",
+        "X.agents.send: param 'images' is keyword-only, the Protocol says positional or keyword",
         "X.agents.history: param 'query' defaults to 0, the Protocol says ''",
         "X.agents.history: param 'query' is <class 'int'>, the Protocol says <class 'str'>",
         "X.agents.get: not async in the Protocol",

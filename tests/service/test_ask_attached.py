@@ -191,3 +191,18 @@ def test_a_provider_environment_the_kernel_does_not_use_is_refused_in_a_sentence
     same = subprocess.run(agentdesk("ask", "hi", "--workspace", str(tmp_path)), env=kernel_env, cwd=ROOT,
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert same.returncode == 0 and "same settings" in same.stdout, same.stderr
+
+
+def test_images_are_attached_in_the_running_kernel(kernel_proc, kernel_env, srv, tmp_path):
+    from tests.images.pictures import screenshot, size_of
+
+    (tmp_path / "s.png").write_bytes(screenshot(2000, 1500, seed=5))
+    srv.script(Turn(parts=(Text("a screenshot"),)))
+    done = subprocess.run(agentdesk("ask", "what is this?", "--workspace", str(tmp_path), "--image",
+                                    str(tmp_path / "s.png")),
+                          env=kernel_env, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    [request] = srv.requests
+    [image] = request.images
+    assert image.role == "user" and max(size_of(image.data)) <= 1568

@@ -93,12 +93,12 @@ def test_following_the_notes_reads_the_whole_file(env, lines, final_newline, bud
 
 
 def test_binary_files_are_described_not_dumped(env) -> None:
-    blob = b"\x89PNG\r\n\x1a\n\x00\x00" + bytes(range(256))
-    env.put("img.png", blob)
-    out = env.run(FS_READ, path="img.png")
+    blob = b"\x7fELF\x02\x01\x00\x00" + bytes(range(256))  # pictures are shown (tests/images/test_sources.py)
+    env.put("prog.bin", blob)
+    out = env.run(FS_READ, path="prog.bin")
     digest = hashlib.sha256(blob).hexdigest()
-    assert out.content == f"img.png is a binary file, {len(blob)} bytes, sha256 {digest}; its bytes are not shown"
-    assert out.data == {"path": "img.png", "bytes": len(blob), "binary": True, "sha256": digest}
+    assert out.content == f"prog.bin is a binary file, {len(blob)} bytes, sha256 {digest}; its bytes are not shown"
+    assert out.data == {"path": "prog.bin", "bytes": len(blob), "binary": True, "sha256": digest}
     env.put("latin1.txt", "café".encode("latin-1"))
     assert env.run(FS_READ, path="latin1.txt").data["binary"]
 

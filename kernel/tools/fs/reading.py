@@ -36,6 +36,7 @@ from ...trust.content_taint import ContentTaint, bytes_taint, fd_taint
 from ...workspace.ignore import SKIP_DIRS
 from ..descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
 from ...workspace.root import Workspace
+from .picture import PictureFile, picture_format, read_picture, show
 from .common import (
     BOOL, SNIFF_BYTES, existing, integer, looks_binary, obj, require_dir, require_file, string,
     thread_runner,
@@ -108,7 +109,7 @@ def _binary(shown: str, fh: IO[bytes], size: int) -> ToolOutput:
                       {"path": shown, "bytes": size, "binary": True, "sha256": digest})
 
 
-def _read(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> ToolOutput:
+def _read(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> ToolOutput | PictureFile:
     rel: str = args["path"]
     path = require_file(ctx.workspace, rel, "read")
     shown = ctx.workspace.relative(path)
@@ -118,6 +119,10 @@ def _read(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> T
     with walk.reading(ctx.workspace, path) as (fh, st):
         size = st.st_size
         head = fh.read(SNIFF_BYTES)
+        fmt = picture_format(head)
+        if fmt is not None:  # a picture, by its bytes: shown to the model (kernel/tools/fs/picture.py)
+            taint = fd_taint(ctx.ledger, fh.fileno(), shown, str(path))
+            return read_picture(fh, shown, size, fmt, None if taint is None else taint.source)
         if looks_binary(head, complete=len(head) < SNIFF_BYTES):
             return _binary(shown, fh, size)
         fh.seek(0)
@@ -151,11 +156,21 @@ def _read(ctx: ToolContext, args: Mapping[str, Any], stop: threading.Event) -> T
     return ToolOutput(text + ("" if text.endswith("\n") else "\n") + note, data, source)
 
 
+_read_in_thread = thread_runner(_read)  # type: ignore[arg-type]  # its body may hand back a picture
+
+
+async def _run_read(ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
+    """fs_read: the file in a worker thread; a picture is then fitted and kept (``picture.show``)."""
+    out: ToolOutput | PictureFile = await _read_in_thread(ctx, args)
+    return await show(ctx, out) if isinstance(out, PictureFile) else out
+
+
 FS_READ = ToolDescriptor(
     risk=Risk.LOCAL_READ, trusted=True,
     name="fs_read",
     description=("Read a text file in the workspace and return its contents. Use offset (1-based line) and limit "
-                 "(lines) to read part of a long file; binary files are described, not shown."),
+                 "(lines) to read part of a long file. An image file (PNG, JPEG, WebP, GIF) is shown to you as a "
+                 "picture; other binary files are described, not shown."),
     input_schema=obj({
         "path": string("file path relative to the workspace root"),
         "offset": integer("first line to return, counting from 1 (default 1)", minimum=1),
@@ -164,10 +179,11 @@ FS_READ = ToolDescriptor(
     output_schema=obj({
         "path": {"type": "string"}, "bytes": {"type": "integer", "minimum": 0}, "binary": BOOL,
         "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+        "image": {"type": "object"},
         "first_line": {"type": "integer", "minimum": 1}, "last_line": {"type": "integer", "minimum": 0},
         "total_lines": {"type": ["integer", "null"], "minimum": 0}, "truncated": BOOL,
     }, required=("path", "bytes", "binary")),
-    tool_class="read", scope="fs.read", run=thread_runner(_read), timeout_s=30.0,
+    tool_class="read", scope="fs.read", run=_run_read, timeout_s=30.0,
 )
 
 

@@ -1,0 +1,50 @@
+"""Pictures made for the image tests, in memory (nothing binary is kept in the repository)."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+
+from PIL import Image, ImageDraw
+
+
+def screenshot(width: int = 2880, height: int = 1800, seed: int = 0, fmt: str = "PNG") -> bytes:
+    """A text-heavy screenshot-like picture: light background, dark lines of 'text', a coloured bar."""
+    image = Image.new("RGB", (width, height), (246, 246, 246))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, width, 60), fill=(40 + seed % 200, 90, 160))
+    for row, y in enumerate(range(90, height - 20, 28)):
+        draw.text((24 + (seed * 7 + row * 13) % 40, y), f"line {row} of shot {seed}: the quick brown fox " * 3,
+                  fill=(20, 20, 20))
+    out = io.BytesIO()
+    image.save(out, fmt)
+    return out.getvalue()
+
+
+def solid(width: int, height: int, fmt: str = "PNG", mode: str = "RGB", **save: object) -> bytes:
+    out = io.BytesIO()
+    Image.new(mode, (width, height), (200, 30, 30) if mode == "RGB" else None).save(out, fmt, **save)
+    return out.getvalue()
+
+
+def animated_gif() -> bytes:
+    frames = [Image.new("RGB", (40, 40), (i * 80, 0, 0)) for i in range(3)]
+    out = io.BytesIO()
+    frames[0].save(out, "GIF", save_all=True, append_images=frames[1:], duration=100, loop=0)
+    return out.getvalue()
+
+
+def png_bomb(width: int = 50_000, height: int = 50_000) -> bytes:
+    """A tiny PNG whose header claims ``width``×``height`` pixels (a decompression bomb's shape)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)  # 8-bit greyscale
+    rows = zlib.compress(b"\x00" * (width + 1) * 16, 9)  # a few rows; the rest never arrives
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
+
+
+def size_of(data: bytes) -> tuple[int, int]:
+    with Image.open(io.BytesIO(data)) as image:
+        return image.size
