@@ -25,7 +25,7 @@ from ..tools.descriptor import CallPreview, Risk, ToolContext, ToolDescriptor, T
 from ..tools.fs.common import integer, obj, string
 from . import calendar, imap, smtp
 from .accounts import Account, AccountStore, Credentials
-from .compose import compose, message_id_for, shown
+from .compose import attendee_addresses, compose, message_id_for, shown
 from .effect_ids import home_salt
 from .errors import MailError
 
@@ -90,6 +90,8 @@ class MailService:
             account = self.account(args)  # no secret is read before the permission step
             if tool == "mail_send":
                 compose(account, args, None, self.clock.now())  # a bad address fails here, before any ask
+            elif tool == "calendar_create":
+                attendee_addresses(args.get("attendees"))  # and a bad attendee
             if tool not in _WRITES:
                 return None
             what, done_text = _WRITES[tool]
@@ -166,6 +168,7 @@ class MailService:
 
     async def create_event(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
         creds = self.creds(args)
+        attendee_addresses(args.get("attendees"))  # an invitation goes to plain addresses only
         tz = args.get("timezone")
         if calendar.parse_time(args["end"], "end", tz) <= calendar.parse_time(args["start"], "start", tz):
             raise MailError("config", "end must be after start")
