@@ -6,6 +6,11 @@ events and the bridge's tick (for "in 3 h"). Each run opens read-only: its
 transcript when the agent is in this kernel, else what the kernel recorded
 (outcome, final reply, files changed). Adding a refused scope to a policy
 asks first, in words.
+
+While the kernel is away (``detach``) the window says so in one sentence and
+stops asking it (the tick used to print a NotRunning traceback every second);
+``reattach`` reloads. A call that fails because the kernel went before the
+window heard of it says the same sentence, once.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from kernel.api import (
-    AutomationsChanged, AutomationView, InboxItem, KernelFacade, RunRecord, ScheduleRefused, TextPart, in_words,
+    AutomationsChanged, AutomationView, InboxItem, KernelError, KernelFacade, RunRecord, ScheduleRefused, TextPart, in_words,
     local_time,
 )
 
@@ -28,6 +33,10 @@ from .automations_form import AutomationForm
 from .outward_inbox import OutwardInbox
 from .sizing import fit_to_screen, show_rows
 from .wording import plain_tip
+
+
+DETACHED_WORDS = ("The kernel is not reachable (it stopped or is restarting): automations, runs and the Inbox "
+                  "show again when it is back; the desktop reconnects by itself.")
 
 
 def _table(headers: list[str]) -> QTableWidget:
@@ -97,12 +106,18 @@ class AutomationsWindow(QWidget):
             self.buttons[key] = button
             inbox_bar.addWidget(button)
         inbox_bar.addStretch(1)
+        self.detached = False
+        self.detached_label = QLabel(DETACHED_WORDS)  # the kernel is away: said once, here
+        self.detached_label.setWordWrap(True)
+        self.detached_label.setStyleSheet(f"color: {style.role_colour('error').name()}; font-weight: 600;")
+        self.detached_label.hide()
         self.empty = QLabel("No automations yet. New… defines one: an objective, a schedule at least an hour "
                             "apart, and the leases each run gets.")
         self.empty.setWordWrap(True)
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.detached_label)
         top_layout.addLayout(bar)
         top_layout.addWidget(self.empty)
         top_layout.addWidget(self.list)
@@ -152,7 +167,27 @@ class AutomationsWindow(QWidget):
         row = self.list.currentRow()
         return self.views[row] if 0 <= row < len(self.views) else None
 
+    def detach(self) -> None:
+        """The kernel went away: say so once, stop asking it, and turn off what needs it."""
+        self.detached = True
+        self.detached_label.show()
+        for button in self.buttons.values():
+            button.setEnabled(False)
+
+    def reattach(self) -> None:
+        self.detached = False
+        self.detached_label.hide()
+        self.reload()
+
     def reload(self) -> None:
+        if self.detached:
+            return
+        try:
+            self._reload()
+        except KernelError:  # it went before the window heard (``detach`` comes with the events connection)
+            self.detach()
+
+    def _reload(self) -> None:
         keep = self.selected()
         desk = self.kernel.automations
         self.views = desk.list()
@@ -185,6 +220,8 @@ class AutomationsWindow(QWidget):
         self._enable()
 
     def _show_runs(self) -> None:
+        if self.detached:
+            return
         v = self.selected()
         self.run_rows = self.kernel.automations.runs(v.automation.id) if v else []
         self.history.setRowCount(len(self.run_rows))
@@ -195,7 +232,10 @@ class AutomationsWindow(QWidget):
         self._enable()
 
     def _enable(self) -> None:
+        if self.detached:
+            return
         v = self.selected()
+        self.buttons["new"].setEnabled(True)
         for key in ("edit", "run", "pause", "delete"):
             self.buttons[key].setEnabled(v is not None)
         self.buttons["pause"].setText("Res&ume" if v is not None and not v.automation.enabled else "&Pause")

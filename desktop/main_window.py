@@ -305,13 +305,23 @@ class MainWindow(QMainWindow):
 
     # ---- a kernel that restarted under the desktop -------------------------------------
 
+    def detach(self) -> None:
+        """The kernel went away: no window goes on saying "running" with live Kill buttons. The table, each
+        open Ask window and the Automations window say "kernel detached" until ``reattach``."""
+        self.rows.set_detached(True)
+        for window in [*self.windows.values(), self.automations_window]:
+            if window is not None and shiboken6.isValid(window) and hasattr(window, "detach"):
+                window.detach()
+        self.status.refresh()
+
     def reattach(self) -> None:
         """The kernel came back (it restarted): show its agents as they are now. The events in
         between died with the old kernel, so the table is reloaded rather than patched, and each
         open Ask window catches up with its agent and carries on."""
+        self.rows.set_detached(False)
         self.rows.reload(self.kernel.agents.list(), self.kernel.leases.list())
-        for window in list(self.windows.values()):
-            catch_up = getattr(window, "reattach", None)
+        for window in [*self.windows.values(), self.automations_window]:
+            catch_up = getattr(window, "reattach", None) if window is not None and shiboken6.isValid(window) else None
             if catch_up is not None:
                 catch_up()
         self._flag_requests()
