@@ -31,7 +31,7 @@ from kernel.api import (
 from . import style
 from .automations_form import AutomationForm
 from .outward_inbox import OutwardInbox
-from .sizing import fit_to_screen, show_rows
+from .sizing import fit_to_screen, keep_on_screen, show_rows
 from .wording import plain_tip
 
 
@@ -50,6 +50,29 @@ def _table(headers: list[str]) -> QTableWidget:
     t.horizontalHeader().setStretchLastSection(True)
     t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     return t
+
+
+def _wrapping(t: QTableWidget, last: int) -> QTableWidget:
+    """A table whose last column (``last``) holds sentences: wrapped whole, never elided to "asked for
+    fs.write to …" (what was refused is the point of the row); the row grows to fit."""
+    t.setWordWrap(True)
+    t.setTextElideMode(Qt.TextElideMode.ElideNone)
+    header = t.horizontalHeader()
+    for col in range(last):
+        header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(last, QHeaderView.ResizeMode.Stretch)
+    header.sectionResized.connect(lambda *_a: t.resizeRowsToContents())  # narrower: more lines
+    return t
+
+
+def run_detail(run: RunRecord) -> str:
+    """What the Runs table says of a run: the kernel's detail, else (a run that succeeded) the start of its
+    final reply and the files it changed; never an empty cell."""
+    if run.detail:
+        return run.detail
+    reply = " ".join(run.summary.split())
+    files = f"{len(run.files)} file{'s' if len(run.files) != 1 else ''} changed" if run.files else "no file changed"
+    return f"{files}; replied: {reply[:160] + ('…' if len(reply) > 160 else '')}" if reply else files
 
 
 def _cell(text: str, tip: str = "") -> QTableWidgetItem:
@@ -87,8 +110,8 @@ class AutomationsWindow(QWidget):
         self.run_rows: list[RunRecord] = []
         self.items: list[InboxItem] = []
         self.list = _table(["Name", "Schedule", "Next run", "Last outcome"])
-        self.history = _table(["Slot", "Try", "Outcome", "Detail"])
-        self.inbox = _table(["When", "Automation", "What"])
+        self.history = _wrapping(_table(["Slot", "Try", "Outcome", "Detail"]), 3)
+        self.inbox = _wrapping(_table(["When", "Automation", "What"]), 2)
         self.buttons: dict[str, QPushButton] = {}
         bar = QHBoxLayout()
         for key, text, slot in (("new", "&New…", self.new), ("edit", "&Edit…", self.edit),
@@ -217,6 +240,7 @@ class AutomationsWindow(QWidget):
             for col, text in enumerate((when, names.get(item.automation, item.automation),
                                         item.detail)):
                 self.inbox.setItem(row, col, _cell(text))
+        self.inbox.resizeRowsToContents()
         self._enable()
 
     def _show_runs(self) -> None:
@@ -227,8 +251,9 @@ class AutomationsWindow(QWidget):
         self.history.setRowCount(len(self.run_rows))
         for row, r in enumerate(self.run_rows):
             tz = v.automation.timezone if v else "UTC"
-            for col, text in enumerate((local_time(r.slot, tz), str(r.attempt + 1), r.outcome, r.detail)):
-                self.history.setItem(row, col, _cell(text))
+            for col, text in enumerate((local_time(r.slot, tz), str(r.attempt + 1), r.outcome, run_detail(r))):
+                self.history.setItem(row, col, _cell(text, r.summary if col == 3 and not r.detail else ""))
+        self.history.resizeRowsToContents()
         self._enable()
 
     def _enable(self) -> None:
@@ -325,6 +350,7 @@ class AutomationsWindow(QWidget):
         window = RunWindow(self.kernel, v.automation.name, v.automation.timezone, self.run_rows[row])
         window.setParent(self, Qt.WindowType.Window)
         window.show()
+        keep_on_screen(window)
         return window
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
@@ -332,6 +358,27 @@ class AutomationsWindow(QWidget):
             self._unsubscribe()
             self._unsubscribe = None
         super().closeEvent(event)
+
+
+def run_lines(kernel: KernelFacade, run: RunRecord) -> list[str]:
+    """The run as the Run window shows it: the final reply once, at the top; then, when its agent is still
+    in this kernel, the exchange before that reply (it used to end with the final reply, and the reply
+    was shown twice when the record's copy was added); then the files changed."""
+    reply = run.summary.strip()
+    said: list[tuple[str, str]] = []
+    if run.agent and any(a.id == run.agent for a in kernel.agents.list()):
+        for message in kernel.agents.conversation(run.agent):
+            words = "".join(p.text for p in message.parts if isinstance(p, TextPart)).strip()
+            if words:
+                said.append((message.role, words))
+        if reply and said and said[-1][0] == "assistant" and said[-1][1].startswith(reply):
+            reply = said.pop()[1]  # the whole reply (the record keeps its first 4,000 characters), shown once
+    lines = [f"Final reply:\n{reply or '(none)'}\n"]
+    if said:
+        lines.append("How it got there:")
+        lines += [f"{'Run' if role == 'assistant' else 'Kernel'}: {words}\n" for role, words in said]
+    lines.append("Files changed: " + (", ".join(run.files) if run.files else "none"))
+    return lines
 
 
 class RunWindow(QDialog):
@@ -344,17 +391,8 @@ class RunWindow(QDialog):
         header.setWordWrap(True)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
-        lines = []
-        if run.agent and any(a.id == run.agent for a in kernel.agents.list()):
-            for message in kernel.agents.conversation(run.agent):
-                words = "".join(p.text for p in message.parts if isinstance(p, TextPart))
-                if words.strip():
-                    lines.append(f"{'Run' if message.role == 'assistant' else 'Kernel'}: {words.strip()}\n")
-        else:
-            lines.append(f"Final reply:\n{run.summary or '(none)'}\n")
-        lines.append("Files changed: " + (", ".join(run.files) if run.files else "none"))
-        self.text.setPlainText("\n".join(lines))
+        self.text.setPlainText("\n".join(run_lines(kernel, run)))
         layout = QVBoxLayout(self)
         layout.addWidget(header)
         layout.addWidget(self.text)
-        self.resize(760, 520)
+        fit_to_screen(self, (760, 520))  # on a 1024×700 screen with its frame, whatever the font
