@@ -345,7 +345,7 @@ class AutomationsWindow(QWidget):
     def open_run(self) -> "RunWindow | None":
         row = self.history.currentRow()
         v = self.selected()
-        if v is None or not 0 <= row < len(self.run_rows):
+        if v is None or self.detached or not 0 <= row < len(self.run_rows):  # detached: nothing to ask
             return None
         window = RunWindow(self.kernel, v.automation.name, v.automation.timezone, self.run_rows[row])
         window.setParent(self, Qt.WindowType.Window)

@@ -92,6 +92,7 @@ def test_a_dead_kernel_shows_as_detached_everywhere_is_reaped_and_its_cut_reques
             automations.reload()  # the tick's reload: no NotRunning raised into Qt
         assert automations.detached_label.isVisibleTo(automations)
         assert not automations.buttons["new"].isEnabled()
+        assert automations.open_run() is None  # Enter on a run while detached: nothing to ask, no traceback
 
         starting = asyncio.ensure_future(asyncio.to_thread(ensure_kernel, home))  # another kernel, as a user would
         qtbot.waitUntil(lambda: links == [False, True] and starting.done(), timeout=WAIT_MS)
