@@ -115,6 +115,8 @@ def _show_attached(window: Any, up: bool) -> None:
     window.status.counts.attached = up
     if up:
         window.reattach()  # back after a restart: the agents as the kernel has them now
+    else:
+        window.detach()  # "kernel detached" where "running" was, and nothing to kill until it is back
     window.status.refresh()
 
 

@@ -46,6 +46,8 @@ from .widgets.message_input import MessageInput
 from .widgets.state_badge import StateBadge
 from .widgets.transcript import Transcript
 
+DETACHED_WORDS = ("The kernel is not reachable (it stopped or is restarting); the desktop reconnects by itself. "
+                  "What you type stays here to send once it is back.")
 STOPPED_PLACEHOLDER = "This agent was stopped and takes no more messages. Ctrl+N starts a new agent to continue."
 
 
@@ -62,6 +64,7 @@ class AskWindow(QWidget):
         self._open_settings = open_settings
         self.info: AgentInfo = kernel.agents.get(agent_id)
         self.raise_dialog: QInputDialog | None = None
+        self.detached = False  # the kernel went away (``detach``) and has not come back yet
         self.setWindowTitle(f"{self.info.name} \u00b7 {agent_id}")
         fit_to_screen(self, (780, 640))
         self._build()
@@ -259,7 +262,7 @@ class AskWindow(QWidget):
             self.status_label.setText(str(exc))
 
     def stop(self) -> None:
-        if not self.info.state.final:
+        if not self.info.state.final and not self.detached:
             self.kernel.agents.kill(self.agent_id)
 
     def ask_raise_budget(self) -> QInputDialog:
@@ -314,10 +317,21 @@ class AskWindow(QWidget):
         if text:
             self.transcript.add_text(text)
 
+    def detach(self) -> None:
+        """The kernel went away: the header says so instead of the last state it sent, and what cannot work
+        without it (Pause, Stop, Raise budget, Send) is off until ``reattach``; what is typed stays in the box."""
+        self.detached = True
+        self.state_badge.set_detached()
+        for button in (self.pause_button, self.stop_button, self.raise_button, self.send_button):
+            button.setEnabled(False)
+        self.status_label.setText(DETACHED_WORDS)
+
     def reattach(self) -> None:
         """The kernel restarted under the window: catch up with the agent as the new kernel has it
         (the events in between died with the old one); the transcript keeps what it showed and
-        continues below it."""
+        continues below it. What the window said while the kernel was away goes."""
+        self.detached = False
+        self.status_label.clear()  # "kernel detached", or an action's "no kernel is listening" before it knew
         self._shown_upto = 0  # a new kernel counts its streamed text from nothing
         try:
             info = self.kernel.agents.get(self.agent_id)
@@ -393,6 +407,8 @@ class AskWindow(QWidget):
 
     def check_key(self) -> bool:
         """Show or hide the missing-key notice; True when the key is missing."""
+        if self.detached:
+            return not self.key_notice.isHidden()  # the kernel is away: nothing to ask it, nothing to change
         message = self.kernel.provider_problem(self.info.provider)
         self.key_label.setText(message or "")
         self.key_notice.setVisible(message is not None)

@@ -77,8 +77,10 @@ class AutomationForm(QDialog):
         self.schedule = QLineEdit(a.schedule if a else "0 7 * * 1-5")
         self.schedule.setFont(style.mono_font())
         self.schedule.setPlaceholderText("0 7 * * 1-5   or   every 2h")
-        self.timezone = zone_picker(a.timezone if a else local_zone(), self)
-        self.expires_on = QCheckBox("o&n")
+        # no parent yet: a widget made with the dialog as parent enters the focus chain first, and the form
+        # opened with the keyboard in Timezone (a typed name became "Etc/UTCNotes digest")
+        self.timezone = zone_picker(a.timezone if a else local_zone())
+        self.expires_on = QCheckBox("on")  # no mnemonic of its own: Alt+N is Name (it used to tick a 7-day expiry)
         self.expires = QDateTimeEdit()
         self.expires.setDisplayFormat("yyyy-MM-dd HH:mm")
         self.expires.setCalendarPopup(True)
@@ -113,7 +115,9 @@ class AutomationForm(QDialog):
         form.addRow("&Schedule", self.schedule)
         form.addRow("", self.words)
         form.addRow("&Timezone", self.timezone)
-        form.addRow("Expires", expires_row)
+        expires_label = QLabel("E&xpires")  # Alt+X goes to the box; only Space ticks it
+        expires_label.setBuddy(self.expires_on)
+        form.addRow(expires_label, expires_row)
         form.addRow("&Policy", self.policy)
         form.addRow("&Budget per run", self.budget)
         form.addRow("Time &limit", self.time_limit)
@@ -131,6 +135,7 @@ class AutomationForm(QDialog):
         self.expires.dateTimeChanged.connect(self.restate)
         self.restate()
         self.resize(560, self.sizeHint().height())
+        self.name.setFocus(Qt.FocusReason.OtherFocusReason)  # where a new automation starts: its name
 
     def restate(self) -> None:
         """The schedule in words, or the kernel's reason it would refuse it, as the user types."""

@@ -6,6 +6,11 @@ events and the bridge's tick (for "in 3 h"). Each run opens read-only: its
 transcript when the agent is in this kernel, else what the kernel recorded
 (outcome, final reply, files changed). Adding a refused scope to a policy
 asks first, in words.
+
+While the kernel is away (``detach``) the window says so in one sentence and
+stops asking it (the tick used to print a NotRunning traceback every second);
+``reattach`` reloads. A call that fails because the kernel went before the
+window heard of it says the same sentence, once.
 """
 
 from __future__ import annotations
@@ -19,15 +24,19 @@ from PySide6.QtWidgets import (
 )
 
 from kernel.api import (
-    AutomationsChanged, AutomationView, InboxItem, KernelFacade, RunRecord, ScheduleRefused, TextPart, in_words,
+    AutomationsChanged, AutomationView, InboxItem, KernelError, KernelFacade, RunRecord, ScheduleRefused, TextPart, in_words,
     local_time,
 )
 
 from . import style
 from .automations_form import AutomationForm
 from .outward_inbox import OutwardInbox
-from .sizing import fit_to_screen, show_rows
+from .sizing import fit_to_screen, keep_on_screen, show_rows
 from .wording import plain_tip
+
+
+DETACHED_WORDS = ("The kernel is not reachable (it stopped or is restarting): automations, runs and the Inbox "
+                  "show again when it is back; the desktop reconnects by itself.")
 
 
 def _table(headers: list[str]) -> QTableWidget:
@@ -41,6 +50,29 @@ def _table(headers: list[str]) -> QTableWidget:
     t.horizontalHeader().setStretchLastSection(True)
     t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     return t
+
+
+def _wrapping(t: QTableWidget, last: int) -> QTableWidget:
+    """A table whose last column (``last``) holds sentences: wrapped whole, never elided to "asked for
+    fs.write to …" (what was refused is the point of the row); the row grows to fit."""
+    t.setWordWrap(True)
+    t.setTextElideMode(Qt.TextElideMode.ElideNone)
+    header = t.horizontalHeader()
+    for col in range(last):
+        header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(last, QHeaderView.ResizeMode.Stretch)
+    header.sectionResized.connect(lambda *_a: t.resizeRowsToContents())  # narrower: more lines
+    return t
+
+
+def run_detail(run: RunRecord) -> str:
+    """What the Runs table says of a run: the kernel's detail, else (a run that succeeded) the start of its
+    final reply and the files it changed; never an empty cell."""
+    if run.detail:
+        return run.detail
+    reply = " ".join(run.summary.split())
+    files = f"{len(run.files)} file{'s' if len(run.files) != 1 else ''} changed" if run.files else "no file changed"
+    return f"{files}; replied: {reply[:160] + ('…' if len(reply) > 160 else '')}" if reply else files
 
 
 def _cell(text: str, tip: str = "") -> QTableWidgetItem:
@@ -78,8 +110,8 @@ class AutomationsWindow(QWidget):
         self.run_rows: list[RunRecord] = []
         self.items: list[InboxItem] = []
         self.list = _table(["Name", "Schedule", "Next run", "Last outcome"])
-        self.history = _table(["Slot", "Try", "Outcome", "Detail"])
-        self.inbox = _table(["When", "Automation", "What"])
+        self.history = _wrapping(_table(["Slot", "Try", "Outcome", "Detail"]), 3)
+        self.inbox = _wrapping(_table(["When", "Automation", "What"]), 2)
         self.buttons: dict[str, QPushButton] = {}
         bar = QHBoxLayout()
         for key, text, slot in (("new", "&New…", self.new), ("edit", "&Edit…", self.edit),
@@ -97,12 +129,18 @@ class AutomationsWindow(QWidget):
             self.buttons[key] = button
             inbox_bar.addWidget(button)
         inbox_bar.addStretch(1)
+        self.detached = False
+        self.detached_label = QLabel(DETACHED_WORDS)  # the kernel is away: said once, here
+        self.detached_label.setWordWrap(True)
+        self.detached_label.setStyleSheet(f"color: {style.role_colour('error').name()}; font-weight: 600;")
+        self.detached_label.hide()
         self.empty = QLabel("No automations yet. New… defines one: an objective, a schedule at least an hour "
                             "apart, and the leases each run gets.")
         self.empty.setWordWrap(True)
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.detached_label)
         top_layout.addLayout(bar)
         top_layout.addWidget(self.empty)
         top_layout.addWidget(self.list)
@@ -152,7 +190,27 @@ class AutomationsWindow(QWidget):
         row = self.list.currentRow()
         return self.views[row] if 0 <= row < len(self.views) else None
 
+    def detach(self) -> None:
+        """The kernel went away: say so once, stop asking it, and turn off what needs it."""
+        self.detached = True
+        self.detached_label.show()
+        for button in self.buttons.values():
+            button.setEnabled(False)
+
+    def reattach(self) -> None:
+        self.detached = False
+        self.detached_label.hide()
+        self.reload()
+
     def reload(self) -> None:
+        if self.detached:
+            return
+        try:
+            self._reload()
+        except KernelError:  # it went before the window heard (``detach`` comes with the events connection)
+            self.detach()
+
+    def _reload(self) -> None:
         keep = self.selected()
         desk = self.kernel.automations
         self.views = desk.list()
@@ -182,20 +240,27 @@ class AutomationsWindow(QWidget):
             for col, text in enumerate((when, names.get(item.automation, item.automation),
                                         item.detail)):
                 self.inbox.setItem(row, col, _cell(text))
+        self.inbox.resizeRowsToContents()
         self._enable()
 
     def _show_runs(self) -> None:
+        if self.detached:
+            return
         v = self.selected()
         self.run_rows = self.kernel.automations.runs(v.automation.id) if v else []
         self.history.setRowCount(len(self.run_rows))
         for row, r in enumerate(self.run_rows):
             tz = v.automation.timezone if v else "UTC"
-            for col, text in enumerate((local_time(r.slot, tz), str(r.attempt + 1), r.outcome, r.detail)):
-                self.history.setItem(row, col, _cell(text))
+            for col, text in enumerate((local_time(r.slot, tz), str(r.attempt + 1), r.outcome, run_detail(r))):
+                self.history.setItem(row, col, _cell(text, r.summary if col == 3 and not r.detail else ""))
+        self.history.resizeRowsToContents()
         self._enable()
 
     def _enable(self) -> None:
+        if self.detached:
+            return
         v = self.selected()
+        self.buttons["new"].setEnabled(True)
         for key in ("edit", "run", "pause", "delete"):
             self.buttons[key].setEnabled(v is not None)
         self.buttons["pause"].setText("Res&ume" if v is not None and not v.automation.enabled else "&Pause")
@@ -280,11 +345,12 @@ class AutomationsWindow(QWidget):
     def open_run(self) -> "RunWindow | None":
         row = self.history.currentRow()
         v = self.selected()
-        if v is None or not 0 <= row < len(self.run_rows):
+        if v is None or self.detached or not 0 <= row < len(self.run_rows):  # detached: nothing to ask
             return None
         window = RunWindow(self.kernel, v.automation.name, v.automation.timezone, self.run_rows[row])
         window.setParent(self, Qt.WindowType.Window)
         window.show()
+        keep_on_screen(window)
         return window
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
@@ -292,6 +358,27 @@ class AutomationsWindow(QWidget):
             self._unsubscribe()
             self._unsubscribe = None
         super().closeEvent(event)
+
+
+def run_lines(kernel: KernelFacade, run: RunRecord) -> list[str]:
+    """The run as the Run window shows it: the final reply once, at the top; then, when its agent is still
+    in this kernel, the exchange before that reply (it used to end with the final reply, and the reply
+    was shown twice when the record's copy was added); then the files changed."""
+    reply = run.summary.strip()
+    said: list[tuple[str, str]] = []
+    if run.agent and any(a.id == run.agent for a in kernel.agents.list()):
+        for message in kernel.agents.conversation(run.agent):
+            words = "".join(p.text for p in message.parts if isinstance(p, TextPart)).strip()
+            if words:
+                said.append((message.role, words))
+        if reply and said and said[-1][0] == "assistant" and said[-1][1].startswith(reply):
+            reply = said.pop()[1]  # the whole reply (the record keeps its first 4,000 characters), shown once
+    lines = [f"Final reply:\n{reply or '(none)'}\n"]
+    if said:
+        lines.append("How it got there:")
+        lines += [f"{'Run' if role == 'assistant' else 'Kernel'}: {words}\n" for role, words in said]
+    lines.append("Files changed: " + (", ".join(run.files) if run.files else "none"))
+    return lines
 
 
 class RunWindow(QDialog):
@@ -304,17 +391,8 @@ class RunWindow(QDialog):
         header.setWordWrap(True)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
-        lines = []
-        if run.agent and any(a.id == run.agent for a in kernel.agents.list()):
-            for message in kernel.agents.conversation(run.agent):
-                words = "".join(p.text for p in message.parts if isinstance(p, TextPart))
-                if words.strip():
-                    lines.append(f"{'Run' if message.role == 'assistant' else 'Kernel'}: {words.strip()}\n")
-        else:
-            lines.append(f"Final reply:\n{run.summary or '(none)'}\n")
-        lines.append("Files changed: " + (", ".join(run.files) if run.files else "none"))
-        self.text.setPlainText("\n".join(lines))
+        self.text.setPlainText("\n".join(run_lines(kernel, run)))
         layout = QVBoxLayout(self)
         layout.addWidget(header)
         layout.addWidget(self.text)
-        self.resize(760, 520)
+        fit_to_screen(self, (760, 520))  # on a 1024×700 screen with its frame, whatever the font

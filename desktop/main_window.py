@@ -20,7 +20,7 @@ from typing import Callable
 
 import shiboken6
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QApplication, QLabel, QMainWindow, QMessageBox, QSizePolicy, QSplitter, QToolBar, QVBoxLayout, QWidget,
 )
@@ -40,6 +40,7 @@ from .process_model import ProcessRows, ProcessTableModel
 from .process_view import ProcessView
 from .sizing import fit_to_screen
 from .status import StatusCounts, StatusLabels
+from .wording import plain_tip
 
 WindowFactory = Callable[[str], QWidget]
 LeaseBringer = Callable[[str | None], object]  # an agent's lease dialog brought up (None: the oldest open)
@@ -82,6 +83,7 @@ class MainWindow(QMainWindow):
         self.state = state  # which Ask windows are open, kept between runs (None: not kept)
         self._kernel_outlives = kernel_outlives  # attached to a kernel process: quitting may leave agents working
         self.history: HistoryWindow | None = None
+        self._said = ""  # the waiting message in the status line, whole (``say`` cuts it to the room there)
         self.setWindowTitle("Agentdesk")
         self.setWindowIcon(style.app_icon())
 
@@ -220,14 +222,30 @@ class MainWindow(QMainWindow):
         """Say in the status line that a lease request waits, and how to answer it."""
         requests = self.kernel.leases.pending()
         if not requests:
+            self._said = ""
             self.statusBar().clearMessage()
+            self.statusBar().setToolTip("")
             return
         first = requests[0]
         more = f" (and {plural(len(requests) - 1, 'more request')})" if len(requests) > 1 else ""
-        self.statusBar().showMessage(
-            f"\u25c6 {first.agent_name} ({first.agent_id}) waits for "
-            + (f"a one-off confirmation ({first.scope})" if first.once else f"a {first.scope} lease") + f"{more}: "
-            f"press {ANSWER_SHORTCUT} to answer")
+        self.say(f"\u25c6 {first.agent_name} ({first.agent_id}) waits for "
+                 + (f"a one-off confirmation ({first.scope})" if first.once else f"a {first.scope} lease") + f"{more} "
+                 f"\u00b7 {ANSWER_SHORTCUT} answers")  # short: at 1024 px it fits beside the footer
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if self._said:
+            self.say(self._said)  # cut again for the new width
+
+    def say(self, text: str) -> None:
+        """A lasting message in the status line, cut with "…" where the footer begins (Qt drew it up to the
+        footer and clipped it mid-word, so it ran into "tokens today …"); the whole text is the tooltip."""
+        self._said = text
+        bar = self.statusBar()
+        taken = sum(w.sizeHint().width() for w in (self.status.footer, self.inbox_label) if not w.isHidden())
+        room = max(40, bar.width() - taken - 4 * style.SPACING)
+        bar.showMessage(bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, room))
+        bar.setToolTip(plain_tip(text) or "")
 
     def _on_tick(self) -> None:
         self.processes.on_tick()
@@ -305,13 +323,23 @@ class MainWindow(QMainWindow):
 
     # ---- a kernel that restarted under the desktop -------------------------------------
 
+    def detach(self) -> None:
+        """The kernel went away: no window goes on saying "running" with live Kill buttons. The table, each
+        open Ask window and the Automations window say "kernel detached" until ``reattach``."""
+        self.rows.set_detached(True)
+        for window in [*self.windows.values(), self.automations_window]:
+            if window is not None and shiboken6.isValid(window) and hasattr(window, "detach"):
+                window.detach()
+        self.status.refresh()
+
     def reattach(self) -> None:
         """The kernel came back (it restarted): show its agents as they are now. The events in
         between died with the old kernel, so the table is reloaded rather than patched, and each
         open Ask window catches up with its agent and carries on."""
+        self.rows.set_detached(False)
         self.rows.reload(self.kernel.agents.list(), self.kernel.leases.list())
-        for window in list(self.windows.values()):
-            catch_up = getattr(window, "reattach", None)
+        for window in [*self.windows.values(), self.automations_window]:
+            catch_up = getattr(window, "reattach", None) if window is not None and shiboken6.isValid(window) else None
             if catch_up is not None:
                 catch_up()
         self._flag_requests()

@@ -39,6 +39,9 @@ from .wording import plain_tip
 
 COLUMNS = ("id", "name \u00b7 model", "state", "tokens", "leases", "started", "")
 COL_ID, COL_NAME, COL_STATE, COL_TOKENS, COL_LEASES, COL_STARTED, COL_KILL = range(len(COLUMNS))
+DETACHED = "kernel detached"
+DETACHED_TIP = ("The kernel is not reachable (it stopped or is restarting); the desktop reconnects by itself. "
+                "Nothing can be killed, paused or sent until it is back.")
 ModelRole = Qt.ItemDataRole.UserRole + 3     # "provider · model", drawn muted after the name
 ANSWER_HINT = "press Enter or double-click to answer ({shortcut} from any window)"
 TAINT_BADGE = "\u26a0 tainted"  # beside the state of an agent that read untrusted content (reason in the tooltip)
@@ -70,6 +73,14 @@ class ProcessRows:
         self.leases: dict[str, list[Lease]] = {}
         self._index: dict[str, int] = {}
         self._listeners: list[RowListener] = []
+        self.detached = False  # the kernel went away: a working agent's state is not known, nothing can be killed
+
+    def set_detached(self, detached: bool) -> None:
+        """The kernel went away (True) or came back: every row's state and Kill button change."""
+        if detached != self.detached:
+            self.detached = detached
+            for row in range(len(self.agents)):
+                self._announce(RowChange("changed", row, (COL_STATE, COL_KILL)))
 
     def listen(self, fn: RowListener) -> Callable[[], None]:
         """Hear every change from now on; returns the function that stops it."""
@@ -253,7 +264,8 @@ class ProcessTableModel(RowsTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return plain_tip(self._tooltip(info, col))
         if role == Qt.ItemDataRole.ForegroundRole and col == COL_STATE:
-            return style.state_colour(info.state)
+            return style.role_colour("muted") if self.rows.detached and not info.state.final \
+                else style.state_colour(info.state)
         if role == Qt.ItemDataRole.FontRole:
             if col == COL_ID:
                 return style.mono_font()
@@ -275,6 +287,8 @@ class ProcessTableModel(RowsTableModel):
         if col == COL_NAME:
             return info.name
         if col == COL_STATE:
+            if self.rows.detached and not info.state.final:
+                return DETACHED  # "running" is what the kernel said before it went: not known now
             return style.state_text(info.state) + (f"  {TAINT_BADGE}" if info.tainted else "")
         if col == COL_TOKENS:  # with a price, what they cost (the bar shows the budget); else tokens only
             if info.cost is not None:
@@ -285,11 +299,13 @@ class ProcessTableModel(RowsTableModel):
             return str(n) if n else "–"
         if col == COL_STARTED:
             return time.strftime("%H:%M", time.localtime(info.started_at))
-        return "Kill" if not info.state.final else ""
+        return "Kill" if not info.state.final and not self.rows.detached else ""
 
     def _tooltip(self, info: AgentInfo, col: int) -> str | None:
         if col == COL_LEASES:
             return self.rows.lease_tooltip(info.id)
+        if col == COL_STATE and self.rows.detached and not info.state.final:
+            return f"{DETACHED_TIP} Before it went, {info.name} was {info.state}."
         if col == COL_STATE:
             taint = f"\ntainted: {info.tainted}; outward actions ask every time" if info.tainted else ""
             if info.state is AgentState.WAITING:  # a lease request waits for a person: say how to answer it
@@ -305,6 +321,8 @@ class ProcessTableModel(RowsTableModel):
             return f"{info.name} · {info.provider} {info.model}\n{info.workspace}"
         if col == COL_STARTED:
             return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info.started_at))
+        if col == COL_KILL and self.rows.detached:
+            return DETACHED_TIP
         if col == COL_KILL:
             return "Kill this agent: stop its work and revoke its leases"
         return None

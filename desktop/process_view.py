@@ -105,7 +105,9 @@ class KillButtonDelegate(QStyledItemDelegate):
         button = QStyleOptionButton()
         button.rect = self.button_rect(option.rect)
         button.text = "Kill"
-        button.state = QStyle.StateFlag.State_Enabled | QStyle.StateFlag.State_Raised
+        live = bool(index.data())  # "" while the kernel is detached: drawn disabled, takes no click
+        button.state = (QStyle.StateFlag.State_Enabled if live else QStyle.StateFlag.State_None) \
+            | QStyle.StateFlag.State_Raised
         widget = option.widget
         (widget.style() if widget else QApplication.style()).drawControl(
             QStyle.ControlElement.CE_PushButton, button, painter, widget)
@@ -113,7 +115,7 @@ class KillButtonDelegate(QStyledItemDelegate):
     def editorEvent(self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: Index) -> bool:
         if event.type() == QEvent.Type.MouseButtonRelease and isinstance(event, QMouseEvent):
             info = index.data(AgentRole)
-            if info is not None and not info.state.final and \
+            if info is not None and not info.state.final and bool(index.data()) and \
                     self.button_rect(option.rect).contains(event.position().toPoint()):
                 self.clicked.emit(info.id)
                 return True

@@ -214,7 +214,17 @@ class SettingsDialog(QDialog):
         screen = self.screen().availableGeometry() if self.screen() is not None else None
         room = screen.height() - 140 if screen is not None else body.sizeHint().height()
         self.body.setMinimumHeight(max(200, min(body.sizeHint().height(), room)))
+        self._body_least = self.body.minimumHeight()
         self.body.setMinimumWidth(body.sizeHint().width())
+
+    def _refuse(self, message: str) -> bool:
+        """Say why Save did nothing, the whole sentence: the scrolling body gives up the height the error
+        needs (on a 700-pixel screen it kept it all and a long price error was drawn over, clipped)."""
+        refuse(self.error_label, message)
+        need = self.error_label.heightForWidth(max(1, self.width()))
+        self.body.setMinimumHeight(max(200, self._body_least - need))
+        self.error_label.setMinimumHeight(need)
+        return False
 
     def _key_source(self, provider: str) -> KeySource | ConfigError:
         try:
@@ -240,7 +250,7 @@ class SettingsDialog(QDialog):
             if web_problems:
                 self.tabs.setCurrentWidget(self.web_tab)
                 self.body.ensureWidgetVisible(self.web_tab.max_size)
-            return refuse(self.error_label, "\n".join([message for _, message in problems] + web_problems))
+            return self._refuse("\n".join([message for _, message in problems] + web_problems))
         try:
             new = self.web_tab.applied(apply_form(values, self.settings, self.store.root))
             self.store.save(new)
@@ -250,7 +260,7 @@ class SettingsDialog(QDialog):
             if web_key is not None:
                 self.store.save_secret_key(*web_key)
         except (ConfigError, OSError) as exc:
-            return refuse(self.error_label, f"Could not save: {exc}")
+            return self._refuse(f"Could not save: {exc}")
         self.settings = new
         self.saved.emit(new)
         self.accept()

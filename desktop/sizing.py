@@ -45,3 +45,13 @@ def show_rows(table: QTableView, rows: int) -> None:
     """Make ``table`` at least tall enough for its header and ``rows`` rows (a splitter may give it more)."""
     header = table.horizontalHeader().sizeHint().height()
     table.setMinimumHeight(header + rows * table.verticalHeader().defaultSectionSize() + 2 * table.frameWidth())
+
+
+def keep_on_screen(widget: QWidget) -> None:
+    """Move a shown window so its frame lies on its screen: a window centred on a wider parent (the Run window
+    on the Automations window) was placed partly off a 1024×700 screen."""
+    area, frame = available_geometry(widget), widget.frameGeometry()
+    x = min(max(frame.left(), area.left()), max(area.left(), area.right() + 1 - frame.width()))
+    y = min(max(frame.top(), area.top()), max(area.top(), area.bottom() + 1 - frame.height()))
+    if (x, y) != (frame.left(), frame.top()):
+        widget.move(x, y)

@@ -89,8 +89,12 @@ class StatusCounts:
         return sum(a.used for a in self._rows.agents if a.started_at >= start)
 
     def headline_html(self) -> str:
-        """The toolbar's right side: "● 3 running  ◆ 1 waiting  2 leases"."""
+        """The toolbar's right side: "● 3 running  ◆ 1 waiting  2 leases"; while the kernel is away,
+        "kernel detached" in the error colour (what ran before is not known to run now)."""
         running, waiting = AgentState.RUNNING, AgentState.WAITING
+        if not self.attached:
+            colour = style.role_colour("error").name()
+            return f'<span style="color:{colour};font-weight:600;">\u26a0 kernel detached \u2014 reconnecting</span>'
         parts = [style.state_html(running).replace(style.state_text(running),
                                                    f"{style.MARKS[running]} {self.in_state(running)} running")]
         n_waiting = self.in_state(waiting)

@@ -1,4 +1,10 @@
-"""A unified diff in a monospace box, added lines green and removed lines red (palette-aware)."""
+"""A unified diff in a monospace box, added lines green and removed lines red (palette-aware).
+
+Every line goes through ``wording.visible`` before it is escaped: a bidi override or a zero-width
+character in a file or in a mail about to be sent would otherwise reorder what is read here (a
+recipient ``\u202e...`` reading as another address), while the summary line and the arguments view
+show the codes. HTML-escaping alone keeps markup out, not reordering.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,7 @@ from PySide6.QtGui import QPalette, QTextOption
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
 
 from ..theme import ADDED, ADDED_BG, MUTED, REMOVED, REMOVED_BG, mono_family, shade
-from ..wording import diff_line_kind
+from ..wording import diff_line_kind, visible
 
 
 def diff_html(diff: str, palette: QPalette | None = None, plain: bool = False) -> str:
@@ -22,7 +28,7 @@ def diff_html(diff: str, palette: QPalette | None = None, plain: bool = False) -
         "context": "",
     }
     lines = diff.rstrip("\n").split("\n") if diff.strip() else ["(no changes)"]
-    body = "".join(f'<div style="{styles["context" if plain else diff_line_kind(line)]}">{html.escape(line) or "&nbsp;"}</div>'
+    body = "".join(f'<div style="{styles["context" if plain else diff_line_kind(line)]}">{html.escape(visible(line)) or "&nbsp;"}</div>'
                    for line in lines)
     return f'<div style="font-family:\'{mono_family()}\'; white-space:pre;">{body}</div>'
 

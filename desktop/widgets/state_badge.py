@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from kernel.api import AgentState
 
-from ..theme import is_dark, state_colour, state_glyph
+from ..theme import ERROR, is_dark, shade, state_colour, state_glyph
 
 
 class StateBadge(QLabel):
@@ -27,3 +27,9 @@ class StateBadge(QLabel):
             self.setStyleSheet(f"QLabel {{ color: {colour}; font-weight: bold; padding: 2px 0px; }}")
         self.setText(text)
         self.setAccessibleName(f"state: {state}")
+
+    def set_detached(self) -> None:
+        """The kernel went away: the agent's state is not known until it is back (``set_state`` then)."""
+        self.setStyleSheet(f"QLabel {{ color: {shade(ERROR, self.palette())}; font-weight: bold; padding: 2px 0px; }}")
+        self.setText("\u26a0 kernel detached")
+        self.setAccessibleName("state: kernel detached")

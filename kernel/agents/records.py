@@ -66,6 +66,7 @@ def record_request(agent: AgentProcess, timer: RequestTimer, status: str, *, rep
                          for p in parts if isinstance(p, ToolUse)),
         error=error,
     ))
+    agent.services.inflight.done(agent.id)  # on the record now: nothing to recover at the next start
 
 
 def _count(value: object) -> int:

@@ -16,6 +16,7 @@ from ledger import Entry, Ledger
 
 from ..leases.approver import Approver
 from ..core.clock import Clock
+from .inflight import InFlightJournal
 from .recent_changes import RecentChanges
 from ..core.events import EventBus
 from ..leases.book import LeaseBook
@@ -69,10 +70,12 @@ class Services:
     request_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     recent: RecentChanges = field(init=False)
     images: ImageStore = field(init=False)  # pictures fitted once, kept by hash in the ledger's blob store
+    inflight: InFlightJournal = field(init=False)  # tokens of requests being streamed, for a kernel killed mid-way
 
     def __post_init__(self) -> None:
         self.recent = RecentChanges(self.ledger)
         self.images = ImageStore(self.ledger)
+        self.inflight = InFlightJournal.beside(self.ledger)
 
     def record(self, entry: Entry) -> Entry:
         """Append to the ledger (the kernel announces every append as LedgerAppended)."""

@@ -25,6 +25,7 @@ from ..providers.base import TextChunk
 from ..core.json_safe import clean_text
 from .admit import admit
 from .process import AgentProcess
+from .inflight import InFlight
 from .records import RequestTimer, record_request
 
 
@@ -84,6 +85,7 @@ async def _stream_turn(agent: AgentProcess, timer: RequestTimer) -> AssistantTur
     text: list[str] = []
     calls: list[ToolCallReady] = []
     stop: str | None = None
+    flight = InFlight(agent.id, agent.request_reason, agent.provider, agent.model, timer.start)
     async with contextlib.aclosing(provider.stream(build_request(agent))) as events:  # type: ignore[type-var]
         async for event in events:
             match event:
@@ -101,6 +103,7 @@ async def _stream_turn(agent: AgentProcess, timer: RequestTimer) -> AssistantTur
                     timer.cache(event.cache_read_tokens, event.cache_write_tokens)
                     agent.report_usage(i, o, None if event.cache_read_tokens is None else timer.cache_read_tokens,
                                        None if event.cache_write_tokens is None else timer.cache_write_tokens)
+                    s.inflight.report(flight, agent.budget.current)  # kept should the kernel be killed mid-way
                 case StreamEnd(stop_reason=reason):
                     stop, timer.request_id = reason, event.request_id
                 case _:

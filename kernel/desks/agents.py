@@ -200,6 +200,7 @@ class Agents:
     def restore(self) -> None:
         """Bring back every agent on the record that was not killed or archived (see agents.restore)."""
         s = self._services
+        s.inflight.record_cut(s.ledger)  # requests a killed kernel left in flight: their tokens count
         restored = summarise(s.ledger, s.clock.now())
         for rec in restored.agents.values():
             if not (rec.killed or rec.archived):

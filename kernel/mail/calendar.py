@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from .compose import attendee_addresses
 from .accounts import Credentials
 from .errors import MailError
 
@@ -139,7 +140,7 @@ def create(creds: Credentials, uid: str, args: Mapping[str, Any]) -> dict[str, s
     try:
         if args.get("attendees"):
             event = cal.save_event(no_overwrite=True, **fields)
-            for who in args["attendees"]:
+            for who in attendee_addresses(args["attendees"]):
                 event.add_attendee(f"mailto:{who}")
             event.save()
         else:

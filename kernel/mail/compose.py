@@ -7,12 +7,19 @@ salted with the home's secret (``<hmac-sha256(salt, key)@agentdesk.invalid>``,
 ``effect_ids``), so the Sent folder can be searched for it before any retry
 and nobody can plant a mail that matches it. ``Date`` comes from the injected
 clock.
+
+A recipient holding a control or format character (a bidi override, a
+zero-width space) is refused: ``\u202e@\u202d`` has an ``@`` and no
+space, so the parser takes it, yet it reads as nothing or as another
+address in every preview. The same rule holds for calendar attendees
+(``attendee_addresses``), who are sent invitations.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import unicodedata
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, getaddresses
@@ -30,7 +37,26 @@ def message_id_for(key: str, salt: str) -> str:
     return f"<{hmac.new(salt.encode(), key.encode(), hashlib.sha256).hexdigest()}@agentdesk.invalid>"
 
 
-def _addresses(value: Any, what: str) -> list[str]:
+def _unseen(c: str) -> bool:
+    """A control (Cc) or format (Cf: bidi overrides and isolates, zero-width characters) character."""
+    return unicodedata.category(c) in ("Cc", "Cf")
+
+
+def _hidden(name: str, addr: str) -> str | None:
+    """The first character that must not be in a recipient: any control or format character in the address, a
+    control character in the name, a format character in a name made only of them (a right-to-left mark
+    inside a Hebrew or Arabic name is how that name is written)."""
+    name_blank = all(_unseen(c) or c.isspace() for c in name)
+    for c in addr + name:
+        if _unseen(c) and (c in addr or unicodedata.category(c) == "Cc" or name_blank):
+            return c
+    return None
+
+
+def _parsed(value: Any, what: str) -> list[tuple[str, str]]:
+    """(display name, address) for each recipient of ``value``, refused in words when one is not plainly an
+    address: a line break, no ``@``, a space, a control or format character in the address, or a name that
+    is made only of such characters."""
     items = value if isinstance(value, list) else [value] if isinstance(value, str) and value else []
     out = []
     for item in items:
@@ -39,10 +65,25 @@ def _addresses(value: Any, what: str) -> list[str]:
         for name, addr in getaddresses([item]):
             if "@" not in addr or any(c.isspace() for c in addr):
                 raise MailError("config", f"{what}: {item[:80]!r} is not a mail address")
-            out.append(str(Address(display_name=name, addr_spec=addr)) if name else addr)
+            hidden = _hidden(name, addr)
+            if hidden is not None:
+                raise MailError("config", f"{what}: {item[:80]!r} holds the invisible character U+{ord(hidden):04X}, "
+                                "which hides or reorders what the address reads as; write the address plainly")
+            out.append((name, addr))
     if len(out) > MAX_RECIPIENTS:
         raise MailError("config", f"{what}: at most {MAX_RECIPIENTS} recipients")
     return out
+
+
+def _addresses(value: Any, what: str) -> list[str]:
+    return [str(Address(display_name=name, addr_spec=addr)) if name else addr for name, addr in _parsed(value, what)]
+
+
+def attendee_addresses(value: Any) -> list[str]:
+    """The bare addresses a calendar event invites, under the same rules as a mail's recipients."""
+    if value is not None and not isinstance(value, list):
+        raise MailError("config", "attendees: a list of mail addresses")
+    return [addr for _name, addr in _parsed(value or [], "attendees")]
 
 
 def compose(account: Account, args: Mapping[str, Any], message_id: str | None, now: float) -> EmailMessage:

@@ -25,7 +25,7 @@ from ..tools.descriptor import CallPreview, Risk, ToolContext, ToolDescriptor, T
 from ..tools.fs.common import integer, obj, string
 from . import calendar, imap, smtp
 from .accounts import Account, AccountStore, Credentials
-from .compose import compose, message_id_for, shown
+from .compose import attendee_addresses, compose, message_id_for, shown
 from .effect_ids import home_salt
 from .errors import MailError
 
@@ -90,6 +90,8 @@ class MailService:
             account = self.account(args)  # no secret is read before the permission step
             if tool == "mail_send":
                 compose(account, args, None, self.clock.now())  # a bad address fails here, before any ask
+            elif tool == "calendar_create":
+                attendee_addresses(args.get("attendees"))  # and a bad attendee
             if tool not in _WRITES:
                 return None
             what, done_text = _WRITES[tool]
@@ -156,16 +158,31 @@ class MailService:
         return await asyncio.to_thread(imap.has_message_id, creds, folders, message_id)
 
     async def _file_in_sent(self, creds: Credentials, msg: EmailMessage) -> str:
+        """The copy in Sent, saved once: not when the server files sends itself (Gmail, or any server whose Sent
+        already holds this Message-ID: a copy saved before a kill -9, a server-side rule)."""
+        sent = creds.account.sent_folder
         if creds.account.server_files_sent:
             return "filed by the server"
         try:
-            await asyncio.to_thread(imap.append, creds, creds.account.sent_folder, msg.as_bytes())
+            if await asyncio.to_thread(imap.has_message_id, creds, (sent,), str(msg["Message-ID"])):
+                return f"already in {sent}"
+            await asyncio.to_thread(imap.append, creds, sent, msg.as_bytes())
         except MailError as exc:  # the mail went; only the copy failed
-            return f"not saved in {creds.account.sent_folder}: {exc.message}"
-        return f"saved in {creds.account.sent_folder}"
+            return f"not saved in {sent}: {exc.message}"
+        return f"saved in {sent}"
+
+    async def _sent_copy_after_resume(self, creds: Credentials, intent: Intent) -> None:
+        """A send a killed kernel left open, found delivered at the next start: its copy in Sent, once (the
+        kernel may have died between the send and the copy, or after the copy)."""
+        try:
+            msg = compose(creds.account, call_input(self.book.ledger, intent), intent.target, intent.ts)
+        except (MailError, ConfigError, ToolFailure, KeyError, TypeError):
+            return  # the call cannot be rebuilt (no recorded arguments): no copy rather than a wrong one
+        await self._file_in_sent(creds, msg)
 
     async def create_event(self, ctx: ToolContext, args: Mapping[str, Any]) -> ToolOutput:
         creds = self.creds(args)
+        attendee_addresses(args.get("attendees"))  # an invitation goes to plain addresses only
         tz = args.get("timezone")
         if calendar.parse_time(args["end"], "end", tz) <= calendar.parse_time(args["start"], "start", tz):
             raise MailError("config", "end must be after start")
@@ -194,7 +211,11 @@ class MailService:
     def verifiers(self) -> dict[str, Verifier]:
         """For ``OutwardBook.resume`` at kernel start."""
         async def mail(intent: Intent) -> bool:
-            return await self._mail_found(self.intent_creds(intent), intent.target)
+            creds = self.intent_creds(intent)
+            found = await self._mail_found(creds, intent.target)
+            if found:
+                await self._sent_copy_after_resume(creds, intent)
+            return found
         return {"mail_send": mail, "calendar_create": self.event_verifier()}
 
     # ---- previews for the confirmation, and the Inbox ----------------------------------

@@ -4,6 +4,11 @@ The kernel runs in a new session (no controlling terminal, not in the
 client's process group: closing the desktop or its terminal does not stop
 it), with its output in ``kernel.log`` in the home. The client then waits for
 the handshake with a deadline: a real process is starting.
+
+The kernel is still this client's child, though, until the client exits: when it
+dies (killed, crashed) it stays a zombie of the desktop unless someone waits for
+it. A daemon thread per started kernel does (``reaper``): it sleeps in
+``waitpid`` and costs nothing while the kernel runs.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -19,6 +25,18 @@ from .channel import kernel_running
 from .protocol import NotRunning
 
 START_DEADLINE_S = 30.0
+_reapers: dict[int, threading.Thread] = {}  # pid → the thread that waits for that kernel to end
+
+
+def reaper(pid: int) -> threading.Thread | None:
+    """The thread reaping the kernel ``pid`` this process started (None: not started here)."""
+    return _reapers.get(pid)
+
+
+def _reap(proc: subprocess.Popen[bytes]) -> None:
+    thread = threading.Thread(target=proc.wait, name=f"reap kernel {proc.pid}", daemon=True)
+    _reapers[proc.pid] = thread
+    thread.start()
 
 
 def ensure_kernel(home: Path, deadline_s: float = START_DEADLINE_S) -> bool:
@@ -33,6 +51,7 @@ def ensure_kernel(home: Path, deadline_s: float = START_DEADLINE_S) -> bool:
                                 env={**os.environ, "AGENTDESK_HOME": str(home)})
     finally:
         os.close(log)
+    _reap(proc)  # from now on its end is waited for, whenever it comes
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
         if kernel_running(home):

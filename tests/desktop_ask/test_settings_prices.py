@@ -41,3 +41,18 @@ def test_parse_prices_is_strict():
         "n": {"input": 1.0, "output": 2.0, "cached_input": 0.5}}
     for bad in ("m 1 2", "m 1 2 3 4 5", "m 1 2 3 x", "m 1 2 3 -1", "m -1 2 3", "m nan 2 3", "m inf 2 3", "m 1 2 1e9"):
         assert parse_prices(bad)[1] is not None, bad
+
+
+def test_a_long_price_error_is_shown_whole_not_drawn_over(qtbot, tmp_path, agentdesk_home):
+    """The dialog's body keeps what room the screen gives; the error under it used to get what was left (two
+    lines for a three-line sentence) and was drawn over, its first line clipped."""
+    _store, dialog = make(qtbot, tmp_path, agentdesk_home)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.provider_tabs["gemini"].prices.setPlainText("gemini-2.5-flash  cheap  2.5  0.03")
+    qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Save), Qt.MouseButton.LeftButton)
+    label = dialog.error_label
+    qtbot.waitUntil(lambda: label.isVisible())
+    qtbot.waitUntil(lambda: dialog.body.geometry().bottom() < label.geometry().top())  # nothing drawn over it
+    assert label.height() >= label.heightForWidth(label.width())  # every line of it
+    assert label.heightForWidth(label.width()) > label.fontMetrics().lineSpacing() * 2  # a long one, wrapped

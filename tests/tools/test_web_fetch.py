@@ -259,3 +259,32 @@ def test_a_malformed_reply_quoted_in_the_error_is_untrusted():
         thread.join(timeout=30)
     assert caught.value.kind == "network" and "IGNORE ALL INSTRUCTIONS" in caught.value.message
     assert caught.value.source == f"web_fetch {url}"
+
+
+def test_one_turn_reads_at_most_four_size_caps_over_all_its_fetches(fake, tmp_path):
+    """Eleven hostile fetches in one turn peaked at 542 MB when only each call was capped: the turn's fetches
+    share one budget (4 size caps), the one that crosses it is cut there and those after it are refused in
+    words; the agent's next turn has a budget of its own. Run side by side, as the executor runs reads."""
+    from kernel.tools.descriptor import ToolContext
+    from kernel.tools.web.tools import TURN_CALLS
+    from ledger import Ledger
+
+    cap = 4096
+    tool = web_fetch_tool(lambda: replace(OPEN, web_fetch_max_bytes=cap))
+
+    async def turn(ledger, number: int) -> list:
+        ctx = ToolContext(agent_id="a1", workspace=None, ledger=ledger, cause=0, clock=None, turn=number)  # type: ignore[arg-type]
+        return await asyncio.gather(*(tool.run(ctx, {"url": fake.url("/big")}) for _ in range(11)),
+                                    return_exceptions=True)
+
+    with Ledger(tmp_path / "ledger.db") as ledger:
+        got = asyncio.run(turn(ledger, 1))
+        read = [r for r in got if not isinstance(r, BaseException)]
+        refused = [r for r in got if isinstance(r, WebFailure)]
+        assert len(read) + len(refused) == 11
+        assert sum(r.data["bytes"] for r in read) == TURN_CALLS * cap  # never more, over all of them
+        assert refused and all(r.kind == "budget" and "this turn has already read" in r.message for r in refused)
+        cut = [r for r in read if "turn" in r.data["cut"]]
+        assert all("this turn has read all it may from the web" in r.content for r in cut)
+        again = asyncio.run(turn(ledger, 2))  # the next turn reads again
+        assert sum(r.data["bytes"] for r in again if not isinstance(r, BaseException)) == TURN_CALLS * cap

@@ -6,7 +6,7 @@ from typing import Literal
 
 from ...core.errors import ToolFailure
 
-WebFailureKind = Literal["url", "address", "redirects", "http", "timeout", "network", "config", "reply"]
+WebFailureKind = Literal["url", "address", "redirects", "http", "timeout", "network", "config", "reply", "budget"]
 
 
 class WebFailure(ToolFailure):

@@ -9,7 +9,10 @@ used: they would connect to an address nobody checked. At most
 ``max_redirects`` hops (Settings, at most ``MAX_REDIRECTS``) are followed. The body is read up to ``max_bytes`` and
 until ``timeout_s`` after the first request started; a body cut by either is
 returned with the cut said, while a server that sends no reply in time is a
-failure.
+failure. The bytes of every fetch in one agent turn are counted together too
+(``TurnBytes``): eleven hostile fetches in one turn peaked at 542 MB when only
+each call was capped; a call past the turn's budget is cut there, and one that
+starts with nothing left is refused before it connects (``web.tools``).
 """
 
 from __future__ import annotations
@@ -36,6 +39,25 @@ Resolver = Callable[[str, int], Awaitable[str]]
 HopCheck = Callable[[str], "str | None"]  # why a redirect's URL must not be followed (a skill's domains), or None
 
 
+class TurnBytes:
+    """The body bytes one agent turn may read from the web, shared by its ``web_fetch`` calls (they run side by
+    side). A call takes what it reads chunk by chunk, so small pages all pass and the sum stays bounded."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = max(0, budget)
+        self.used = 0
+
+    @property
+    def left(self) -> int:
+        return max(0, self.budget - self.used)
+
+    def take(self, n: int) -> int:
+        """Take up to ``n`` bytes; how many were granted."""
+        got = min(n, self.left)
+        self.used += got
+        return got
+
+
 @dataclass(frozen=True)
 class FetchLimits:
     max_bytes: int = 2 * 1024 * 1024
@@ -44,6 +66,7 @@ class FetchLimits:
     max_redirects: int = MAX_REDIRECTS  # Settings → Web; never more than MAX_REDIRECTS
     exempt: frozenset[tuple[str, int]] = frozenset()  # (address, port) pairs allowed anyway (tests' fakes)
     verify: "ssl.SSLContext | bool" = True  # certificates: the system's trust store (tests: their own CA)
+    turn: TurnBytes | None = None  # what this call's turn may still read (None: only ``max_bytes`` bounds it)
 
 
 @dataclass(frozen=True)
@@ -190,10 +213,18 @@ async def _read(response: "httpx.Response", limits: FetchLimits, deadline: float
                 cut = ("time",)
                 break
             if size + len(chunk) > limits.max_bytes:
-                chunks.append(chunk[:limits.max_bytes - size])
+                keep = limits.turn.take(limits.max_bytes - size) if limits.turn is not None else limits.max_bytes - size
+                chunks.append(chunk[:keep])
+                if keep < limits.max_bytes - size:  # the turn's budget ran out first
+                    cut = ("turn",)
+                    break
                 beyond = await _beyond(chunk[limits.max_bytes - size:], stream, deadline)
                 size = limits.max_bytes
                 cut = ("size",)
+                break
+            if limits.turn is not None and (keep := limits.turn.take(len(chunk))) < len(chunk):
+                chunks.append(chunk[:keep])
+                cut = ("turn",)
                 break
             chunks.append(chunk)
             size += len(chunk)

@@ -9,6 +9,8 @@ with what was cut, so a cut page is never mistaken for the whole. A server's
 error page (HTTP 4xx/5xx) is an error result that quotes the page: the
 failure carries its ``source``, so the executor wraps and records it like a
 page that loaded, and the agent that read it is tainted all the same.
+One agent turn reads at most ``TURN_CALLS`` size caps from the web over all its
+fetches: the fetch past that is cut there, later ones get an error in words.
 """
 
 from __future__ import annotations
@@ -20,12 +22,16 @@ from ..descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
 from ..fs.common import BOOL, integer, obj, string
 from .convert import describe, readable
 from .errors import WebFailure
-from .fetch import FetchLimits, HopCheck, Resolver, fetch, system_resolver
+from .fetch import FetchLimits, HopCheck, Resolver, TurnBytes, fetch, system_resolver
 from .search import DEFAULT_BASE_URLS, MAX_COUNT, SearchConfig, search
 
 FETCH_SCOPE = "net.fetch"
 SEARCH_SCOPE = "net.search"
 DEFAULT_COUNT = 5
+# The body bytes one agent turn may read over all its web_fetch calls, in units of the per-call size cap: 4
+# full-size pages (8 MiB at the default 2 MiB cap). Memory per turn is then bounded, not only per call
+# (benchmarks/web_turn_bench.py: 11 hostile fetches in one turn).
+TURN_CALLS = 4
 KeyLookup = Callable[[str], "str | None"]
 
 FETCH_INPUT = obj({"url": string("the http:// or https:// URL to read")}, required=("url",))
@@ -54,13 +60,29 @@ def web_fetch_tool(settings: Callable[[], Any], resolver: Resolver = system_reso
     ``resolver`` and ``exempt`` (addresses allowed whatever Settings say) are for tests' loopback fakes;
     ``hop_refusal(agent_id, url)`` judges each redirect as the executor judged the first URL."""
 
+    turns: dict[str, tuple[int, TurnBytes]] = {}  # agent → (its turn, what that turn has read)
+
+    def turn_bytes(ctx: ToolContext | None, max_bytes: int) -> TurnBytes | None:
+        if ctx is None:
+            return None
+        held = turns.get(ctx.agent_id)
+        if held is None or held[0] != ctx.turn:
+            held = (ctx.turn, TurnBytes(TURN_CALLS * max_bytes))  # a new turn: a new budget (the old one goes)
+            turns[ctx.agent_id] = held
+        return held[1]
+
     async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
         s = settings()
+        turn = turn_bytes(ctx, s.web_fetch_max_bytes)
+        if turn is not None and turn.left == 0:
+            raise _spent(turn)
         limits = FetchLimits(max_bytes=s.web_fetch_max_bytes, timeout_s=s.web_fetch_timeout_s,
                              allow_private=s.web_allow_private, exempt=exempt,
-                             max_redirects=s.web_fetch_max_redirects)
+                             max_redirects=s.web_fetch_max_redirects, turn=turn)
         hops: HopCheck | None = None if hop_refusal is None else (lambda url: hop_refusal(ctx.agent_id, url))
         got = await fetch(str(tool_input["url"]), limits, resolver, hops)
+        if turn is not None and "turn" in got.cut and not got.body:  # the others of this turn took it all
+            raise _spent(turn)
         redactor = ctx.ledger.redactor if ctx is not None else None  # (unit tests run it without a context)
         kept = head_bytes(got.body, got.beyond, finder_of(redactor))  # no half secret left at the size cap
         text = readable(kept, got.content_type, got.charset, got.final_url)
@@ -114,10 +136,19 @@ def web_search_tool(settings: Callable[[], Any], key_for: KeyLookup) -> ToolDesc
         timeout_s=15 * 60.0, risk=Risk.NETWORK_READ, trusted=False)
 
 
+def _spent(turn: TurnBytes) -> WebFailure:
+    return WebFailure("budget", f"not fetched: this turn has already read {turn.used:,} bytes from the web, the most "
+                                f"one turn may ({TURN_CALLS} times the size cap in Settings → Web). Work with what "
+                                "was read, or fetch it in a later turn.")
+
+
 def _cut_note(reason: str, limits: FetchLimits, total: int | None) -> str:
     if reason == "size":
         whole = f" of {total:,}" if total is not None else ""
         return f"[cut: only the first {limits.max_bytes:,} bytes{whole} were read (the size cap in Settings → Web)]"
     if reason == "time":
         return f"[cut: the body was still arriving after {limits.timeout_s:g} s (the time cap in Settings → Web)]"
+    if reason == "turn":
+        return (f"[cut: this turn has read all it may from the web ({TURN_CALLS} times the size cap in Settings → "
+                "Web, over all its fetches); fetch the rest in a later turn]")
     return "[cut: the connection broke off before the body was complete]"

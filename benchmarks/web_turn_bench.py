@@ -1,0 +1,115 @@
+"""Peak memory of eleven hostile ``web_fetch`` calls in one agent turn, with and without the turn's budget.
+
+A loopback HTTP server serves a hostile page: the per-call size cap's worth of
+HTML made of nothing but links, the kind that makes the HTML-to-Markdown
+conversion hold the most memory per byte. The size cap is 512 KiB here (the
+default is 2 MiB; one such page of 2 MiB takes ~55 s to convert on the
+machine this was measured on, too slow to run eleven times). Eleven ``web_fetch`` calls of one turn run side by side, as the
+executor runs reads. Each mode runs in a fresh process whose peak RSS
+(``ru_maxrss``) is printed, with the body bytes read over the turn:
+
+- ``per call``: only each call's size cap (the tool without a turn, as before issue 23);
+- ``per turn``: the turn's budget, ``TURN_CALLS`` size caps over all its fetches (kernel/tools/web/tools.py).
+
+Run: ``.venv/bin/python benchmarks/web_turn_bench.py [calls]``.
+
+Measured 2026-12-03 on the shared 2-core CI machine (load ~18):
+per call 141 MB peak RSS, 5.5 MiB read, none refused; per turn 119 MB,
+2.0 MiB read, 3 of 11 refused in words (the others cut at the budget). The
+bodies read are bounded by the turn now; the peak is dominated by one page's
+conversion, which runs one at a time on the loop, so it falls less than the
+bytes do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+CALLS = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 11
+CAP = 512 * 1024  # the per-call size cap (Settings → Web) the fetches run under
+
+
+def hostile_page(size: int) -> bytes:
+    """``size`` bytes of HTML that is nothing but links, the kind whose HTML-to-Markdown conversion holds the most
+    per byte (measured on one 2 MiB page: links 322 MB peak and 55 s, a wide table 439 MB and 104 s, long
+    attributes 192 MB, deep nesting 48 MB)."""
+    links = "".join(f'<a href="/p/{i}">l{i}</a> ' for i in range(size // 20 + 1))
+    return ("<html><body>" + links).encode()[:size]
+
+
+def serve(page: bytes) -> tuple[http.server.ThreadingHTTPServer, str]:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, format: str, *args: object) -> None:  # quiet
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/page"
+
+
+def child(mode: str) -> None:
+    """One mode, in this process: the fetches, then what was read and the peak RSS, as JSON."""
+    from kernel.config.settings import Settings
+    from kernel.tools.descriptor import ToolContext
+    from kernel.tools.web.tools import web_fetch_tool
+    from ledger import Ledger
+
+    # the time cap at its most: a conversion holds the loop, and the other calls must not be cut for time
+    settings = replace(Settings(), web_allow_private=True, web_fetch_max_bytes=CAP, web_fetch_timeout_s=600.0)
+    server, url = serve(hostile_page(settings.web_fetch_max_bytes))
+    tool = web_fetch_tool(lambda: settings)
+    with tempfile.TemporaryDirectory() as tmp, Ledger(Path(tmp) / "ledger.db") as ledger:
+        ctx = None if mode == "per call" else ToolContext(agent_id="a1", workspace=None, ledger=ledger,  # type: ignore[arg-type]
+                                                          cause=0, clock=None, turn=1)  # type: ignore[arg-type]
+
+        async def turn() -> list[object]:
+            return await asyncio.gather(*(tool.run(ctx, {"url": url}) for _ in range(CALLS)),  # type: ignore[arg-type]
+                                        return_exceptions=True)
+
+        got = asyncio.run(turn())
+    server.shutdown()
+    read = sum(r.data["bytes"] for r in got if hasattr(r, "data"))
+    refused = sorted(str(getattr(r, "kind", type(r).__name__)) for r in got if isinstance(r, BaseException))
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"read": read, "refused": refused, "peak_mb": peak_kb / 1024}))
+
+
+def main() -> None:
+    print(f"{CALLS} web_fetch calls of hostile HTML in one turn ({CAP // 1024} KiB size cap per call)")
+    for mode in ("per call", "per turn"):
+        out = subprocess.run([sys.executable, __file__, "--child", mode, str(CALLS)], capture_output=True, text=True,
+                             cwd=ROOT, timeout=600)
+        if out.returncode != 0:
+            print(f"  {mode:9}: failed: {out.stderr.strip().splitlines()[-1] if out.stderr.strip() else out.returncode}")
+            continue
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        why = f" ({', '.join(sorted(set(r['refused'])))})" if r["refused"] else ""
+        print(f"  {mode:9}: peak RSS {r['peak_mb']:6.0f} MB, {r['read'] / 2**20:5.1f} MiB read, "
+              f"{len(r['refused'])} of {CALLS} refused{why}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--child":
+        CALLS = int(sys.argv[3]) if len(sys.argv) > 3 else CALLS
+        child(sys.argv[2])
+    else:
+        main()
