@@ -276,6 +276,14 @@ class ModelRequest(Entry):
     ``reason``: user-turn · tool-results · resume · automation. ``status``: ok · error ·
     cancelled; only an ``ok`` reply entered the conversation (``text`` and ``tool_calls``, each
     ``{id, name, input, meta}``). Times are unix seconds and milliseconds; tokens as reported.
+
+    Who answered (model routes): ``provider``/``model`` is where this request was sent;
+    ``requested_provider``/``requested_model`` what the agent asked for (its route's primary, or
+    the utility route's model); ``served_provider``/``served_model`` who answered, as the SDK's
+    reply named it (None when no reply came); ``attempt`` counts the candidates of the route tried
+    for this reply (1: the first), ``route_reason`` why this one ("fallback after anthropic
+    overloaded ×3"; "" on the primary), and ``route`` is ``agent`` or ``utility`` (housekeeping).
+    Rows written before these fields read as their defaults.
     """
 
     KIND: ClassVar[str] = "request"
@@ -295,6 +303,13 @@ class ModelRequest(Entry):
     text: str = ""
     tool_calls: tuple[Mapping[str, Any], ...] = ()
     error: str = ""
+    requested_provider: str = ""
+    requested_model: str = ""
+    served_provider: str | None = None
+    served_model: str | None = None
+    attempt: int = 1
+    route_reason: str = ""
+    route: str = "agent"
 
 
 @dataclass(frozen=True, kw_only=True)

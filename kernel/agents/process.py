@@ -19,6 +19,7 @@ from ..core.states import AgentState
 from ..workspace.root import Workspace
 from ..trust.markers import new_nonce
 from ..trust.taint import Taint
+from ..routes.target import Attempt, Target
 from .services import Services
 
 UNTRUSTED_KEPT_CHARS = 4_000_000  # untrusted text kept to highlight what a risky call copied from it
@@ -51,6 +52,14 @@ class AgentProcess:
     nonce: str = field(default_factory=new_nonce)
     taint: Taint | None = None
     untrusted_read: list[str] = field(default_factory=list)
+    # model routes (kernel/routes): the request in flight's candidate, and the fallback kept for the turn
+    attempt: Attempt | None = None
+    sticky: Target | None = None
+
+    @property
+    def target(self) -> Target:
+        """Where the request being made goes: the route's candidate in flight, else the agent's model."""
+        return self.attempt.target if self.attempt is not None else Target(self.provider, self.model)
 
     @property
     def conversation(self) -> tuple[Message, ...]:

@@ -35,11 +35,12 @@ class AssistantTurn:
 
 def build_request(agent: AgentProcess) -> ProviderRequest:
     s = agent.services
+    target = agent.target
     return ProviderRequest(
         system=build_system_prompt(agent),
         messages=agent.conversation,
         tools=s.tools.specs(agent.nonce),  # MCP descriptions inside this agent's markers
-        model=agent.model,
+        model=target.model,
         max_tokens=s.settings.max_tokens,
     )
 
@@ -56,6 +57,8 @@ async def request_turn(agent: AgentProcess) -> AssistantTurn:
         record_request(agent, timer, "ok", reply=turn.message, stop_reason=turn.stop_reason)
     except ProviderError as exc:
         timer.request_id = timer.request_id or exc.request_id  # a failed request is on the record with its id
+        timer.served_model = timer.served_model or exc.served_model
+        timer.tries = exc.attempts
         record_request(agent, timer, "error", error=str(exc))
         raise
     except asyncio.CancelledError:
@@ -71,7 +74,7 @@ async def request_turn(agent: AgentProcess) -> AssistantTurn:
 async def _stream_turn(agent: AgentProcess, timer: RequestTimer) -> AssistantTurn:
     """The stream of one request, assembled into a turn (usage is reported as it comes)."""
     s = agent.services
-    provider = s.providers(agent.provider)
+    provider = s.providers(agent.target.provider)
     text: list[str] = []
     calls: list[ToolCallReady] = []
     stop: str | None = None
@@ -94,10 +97,11 @@ async def _stream_turn(agent: AgentProcess, timer: RequestTimer) -> AssistantTur
                                        None if event.cache_write_tokens is None else timer.cache_write_tokens)
                 case StreamEnd(stop_reason=reason):
                     stop, timer.request_id = reason, event.request_id
+                    timer.served_model = event.served_model or timer.served_model
                 case _:
                     assert_never(event)
     if stop is None:
-        raise ProviderError(agent.provider, "incomplete", "the reply ended without a stop reason", started=True)
+        raise ProviderError(agent.target.provider, "incomplete", "the reply ended without a stop reason", started=True)
     parts: list[Part] = []
     if text:
         parts.append(TextPart("".join(text)))

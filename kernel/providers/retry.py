@@ -47,6 +47,7 @@ class RetryingProvider:
                 return
             except ProviderError as exc:
                 if started or not exc.retryable or attempt >= self._max_retries:
+                    exc.attempts = attempt + 1
                     raise
                 failure = exc
             finally:

@@ -134,6 +134,7 @@ class Turn:
     fault: Fault | None = None
     delay: float = 0.0
     request_id: str | None = None  # the provider's id of the request (None: the server makes one up)
+    served_model: str | None = None  # the model the reply names (None: the model the request asked for)
 
     def __post_init__(self) -> None:
         if self.stop not in STOPS:
