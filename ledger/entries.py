@@ -168,6 +168,10 @@ class AgentSpawn(Entry):
     model: str = ""
     budget: int = 0
     workspace: str = ""
+    # its route (model routes): ``provider:model`` fallbacks in order, other vendors allowed, price ceiling
+    fallbacks: tuple[str, ...] = ()
+    any_vendor: bool = False
+    price_ceiling: float = 1.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -355,6 +359,19 @@ class Outcome(Entry):
     cause: int | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class RouteBreaker(Entry):
+    """A model's circuit breaker changed ``state`` (open · half_open · closed; model routes): ``reason``
+    in words, ``until`` when an open one may be probed (unix seconds)."""
+
+    KIND: ClassVar[str] = "route.breaker"
+    provider: str
+    model: str
+    state: str
+    reason: str = ""
+    until: float | None = None
+
+
 ENTRY_TYPES: dict[str, type[Entry]] = {
     cls.KIND: cls
     for cls in (ToolCall, FileChange, ToolResult, ToolError, Denied, Expired, LeaseGrant,
@@ -364,6 +381,7 @@ ENTRY_TYPES: dict[str, type[Entry]] = {
 ENTRY_TYPES.update({cls.KIND: cls for cls in (UntrustedSeen, Confirmed, HookRun)})
 ENTRY_TYPES[ContextUsed.KIND] = ContextUsed
 ENTRY_TYPES.update({cls.KIND: cls for cls in (Intent, Outcome)})  # outward calls, exactly once (issue 16)
+ENTRY_TYPES[RouteBreaker.KIND] = RouteBreaker  # model routes (issue 25)
 KINDS = tuple(ENTRY_TYPES)
 
 

@@ -19,6 +19,7 @@ from ..core.states import AgentState
 from ..workspace.root import Workspace
 from ..trust.markers import new_nonce
 from ..trust.taint import Taint
+from ..routes.route import Route
 from ..routes.target import Attempt, Target
 from .services import Services
 
@@ -53,8 +54,10 @@ class AgentProcess:
     taint: Taint | None = None
     untrusted_read: list[str] = field(default_factory=list)
     # model routes (kernel/routes): the request in flight's candidate, and the fallback kept for the turn
+    route: Route | None = None  # primary + fallbacks; None: its provider and model alone
     attempt: Attempt | None = None
     sticky: Target | None = None
+    degraded: str = ""  # why it answers on a fallback, in words ("" on its primary)
 
     @property
     def target(self) -> Target:
@@ -83,7 +86,7 @@ class AgentProcess:
         return AgentInfo(self.id, self.name, self.state, self.reason, self.provider, self.model,
                          self.budget.limit, used.input_tokens, used.output_tokens, self.started_at, self.workspace,
                          tainted=self.taint.reason if self.taint is not None else "", unattended=self.unattended,
-                         cost=cost)
+                         cost=cost, degraded=self.degraded)
 
     def taint_with(self, source: str, seq: int, ts: float, content: str) -> None:
         """It read untrusted ``content`` from ``source`` (recorded as entry ``seq``): tainted from now on."""
@@ -118,6 +121,10 @@ class AgentProcess:
     def report_usage(self, input_tokens: int | None, output_tokens: int | None,
                      cached_tokens: int | None = None, written_tokens: int | None = None) -> None:
         self.budget = self.budget.report(input_tokens, output_tokens, cached_tokens, written_tokens)
+        self.services.bus.publish(UsageUpdated(self.info()))
+
+    def announce(self) -> None:
+        """Tell the views the agent's snapshot changed (a fallback began or ended answering for it)."""
         self.services.bus.publish(UsageUpdated(self.info()))
 
     def settle_usage(self) -> None:

@@ -13,6 +13,7 @@ from ..core.summaries import HistoryItem
 from ..accounting.budget import Budget
 from ..accounting.prices import cost_of
 from ..core.states import AgentState
+from ..routes.build import route_of_spawn
 from .process import AgentProcess
 from .rebuild import AgentRecord, conversation_of
 from .services import Services
@@ -26,6 +27,7 @@ def process_from(rec: AgentRecord, services: Services) -> AgentProcess:
     agent = AgentProcess(rec.id, spawn.name, spawn.provider, spawn.model, spawn.workspace, spawn.ts, services,
                          Budget(rec.budget, spent=rec.usage), messages=None,
                          load_messages=lambda: conversation_of(services.ledger, spawn, upto))
+    agent.route = route_of_spawn(spawn.provider, spawn.model, spawn.fallbacks, spawn.any_vendor, spawn.price_ceiling)
     agent.state, agent.reason = _state(rec, agent.budget)
     agent.request_reason = "resume"
     return agent

@@ -20,6 +20,7 @@ from .recent_changes import RecentChanges
 from ..core.events import EventBus
 from ..leases.book import LeaseBook
 from ..providers.base import Provider
+from ..routes.breaker import BreakerBoard
 from ..config.settings import Settings
 from ..tools.descriptor import ToolDescriptor, ToolLimits
 
@@ -66,6 +67,7 @@ class Services:
     attached: bool = False            # a desktop is there to answer lease requests
     limits: ToolLimits = field(default_factory=ToolLimits)
     request_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    breakers: BreakerBoard = field(default_factory=BreakerBoard)  # one per kernel: per (provider, model)
     recent: RecentChanges = field(init=False)
 
     def __post_init__(self) -> None:

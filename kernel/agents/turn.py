@@ -24,6 +24,8 @@ from ..core.json_safe import clean_text
 from .admit import admit
 from .process import AgentProcess
 from .records import RequestTimer, record_request
+from ..routes.calls import open_stream
+from ..routes.opaque import for_target, stamped
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,7 @@ def build_request(agent: AgentProcess) -> ProviderRequest:
     target = agent.target
     return ProviderRequest(
         system=build_system_prompt(agent),
-        messages=agent.conversation,
+        messages=for_target(agent.conversation, target),  # another model's opaque data left out
         tools=s.tools.specs(agent.nonce),  # MCP descriptions inside this agent's markers
         model=target.model,
         max_tokens=s.settings.max_tokens,
@@ -78,7 +80,7 @@ async def _stream_turn(agent: AgentProcess, timer: RequestTimer) -> AssistantTur
     text: list[str] = []
     calls: list[ToolCallReady] = []
     stop: str | None = None
-    async with contextlib.aclosing(provider.stream(build_request(agent))) as events:  # type: ignore[type-var]
+    async with contextlib.aclosing(open_stream(provider, build_request(agent), agent.attempt)) as events:  # type: ignore[type-var]
         async for event in events:
             match event:
                 case TextChunk(text=chunk):
@@ -106,5 +108,6 @@ async def _stream_turn(agent: AgentProcess, timer: RequestTimer) -> AssistantTur
     if text:
         parts.append(TextPart("".join(text)))
     for call in calls:
-        parts.append(ToolUse(call.id, call.name, dict(call.input) if call.input is not None else {}, call.meta))
+        meta = stamped(call.meta, agent.target, always=agent.route is not None)  # whose opaque data it is
+        parts.append(ToolUse(call.id, call.name, dict(call.input) if call.input is not None else {}, meta))
     return AssistantTurn(Message("assistant", tuple(parts)), tuple(calls), stop)

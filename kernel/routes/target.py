@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.errors import ConfigError
+from ..providers.retry import RetryLimits
 
 MODEL_MAX = 200
 
@@ -44,6 +45,8 @@ class Attempt:
     number: int = 1
     reason: str = ""
     route: str = "agent"
+    limits: RetryLimits | None = None  # a probe goes without retries; a candidate with others after it
+    # gives up at once when the server asks for a wait beyond the retry cap
 
 
 def parse_target(text: str, providers: tuple[str, ...]) -> Target:

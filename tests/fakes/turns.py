@@ -54,6 +54,7 @@ class ToolCall:
     id: str | None = None
     raw_arguments: str | None = None
     fragments: int = 3
+    thought_signature: str | None = None  # Gemini only: sent as the part's thoughtSignature (base64)
 
     def arguments_json(self) -> str:
         if self.raw_arguments is not None:
