@@ -14,7 +14,8 @@ from typing import Callable
 from ..accounting.budget import Budget
 from ..core.events import AgentInfo, AgentStateChanged, AgentTainted, UsageUpdated
 from ..core.messages import Message, appended
-from ..accounting.prices import cost_of
+from ..accounting.budget import Usage
+from ..accounting.mixed import Model, mixed_cost
 from ..core.states import AgentState
 from ..workspace.root import Workspace
 from ..trust.markers import new_nonce
@@ -58,6 +59,7 @@ class AgentProcess:
     attempt: Attempt | None = None
     sticky: Target | None = None
     degraded: str = ""  # why it answers on a fallback, in words ("" on its primary)
+    priced: dict[Model, Usage] = field(default_factory=dict)  # finished requests' tokens per model that served them
 
     @property
     def target(self) -> Target:
@@ -81,8 +83,7 @@ class AgentProcess:
 
     def info(self) -> AgentInfo:
         used = self.budget.used
-        cost = cost_of(self.services.settings.prices, self.provider, self.model, used.input_tokens, used.output_tokens,
-                       used.cached_tokens, used.written_tokens)
+        cost = mixed_cost(self.services.settings.prices, (self.provider, self.model), used, self.priced)
         return AgentInfo(self.id, self.name, self.state, self.reason, self.provider, self.model,
                          self.budget.limit, used.input_tokens, used.output_tokens, self.started_at, self.workspace,
                          tainted=self.taint.reason if self.taint is not None else "", unattended=self.unattended,

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from ledger import ModelRequest, UserTurn
 
 from ..core.messages import Message, TextPart, ToolUse
+from ..accounting.budget import Usage
+from ..accounting.mixed import priced_as
 from ..routes.target import Attempt
 from .process import AgentProcess
 
@@ -62,10 +64,13 @@ def record_request(agent: AgentProcess, timer: RequestTimer, status: str, *, rep
     attempt = agent.attempt or Attempt(agent.target, agent.target)
     target, requested = attempt.target, attempt.requested
     served = timer.served_model or (target.model if status == "ok" else None)
+    served_provider = target.provider if served is not None else None
+    key = priced_as(agent.services.settings.prices, target.provider, target.model, served_provider, served)
+    agent.priced[key] = agent.priced.get(key, Usage()) + used
     agent.services.record(ModelRequest(
         actor=agent.id, reason=agent.request_reason, provider=target.provider, model=target.model, status=status,
         requested_provider=requested.provider, requested_model=requested.model,
-        served_provider=target.provider if served is not None else None, served_model=served,
+        served_provider=served_provider, served_model=served,
         attempt=attempt.number, route_reason=attempt.reason, route=attempt.route,
         request_id=timer.request_id, cache_read_tokens=timer.cache_read_tokens,
         cache_write_tokens=timer.cache_write_tokens, start=timer.start, duration_ms=_ms(timer.began), first_token_ms=timer.first_token_ms,
