@@ -26,6 +26,8 @@ def route_for(provider: str, model: str, fallbacks: Sequence[str], *, any_vendor
     the fallbacks were named for this agent (a cross-vendor one without ``any_vendor`` is refused)."""
     if not fallbacks:
         return None
+    if not all(isinstance(text, str) for text in fallbacks):
+        raise ConfigError("each fallback is written provider:model", "fallback")
     if len(fallbacks) > MAX_FALLBACKS:
         raise ConfigError(f"at most {MAX_FALLBACKS} fallbacks (found {len(fallbacks)})", "fallback")
     if (isinstance(price_ceiling, bool) or not isinstance(price_ceiling, (int, float))
