@@ -108,13 +108,19 @@ class Queries:
                                     f"AND kind IN ({marks}) ORDER BY seq", (actor, after, upto, *kinds)).fetchall()
         return [from_row(r) for r in rows]
 
-    def per_actor(self, kind: str, fields: Sequence[str] = ()) -> dict[str, tuple[int, int, float, tuple[float, ...]]]:
+    def per_actor(self, kind: str, fields: Sequence[str] = (), *, unless: tuple[str, str] | None = None
+                  ) -> dict[str, tuple[int, int, float, tuple[float, ...]]]:
         """For each actor with ``kind`` entries: (first seq, last seq, last ts, sums of these numeric body
-        fields), computed by SQLite without reading the entries one by one (a kernel's start)."""
+        fields), computed by SQLite without reading the entries one by one (a kernel's start). ``unless``
+        (a body field and a value) leaves out the entries whose field holds that value."""
         sums = "".join(f", TOTAL(json_extract(body, '$.{name}'))" for name in fields if name.isidentifier())
+        where, args = "kind = ?", [kind]
+        if unless is not None and unless[0].isidentifier():
+            where += f" AND json_extract(body, '$.{unless[0]}') IS NOT ?"
+            args.append(unless[1])
         with self._lock:
-            rows = self._db.execute(f"SELECT actor, MIN(seq), MAX(seq), MAX(ts){sums} FROM entries WHERE kind = ? "
-                                    "GROUP BY actor", (kind,)).fetchall()
+            rows = self._db.execute(f"SELECT actor, MIN(seq), MAX(seq), MAX(ts){sums} FROM entries WHERE {where} "
+                                    "GROUP BY actor", args).fetchall()
         return {r[0]: (r[1], r[2], r[3], tuple(r[4:])) for r in rows}
 
     def per_actor_groups(self, kind: str, keys: Sequence[str], fields: Sequence[str]

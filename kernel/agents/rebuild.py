@@ -129,14 +129,15 @@ def summarise(ledger: Ledger, now: float, *, tails: bool = True) -> Restored:
     restored = fold(ledger.scan(ADMIN_KINDS), now)
     requests = ledger.per_actor(ModelRequest.KIND,
                                 ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"))
+    replies = ledger.per_actor(ModelRequest.KIND, unless=("route", UTILITY))  # where each tail starts
     by_model = ledger.per_actor_groups(ModelRequest.KIND, PRICED_BY,
                                        ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"))
     messages = ledger.per_actor(UserTurn.KIND)
     for rec in restored.agents.values():
-        req, msg = requests.get(rec.id), messages.get(rec.id)
+        req, msg, reply = requests.get(rec.id), messages.get(rec.id), replies.get(rec.id)
         if tails and not (rec.killed or rec.archived):
             rec.conversation = (user_text(""),)
-            for e in ledger.of_actor(rec.id, CONVERSATION_KINDS, after=req[1] - 1 if req else rec.spawn.seq):
+            for e in ledger.of_actor(rec.id, CONVERSATION_KINDS, after=reply[1] - 1 if reply else rec.spawn.seq):
                 _converse(rec, e)
             rec.settle()
             if req is None and msg is None:
@@ -183,6 +184,12 @@ def _converse(rec: AgentRecord, e: Entry) -> None:
             rec.failure = None
             rec.conversation = appended(rec.conversation, user_text(_text(e.text)))
             rec.first_prompt = rec.first_prompt or _text(e.text)
+        case ModelRequest() if e.route == UTILITY:  # housekeeping: billed, never part of the conversation
+            used = Usage(_count(e.input_tokens), _count(e.output_tokens), _count(e.cache_read_tokens),
+                         _count(e.cache_write_tokens))
+            rec.usage = rec.usage + used
+            key = _served(e.provider, e.model, e.served_provider, e.served_model)
+            rec.served[key] = rec.served.get(key, Usage()) + used
         case ModelRequest():
             rec.settle()
             used = Usage(_count(e.input_tokens), _count(e.output_tokens), _count(e.cache_read_tokens),
@@ -205,6 +212,7 @@ def _converse(rec: AgentRecord, e: Entry) -> None:
 
 
 PRICED_BY = ("provider", "model", "served_provider", "served_model")
+UTILITY = "utility"  # a request entry's ``route`` for housekeeping (agents/utility.py)
 
 
 Served = tuple[str, str, str | None, str | None]
