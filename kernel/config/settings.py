@@ -112,6 +112,8 @@ class Settings:
         values = dict(checked.values)
         if "prices" in values:
             values["prices"] = frozen_prices(values["prices"])
+        if "fallbacks" in values:
+            values["fallbacks"] = {p: tuple(f) for p, f in values["fallbacks"].items()}
         return cls(**values)
 
     def validate(self) -> None:

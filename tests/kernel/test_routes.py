@@ -198,3 +198,19 @@ def test_the_fallback_answers_the_rest_of_the_turn_and_the_primary_is_probed_nex
                        ("anthropic", "user-turn", "")]
     updates = [e.agent.degraded for e in env.events if isinstance(e, UsageUpdated)]
     assert "anthropic overloaded ×3 — answering with openai:gpt-5" in updates and updates[-1] == ""
+
+
+def test_settings_default_route_serves_a_new_agent(tmp_path: Path, agentdesk_home: Path) -> None:
+    """What the desktop's New Ask gets: the agent spawned with no route of its own takes Settings' default."""
+    with route_env(tmp_path, fallbacks={"anthropic": ("anthropic:claude-haiku-4-5",)}) as env:
+        env.a.script(OVERLOADED, OVERLOADED, OVERLOADED, ok("from the default route"))
+
+        async def body() -> str:
+            agent = env.kernel.agents.spawn("plain", provider=PRIMARY[0], model=PRIMARY[1])
+            info = await env.ask(agent.id, "go")
+            await env.aclose()
+            return info.state
+
+        assert run(body()) == "idle"
+        env.a.assert_done()
+    assert env.a.requests[-1].body["model"] == "claude-haiku-4-5"
