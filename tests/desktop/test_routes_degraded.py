@@ -36,3 +36,19 @@ def test_a_fallback_answering_shows_in_the_table_and_the_status_line(qapp) -> No
     rows.apply(UsageUpdated(info("a1")))  # back on its primary
     rows.apply(UsageUpdated(replace(info("a2", WHY), state=AgentState.KILLED)))  # a killed agent is not degraded
     assert DEGRADED_BADGE not in model.data(cell) and counts.degraded_text() == ""
+
+
+def test_the_ledger_view_says_who_answered_and_what_a_breaker_did() -> None:
+    from desktop.ledger_model import LedgerPager
+    from kernel.api import ModelRequest, RouteBreaker
+
+    pager = LedgerPager(lambda **_kw: [], lambda _seqs: {})
+    fallback = ModelRequest(actor="a1", reason="user-turn", provider="openai", model="gpt-5", status="ok",
+                            input_tokens=10, output_tokens=5, requested_provider="anthropic",
+                            requested_model="claude-sonnet-4-5", served_provider="openai", served_model="gpt-5",
+                            route_reason="fallback after anthropic overloaded ×3")
+    assert pager.what(fallback) == ("ok · 15 tokens · user-turn · answered by openai:gpt-5 "
+                                    "(fallback after anthropic overloaded ×3)")
+    opened = RouteBreaker(actor="kernel", provider="anthropic", model="claude-sonnet-4-5", state="half_open",
+                          reason="probing anthropic:claude-sonnet-4-5 after anthropic overloaded ×3")
+    assert pager.what(opened).startswith("anthropic:claude-sonnet-4-5 half-open · probing")
