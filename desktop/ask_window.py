@@ -33,6 +33,7 @@ from kernel.api import (
     UnknownAgent, UserMessage, money,
 )
 from kernel.api import AgentTainted, ImagePart
+from kernel.api import LedgerAppended, answered_by  # model routes (issue 25)
 
 from .theme import ERROR, MUTED, STATES, mono_font, shade
 from .wording import lease_waiting_text, relative_diff, taint_text
@@ -308,6 +309,9 @@ class AskWindow(QWidget):
             case UsageUpdated(agent=info) | AgentSpawned(agent=info) | AgentTainted(agent=info) \
                     if info.id == self.agent_id:
                 self._show_info(info)
+            case LedgerAppended(entry=entry) if entry.actor == self.agent_id and entry.kind == "request":
+                if note := answered_by(entry):  # a fallback (or another model) answered: say who
+                    self.transcript.add_notice(note[0].upper() + note[1:] + ".")
 
     def _add_text(self, text: str, offset: int) -> None:
         """Streamed text, less what the window already showed when it opened (sent before it asked)."""

@@ -20,7 +20,7 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QApplication
 
 from kernel.api import (
-    AgentArchive, AgentBudget, ModelRequest, UserTurn, short_number,
+    AgentArchive, AgentBudget, ModelRequest, UserTurn, short_number, RouteBreaker, answered_by,
     AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke, LedgerAppended, LedgerFilter,
     Snapshot, ToolCall, ToolError, ToolResult, Undo, describe_duration,
 )
@@ -180,7 +180,10 @@ class LedgerPager:
             case UserTurn(text=text):
                 return " ".join(text.split())[:200]
             case ModelRequest(reason=reason, status=status, input_tokens=i, output_tokens=o):
-                return f"{status} · {short_number(i + o)} tokens · {reason}"
+                who = answered_by(e)  # model routes: a fallback (or another model) answered
+                return f"{status} · {short_number(i + o)} tokens · {reason}" + (f" · {who}" if who else "")
+            case RouteBreaker(provider=provider, model=model, state=state, reason=reason):
+                return f"{provider}:{model} {state.replace('_', '-')} · {reason}"
             case AgentBudget(subject=subject, budget=budget):
                 return f"{subject} → {budget:,} tokens"
             case AgentArchive(subject=subject, archived=archived):

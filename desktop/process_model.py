@@ -45,6 +45,7 @@ DETACHED_TIP = ("The kernel is not reachable (it stopped or is restarting); the 
 ModelRole = Qt.ItemDataRole.UserRole + 3     # "provider · model", drawn muted after the name
 ANSWER_HINT = "press Enter or double-click to answer ({shortcut} from any window)"
 TAINT_BADGE = "\u26a0 tainted"  # beside the state of an agent that read untrusted content (reason in the tooltip)
+DEGRADED_BADGE = "\u2933 degraded"  # beside the state of an agent answered by a fallback model (why in the tooltip)
 AgentRole = Qt.ItemDataRole.UserRole + 1     # the row's AgentInfo
 FractionRole = Qt.ItemDataRole.UserRole + 2  # tokens used / budget, 0..1
 
@@ -107,6 +108,10 @@ class ProcessRows:
         self.load(agents, leases)
         self._announce(RowChange("reset", None))
 
+    def degraded(self) -> list[AgentInfo]:
+        """Live agents answered by a fallback model now."""
+        return [a for a in self.agents if a.degraded and not a.state.final]
+
     def row_of(self, agent_id: str) -> int | None:
         return self._index.get(agent_id)
 
@@ -123,8 +128,8 @@ class ProcessRows:
                 self._announce(RowChange("inserted", row))
             case AgentStateChanged(agent=info) | AgentKilled(agent=info):
                 self._announce(self._update(info, (COL_STATE, COL_KILL)))
-            case UsageUpdated(agent=info):
-                self._announce(self._update(info, (COL_TOKENS,)))
+            case UsageUpdated(agent=info):  # also says when a fallback began or stopped answering (the state's badge)
+                self._announce(self._update(info, (COL_STATE, COL_TOKENS)))
             case AgentTainted(agent=info):
                 self._announce(self._update(info, (COL_STATE,)))
             case AgentArchived(agent=info):
@@ -289,7 +294,8 @@ class ProcessTableModel(RowsTableModel):
         if col == COL_STATE:
             if self.rows.detached and not info.state.final:
                 return DETACHED  # "running" is what the kernel said before it went: not known now
-            return style.state_text(info.state) + (f"  {TAINT_BADGE}" if info.tainted else "")
+            return (style.state_text(info.state) + (f"  {TAINT_BADGE}" if info.tainted else "")
+                    + (f"  {DEGRADED_BADGE}" if info.degraded and not info.state.final else ""))
         if col == COL_TOKENS:  # with a price, what they cost (the bar shows the budget); else tokens only
             if info.cost is not None:
                 return f"{style.short_tokens(info.used)} \u00b7 {money(info.cost)}"
@@ -308,6 +314,7 @@ class ProcessTableModel(RowsTableModel):
             return f"{DETACHED_TIP} Before it went, {info.name} was {info.state}."
         if col == COL_STATE:
             taint = f"\ntainted: {info.tainted}; outward actions ask every time" if info.tainted else ""
+            taint += f"\ndegraded: {info.degraded}" if info.degraded and not info.state.final else ""
             if info.state is AgentState.WAITING:  # a lease request waits for a person: say how to answer it
                 what = f" ({info.reason})" if info.reason else ""
                 return f"waiting \u2014 lease request{what}; " + ANSWER_HINT.format(shortcut=ANSWER_SHORTCUT) + taint

@@ -50,6 +50,11 @@ class ProviderTab(QWidget):
         self.base_url = QLineEdit(values.base_url, self)
         self.base_url.setPlaceholderText(f"default endpoint (or set {BASE_URL_VARIABLES[provider]})")
         self.model = QLineEdit(values.model, self)
+        self.fallbacks = QLineEdit(values.fallbacks, self)  # its default route (kernel/routes)
+        self.fallbacks.setObjectName(f"fallbacks-{provider}")
+        self.fallbacks.setPlaceholderText(f"e.g. {provider}:a-smaller-model (provider:model, in order)")
+        self.fallbacks.setToolTip("Models that answer, in order, when the default model is overloaded, "
+                                  "rate-limited, down or offline. Another vendor's only when allowed below.")
         self.prices = QPlainTextEdit(values.prices or "", self)
         self.prices.setObjectName(f"prices-{provider}")
         self.prices.setFont(mono_font())
@@ -64,12 +69,13 @@ class ProviderTab(QWidget):
         form.addRow("", self.forget)
         form.addRow("Base URL", self.base_url)
         form.addRow("Default model", self.model)
+        form.addRow("Fallbacks", self.fallbacks)
         form.addRow("Prices per 1M tokens\n(model in out cached\ncache-write)", self.prices)
 
     def values(self) -> ProviderValues:
         return ProviderValues(key=self.key.text(), forget_key=self.forget.isChecked(),
                               base_url=self.base_url.text(), model=self.model.text(),
-                              prices=self.prices.toPlainText())
+                              prices=self.prices.toPlainText(), fallbacks=self.fallbacks.text())
 
 
 class SettingsDialog(QDialog):
@@ -124,6 +130,12 @@ class SettingsDialog(QDialog):
         form.addRow("Lease requests expire after", self.request_expiry)
         form.addRow("Default budget", self.default_budget)
         form.addRow("Provider for new agents", self.provider)
+        self.any_vendor = QCheckBox("Fallbacks may send a conversation to another vendor", self)
+        self.any_vendor.setChecked(values.fallback_any_vendor)
+        form.addRow("", self.any_vendor)
+        self.utility_model = QLineEdit(values.utility_model, self)
+        self.utility_model.setPlaceholderText("provider:model for summaries and titles (empty: each agent's own)")
+        form.addRow("Utility model", self.utility_model)
         self.read_only = QPlainTextEdit(values.sandbox_read_only, self)
         self.read_only.setPlaceholderText("one folder per line, e.g. ~/datasets")
         self.read_only.setTabChangesFocus(True)
@@ -239,6 +251,7 @@ class SettingsDialog(QDialog):
             default_budget=self.default_budget.value(), provider=self.provider.currentText(),
             providers={name: tab.values() for name, tab in self.provider_tabs.items()},
             sandbox_read_only=self.read_only.toPlainText(),
+            fallback_any_vendor=self.any_vendor.isChecked(), utility_model=self.utility_model.text(),
         )
 
     def save(self) -> bool:

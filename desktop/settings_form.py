@@ -18,6 +18,7 @@ from kernel import home
 from kernel.api import (
     CACHE_WRITE, KEY_VARIABLES, PRICE_FIELDS, PRICE_MAX, PROVIDERS, ConfigError, KeySource, Settings, check_workspace,
 )
+from kernel.api import check_settings  # model routes: default fallbacks and the utility model
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class ProviderValues:
     base_url: str = ""
     model: str = ""
     prices: str | None = None  # "model input output cached_input cache_write" per line, per million tokens; None: unchanged
+    fallbacks: str = ""        # "provider:model, provider:model": its default route after the default model
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,8 @@ class FormValues:
     provider: str
     providers: Mapping[str, ProviderValues] = field(default_factory=dict)
     sandbox_read_only: str = ""   # one folder per line: what shell commands may read besides the workspace
+    fallback_any_vendor: bool = False  # default routes may send a conversation to another vendor
+    utility_model: str = ""            # provider:model for housekeeping (summaries, titles); empty: the agent's own
 
 
 def values_from(settings: Settings) -> FormValues:
@@ -49,10 +53,25 @@ def values_from(settings: Settings) -> FormValues:
         request_expiry_s=int(settings.request_expiry_s), default_budget=settings.default_budget,
         provider=settings.provider,
         providers={p: ProviderValues(base_url=settings.base_urls.get(p, ""), model=settings.model_for(p),
-                                     prices=prices_text(settings.prices.get(p, {})))
+                                     prices=prices_text(settings.prices.get(p, {})),
+                                     fallbacks=", ".join(settings.fallbacks_for(p)))
                    for p in PROVIDERS},
         sandbox_read_only="\n".join(settings.sandbox_read_only),
+        fallback_any_vendor=settings.fallback_any_vendor, utility_model=settings.utility_model,
     )
+
+
+def fallback_list(text: str) -> list[str]:
+    """The fallbacks written in one field: provider:model names separated by commas or spaces."""
+    return [t for t in text.replace(",", " ").split() if t]
+
+
+def route_problems(values: FormValues) -> list[tuple[str, str]]:
+    """The default routes and the utility model, checked by the settings' own rules (kernel/config/schema)."""
+    data = {"fallbacks": {name: fallback_list(pv.fallbacks) for name, pv in values.providers.items()},
+            "utility_model": values.utility_model.strip()}
+    return [(exc.field or "fallbacks", exc.message[0].upper() + exc.message[1:] + ".")
+            for exc in check_settings(data).errors]
 
 
 PRICE_LINE_HELP = ("one model per line: its name, then input, output, cached input and cache write per million "
@@ -129,6 +148,7 @@ def check_form(values: FormValues, agentdesk_home: Path | None = None) -> list[t
     chosen = values.providers.get(values.provider)
     if chosen is not None and not chosen.model.strip():
         errors.append((f"{values.provider}.model", f"Enter a default model for {values.provider}."))
+    errors.extend(route_problems(values))
     for folder in read_only_folders(values.sandbox_read_only):
         if not (folder.startswith("/") or folder.startswith("~")):
             errors.append(("sandbox_read_only", f"Folders commands may read must be absolute paths or start "
@@ -154,6 +174,10 @@ def apply_form(values: FormValues, base: Settings, agentdesk_home: Path | None =
             base_urls[name] = pv.base_url.strip()
         else:
             base_urls.pop(name, None)
+    fallbacks = {name: tuple(fallback_list(pv.fallbacks)) for name, pv in values.providers.items()
+                 if fallback_list(pv.fallbacks)}
+    base = replace(base, fallbacks=fallbacks, fallback_any_vendor=values.fallback_any_vendor,
+                   utility_model=values.utility_model.strip())
     new = replace(base, user_name=values.user_name.strip(), workspace=str(Path(values.workspace.strip()).expanduser()),
                   default_lease_s=float(values.default_lease_min * 60), request_expiry_s=float(values.request_expiry_s),
                   default_budget=values.default_budget, provider=values.provider, models=models, base_urls=base_urls,

@@ -102,7 +102,19 @@ class StatusCounts:
             parts.append(style.state_html(waiting).replace(style.state_text(waiting),
                                                            f"{style.MARKS[waiting]} {n_waiting} waiting"))
         parts.append(plural(self.live_leases(), "lease"))
+        degraded = self.degraded_text()
+        if degraded:
+            colour = style.role_colour("waiting_bg").name()
+            parts.append(f'<span style="background:{colour};">&nbsp;{escape(degraded)}&nbsp;</span>')
         return "&nbsp;&nbsp;".join(parts)
+
+    def degraded_text(self) -> str:
+        """ "degraded: anthropic overloaded ×3 — answering with openai:gpt-5" (and how many more), or ""."""
+        agents = self._rows.degraded()
+        if not agents:
+            return ""
+        more = f" (+{len(agents) - 1} more)" if len(agents) > 1 else ""
+        return f"degraded: {agents[0].degraded}{more}"
 
     def footer(self) -> str:
         """The status bar: "tokens today 55k · ledger 812 entries · ledger verified · kernel attached"."""

@@ -91,7 +91,9 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.tools.outward": ("UnknownIntent",),
     "kernel.extensions.mcp_status": ("McpReload", "McpServerStatus"),
     "kernel.extensions.skill_info": ("SkillCatalog", "SkillInfo"),
+    "kernel.routes.words": ("answered_by",),  # model routes (issue 25): who answered a reply, in words
 }
+_FROM["ledger"] += ("RouteBreaker",)  # model routes (issue 25): a breaker's change travels over the socket too
 __getattr__, __dir__ = lazy_names(globals(), _FROM)
 
 
@@ -141,7 +143,8 @@ class AgentDesk(Protocol):
     """The process table and the agents out of it (``kernel.agents``; served as ``agents.<method>``)."""
 
     def spawn(self, name: str | None = None, *, provider: str | None = None, model: str | None = None,
-              budget: int | None = None, workspace: str | None = None, unattended: bool = False) -> AgentInfo: ...
+              budget: int | None = None, workspace: str | None = None, unattended: bool = False,
+              fallbacks: tuple[str, ...] | None = None, any_vendor: bool = False) -> AgentInfo: ...
     def list(self) -> builtins.list[AgentInfo]: ...
     def get(self, agent_id: str) -> AgentInfo: ...
     def conversation(self, agent_id: str) -> tuple[Message, ...]: ...
@@ -324,3 +327,9 @@ if TYPE_CHECKING:  # imported on first use, as above
     from .extensions.skill_info import SkillCatalog, SkillInfo  # noqa: E402
 
 __all__ += ["SkillCatalog", "SkillInfo"]
+
+if TYPE_CHECKING:
+    from ledger import RouteBreaker  # noqa: E402 - model routes (issue 25): apart for clean merges
+    from .routes.words import answered_by  # noqa: E402
+
+__all__ += ["RouteBreaker", "answered_by"]

@@ -169,6 +169,10 @@ class AgentSpawn(Entry):
     model: str = ""
     budget: int = 0
     workspace: str = ""
+    # its route (model routes): ``provider:model`` fallbacks in order, other vendors allowed, price ceiling
+    fallbacks: tuple[str, ...] = ()
+    any_vendor: bool = False
+    price_ceiling: float = 1.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -278,6 +282,14 @@ class ModelRequest(Entry):
     ``reason``: user-turn · tool-results · resume · automation. ``status``: ok · error ·
     cancelled; only an ``ok`` reply entered the conversation (``text`` and ``tool_calls``, each
     ``{id, name, input, meta}``). Times are unix seconds and milliseconds; tokens as reported.
+
+    Who answered (model routes): ``provider``/``model`` is where this request was sent;
+    ``requested_provider``/``requested_model`` what the agent asked for (its route's primary, or
+    the utility route's model); ``served_provider``/``served_model`` who answered, as the SDK's
+    reply named it (None when no reply came); ``attempt`` counts the candidates of the route tried
+    for this reply (1: the first), ``route_reason`` why this one ("fallback after anthropic
+    overloaded ×3"; "" on the primary), and ``route`` is ``agent`` or ``utility`` (housekeeping).
+    Rows written before these fields read as their defaults.
     """
 
     KIND: ClassVar[str] = "request"
@@ -297,6 +309,13 @@ class ModelRequest(Entry):
     text: str = ""
     tool_calls: tuple[Mapping[str, Any], ...] = ()
     error: str = ""
+    requested_provider: str = ""
+    requested_model: str = ""
+    served_provider: str | None = None
+    served_model: str | None = None
+    attempt: int = 1
+    route_reason: str = ""
+    route: str = "agent"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -342,6 +361,19 @@ class Outcome(Entry):
     cause: int | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class RouteBreaker(Entry):
+    """A model's circuit breaker changed ``state`` (open · half_open · closed; model routes): ``reason``
+    in words, ``until`` when an open one may be probed (unix seconds)."""
+
+    KIND: ClassVar[str] = "route.breaker"
+    provider: str
+    model: str
+    state: str
+    reason: str = ""
+    until: float | None = None
+
+
 ENTRY_TYPES: dict[str, type[Entry]] = {
     cls.KIND: cls
     for cls in (ToolCall, FileChange, ToolResult, ToolError, Denied, Expired, LeaseGrant,
@@ -351,6 +383,7 @@ ENTRY_TYPES: dict[str, type[Entry]] = {
 ENTRY_TYPES.update({cls.KIND: cls for cls in (UntrustedSeen, Confirmed, HookRun)})
 ENTRY_TYPES[ContextUsed.KIND] = ContextUsed
 ENTRY_TYPES.update({cls.KIND: cls for cls in (Intent, Outcome)})  # outward calls, exactly once (issue 16)
+ENTRY_TYPES[RouteBreaker.KIND] = RouteBreaker  # model routes (issue 25)
 KINDS = tuple(ENTRY_TYPES)
 
 

@@ -108,14 +108,35 @@ class Queries:
                                     f"AND kind IN ({marks}) ORDER BY seq", (actor, after, upto, *kinds)).fetchall()
         return [from_row(r) for r in rows]
 
-    def per_actor(self, kind: str, fields: Sequence[str] = ()) -> dict[str, tuple[int, int, float, tuple[float, ...]]]:
+    def per_actor(self, kind: str, fields: Sequence[str] = (), *, unless: tuple[str, str] | None = None
+                  ) -> dict[str, tuple[int, int, float, tuple[float, ...]]]:
         """For each actor with ``kind`` entries: (first seq, last seq, last ts, sums of these numeric body
-        fields), computed by SQLite without reading the entries one by one (a kernel's start)."""
+        fields), computed by SQLite without reading the entries one by one (a kernel's start). ``unless``
+        (a body field and a value) leaves out the entries whose field holds that value."""
+        sums = "".join(f", TOTAL(json_extract(body, '$.{name}'))" for name in fields if name.isidentifier())
+        where, args = "kind = ?", [kind]
+        if unless is not None and unless[0].isidentifier():
+            where += f" AND json_extract(body, '$.{unless[0]}') IS NOT ?"
+            args.append(unless[1])
+        with self._lock:
+            rows = self._db.execute(f"SELECT actor, MIN(seq), MAX(seq), MAX(ts){sums} FROM entries WHERE {where} "
+                                    "GROUP BY actor", args).fetchall()
+        return {r[0]: (r[1], r[2], r[3], tuple(r[4:])) for r in rows}
+
+    def per_actor_groups(self, kind: str, keys: Sequence[str], fields: Sequence[str]
+                         ) -> dict[str, list[tuple[tuple[Any, ...], tuple[float, ...]]]]:
+        """For each actor with ``kind`` entries: per distinct value of these body ``keys``, the sums of
+        these numeric body ``fields`` (SQLite groups them; the entries are not read one by one)."""
+        names = [n for n in keys if n.isidentifier()]
+        group = "".join(f", json_extract(body, '$.{name}')" for name in names)
         sums = "".join(f", TOTAL(json_extract(body, '$.{name}'))" for name in fields if name.isidentifier())
         with self._lock:
-            rows = self._db.execute(f"SELECT actor, MIN(seq), MAX(seq), MAX(ts){sums} FROM entries WHERE kind = ? "
-                                    "GROUP BY actor", (kind,)).fetchall()
-        return {r[0]: (r[1], r[2], r[3], tuple(r[4:])) for r in rows}
+            rows = self._db.execute(f"SELECT actor{group}{sums} FROM entries WHERE kind = ? "
+                                    f"GROUP BY actor{group}", (kind,)).fetchall()
+        out: dict[str, list[tuple[tuple[Any, ...], tuple[float, ...]]]] = {}
+        for r in rows:
+            out.setdefault(r[0], []).append((tuple(r[1:1 + len(names)]), tuple(r[1 + len(names):])))
+        return out
 
     def since(self, kind: str, ts: float) -> list[Entry]:
         """Entries of ``kind`` stamped at or after ``ts``, oldest first."""

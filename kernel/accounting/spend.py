@@ -13,6 +13,7 @@ from ledger import Entry, Ledger, ModelRequest
 
 from ..core.summaries import Spend
 from ..core.clock import local_midnight
+from .mixed import priced_as
 from .prices import cost_of
 
 Prices = Callable[[], Mapping[str, Mapping[str, Mapping[str, float]]]]
@@ -40,7 +41,9 @@ class SpendToday:
                                                        entry.cache_read_tokens, entry.cache_write_tokens))
         tokens = i + o
         named = isinstance(entry.provider, str) and isinstance(entry.model, str)
-        cost = cost_of(self._prices(), entry.provider, entry.model, i, o, cached, written) if named else None
+        table = self._prices()
+        provider, model = priced_as(table, entry.provider, entry.model, entry.served_provider, entry.served_model)
+        cost = cost_of(table, provider, model, i, o, cached, written) if named else None
         s = self._spend
         self._spend = Spend(s.tokens + tokens, s.cost + (cost or 0.0), s.unpriced_tokens + (tokens if cost is None else 0))
 

@@ -14,18 +14,23 @@ from __future__ import annotations
 
 from ledger import AgentSpawn, Ledger
 
+from ..routes.route import Route
+
 PREFIX = "a"
 
 
 def record_spawn(ledger: Ledger, *, name: str | None, provider: str, model: str, budget: int,
-                 workspace: str) -> AgentSpawn:
+                 workspace: str, route: Route | None = None) -> AgentSpawn:
     """Append the ``agent.spawn`` entry of a new agent with the next dense id (and ``agent-<n>`` as
     its name unless one is given); returns the stored entry."""
 
     def make(_seq: int) -> AgentSpawn:  # runs inside append_numbered's write transaction
         number = ledger.highest_number(AgentSpawn.KIND, PREFIX) + 1
         return AgentSpawn(actor=f"{PREFIX}{number}", name=name or f"agent-{number}", provider=provider,
-                          model=model, budget=budget, workspace=workspace)
+                          model=model, budget=budget, workspace=workspace,
+                          fallbacks=tuple(str(t) for t in route.fallbacks) if route is not None else (),
+                          any_vendor=route.any_vendor if route is not None else False,
+                          price_ceiling=route.price_ceiling if route is not None else 1.0)
 
     entry = ledger.append_numbered(make)
     assert isinstance(entry, AgentSpawn)

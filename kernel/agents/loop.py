@@ -21,7 +21,7 @@ from ..core.states import AgentState
 from .process import AgentProcess
 from .records import TOOL_RESULTS
 from .tool_runner import run_tool_calls
-from .turn import request_turn
+from .route_step import request_routed_turn
 
 
 async def run_loop(agent: AgentProcess) -> None:
@@ -31,7 +31,7 @@ async def run_loop(agent: AgentProcess) -> None:
                 return
             agent.set_state(AgentState.RUNNING)
             try:
-                turn = await request_turn(agent)
+                turn = await request_routed_turn(agent)
             except ProviderError as exc:
                 agent.failure_kind = exc.kind
                 agent.set_state(AgentState.FAILED, _failure_reason(exc))

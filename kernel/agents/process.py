@@ -14,11 +14,14 @@ from typing import Callable
 from ..accounting.budget import Budget
 from ..core.events import AgentInfo, AgentStateChanged, AgentTainted, UsageUpdated
 from ..core.messages import Message, appended
-from ..accounting.prices import cost_of
+from ..accounting.budget import Usage
+from ..accounting.mixed import Model, mixed_cost
 from ..core.states import AgentState
 from ..workspace.root import Workspace
 from ..trust.markers import new_nonce
 from ..trust.taint import Taint
+from ..routes.route import Route
+from ..routes.target import Attempt, Target
 from .services import Services
 
 UNTRUSTED_KEPT_CHARS = 4_000_000  # untrusted text kept to highlight what a risky call copied from it
@@ -51,6 +54,17 @@ class AgentProcess:
     nonce: str = field(default_factory=new_nonce)
     taint: Taint | None = None
     untrusted_read: list[str] = field(default_factory=list)
+    # model routes (kernel/routes): the request in flight's candidate, and the fallback kept for the turn
+    route: Route | None = None  # primary + fallbacks; None: its provider and model alone
+    attempt: Attempt | None = None
+    sticky: Target | None = None
+    degraded: str = ""  # why it answers on a fallback, in words ("" on its primary)
+    priced: dict[Model, Usage] = field(default_factory=dict)  # finished requests' tokens per model that served them
+
+    @property
+    def target(self) -> Target:
+        """Where the request being made goes: the route's candidate in flight, else the agent's model."""
+        return self.attempt.target if self.attempt is not None else Target(self.provider, self.model)
 
     @property
     def conversation(self) -> tuple[Message, ...]:
@@ -69,12 +83,11 @@ class AgentProcess:
 
     def info(self) -> AgentInfo:
         used = self.budget.used
-        cost = cost_of(self.services.settings.prices, self.provider, self.model, used.input_tokens, used.output_tokens,
-                       used.cached_tokens, used.written_tokens)
+        cost = mixed_cost(self.services.settings.prices, (self.provider, self.model), used, self.priced)
         return AgentInfo(self.id, self.name, self.state, self.reason, self.provider, self.model,
                          self.budget.limit, used.input_tokens, used.output_tokens, self.started_at, self.workspace,
                          tainted=self.taint.reason if self.taint is not None else "", unattended=self.unattended,
-                         cost=cost)
+                         cost=cost, degraded=self.degraded)
 
     def taint_with(self, source: str, seq: int, ts: float, content: str) -> None:
         """It read untrusted ``content`` from ``source`` (recorded as entry ``seq``): tainted from now on."""
@@ -109,6 +122,10 @@ class AgentProcess:
     def report_usage(self, input_tokens: int | None, output_tokens: int | None,
                      cached_tokens: int | None = None, written_tokens: int | None = None) -> None:
         self.budget = self.budget.report(input_tokens, output_tokens, cached_tokens, written_tokens)
+        self.services.bus.publish(UsageUpdated(self.info()))
+
+    def announce(self) -> None:
+        """Tell the views the agent's snapshot changed (a fallback began or ended answering for it)."""
         self.services.bus.publish(UsageUpdated(self.info()))
 
     def settle_usage(self) -> None:

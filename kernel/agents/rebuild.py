@@ -44,6 +44,7 @@ class AgentRecord:
     budget: int
     conversation: tuple[Message, ...] = ()
     usage: Usage = Usage()
+    served: dict[Served, Usage] = field(default_factory=dict)  # usage per (sent to, served by): for its price
     first_prompt: str = ""
     last_ts: float = 0.0
     killed: bool = False
@@ -128,17 +129,24 @@ def summarise(ledger: Ledger, now: float, *, tails: bool = True) -> Restored:
     restored = fold(ledger.scan(ADMIN_KINDS), now)
     requests = ledger.per_actor(ModelRequest.KIND,
                                 ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"))
+    replies = ledger.per_actor(ModelRequest.KIND, unless=("route", UTILITY))  # where each tail starts
+    by_model = ledger.per_actor_groups(ModelRequest.KIND, PRICED_BY,
+                                       ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"))
     messages = ledger.per_actor(UserTurn.KIND)
     for rec in restored.agents.values():
-        req, msg = requests.get(rec.id), messages.get(rec.id)
+        req, msg, reply = requests.get(rec.id), messages.get(rec.id), replies.get(rec.id)
         if tails and not (rec.killed or rec.archived):
             rec.conversation = (user_text(""),)
-            for e in ledger.of_actor(rec.id, CONVERSATION_KINDS, after=req[1] - 1 if req else rec.spawn.seq):
+            for e in ledger.of_actor(rec.id, CONVERSATION_KINDS, after=reply[1] - 1 if reply else rec.spawn.seq):
                 _converse(rec, e)
             rec.settle()
             if req is None and msg is None:
                 rec.conversation = ()
         rec.usage = Usage(*(_whole(n) for n in req[3][:4])) if req else Usage()
+        rec.served = {}
+        for (provider, model, served_provider, served_model), sums in by_model.get(rec.id, ()):
+            key = _served(provider, model, served_provider, served_model)
+            rec.served[key] = rec.served.get(key, Usage()) + Usage(*(_whole(n) for n in sums[:4]))
         rec.last_ts = max(rec.last_ts, req[2] if req else 0.0, msg[2] if msg else 0.0)
         first = ledger.get(msg[0]) if msg else None
         rec.first_prompt = _text(first.text) if isinstance(first, UserTurn) else ""
@@ -176,10 +184,19 @@ def _converse(rec: AgentRecord, e: Entry) -> None:
             rec.failure = None
             rec.conversation = appended(rec.conversation, _user_turn(e))
             rec.first_prompt = rec.first_prompt or _text(e.text)
+        case ModelRequest() if e.route == UTILITY:  # housekeeping: billed, never part of the conversation
+            used = Usage(_count(e.input_tokens), _count(e.output_tokens), _count(e.cache_read_tokens),
+                         _count(e.cache_write_tokens))
+            rec.usage = rec.usage + used
+            key = _served(e.provider, e.model, e.served_provider, e.served_model)
+            rec.served[key] = rec.served.get(key, Usage()) + used
         case ModelRequest():
             rec.settle()
-            rec.usage = rec.usage + Usage(_count(e.input_tokens), _count(e.output_tokens), _count(e.cache_read_tokens),
-                                          _count(e.cache_write_tokens))
+            used = Usage(_count(e.input_tokens), _count(e.output_tokens), _count(e.cache_read_tokens),
+                         _count(e.cache_write_tokens))
+            rec.usage = rec.usage + used
+            key = _served(e.provider, e.model, e.served_provider, e.served_model)
+            rec.served[key] = rec.served.get(key, Usage()) + used
             rec.failure = (_text(e.error) or "the request failed") if e.status == "error" else None
             if e.status == "ok":
                 calls = e.tool_calls if isinstance(e.tool_calls, tuple) else ()
@@ -199,6 +216,19 @@ def _user_turn(e: UserTurn) -> Message:
     text = _text(e.text)
     parts: tuple[Part, ...] = (TextPart(text),) if text or not e.images else ()
     return Message("user", parts + images_of(e.images))
+
+
+PRICED_BY = ("provider", "model", "served_provider", "served_model")
+UTILITY = "utility"  # a request entry's ``route`` for housekeeping (agents/utility.py)
+
+
+Served = tuple[str, str, str | None, str | None]
+
+
+def _served(provider: Any, model: Any, served_provider: Any, served_model: Any) -> Served:
+    """Where a request went and who answered it (the price table chooses later: ``accounting.mixed``)."""
+    return (_text(provider), _text(model), served_provider if isinstance(served_provider, str) else None,
+            served_model if isinstance(served_model, str) else None)
 
 
 def _text(value: Any) -> str:

@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from ledger import ModelRequest, UserTurn
 
 from ..core.messages import ImagePart, Message, TextPart, ToolUse, image_json
+from ..accounting.budget import Usage
+from ..accounting.mixed import priced_as
+from ..routes.target import Attempt
 from .process import AgentProcess
 
 USER_TURN = "user-turn"
@@ -40,6 +43,8 @@ class RequestTimer:
     request_id: str | None = None
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    served_model: str | None = None  # the model the reply named (StreamEnd, or the error of a reply that broke)
+    tries: int = 1  # HTTP attempts the retry policy made (set when it gave up)
 
     def cache(self, read: int | None, write: int | None) -> None:
         """A usage report's cache counts (None keeps what was reported before)."""
@@ -56,8 +61,17 @@ def record_request(agent: AgentProcess, timer: RequestTimer, status: str, *, rep
     """Append the ``request`` entry of the request just over (the budget's in-flight usage is its usage)."""
     used = agent.budget.current
     parts = reply.parts if reply is not None else ()
+    attempt = agent.attempt or Attempt(agent.target, agent.target)
+    target, requested = attempt.target, attempt.requested
+    served = timer.served_model or (target.model if status == "ok" else None)
+    served_provider = target.provider if served is not None else None
+    key = priced_as(agent.services.settings.prices, target.provider, target.model, served_provider, served)
+    agent.priced[key] = agent.priced.get(key, Usage()) + used
     agent.services.record(ModelRequest(
-        actor=agent.id, reason=agent.request_reason, provider=agent.provider, model=agent.model, status=status,
+        actor=agent.id, reason=agent.request_reason, provider=target.provider, model=target.model, status=status,
+        requested_provider=requested.provider, requested_model=requested.model,
+        served_provider=served_provider, served_model=served,
+        attempt=attempt.number, route_reason=attempt.reason, route=attempt.route,
         request_id=timer.request_id, cache_read_tokens=timer.cache_read_tokens,
         cache_write_tokens=timer.cache_write_tokens, start=timer.start, duration_ms=_ms(timer.began), first_token_ms=timer.first_token_ms,
         input_tokens=used.input_tokens, output_tokens=used.output_tokens, stop_reason=stop_reason,

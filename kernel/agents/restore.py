@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from ..core.summaries import HistoryItem
 from ..accounting.budget import Budget
-from ..accounting.prices import cost_of
+from ..accounting.mixed import by_price, mixed_cost
 from ..core.states import AgentState
+from ..routes.build import route_of_spawn
 from .process import AgentProcess
 from .rebuild import AgentRecord, conversation_of
 from .services import Services
@@ -26,6 +27,8 @@ def process_from(rec: AgentRecord, services: Services) -> AgentProcess:
     agent = AgentProcess(rec.id, spawn.name, spawn.provider, spawn.model, spawn.workspace, spawn.ts, services,
                          Budget(rec.budget, spent=rec.usage), messages=None,
                          load_messages=lambda: conversation_of(services.ledger, spawn, upto))
+    agent.priced = by_price(services.settings.prices, rec.served)
+    agent.route = route_of_spawn(spawn.provider, spawn.model, spawn.fallbacks, spawn.any_vendor, spawn.price_ceiling)
     agent.state, agent.reason = _state(rec, agent.budget)
     agent.request_reason = "resume"
     return agent
@@ -45,6 +48,6 @@ def history_item(rec: AgentRecord, services: Services) -> HistoryItem:
     spawn, used = rec.spawn, rec.usage
     return HistoryItem(
         rec.id, spawn.name, rec.first_prompt, spawn.ts, rec.last_ts, used.input_tokens, used.output_tokens,
-        cost_of(services.settings.prices, spawn.provider, spawn.model, used.input_tokens, used.output_tokens,
-                used.cached_tokens, used.written_tokens),
+        mixed_cost(services.settings.prices, (spawn.provider, spawn.model), used,
+                   by_price(services.settings.prices, rec.served)),
         spawn.provider, spawn.model, rec.archived, rec.killed)

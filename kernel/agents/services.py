@@ -21,6 +21,7 @@ from .recent_changes import RecentChanges
 from ..core.events import EventBus
 from ..leases.book import LeaseBook
 from ..providers.base import Provider
+from ..routes.breaker import BreakerBoard
 from ..config.settings import Settings
 from ..images.store import ImageStore
 from ..tools.descriptor import ToolDescriptor, ToolLimits
@@ -68,6 +69,7 @@ class Services:
     attached: bool = False            # a desktop is there to answer lease requests
     limits: ToolLimits = field(default_factory=ToolLimits)
     request_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    breakers: BreakerBoard = field(default_factory=BreakerBoard)  # one per kernel: per (provider, model)
     recent: RecentChanges = field(init=False)
     images: ImageStore = field(init=False)  # pictures fitted once, kept by hash in the ledger's blob store
     inflight: InFlightJournal = field(init=False)  # tokens of requests being streamed, for a kernel killed mid-way

@@ -27,6 +27,8 @@ from .admit import admit
 from .process import AgentProcess
 from .inflight import InFlight
 from .records import RequestTimer, record_request
+from ..routes.calls import open_stream
+from ..routes.opaque import for_target, stamped
 
 
 @dataclass(frozen=True)
@@ -38,11 +40,12 @@ class AssistantTurn:
 
 def build_request(agent: AgentProcess) -> ProviderRequest:
     s = agent.services
+    target = agent.target
     return with_images(agent, ProviderRequest(
         system=build_system_prompt(agent),
-        messages=agent.conversation,
+        messages=for_target(agent.conversation, target),  # another model's opaque data left out
         tools=s.tools.specs(agent.nonce),  # MCP descriptions inside this agent's markers
-        model=agent.model,
+        model=target.model,
         max_tokens=s.settings.max_tokens,
     ))
 
@@ -66,6 +69,8 @@ async def request_turn(agent: AgentProcess) -> AssistantTurn:
         record_request(agent, timer, "ok", reply=turn.message, stop_reason=turn.stop_reason)
     except ProviderError as exc:
         timer.request_id = timer.request_id or exc.request_id  # a failed request is on the record with its id
+        timer.served_model = timer.served_model or exc.served_model
+        timer.tries = exc.attempts
         record_request(agent, timer, "error", error=str(exc))
         raise
     except asyncio.CancelledError:
@@ -81,12 +86,12 @@ async def request_turn(agent: AgentProcess) -> AssistantTurn:
 async def _stream_turn(agent: AgentProcess, timer: RequestTimer) -> AssistantTurn:
     """The stream of one request, assembled into a turn (usage is reported as it comes)."""
     s = agent.services
-    provider = s.providers(agent.provider)
+    provider = s.providers(agent.target.provider)
     text: list[str] = []
     calls: list[ToolCallReady] = []
     stop: str | None = None
-    flight = InFlight(agent.id, agent.request_reason, agent.provider, agent.model, timer.start)
-    async with contextlib.aclosing(provider.stream(build_request(agent))) as events:  # type: ignore[type-var]
+    flight = InFlight(agent.id, agent.request_reason, agent.target.provider, agent.target.model, timer.start)
+    async with contextlib.aclosing(open_stream(provider, build_request(agent), agent.attempt)) as events:  # type: ignore[type-var]
         async for event in events:
             match event:
                 case TextChunk(text=chunk):
@@ -106,13 +111,15 @@ async def _stream_turn(agent: AgentProcess, timer: RequestTimer) -> AssistantTur
                     s.inflight.report(flight, agent.budget.current)  # kept should the kernel be killed mid-way
                 case StreamEnd(stop_reason=reason):
                     stop, timer.request_id = reason, event.request_id
+                    timer.served_model = event.served_model or timer.served_model
                 case _:
                     assert_never(event)
     if stop is None:
-        raise ProviderError(agent.provider, "incomplete", "the reply ended without a stop reason", started=True)
+        raise ProviderError(agent.target.provider, "incomplete", "the reply ended without a stop reason", started=True)
     parts: list[Part] = []
     if text:
         parts.append(TextPart("".join(text)))
     for call in calls:
-        parts.append(ToolUse(call.id, call.name, dict(call.input) if call.input is not None else {}, call.meta))
+        meta = stamped(call.meta, agent.target, always=agent.route is not None)  # whose opaque data it is
+        parts.append(ToolUse(call.id, call.name, dict(call.input) if call.input is not None else {}, meta))
     return AssistantTurn(Message("assistant", tuple(parts)), tuple(calls), stop)

@@ -36,6 +36,8 @@ class Automation:
     expires: float | None = None
     enabled: bool = True
     retry_interrupted: bool = False  # a run the kernel stopped in is tried again for its slot (off: never twice)
+    fallbacks: tuple[str, ...] = ()  # its route (kernel/routes): provider:model answering when its model cannot
+    any_vendor: bool = False         # a fallback may be at another vendor (the run's conversation goes there)
     created_at: float = 0.0
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -53,6 +55,8 @@ class Automation:
     def from_json(data: Mapping[str, Any]) -> "Automation":
         data = dict(data)
         data["policy"] = tuple(PolicyItem(str(p["scope"]), float(p["duration_s"])) for p in data.get("policy", ()))
+        if isinstance(data.get("fallbacks"), list):
+            data["fallbacks"] = tuple(data["fallbacks"])
         known = set(Automation.__dataclass_fields__)
         return Automation(**{k: v for k, v in data.items() if k in known})
 
@@ -73,6 +77,7 @@ def check_definition(a: Automation, now: float) -> None:
         raise ScheduleRefused("The run time limit must be between one minute and one day.")
     if a.expires is not None and a.expires <= now:
         raise ScheduleRefused("The expiry date is already past.")
+    _check_route(a)
     for item in a.policy:
         if not _SCOPE.match(item.scope):
             raise ScheduleRefused(f"{item.scope!r} is not a scope (write it like fs.read or shell.exec).")
@@ -80,3 +85,19 @@ def check_definition(a: Automation, now: float) -> None:
             raise ScheduleRefused(f"An automation's policy cannot hold {item.scope!r}: runs may not make automations.")
         if not 0 < item.duration_s <= MAX_LEASE_S:
             raise ScheduleRefused(f"The lease for {item.scope} must last between a second and eight hours.")
+
+
+def _check_route(a: Automation) -> None:
+    """Fallbacks written provider:model, and at the automation's own vendor unless it opted in."""
+    from ..core.errors import ConfigError
+    from ..providers.catalog import PROVIDER_NAMES
+    from ..routes.target import parse_target
+
+    try:
+        targets = [parse_target(text, PROVIDER_NAMES) for text in a.fallbacks]
+    except (ConfigError, AttributeError) as exc:
+        raise ScheduleRefused(f"A fallback is written provider:model ({exc}).") from None
+    foreign = [t for t in targets if a.provider and t.provider != a.provider]
+    if foreign and not a.any_vendor:
+        raise ScheduleRefused(f"The fallback {foreign[0]} is at another vendor than {a.provider}: allow other "
+                              "vendors for this automation to use it (its runs' conversations would go there).")

@@ -77,7 +77,8 @@ async def run_slot(host: "AutomationHost", gate: "UnattendedGate", a: Automation
     try:
         info = host.spawn(f"{a.name} · {local_time(slot.at, a.timezone)}", provider=a.provider or None,
                             model=a.model or None, budget=a.budget, workspace=a.workspace or None,
-                            unattended=True)  # nobody is there: tainted R3 calls are refused at once
+                            unattended=True,  # nobody is there: tainted R3 calls are refused at once
+                            fallbacks=tuple(a.fallbacks) or None, any_vendor=a.any_vendor)
     except Exception as exc:  # noqa: BLE001 - a run that cannot start is a failed run, not a dead scheduler
         return _record(host, a, slot, None, "failed", f"could not start: {exc}")
     agents_note(info.id)

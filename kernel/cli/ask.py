@@ -50,6 +50,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="grant a lease up front, e.g. fs.write=5m (durations 30s, 5m, 1h, 8h)")
     p.add_argument("--image", action="append", default=[], metavar="FILE",
                    help="attach a picture (PNG, JPEG, WebP, GIF) to the prompt; repeatable")
+    p.add_argument("--fallback", action="append", default=[], metavar="PROVIDER:MODEL",
+                   help="a model that answers when the first cannot (overloaded, rate-limited, down, offline); "
+                        "repeat for more, tried in order (default: Settings' fallbacks for the provider)")
+    p.add_argument("--fallback-any-vendor", action="store_true",
+                   help="let a fallback be at another vendor than --provider (the conversation is sent there)")
     p.add_argument("--agent", metavar="ID", help="send the prompt to this existing agent as a follow-up "
                                                  "(agentdesk ps --all) instead of starting a new one")
 
@@ -90,6 +95,8 @@ def _ask(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
         given = [f"--{n}" for n in ("provider", "model", "name", "workspace", "budget") if getattr(args, n)]
         given += ["--grant"] if args.grant else []
         given += ["--image"] if args.image else []
+        given += ["--fallback"] if args.fallback else []
+        given += ["--fallback-any-vendor"] if args.fallback_any_vendor else []
         if given:
             raise ConfigError(f"{', '.join(given)} cannot be given with --agent: the agent keeps its own", "--agent")
         from .continue_agent import continue_agent
@@ -137,6 +144,8 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     provider_name = settings.provider
     providers = LazyProviders(store, lambda: settings, out_of_process=False)  # no UI to keep responsive
     provider = providers.require(provider_name)  # no key or an unknown provider: bad usage, before anything starts
+    for name in fallback_providers(args.fallback, provider_name):
+        providers.require(name)  # a fallback that could never answer is bad usage too
     warm = getattr(provider, "warm", None)  # the SDK loads while the ledger and kernel start
     import asyncio
 
@@ -174,7 +183,8 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
         # Nobody at a terminal: nobody can answer a request, so the kernel refuses it at once, in its own name
         # and with its reason (kernel/agents/gate.py), instead of a denial "by the user" nobody gave.
         info = kernel.agents.spawn(args.name, provider=provider_name, model=args.model, budget=args.budget,
-                                   unattended=not interactive)
+                                   unattended=not interactive, fallbacks=tuple(args.fallback) or None,
+                                   any_vendor=args.fallback_any_vendor)
         for scope, seconds in grants:
             kernel.leases.grant(info.id, scope, seconds)
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
@@ -202,6 +212,12 @@ def _images(args: argparse.Namespace) -> list[tuple[str, str]]:
     from .image_args import read_images
 
     return read_images(args.image)
+def fallback_providers(fallbacks: list[str], primary: str) -> list[str]:
+    """The other providers ``--fallback`` names (a malformed one is a ConfigError naming it)."""
+    from ..routes.target import parse_target
+
+    names = [parse_target(text, PROVIDER_NAMES).provider for text in fallbacks]
+    return [n for i, n in enumerate(names) if n != primary and n not in names[:i]]
 
 
 def _kernel_runs(root: Path) -> bool:

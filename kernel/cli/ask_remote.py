@@ -104,7 +104,8 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
         unattended = not interactive and not _field(status, "attached", bool)
         agent_id: str = _field(sync.call_raw("agents.spawn", {
             "name": args.name, "provider": provider, "model": args.model, "budget": args.budget,
-            "workspace": str(workspace), "unattended": unattended}), "id", str)
+            "workspace": str(workspace), "unattended": unattended, "fallbacks": list(args.fallback) or None,
+            "any_vendor": args.fallback_any_vendor}), "id", str)
         for scope, seconds in grants:
             sync.call_raw("leases.grant", {"agent_id": agent_id, "scope": scope, "duration_s": float(seconds)})
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)

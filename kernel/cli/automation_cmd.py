@@ -49,6 +49,10 @@ def add_parser(sub: Any) -> None:
     add.add_argument("--workspace", help="the workspace (default: Settings)")
     add.add_argument("--provider", help="provider (default: Settings)")
     add.add_argument("--model", help="model (default: Settings for the provider)")
+    add.add_argument("--fallback", action="append", default=[], metavar="PROVIDER:MODEL",
+                     help="a model that answers a run when the first cannot; repeat for more, tried in order")
+    add.add_argument("--fallback-any-vendor", action="store_true",
+                     help="let a fallback be at another vendor than --provider (runs' conversations go there)")
     add.add_argument("--expires", help="stop after this date (YYYY-MM-DD)")
     add.add_argument("--retry-interrupted", action="store_true",
                      help="run a slot again if the kernel stopped in the middle of it (default: never twice)")
@@ -136,7 +140,8 @@ async def _act(kernel: Any, args: argparse.Namespace, remote: bool) -> int:
                                 workspace=str(Path(args.workspace).resolve()) if args.workspace else "",
                                 provider=args.provider or "",
                                 model=args.model or "", expires=expires,
-                                retry_interrupted=args.retry_interrupted))
+                                retry_interrupted=args.retry_interrupted, fallbacks=tuple(args.fallback),
+                                any_vendor=args.fallback_any_vendor))
         v = _view(desk, a.id)
         nxt = "" if v.next_run is None else f"; next run {local_time(v.next_run, a.timezone)} " \
                                             f"({in_words(v.next_run - kernel.now())})"

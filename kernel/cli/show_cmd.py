@@ -30,10 +30,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         messages = _conversation(args.agent)
+        notes = [] if args.json else _answered(args.agent)
     except (ConfigError, KernelError, LedgerError) as exc:
         print(f"agentdesk show: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
-    lines = [json.dumps(as_json(m), ensure_ascii=False) for m in messages] if args.json else transcript(messages)
+    lines = [json.dumps(as_json(m), ensure_ascii=False) for m in messages] if args.json else transcript(messages, notes)
     if lines:
         print("\n".join(lines))
     return 0
@@ -68,17 +69,60 @@ def _conversation(agent_id: str) -> Sequence[Any]:
         return list(conversation_of(ledger, record.spawn))
 
 
+def _answered(agent_id: str) -> list[str]:
+    """Per reply (its ``ok`` request, oldest first), who answered it when not the model asked for."""
+    from ..routes.words import answered_by
+    from ._service import channel
+
+    ch = channel("show")
+    entries: list[Any] = []
+    if ch is not None:
+        from .. import api
+
+        try:
+            before = None
+            while True:
+                page = ch.call("ledger.page", {"filters": api.LedgerFilter(actor=agent_id, kind="request"),
+                                               "before": before, "limit": 1000})
+                if not isinstance(page, list) or not page:
+                    break
+                entries.extend(page)
+                before = getattr(page[-1], "seq", None)
+                if not isinstance(before, int) or len(page) < 1000:
+                    break
+        finally:
+            ch.close()
+    else:
+        from ._home_ledger import open_existing
+
+        ledger = open_existing()
+        if ledger is None:
+            return []
+        with ledger:
+            before = None
+            while page := ledger.page(actor=agent_id, kind="request", before=before, limit=1000):
+                entries.extend(page)
+                before = page[-1].seq
+    return [answered_by(e) for e in reversed(entries) if getattr(e, "status", None) == "ok"]
+
+
 def as_json(message: Any) -> dict[str, Any]:
     return {"role": message.role, "parts": [{"type": type(p).__name__, **asdict(p)} for p in message.parts]}
 
 
-def transcript(messages: Sequence[Any]) -> list[str]:
+def transcript(messages: Sequence[Any], notes: Sequence[str] = ()) -> list[str]:
+    """The messages as lines; ``notes`` (one per assistant message, in order) say who answered each."""
     from .. import api
     from .terminal import shown
 
     out: list[str] = []
+    replies = 0
     for m in messages:
-        out.append(f"── {m.role}")
+        note = ""
+        if m.role == "assistant":
+            note = notes[replies] if replies < len(notes) else ""
+            replies += 1
+        out.append(f"── {m.role}" + (f"  ({shown(note)})" if note else ""))
         for part in m.parts:
             if isinstance(part, api.TextPart):
                 out.extend(shown(line, lines=True) for line in part.text.split("\n"))

@@ -32,6 +32,9 @@ from ..core.errors import ConfigError
 from ..leases.lease import MAX_DURATION, WORKING_DAY
 from ..accounting.prices import valid_models
 from ..providers.catalog import PROVIDER_NAMES
+from ..routes.build import CEILING_MAX
+from ..routes.route import MAX_FALLBACKS
+from ..routes.target import parse_target
 from ..trust.hook_config import HOOK_ALLOWED, hooks_ok, policies_ok, to_hooks
 from ..trust.policy import MODES
 
@@ -122,6 +125,17 @@ WEB_KEY_VARIABLES = {"brave": "BRAVE_API_KEY", "tavily": "TAVILY_API_KEY", "sear
 KEY_NAMES = (*PROVIDER_NAMES, *WEB_SEARCH_BACKENDS[1:])  # what keys.json may hold a key for
 OPTIONAL_URL = Rule("an http:// or https:// URL naming a host, or empty", lambda v: v == "" or URL.ok(v))
 
+def _target_ok(value: Any) -> bool:
+    try:
+        parse_target(value, PROVIDER_NAMES)
+    except (ConfigError, AttributeError):
+        return False
+    return isinstance(value, str)
+
+
+FALLBACK_LIST = Rule(f"a list of at most {MAX_FALLBACKS} provider:model names",
+                     lambda v: isinstance(v, list) and len(v) <= MAX_FALLBACKS and all(_target_ok(t) for t in v), tuple)
+
 SETTINGS_RULES: dict[str, Rule] = {
     "user_name": text("a name of 1 to 200 characters on one line"),
     "workspace": FOLDER,
@@ -152,6 +166,11 @@ SETTINGS_RULES: dict[str, Rule] = {
     "web_fetch_max_redirects": number(0, 5, "redirects", whole=True),
     "web_search_backend": choice(WEB_SEARCH_BACKENDS),
     "web_search_base_url": OPTIONAL_URL,
+    # model routes (kernel/routes)
+    "fallbacks": provider_map("lists of provider:model fallbacks", FALLBACK_LIST),
+    "fallback_any_vendor": FLAG,
+    "fallback_price_ceiling": number(0.01, CEILING_MAX, "times the primary's price"),
+    "utility_model": Rule("provider:model, or empty", lambda v: v == "" or _target_ok(v)),
 }
 
 

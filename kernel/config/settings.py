@@ -83,6 +83,15 @@ class Settings:
     web_search_base_url: str = ""           # empty: the back-end's own (SearXNG has none: set yours)
     automation_grace_s: float = 12 * 3600.0  # a missed slot older than this is not caught up (kernel/automations)
     automation_pause_after: int = 3  # failed slots in a row before an automation pauses itself
+    # model routes (kernel/routes): default fallbacks per provider ("provider:model", in order), whether they
+    # may be at another vendor, the most a fallback may cost (times the primary's price), the housekeeping model
+    fallbacks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    fallback_any_vendor: bool = False
+    fallback_price_ceiling: float = 1.0
+    utility_model: str = ""  # "provider:model" for summaries and titles; "" = the agent's own provider's default
+
+    def fallbacks_for(self, provider: str) -> tuple[str, ...]:
+        return tuple(self.fallbacks.get(provider, ()))
 
     def model_for(self, provider: str) -> str:
         return self.models.get(provider) or DEFAULT_MODELS.get(provider, "")
@@ -95,6 +104,7 @@ class Settings:
         data["policies"] = dict(self.policies)
         data["hooks"] = [h.to_json() for h in self.hooks]
         data["prices"] = frozen_prices(self.prices)
+        data["fallbacks"] = {p: list(f) for p, f in self.fallbacks.items()}
         return data
 
     @classmethod
@@ -104,6 +114,8 @@ class Settings:
         values = dict(checked.values)
         if "prices" in values:
             values["prices"] = frozen_prices(values["prices"])
+        if "fallbacks" in values:
+            values["fallbacks"] = {p: tuple(f) for p, f in values["fallbacks"].items()}
         return cls(**values)
 
     def validate(self) -> None:

@@ -77,7 +77,9 @@ RETRYABLE_KINDS = frozenset({"rate_limit", "overloaded", "server", "connection",
 
 class ProviderError(KernelError):
     """A provider failed. ``started`` is True when part of the reply had already arrived; ``request_id``
-    is the provider's id of the failed request when its reply carried one (what its support asks for)."""
+    is the provider's id of the failed request when its reply carried one (what its support asks for);
+    ``served_model`` the model a reply that broke off named; ``attempts`` how many times it was sent
+    (the retry policy sets it when it gives up)."""
 
     def __init__(self, provider: str, kind: ProviderErrorKind, message: str, *, status: int | None = None,
                  retry_after: float | None = None, started: bool = False, request_id: str | None = None) -> None:
@@ -89,6 +91,8 @@ class ProviderError(KernelError):
         self.retry_after = retry_after
         self.started = started
         self.request_id = request_id
+        self.served_model: str | None = None
+        self.attempts = 1
 
     @property
     def retryable(self) -> bool:

@@ -43,6 +43,7 @@ class AgentInfo:
     tainted: str = ""          # why it is tainted ("read untrusted content from …"), "" when it is not
     unattended: bool = False   # an automation run: nobody is there to confirm anything
     cost: float | None = None  # money spent so far (Settings' price table); None: the model has no price
+    degraded: str = ""         # answering on a fallback: "anthropic overloaded — answering with openai:gpt-5"
 
     @property
     def used(self) -> int:

@@ -30,6 +30,7 @@ from ..core.events import AgentArchived, AgentInfo, AgentKilled, AgentSpawned, U
 from ..core.loop import KernelLoop
 from ..core.messages import ImagePart, Message, TextPart
 from ..core.states import AgentState
+from ..routes.build import route_for
 from ..tools.fs.stale import sweep_temp_files
 from ..tools.outward import interrupted_words
 from ..trust.taint import taint_from
@@ -59,21 +60,27 @@ class Agents:
     # ---- the process table ------------------------------------------------------
 
     def spawn(self, name: str | None = None, *, provider: str | None = None, model: str | None = None,
-              budget: int | None = None, workspace: str | None = None, unattended: bool = False) -> AgentInfo:
+              budget: int | None = None, workspace: str | None = None, unattended: bool = False,
+              fallbacks: tuple[str, ...] | None = None, any_vendor: bool = False) -> AgentInfo:
         """A new agent; ``unattended`` (an automation run) means nobody confirms anything: an outward call
-        that needs a person is refused at once."""
+        that needs a person is refused at once. ``fallbacks`` (``provider:model``, in order; None: Settings'
+        default for its provider) answer when its model cannot; ``any_vendor`` lets them be at other vendors."""
         s = self._services
         provider = provider or s.settings.provider
         model = model or s.settings.model_for(provider)
         budget = budget or s.settings.default_budget
+        route = route_for(provider, model, tuple(fallbacks) if fallbacks is not None else s.settings.fallbacks_for(provider),
+                          any_vendor=any_vendor or (fallbacks is None and s.settings.fallback_any_vendor),
+                          price_ceiling=s.settings.fallback_price_ceiling, explicit=fallbacks is not None)
         if budget <= 0:
             raise ValueError("a budget must be a positive number of tokens")
         ledger_folder = () if s.ledger.path in ("", ":memory:") else (Path(s.ledger.path).parent,)
         # the default workspace is made on first use (once it is known to be allowed)
         root = Workspace.at(workspace or s.settings.workspace, holding=ledger_folder, create=workspace is None).root
-        entry = record_spawn(s.ledger, name=name, provider=provider, model=model, budget=budget, workspace=str(root))
+        entry = record_spawn(s.ledger, name=name, provider=provider, model=model, budget=budget, workspace=str(root),
+                             route=route)
         agent = AgentProcess(entry.actor, entry.name, provider, model, str(root), entry.ts, s, Budget(budget),
-                             unattended=unattended)
+                             unattended=unattended, route=route)
         self.table[agent.id] = agent
         s.bus.publish(AgentSpawned(agent.info()))
         self.ensure_expiry_watch()

@@ -27,9 +27,10 @@ class RunHost:
         self._services = services
 
     def spawn(self, name: str | None = None, *, provider: str | None = None, model: str | None = None,
-              budget: int | None = None, workspace: str | None = None, unattended: bool = False) -> AgentInfo:
+              budget: int | None = None, workspace: str | None = None, unattended: bool = False,
+              fallbacks: tuple[str, ...] | None = None, any_vendor: bool = False) -> AgentInfo:
         return self._agents.spawn(name, provider=provider, model=model, budget=budget, workspace=workspace,
-                                  unattended=unattended)
+                                  unattended=unattended, fallbacks=fallbacks, any_vendor=any_vendor)
 
     def send(self, agent_id: str, text: str) -> None:
         self._agents.send(agent_id, text)

@@ -116,7 +116,7 @@ async def pump(name: str, open_stream: Callable[[], Awaitable[Any]], reply: Any,
         raise incomplete(name)
     for out in tail():
         yield out
-    yield StreamEnd(reply.stop_reason, request_id(stream, getattr(reply, "request_id", None)))
+    yield StreamEnd(reply.stop_reason, request_id(stream, getattr(reply, "request_id", None)), served_model(reply))
 
 
 REQUEST_ID_HEADERS = ("request-id", "x-request-id")  # Anthropic; OpenAI (and a Gemini error's, when sent)
@@ -129,7 +129,20 @@ def with_request_id(error: Exception, exc: BaseException, stream: Any, reply: An
     if isinstance(error, ProviderError) and error.request_id is None:
         error.request_id = (request_id(exc, getattr(exc, "request_id", None))
                             or request_id(stream, getattr(reply, "request_id", None)))
+    if isinstance(error, ProviderError) and error.served_model is None:
+        error.served_model = served_model(reply)
     return error
+
+
+MODEL_NAME_MAX = 200
+
+
+def served_model(reply: Any) -> str | None:
+    """The model the reply named (each adapter's ``reply.model``). Hostile input: only a short printable word."""
+    value = getattr(reply, "model", None)
+    if isinstance(value, str) and 0 < len(value) <= MODEL_NAME_MAX and value.isprintable() and " " not in value:
+        return value
+    return None
 
 
 def request_id(stream: Any, body_id: Any) -> str | None:

@@ -124,12 +124,14 @@ class _Reply:
     tools: dict[int, _ToolBlock] = field(default_factory=dict)
     input_parts: dict[str, int] = field(default_factory=dict)
     request_id: str | None = None  # the message id, when the request-id header is missing
+    model: str | None = None  # message.model: the model that answered
 
     def feed(self, event: Any) -> list[StreamEvent]:
         self.received = True
         match event.type:
             case "message_start":
                 self.request_id = getattr(event.message, "id", None)
+                self.model = getattr(event.message, "model", None)
                 self._take_input(event.message.usage)
                 return [self._input_report()]
             case "content_block_start":

@@ -61,10 +61,13 @@ class UsageReport:
 @dataclass(frozen=True)
 class StreamEnd:
     """``stop_reason``: "end_turn", "tool_use", "max_tokens", or the provider's own word;
-    ``request_id``: the provider's id of this request (its request-id header, else the reply's id)."""
+    ``request_id``: the provider's id of this request (its request-id header, else the reply's id);
+    ``served_model``: the model the reply says answered (Anthropic ``message.model``, OpenAI
+    ``response.model``, Gemini ``model_version``), which may differ from the one asked for."""
 
     stop_reason: str
     request_id: str | None = None
+    served_model: str | None = None
 
 
 StreamEvent = Union[TextChunk, ToolCallReady, UsageReport, StreamEnd]

@@ -192,6 +192,7 @@ class _Reply:
     usage: UsageReport | None = None
     blocked: str | None = field(default=None)
     request_id: str | None = None  # the response id (Gemini sends no request-id header)
+    model: str | None = None  # model_version: the model that answered
 
     @property
     def stop_reason(self) -> str | None:
@@ -207,6 +208,7 @@ class _Reply:
         self.received = True
         out: list[StreamEvent] = []
         self.request_id = self.request_id or getattr(chunk, "response_id", None)
+        self.model = self.model or getattr(chunk, "model_version", None)
         self._take_usage(chunk.usage_metadata)
         feedback = chunk.prompt_feedback
         if feedback is not None and feedback.block_reason is not None:

@@ -158,7 +158,7 @@ def encode_event(event: StreamEvent) -> dict[str, Any]:
         return {"t": "u", "i": event.input_tokens, "o": event.output_tokens, "cr": event.cache_read_tokens,
                 "cw": event.cache_write_tokens}
     if isinstance(event, StreamEnd):
-        return {"t": "e", "stop": event.stop_reason, "rid": event.request_id}
+        return {"t": "e", "stop": event.stop_reason, "rid": event.request_id, "sm": event.served_model}
     raise TypeError(f"unknown stream event {event!r}")
 
 
@@ -170,17 +170,22 @@ def decode_event(data: dict[str, Any]) -> StreamEvent:
         return ToolCallReady(data["id"], data["name"], data["input"], data["raw"], data["error"], data["meta"] or {})
     if kind == "u":
         return UsageReport(data["i"], data["o"], data.get("cr"), data.get("cw"))
-    return StreamEnd(data["stop"], data.get("rid"))
+    return StreamEnd(data["stop"], data.get("rid"), _rid(data.get("sm")))
 
 
 def encode_error(exc: ProviderError) -> dict[str, Any]:
     return {"provider": exc.provider, "kind": exc.kind, "message": exc.detail, "status": exc.status,
-            "retry_after": exc.retry_after, "started": exc.started, "rid": exc.request_id}
+            "retry_after": exc.retry_after, "started": exc.started, "rid": exc.request_id, "sm": exc.served_model,
+            "n": exc.attempts}
 
 
 def decode_error(data: dict[str, Any]) -> ProviderError:
-    return ProviderError(data["provider"], data["kind"], data["message"], status=data["status"],
-                         retry_after=data["retry_after"], started=data["started"], request_id=_rid(data.get("rid")))
+    error = ProviderError(data["provider"], data["kind"], data["message"], status=data["status"],
+                          retry_after=data["retry_after"], started=data["started"], request_id=_rid(data.get("rid")))
+    error.served_model = _rid(data.get("sm"))
+    attempts = data.get("n")
+    error.attempts = attempts if isinstance(attempts, int) and not isinstance(attempts, bool) and attempts > 0 else 1
+    return error
 
 
 def _rid(value: Any) -> str | None:

@@ -107,10 +107,12 @@ class _Reply:
     stop_reason: str | None = None
     calls: dict[int, _Call] = field(default_factory=dict)
     request_id: str | None = None  # the completion id, when the x-request-id header is missing
+    model: str | None = None  # chunk.model: the model that answered
 
     def feed(self, chunk: Any) -> list[StreamEvent]:
         self.received = True
         self.request_id = self.request_id or getattr(chunk, "id", None)
+        self.model = self.model or getattr(chunk, "model", None)
         out: list[StreamEvent] = []
         for choice in chunk.choices or ():
             if choice.index != 0:

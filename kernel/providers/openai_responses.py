@@ -108,9 +108,12 @@ class _Reply:
     calls: dict[str, _Call] = field(default_factory=dict)
     had_calls: bool = False
     request_id: str | None = None  # the response id, when the x-request-id header is missing
+    model: str | None = None  # response.model: the model that answered
 
     def feed(self, event: Any) -> list[StreamEvent]:
         self.received = True
+        response = getattr(event, "response", None) if event.type.startswith("response.") else None
+        self.model = getattr(response, "model", None) or self.model
         match event.type:
             case "response.output_text.delta":
                 return [TextChunk(event.delta)] if event.delta else []

@@ -14,12 +14,23 @@ from __future__ import annotations
 
 import asyncio
 import random as _random
+from dataclasses import dataclass
 from typing import AsyncIterator, Awaitable, Callable
 
 from ..core.errors import ProviderError
 from .base import Provider, ProviderRequest, StreamEvent
 
 _BASE_DELAY_S = 0.5
+
+
+@dataclass(frozen=True)
+class RetryLimits:
+    """One request's own limits: ``max_retries`` (None: the provider's), and ``give_up_beyond_cap``:
+    when the server asks to wait longer than the cap, fail at once (another model on the route can
+    answer now) instead of waiting out the cap."""
+
+    max_retries: int | None = None
+    give_up_beyond_cap: bool = False
 
 
 class RetryingProvider:
@@ -35,7 +46,9 @@ class RetryingProvider:
         self._sleep = sleep
         self._random = random
 
-    async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: ProviderRequest, limits: "RetryLimits | None" = None) -> AsyncIterator[StreamEvent]:
+        """``limits`` (model routes): fewer retries for this request, or none beyond the cap's wait."""
+        max_retries = self._max_retries if limits is None or limits.max_retries is None else limits.max_retries
         attempt = 0
         while True:
             started = False
@@ -46,13 +59,19 @@ class RetryingProvider:
                     yield event
                 return
             except ProviderError as exc:
-                if started or not exc.retryable or attempt >= self._max_retries:
+                if (started or not exc.retryable or attempt >= max_retries
+                        or (limits is not None and limits.give_up_beyond_cap and self.beyond_cap(exc))):
+                    exc.attempts = attempt + 1
                     raise
                 failure = exc
             finally:
                 await _close(events)
             await self._sleep(self.delay(failure, attempt))
             attempt += 1
+
+    def beyond_cap(self, error: ProviderError) -> bool:
+        """The server asked for a longer wait than the cap allows."""
+        return error.retry_after is not None and error.retry_after > self._cap_s
 
     def delay(self, error: ProviderError, attempt: int) -> float:
         """Seconds to wait before retry number ``attempt + 1``."""

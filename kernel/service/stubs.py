@@ -31,9 +31,9 @@ class RemoteAgentDesk:
         self._link = link
 
     def spawn(self, name: str | None = None, *, provider: str | None = None, model: str | None = None,
-              budget: int | None = None, workspace: str | None = None, unattended: bool = False) -> AgentInfo:
+              budget: int | None = None, workspace: str | None = None, unattended: bool = False, fallbacks: tuple[str, ...] | None = None, any_vendor: bool = False) -> AgentInfo:
         return cast("AgentInfo", self._link.call("agents.spawn",
-            {"name": name, "provider": provider, "model": model, "budget": budget, "workspace": workspace, "unattended": unattended}))
+            {"name": name, "provider": provider, "model": model, "budget": budget, "workspace": workspace, "unattended": unattended, "fallbacks": fallbacks, "any_vendor": any_vendor}))
 
     def list(self) -> builtins.list[AgentInfo]:
         return cast("builtins.list[AgentInfo]", self._link.call("agents.list", {}))

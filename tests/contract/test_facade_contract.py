@@ -18,7 +18,7 @@ from typing import Any, Iterator
 import pytest
 
 from kernel.api import (
-    AgentState, Automation, ChainIntact, Event, FileChange, Grant, Intact, InvalidState, KernelError, KernelFacade,
+    AgentState, Automation, ChainIntact, ConfigError, Event, FileChange, Grant, Intact, InvalidState, KernelError, KernelFacade,
     LeaseRequested, LedgerError, LedgerFilter, PolicyItem, ScheduleRefused, UnknownAgent,
 )
 from kernel.providers.scripted import reply
@@ -89,6 +89,23 @@ class FacadeContract:
         # a model that cannot see (the scripted provider's) was sent the one-line placeholder
         sent = backend.provider.requests[0].messages[0].parts
         assert sent[1].text == "[image 1313\u00d7875 png from pasted image: this model cannot see images]"
+
+    def test_a_route_is_given_at_spawn_and_another_vendor_needs_the_opt_in(self, backend: Any) -> None:
+        backend.provider.script(reply("Routed."))
+
+        async def body(k: KernelFacade) -> None:
+            with pytest.raises(ConfigError, match="another vendor"):
+                k.agents.spawn("shy", provider="scripted", model="m", fallbacks=("anthropic:claude-haiku-4-5",))
+            info = k.agents.spawn("routed", provider="scripted", model="m", fallbacks=("anthropic:claude-haiku-4-5",),
+                                  any_vendor=True)
+            assert info.degraded == ""
+            k.agents.send(info.id, "Go.")
+            assert (await k.agents.wait(info.id)).state is AgentState.IDLE
+            [request] = k.ledger.page(LedgerFilter(actor=info.id, kind="request"))
+            assert (request.requested_provider, request.requested_model, request.served_provider,
+                    request.served_model, request.attempt) == ("scripted", "m", "scripted", "m", 1)
+
+        backend.run(body)
 
     def test_pause_resume_raise_budget_archive_and_revive(self, backend: Any) -> None:
         async def body(k: KernelFacade) -> None:

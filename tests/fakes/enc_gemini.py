@@ -19,8 +19,11 @@ def events(turn: Turn, model: str, body: dict) -> list[bytes]:
             pieces.extend({"text": t} for t in split_text(part.text, part.chunks))
         else:
             assert isinstance(part, ToolCall)
-            pieces.append({"functionCall": {"name": part.name, "args": part.gemini_args(),
-                                            "id": part.id or new_id("fc_")}})
+            call: dict = {"functionCall": {"name": part.name, "args": part.gemini_args(),
+                                           "id": part.id or new_id("fc_")}}
+            if part.thought_signature is not None:
+                call["thoughtSignature"] = part.thought_signature
+            pieces.append(call)
     if not pieces:
         pieces = [{"text": ""}]
     stop = turn.resolved_stop

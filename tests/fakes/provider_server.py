@@ -331,7 +331,7 @@ class FakeProviderServer:
         with self._lock:
             self._streaming += 1
         try:
-            self._stream(h, enc, turn, model or "fake-model", body)
+            self._stream(h, enc, turn, turn.served_model or model or "fake-model", body)
         except (_Gone, OSError):
             h.close_connection = True
         finally:

@@ -54,6 +54,7 @@ class ToolCall:
     id: str | None = None
     raw_arguments: str | None = None
     fragments: int = 3
+    thought_signature: str | None = None  # Gemini only: sent as the part's thoughtSignature (base64)
 
     def arguments_json(self) -> str:
         if self.raw_arguments is not None:
@@ -134,6 +135,7 @@ class Turn:
     fault: Fault | None = None
     delay: float = 0.0
     request_id: str | None = None  # the provider's id of the request (None: the server makes one up)
+    served_model: str | None = None  # the model the reply names (None: the model the request asked for)
 
     def __post_init__(self) -> None:
         if self.stop not in STOPS:

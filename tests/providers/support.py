@@ -55,6 +55,11 @@ class Outcome:
         return ends[-1].request_id if ends else None
 
     @property
+    def served_model(self) -> str | None:
+        ends = [e for e in self.events if isinstance(e, StreamEnd)]
+        return ends[-1].served_model if ends else None
+
+    @property
     def cache(self) -> tuple[int | None, int | None]:
         """Cache read and written tokens, merged like ``usage``."""
         read = write = None

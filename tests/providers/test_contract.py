@@ -276,3 +276,26 @@ def test_kill_during_slow_stream_closes_the_connection_promptly(case, srv, how):
 
     asyncio.run(go())
     assert srv.replies_finished_at == [], "the reply should have been abandoned, not finished"
+
+
+def test_the_served_model_comes_from_the_reply(case, srv):
+    """Each SDK's reply names the model that answered (Anthropic ``message.model``, OpenAI ``model``,
+    Gemini ``modelVersion``): a reply naming another model than the one asked for is reported as such,
+    and a stream that broke after it started keeps the name on its error (model routes, issue 25)."""
+    srv.script(Turn(parts=(Text("dated", chunks=2),), served_model="test-model-2026-01-15"),
+               Turn(parts=(Text("plain"),)),
+               Turn(parts=(Text("one two three four five six seven eight", chunks=8),), fault=ErrorEvent(6),
+                    served_model="test-model-2026-01-15"))
+    dated = run(case.make(srv), ask())
+    assert dated.error is None and dated.served_model == "test-model-2026-01-15"
+    assert run(case.make(srv), ask()).served_model == "test-model"
+    broke = run(case.make(srv), ask())
+    assert broke.error is not None and broke.error.started
+    assert broke.error.served_model == "test-model-2026-01-15"
+    srv.assert_done()
+
+
+def test_a_hostile_served_model_name_is_dropped(case, srv):
+    srv.script(Turn(parts=(Text("x"),), served_model="evil model\n" + "x" * 300))
+    out = run(case.make(srv), ask())
+    assert out.error is None and out.served_model is None

@@ -1,0 +1,1 @@
+"""Model routes: which (provider, model) answers an agent, and what happens when one fails."""
