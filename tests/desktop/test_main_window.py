@@ -124,8 +124,8 @@ def test_end_to_end_ask_lease_kill_undo(main, qtbot):
         reply("Done."))
     qtbot.keyClicks(ask.input, "tick the bank")
     qtbot.keyClick(ask.input, Qt.Key.Key_Return)
-    main.until(lambda: main.desk.lease_dialogs.dialog_for(a) is not None)
-    dialog = main.desk.lease_dialogs.dialog_for(a)
+    main.until(lambda: main.desk.lease_dialogs.request_for(a) is not None)
+    dialog = main.desk.lease_dialogs.bring_up(a)
     assert dialog.scope_field.text() == "fs.write"
     assert dialog.parent() is ask and dialog.windowModality() == Qt.WindowModality.WindowModal
     diff = dialog.diff_view.toPlainText() if hasattr(dialog.diff_view, "toPlainText") else str(dialog.request.preview.diff)
