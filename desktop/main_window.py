@@ -104,7 +104,7 @@ class MainWindow(QMainWindow):
         split.addWidget(_section("Ledger", self.ledger_view))
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
-        split.setSizes([5000, 5000])  # in proportion: the splitter scales them to its width
+        split.setSizes([5800, 4200])  # in proportion; the processes' live leases and tokens fit at 1024 px
         split.setChildrenCollapsible(False)
         self.splitter = split
         self.setCentralWidget(split)

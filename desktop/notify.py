@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QWidget
 
 from kernel.api import LeaseRequest
@@ -21,6 +23,7 @@ from kernel.api import LeaseRequest
 from .wording import lease_action
 
 MESSAGE_MS = 10_000
+HEADLESS = ("offscreen", "minimal")  # no tray can exist there
 
 
 def request_words(request: LeaseRequest) -> tuple[str, str]:
@@ -38,14 +41,20 @@ class Notifier:
         self._clicked = clicked
         self.tray: QSystemTrayIcon | None = None
         self.last: tuple[str, str] | None = None
+        self._available: bool | None = None  # whether a tray shows messages here (asked on first use)
 
     def say(self, request: LeaseRequest) -> None:
         self.last = request_words(request)
         window = self._window()
         if window is not None and window.isVisible():
             QApplication.alert(window)  # marks the window in the task bar; activates nothing
-        tray = self._tray()
-        if tray is not None:
+        # Later, from the loop itself: asking whether a tray exists may wait on D-Bus in a nested event
+        # loop, which must not run inside the kernel task that announced the request.
+        QTimer.singleShot(0, self._show_message)
+
+    def _show_message(self) -> None:
+        tray = self._tray() if self.last is not None else None
+        if tray is not None and self.last is not None:
             tray.showMessage(*self.last, QSystemTrayIcon.MessageIcon.Information, MESSAGE_MS)
 
     def quiet(self) -> None:
@@ -55,7 +64,10 @@ class Notifier:
             self.tray.hide()
 
     def _tray(self) -> QSystemTrayIcon | None:
-        if not QSystemTrayIcon.isSystemTrayAvailable() or not QSystemTrayIcon.supportsMessages():
+        if self._available is None:  # asked once
+            self._available = QGuiApplication.platformName() not in HEADLESS and \
+                QSystemTrayIcon.isSystemTrayAvailable() and QSystemTrayIcon.supportsMessages()
+        if not self._available:
             return None
         if self.tray is None:
             tray = QSystemTrayIcon(QApplication.windowIcon())

@@ -161,6 +161,8 @@ class ProcessView(QTableView):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # columns give way instead
+        bar = self.horizontalScrollBar()  # and never scrolled sideways (a lease text growing for a frame did)
+        bar.valueChanged.connect(lambda value: bar.setValue(0) if value else None)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self._name = NameDelegate(self)
         self.setItemDelegateForColumn(COL_NAME, self._name)

@@ -137,7 +137,7 @@ def test_end_to_end_ask_lease_kill_undo(main, qtbot):
     assert target.read_text() == "- [x] call the bank\n"
     model = main.window.processes
     assert model.data(model.index(0, COL_NAME)) == "scribe"
-    assert model.data(model.index(0, COL_LEASES)) == "1"
+    assert model.data(model.index(0, COL_LEASES)) == "fs.write · 5 min left"
     assert "fs.write · 5 min left" == model.data(model.index(0, COL_LEASES), Qt.ItemDataRole.ToolTipRole)
     view = main.window.process_view
     rect = view.visualRect(model.index(0, COL_KILL))

@@ -147,7 +147,9 @@ def test_the_menu_key_acts_on_the_selected_row_and_kill_names_the_agent(main, qt
     view.setCurrentIndex(main.window.processes.index(1, COL_NAME))  # the last row: it has a menu too
     menu = _keyboard_menu(view)
     assert menu is not None and _kill_action(menu).text() == f"Kill {b} tester\u2026"
-    _kill_action(menu).trigger()  # asks first, naming it
+    kill = _kill_action(menu)
+    menu.close()
+    kill.trigger()  # asks first, naming it
     box = view.kill_prompt
     assert box is not None and f"tester ({b})" in box.text()
     next(x for x in box.buttons() if x.text() == "Stop tester").click()
