@@ -1,7 +1,8 @@
 """A real X server with a real window manager, for the keyboard tests offscreen Qt cannot show.
 
 ``XSession`` starts Xvfb at 1024×700 (the smallest screen the desktop
-promises to fit) and openbox on it, once per test session. Xvfb says its
+promises to fit) on a display number nobody uses (``free_display``) and
+openbox on it, once per test session. Xvfb says its
 display number on a pipe when it is ready (``-displayfd``) and openbox runs
 its ``--startup`` command once it manages the screen (it writes to a FIFO):
 both are waited for with ``select``, never a sleep. Both are stopped by pid.
@@ -21,6 +22,7 @@ import os
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -38,6 +40,24 @@ def missing_tools() -> list[str]:
     return [tool for tool in TOOLS if shutil.which(tool) is None]
 
 
+def free_display() -> int:
+    """A display number no X server here uses: no lock file, and its abstract socket free (an X server in
+    another container that shares this network namespace is seen only there; ``:0`` often is one)."""
+    start = 100 + os.getpid() % 400
+    for number in range(start, start + 400):
+        if os.path.exists(f"/tmp/.X{number}-lock"):
+            continue
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.bind(f"\0/tmp/.X11-unix/X{number}")
+        except OSError:
+            continue
+        finally:
+            probe.close()
+        return number
+    raise RuntimeError("no free X display number")
+
+
 def _wait_readable(fd: int, what: str) -> None:
     ready, _w, _x = select.select([fd], [], [], START_S)
     if not ready:
@@ -51,11 +71,26 @@ class XSession:
     wm: subprocess.Popen[bytes]
 
     @classmethod
-    def start(cls, scratch: Path) -> "XSession":
+    def start(cls, scratch: Path, attempts: int = 2) -> "XSession":
+        """Xvfb and openbox on a free display; once more on another display if openbox could not open it."""
+        for attempt in range(attempts):
+            here = scratch / f"try{attempt}"
+            here.mkdir(parents=True, exist_ok=True)
+            try:
+                return cls._start(here)
+            except RuntimeError:
+                if attempt == attempts - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    @classmethod
+    def _start(cls, scratch: Path) -> "XSession":
         read, write = os.pipe()
-        xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", SCREEN, "-nolisten", "tcp",
-                                 "-noreset"], pass_fds=(write,), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+        with (scratch / "xvfb.log").open("wb") as out:
+            xvfb = subprocess.Popen(["Xvfb", f":{free_display()}", "-displayfd", str(write), "-screen", "0", SCREEN,
+                                     "-nolisten", "tcp",
+                                     "-noreset"], pass_fds=(write,), stdout=out, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
         os.close(write)
         try:
             _wait_readable(read, "Xvfb")
@@ -71,13 +106,16 @@ class XSession:
         ready = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
         env = {**os.environ, "DISPLAY": display}
         env.pop("QT_QPA_PLATFORM", None)
-        wm = subprocess.Popen(["openbox", "--sm-disable", "--startup", f"sh -c 'echo up > {fifo}'"], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        log = scratch / "openbox.log"
+        with log.open("wb") as out:
+            wm = subprocess.Popen(["openbox", "--sm-disable", "--startup", f"sh -c 'echo up > {fifo}'"], env=env,
+                                  stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             _wait_readable(ready, "openbox")
-        except RuntimeError:
+        except RuntimeError as exc:
             cls(display, xvfb, wm).stop()
-            raise
+            said = log.read_text(errors="replace")[-1500:] + (scratch / "xvfb.log").read_text(errors="replace")[-1500:]
+            raise RuntimeError(f"{exc} on {display}: {said}") from exc
         finally:
             os.close(ready)
         return cls(display, xvfb, wm)
