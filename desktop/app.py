@@ -124,7 +124,7 @@ def _lease_dialogs(kernel: Any, bridge: Any, window: Any, grant_delay_ms: int | 
     from .lease_dialog import GRANT_DELAY_MS, LeaseDialogs
 
     delay = GRANT_DELAY_MS if grant_delay_ms is None else grant_delay_ms
-    return LeaseDialogs(kernel, bridge, window.window_for, grant_delay_ms=delay)
+    return LeaseDialogs(kernel, bridge, window.window_for, grant_delay_ms=delay, main_window=lambda: window)
 
 
 def _ask_window(desk: Desktop, agent_id: str) -> Any:

@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFrame, QHBoxLayout, QInputDialog, QLabel, QPushButton, QVBoxLayout, QWidget,
+    QFrame, QHBoxLayout, QInputDialog, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget,
 )
 
 from kernel.api import (
@@ -39,10 +39,12 @@ from .theme import ERROR, MUTED, STATES, mono_font, shade
 from .wording import lease_waiting_text, relative_diff, taint_text
 from .bridge import EventBridge
 from .budget_dialog import open_raise_budget
+from .confirm_stop import confirm_stop as ask_to_stop
 from .lease_dialog import ANSWER_SHORTCUT
 from .sizing import fit_to_screen
 from .widgets.budget_bar import BudgetBar
 from .widgets.attachments import AttachmentStrip, Pending
+from .widgets.flag_label import FlagLabel
 from .widgets.message_input import MessageInput
 from .widgets.state_badge import StateBadge
 from .widgets.transcript import Transcript
@@ -57,6 +59,7 @@ class AskWindow(QWidget):
     table reopens the window (``view_closed`` tells the main window, which remembers open windows)."""
 
     view_closed = Signal(str)
+    answer_requested = Signal(str)  # the user clicked the waiting-request flag: bring its dialog up
 
     def __init__(self, kernel: KernelFacade, agent_id: str, bridge: EventBridge, open_settings: Callable[[], object],
                  parent: QWidget | None = None) -> None:
@@ -66,6 +69,7 @@ class AskWindow(QWidget):
         self.info: AgentInfo = kernel.agents.get(agent_id)
         self.raise_dialog: QInputDialog | None = None
         self.detached = False  # the kernel went away (``detach``) and has not come back yet
+        self._sent = False  # a message went and the kernel has not yet said the agent works on it
         self.setWindowTitle(f"{self.info.name} \u00b7 {agent_id}")
         fit_to_screen(self, (780, 640))
         self._build()
@@ -96,9 +100,14 @@ class AskWindow(QWidget):
         self.pause_button = QPushButton("Pause", self)
         self.pause_button.clicked.connect(self.toggle_pause)
         self.stop_button = QPushButton("Stop", self)
-        self.stop_button.setToolTip("Stop this agent for good (Ctrl+.)")
+        self.stop_button.setToolTip("Stop this agent for good (Ctrl+. asks first)")
         self.stop_button.clicked.connect(self.stop)
-        QShortcut(QKeySequence("Ctrl+."), self, self.stop, context=Qt.ShortcutContext.WindowShortcut)
+        for button in (self.pause_button, self.stop_button):  # a click leaves the keyboard in the message box
+            button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.stop_prompt: QMessageBox | None = None
+        QShortcut(QKeySequence("Ctrl+."), self, self.confirm_stop, context=Qt.ShortcutContext.WindowShortcut)
+        for keys in ("Esc", "Ctrl+W"):  # closes the view; the agent keeps running
+            QShortcut(QKeySequence(keys), self, self.close, context=Qt.ShortcutContext.WindowShortcut)
 
         header = QHBoxLayout()
         header.setSpacing(8)
@@ -140,7 +149,8 @@ class AskWindow(QWidget):
         self.key_notice.setStyleSheet(f"QFrame#keyNotice {{ border: 1px solid {err}; border-radius: 4px; }}")
         self.key_notice.hide()
 
-        self.lease_notice = QLabel(self)  # a request waits: say so, and how to answer it
+        self.lease_notice = FlagLabel(self)  # a request waits: say so, and how to answer it (a click answers)
+        self.lease_notice.clicked.connect(lambda: self.answer_requested.emit(self.agent_id))
         self.lease_notice.setTextFormat(Qt.TextFormat.PlainText)  # it quotes what the model sent
         self.lease_notice.setObjectName("leaseNotice")
         self.lease_notice.setWordWrap(True)
@@ -216,10 +226,15 @@ class AskWindow(QWidget):
 
     def send(self) -> None:
         text = self.input.toPlainText().strip()
+        if (text or self.attachments.pending) and self.info.state.busy and not self.info.state.final:
+            self.status_label.setText(f"{self.info.name} is working: your message stays here; "
+                                      "Enter sends it once the turn is over.")  # typed during a turn: kept for after
+            return
         if (not text and not self.attachments.pending) or not self.send_button.isEnabled():
             return
         if self.check_key():
             return
+        self._sent = True  # before the call: in process, the agent's "running" arrives during it
         if self.attachments.pending:  # the kernel fits them first (a worker thread), then the message goes
             self._sending = asyncio.ensure_future(self._send_with_pictures(text, self.attachments.take()))
             self._working()
@@ -227,6 +242,7 @@ class AskWindow(QWidget):
         try:
             self.kernel.agents.send(self.agent_id, text)
         except (KernelError, ValueError) as exc:
+            self._sent = False
             self.status_label.setText(str(exc))
             return
         self._working()
@@ -237,6 +253,7 @@ class AskWindow(QWidget):
                                                            "paste", p.label) for p in pictures]
             self.kernel.agents.send(self.agent_id, text, tuple(parts))
         except (KernelError, ValueError) as exc:
+            self._sent = False
             self.status_label.setText(str(exc))
             for item in pictures:
                 self.attachments.add(item)
@@ -247,9 +264,10 @@ class AskWindow(QWidget):
     def _working(self) -> None:
         self.input.clear()
         self.status_label.clear()
-        # working now: no second message until the kernel's state says so (attached, its event follows the reply)
-        self.input.setEnabled(False)
-        self.send_button.setEnabled(False)
+        # working now: no second message until the kernel's state says so (attached, its event follows the
+        # reply); the box keeps the keyboard, and what is typed meanwhile waits there
+        if not self.info.state.busy and self._sent:
+            self.send_button.setEnabled(False)
 
     def toggle_pause(self) -> None:
         try:
@@ -265,6 +283,13 @@ class AskWindow(QWidget):
     def stop(self) -> None:
         if not self.info.state.final and not self.detached:
             self.kernel.agents.kill(self.agent_id)
+
+    def confirm_stop(self) -> QMessageBox | None:
+        """Ctrl+.: ask first, naming the agent (Cancel is the default)."""
+        if self.info.state.final:
+            return None
+        self.stop_prompt = ask_to_stop(self, self.info.name, self.agent_id, self.stop)
+        return self.stop_prompt
 
     def ask_raise_budget(self) -> QInputDialog:
         """Open (not exec) a window-modal prompt for the new budget."""
@@ -382,9 +407,13 @@ class AskWindow(QWidget):
         self.pause_button.setEnabled(not killed)
         self.stop_button.setEnabled(not killed)
         self.raise_button.setEnabled(not killed)
-        can_send = not killed and not info.state.busy and self.key_notice.isHidden()
-        self.input.setEnabled(can_send)
-        self.send_button.setEnabled(can_send)
+        if info.state.busy:
+            self._sent = False  # the kernel says it works on it: its state governs from here
+        can_type = not killed and self.key_notice.isHidden()  # also during a turn: Pause never takes the keyboard
+        self.input.setEnabled(can_type)
+        self.send_button.setEnabled(can_type and not info.state.busy and not self._sent)
+        if not info.state.busy and self.status_label.text().endswith("once the turn is over."):
+            self.status_label.clear()
         if not info.state.busy and self.status_label.text().startswith("Pausing"):
             self.status_label.clear()
         if killed:

@@ -91,7 +91,7 @@ class MainWindow(QMainWindow):
         self.rows.load(kernel.agents.list(), kernel.leases.list())
         self.processes = ProcessTableModel(self.rows, self, frames=bridge.frames)
         self.process_view = ProcessView(kernel, self.processes)
-        self.process_view.open_requested.connect(self.window_for)
+        self.process_view.open_requested.connect(self.open_row)
         self.ledger_view = LedgerView(kernel, default_root=default_root, frames=bridge.frames)
         counts = StatusCounts(ledger_entries=kernel.ledger.count(), last_seq=kernel.ledger.last_seq(), attached=attached,
                               ledger_check=kernel.ledger.integrity(), now=now, rows=self.rows,
@@ -106,7 +106,7 @@ class MainWindow(QMainWindow):
         split.addWidget(_section("Ledger", self.ledger_view))
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
-        split.setSizes([5000, 5000])  # in proportion: the splitter scales them to its width
+        split.setSizes([5800, 4200])  # in proportion; the processes' live leases and tokens fit at 1024 px
         split.setChildrenCollapsible(False)
         self.splitter = split
         self.setCentralWidget(split)
@@ -306,6 +306,9 @@ class MainWindow(QMainWindow):
             closed = getattr(window, "view_closed", None)
             if closed is not None:
                 closed.connect(lambda aid: self.remember_windows(closing=aid))  # still visible while it closes
+            answer = getattr(window, "answer_requested", None)  # a click on its waiting-request flag
+            if answer is not None and self._bring_up_lease is not None:
+                answer.connect(self._bring_up_lease)
         if not activate:
             if not window.isVisible():
                 window.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
@@ -317,8 +320,13 @@ class MainWindow(QMainWindow):
         window.raise_()
         window.activateWindow()
         self.remember_windows()
+        return window
+
+    def open_row(self, agent_id: str) -> QWidget:
+        """Enter or double-click on a row: the agent's window, and its waiting request's dialog (the user asked)."""
+        window = self.window_for(agent_id)
         if self._bring_up_lease is not None:
-            self._bring_up_lease(agent_id)  # a waiting request is what this window needs answered
+            self._bring_up_lease(agent_id)
         return window
 
     # ---- a kernel that restarted under the desktop -------------------------------------

@@ -282,8 +282,6 @@ class ProcessTableModel(RowsTableModel):
             return style.role_colour("waiting_bg")
         if role == FractionRole:
             return min(1.0, info.used / info.budget) if info.budget else 0.0
-        if role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_LEASES,):
-            return int(Qt.AlignmentFlag.AlignCenter)
         return None
 
     def _display(self, info: AgentInfo, col: int) -> str:
@@ -300,9 +298,13 @@ class ProcessTableModel(RowsTableModel):
             if info.cost is not None:
                 return f"{style.short_tokens(info.used)} \u00b7 {money(info.cost)}"
             return f"{style.short_tokens(info.used)} / {style.short_tokens(info.budget)}"
-        if col == COL_LEASES:
-            n = len(self.rows.live_leases(info.id))
-            return str(n) if n else "–"
+        if col == COL_LEASES:  # scope and time left, visible without a click; the others counted
+            leases = self.rows.live_leases(info.id)
+            if not leases:
+                return "–"
+            first = leases[0]
+            more = f" +{len(leases) - 1}" if len(leases) > 1 else ""
+            return f"{first.scope} \u00b7 {describe_left(first.seconds_left(self.rows.now()))}{more}"
         if col == COL_STARTED:
             return time.strftime("%H:%M", time.localtime(info.started_at))
         return "Kill" if not info.state.final and not self.rows.detached else ""

@@ -4,21 +4,31 @@ Actions go straight to the kernel facade (kill, pause, resume, raise a
 budget, revoke a lease); the table itself changes only when the resulting
 events arrive. Double-click (or Enter) opens the agent's window.
 
+From the keyboard: the Menu key (or Shift+F10) opens the selected row's menu,
+under that row (a keyboard menu's position is in the view's coordinates, not
+the viewport's, so the row is the current one, never looked up from it), and
+Delete asks to kill the selected agent, naming it; the menu's Kill asks the
+same. The painted Kill buttons are for the mouse and kill at once.
+
 The state and the Kill button stay visible at any width, with no horizontal
 scroll bar: the name gives way first (it elides), then, as the table gets
-narrower, the started, model, leases, tokens and id columns are hidden in
-that order (``fit_columns``). At the main window's 1024-pixel width every
-column fits.
+narrower, the started, id, tokens and leases columns are hidden in that
+order (``fit_columns``). The leases column shows each agent's live lease
+(scope and time left) and is as wide as its longest text; at the main
+window's 1024-pixel width it and every column but "started" fit.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, cast
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, Signal
-from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeyEvent, QMouseEvent, QPaintEvent, QPainter, QPalette, QResizeEvent
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, Qt, Signal
+from PySide6.QtGui import (
+    QAction, QContextMenuEvent, QFont, QFontMetrics, QKeyEvent, QMouseEvent, QPaintEvent, QPainter, QPalette,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
-    QAbstractItemView, QApplication, QHeaderView, QInputDialog, QMenu, QStyle, QStyledItemDelegate,
+    QAbstractItemView, QApplication, QHeaderView, QInputDialog, QMenu, QMessageBox, QStyle, QStyledItemDelegate,
     QStyleOptionButton, QStyleOptionProgressBar, QStyleOptionViewItem, QTableView, QWidget,
 )
 
@@ -26,13 +36,14 @@ from kernel.api import AgentInfo, KernelError, KernelFacade, describe_left
 
 from . import style
 from .budget_dialog import open_raise_budget
+from .confirm_stop import confirm_stop
 from .process_model import (
     COL_ID, COL_KILL, COL_LEASES, COL_NAME, COL_STARTED, COL_STATE, COL_TOKENS, AgentRole, FractionRole, ModelRole,
     ProcessTableModel,
 )
 
 Index = QModelIndex | QPersistentModelIndex
-HIDE_FIRST = (COL_STARTED, COL_LEASES, COL_TOKENS, COL_ID)  # when narrow, hidden in this order
+HIDE_FIRST = (COL_STARTED, COL_ID, COL_TOKENS, COL_LEASES)  # when narrow, hidden in this order
 NAME_MIN = 64  # the name elides down to this before any column is hidden
 BAR_WIDTH = 40  # the token bar beside "41.2k / 200k"
 
@@ -152,6 +163,8 @@ class ProcessView(QTableView):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # columns give way instead
+        bar = self.horizontalScrollBar()  # and never scrolled sideways (a lease text growing for a frame did)
+        bar.valueChanged.connect(lambda value: bar.setValue(0) if value else None)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self._name = NameDelegate(self)
         self.setItemDelegateForColumn(COL_NAME, self._name)
@@ -160,11 +173,12 @@ class ProcessView(QTableView):
         self._kill.clicked.connect(self.kill)
         self.setItemDelegateForColumn(COL_TOKENS, self._bar)
         self.setItemDelegateForColumn(COL_KILL, self._kill)
-        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.customContextMenuRequested.connect(self._menu_at)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.DefaultContextMenu)  # contextMenuEvent: mouse or keyboard
+        model.dataChanged.connect(self._leases_changed)
         self.doubleClicked.connect(lambda idx: self.open_requested.emit(self._agent(idx).id))
         self.last_menu: QMenu | None = None
         self.last_dialog: QInputDialog | None = None
+        self.kill_prompt: QMessageBox | None = None
 
     def _agent(self, index: Index) -> AgentInfo:
         return cast(AgentInfo, index.data(AgentRole))
@@ -183,7 +197,8 @@ class ProcessView(QTableView):
             COL_ID: mono.horizontalAdvance("a0000") + pad,
             COL_STATE: max(bold.horizontalAdvance(style.state_text(s)) for s in style.STATES) + pad,
             COL_TOKENS: BAR_WIDTH + plain.horizontalAdvance("200.0k / 200k") + pad + style.SPACING,  # "41.2k · $0.14" fits
-            COL_LEASES: plain.horizontalAdvance("leases") + pad,
+            COL_LEASES: max([plain.horizontalAdvance("leases")] + [plain.horizontalAdvance(self._lease_text(r))
+                                                                    for r in range(self.model().rowCount())]) + pad,
             COL_STARTED: plain.horizontalAdvance("00:00") + pad,
             COL_KILL: 56 + 2 * style.SPACING,
         }
@@ -202,6 +217,13 @@ class ProcessView(QTableView):
             self.setColumnHidden(col, col in hidden)
             header.resizeSection(col, width)
         return hidden
+
+    def _lease_text(self, row: int) -> str:
+        return str(self.model().index(row, COL_LEASES).data(Qt.ItemDataRole.DisplayRole) or "")
+
+    def _leases_changed(self, top: QModelIndex, bottom: QModelIndex) -> None:
+        if top.column() <= COL_LEASES <= bottom.column():
+            self.fit_columns()  # a lease's text got longer or shorter: its column follows
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
@@ -223,7 +245,21 @@ class ProcessView(QTableView):
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentIndex().isValid():
             self.open_requested.emit(self._agent(self.currentIndex()).id)
             return
+        if event.key() == Qt.Key.Key_Delete and self.currentIndex().isValid():
+            self.confirm_kill(self._agent(self.currentIndex()).id)
+            return
         super().keyPressEvent(event)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt's name
+        """The row's menu: under the mouse, or (Menu key) the selected row's, shown under that row."""
+        mouse = event.reason() == QContextMenuEvent.Reason.Mouse
+        index = self.indexAt(event.pos()) if mouse else self.currentIndex()  # a mouse's pos is the viewport's
+        if not index.isValid():
+            return
+        self.scrollTo(index)
+        where = event.pos() if mouse else self.visualRect(index).bottomLeft()
+        self.last_menu = self.build_menu(self._agent(index).id)
+        self.last_menu.popup(self.viewport().mapToGlobal(where))
 
     # ---- actions -------------------------------------------------------------
 
@@ -259,16 +295,17 @@ class ProcessView(QTableView):
         archive = menu.addAction("Archive (move to History)", lambda: self._try(self.kernel.agents.archive, agent_id))
         archive.setEnabled(not info.state.busy)
         menu.addSeparator()
-        kill = menu.addAction("Kill", lambda: self.kill(agent_id))
+        kill = menu.addAction(f"Kill {agent_id} {info.name}\u2026", lambda: self.confirm_kill(agent_id))
         kill.setEnabled(not info.state.final)
         return menu
 
-    def _menu_at(self, pos: QPoint) -> None:
-        index = self.indexAt(pos)
-        if not index.isValid():
-            return
-        self.last_menu = self.build_menu(self._agent(index).id)
-        self.last_menu.popup(self.viewport().mapToGlobal(pos))
+    def confirm_kill(self, agent_id: str) -> QMessageBox | None:
+        """Ask, naming the agent, before killing it from the keyboard or the menu (Cancel is the default)."""
+        info = self.kernel.agents.get(agent_id)
+        if info.state.final:
+            return None
+        self.kill_prompt = confirm_stop(self, info.name, agent_id, lambda: self.kill(agent_id))
+        return self.kill_prompt
 
     def ask_budget(self, agent_id: str) -> QInputDialog:
         """A window-modal prompt for the new budget (nothing application-modal)."""

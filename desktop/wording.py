@@ -174,9 +174,9 @@ def lease_waiting_text(request: LeaseRequest, shortcut: str) -> str:
     """The flag a waiting request puts on its Ask window."""
     if request.once:
         return (f"\u25c6 waiting \u2014 confirmation: {request.scope} {lease_action(request)}, this once. "
-                f"Press {shortcut} to answer.")
+                f"Press {shortcut} or click here to answer.")
     return (f"\u25c6 waiting \u2014 lease request: {request.scope} {lease_action(request)}. "
-            f"Press {shortcut} to answer.")
+            f"Press {shortcut} or click here to answer.")
 
 
 @dataclass(frozen=True)

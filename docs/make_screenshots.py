@@ -158,7 +158,7 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
     tester_window = win.window_for(tester)
     tester_window.move(80, 80)
     k.agents.send(tester, "write a test for src/app.py")
-    await _until(lambda: desk.lease_dialogs.dialog_for(tester) is not None)
+    await _until(lambda: desk.lease_dialogs.request_for(tester) is not None)
     clock.advance(18)
     desk.bridge.tick.emit()
 
@@ -170,7 +170,7 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
     await cam.shoot("main-window", win, settle=0.2)
     await cam.shoot("ask-window", ask)
     await cam.shoot("ask-window-waiting", tester_window)
-    await cam.shoot("lease-dialog", desk.lease_dialogs.dialog_for(tester))
+    await cam.shoot("lease-dialog", desk.lease_dialogs.bring_up(tester))
 
     tool_entry = next(e for e in view.model.pager.entries if e.kind == "tool" and e.actor == scribe
                       and getattr(e, "tool", "") == "fs_write")
@@ -314,8 +314,8 @@ async def _mail_shots(desk, agent, providers, cam: Camera) -> None:
         "body": "Hi Bob,\n\nThe minutes are below. Action items:\n- Ada: update the budget sheet by Friday\n"
                 "- Bob: book the room for the next review\n\nBest,\nAda\n"}),), usage=(2_000, 300)))
     desk.kernel.agents.send(mailer, "send Bob the minutes from notes/minutes.md")
-    await _until(lambda: desk.lease_dialogs.dialog_for(mailer) is not None)
-    await cam.shoot("mail-send-confirm", desk.lease_dialogs.dialog_for(mailer))
+    await _until(lambda: desk.lease_dialogs.request_for(mailer) is not None)
+    await cam.shoot("mail-send-confirm", desk.lease_dialogs.bring_up(mailer))
     settings = desk.window.open_settings()
     accounts = settings.open_accounts()
     await cam.shoot("accounts-settings", accounts)
@@ -419,8 +419,8 @@ async def _automation_create_confirm(desk, providers, cam: Camera) -> None:
                               "policy": [{"scope": "fs.read", "minutes": 15}, {"scope": "fs.write", "minutes": 15}],
                               "budget": 60000, "time_limit_minutes": 20}),), usage=(2_000, 200)))
     desk.kernel.agents.send(planner, "every weekday at 7, summarise what changed in my notes")
-    await _until(lambda: desk.lease_dialogs.dialog_for(planner) is not None)
-    dialog = desk.lease_dialogs.dialog_for(planner)
+    await _until(lambda: desk.lease_dialogs.request_for(planner) is not None)
+    dialog = desk.lease_dialogs.bring_up(planner)
     await cam.shoot("automation-create-confirm", dialog)
     dialog.deny()
 

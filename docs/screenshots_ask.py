@@ -120,10 +120,10 @@ def _scene(app, tmp: Path, out: Path, suffix: str = "") -> list[Path]:
     try:
         window.input.setPlainText("tidy the notes folder: merge old-todo.md into todo.md")
         window.send()
-        _spin(app, lambda: dialogs.dialog_for(info.id) is not None)
-        dialogs.dialog_for(info.id).deny()
-        _spin(app, lambda: dialogs.dialog_for(info.id) is not None)
-        dialog = dialogs.dialog_for(info.id)
+        _spin(app, lambda: dialogs.request_for(info.id) is not None)
+        dialogs.bring_up(info.id).deny()
+        _spin(app, lambda: dialogs.request_for(info.id) is not None)
+        dialog = dialogs.bring_up(info.id)
         clock.advance(18)  # the countdown shows 1:42, as in the sketch
         dialog.update_countdown()
         dialog.adjustSize()

@@ -15,6 +15,10 @@ if [ "$purpose" = desktop ]; then
 else
   # dovecot-imapd: the loopback IMAP server of the mail tests (run unprivileged, never the system service)
   packages+=(libegl1 libgl1 libfontconfig1 libxkbcommon0 libglib2.0-0 libdbus-1-3 dovecot-imapd)
+  # The keyboard tests under a real X server and window manager (tests/desktop/x11.py): Xvfb, openbox,
+  # xdotool, and the xcb libraries Qt's xcb platform plugin needs (as for the desktop above).
+  packages+=(xvfb openbox xdotool libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0
+             libxcb-xkb1 libxkbcommon-x11-0 libxcb-shape0 libxcb-randr0)
 fi
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

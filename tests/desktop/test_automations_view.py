@@ -130,8 +130,8 @@ def test_automation_create_shows_the_whole_definition_and_the_user_confirms(main
         reply("Created."))
     main.kernel.leases.grant(agent, "automation.create", 300)  # no lease stands in for the confirmation
     main.kernel.agents.send(agent, "make a weekday digest")
-    main.until(lambda: main.desk.lease_dialogs.dialog_for(agent) is not None)
-    dialog = main.desk.lease_dialogs.dialog_for(agent)  # the one one-off confirmation, as for any outward call
+    main.until(lambda: main.desk.lease_dialogs.request_for(agent) is not None)
+    dialog = main.desk.lease_dialogs.bring_up(agent)  # the one one-off confirmation, as for any outward call
     assert dialog.request.once and dialog.scope_field.text() == "automation.create"
     shown = dialog.detail_label.text()
     assert "Runs: every weekday at 07:00 (Europe/Berlin)" in shown and "Each run may use: fs.read for 30 min" in shown
@@ -151,8 +151,8 @@ def test_escape_on_the_confirmation_declines(main, qtbot):
                                             "policy": []}),)),
         reply("OK, not created."))
     main.kernel.agents.send(agent, "go")
-    main.until(lambda: main.desk.lease_dialogs.dialog_for(agent) is not None)
-    dialog = main.desk.lease_dialogs.dialog_for(agent)
+    main.until(lambda: main.desk.lease_dialogs.request_for(agent) is not None)
+    dialog = main.desk.lease_dialogs.bring_up(agent)
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     main.until(lambda: main.kernel.agents.get(agent).state == "idle")
     assert main.kernel.automations.list() == []

@@ -61,39 +61,64 @@ def _waiting_agent(main, name="scribe"):
     a = main.spawn(name)
     main.provider(a).script(reply(tools=(("fs_write", {"path": "a.md", "content": "x\n"}),)), reply("ok"))
     main.kernel.agents.send(a, "write a.md")
-    main.until(lambda: main.desk.lease_dialogs.dialog_for(a) is not None)
+    main.until(lambda: main.desk.lease_dialogs.request_for(a) is not None)
     main.settle()
-    return a, main.desk.lease_dialogs.dialog_for(a)
+    return a
 
 
-def test_a_waiting_request_is_flagged_and_brought_up_from_the_keyboard(main, qtbot):
+def _visible_windows():
+    return {w for w in QApplication.topLevelWidgets() if w.isVisible()}
+
+
+def test_a_waiting_request_shows_no_window_until_asked_and_is_flagged_everywhere(main, qtbot):
     main.window.activateWindow()
     _active(main, main.window)
     main.window.process_view.setFocus()
-    a, dialog = _waiting_agent(main)
-    main.until(lambda: not main.desk.lease_dialogs.settling)
-    assert QApplication.activeWindow() is main.window  # the request took nothing from the main window
+    before = _visible_windows()
+    a = _waiting_agent(main)
+    assert _visible_windows() == before  # no dialog, no Ask window: nothing appeared on its own
+    assert main.desk.lease_dialogs.dialog_for(a) is None
+    assert QApplication.activeWindow() is main.window and QApplication.focusWidget() is main.window.process_view
     model = main.window.processes
     tip = model.data(model.index(0, COL_STATE), Qt.ItemDataRole.ToolTipRole)
     assert tip.startswith("waiting \u2014 lease request") and "press Enter" in tip and "Ctrl+Shift+A" in tip
     status = main.window.statusBar().currentMessage()
     assert "waits for a fs.write lease" in status and "Ctrl+Shift+A" in status
+    title, text = main.desk.lease_dialogs.notifier.last  # the desktop notification
+    assert title == f"scribe ({a}) waits for a fs.write lease" and "a.md" in text and "Ctrl+Shift+A" in text
 
     qtbot.keyClick(main.window.process_view, Qt.Key.Key_A,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    dialog = main.desk.lease_dialogs.dialog_for(a)
+    assert dialog is not None
     _active(main, dialog)
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     main.until(lambda: main.kernel.agents.get(a).state == "idle")
     main.until(lambda: main.window.statusBar().currentMessage() == "")
+    assert main.desk.lease_dialogs.notifier.last is None
+
+
+def test_activating_the_asking_window_does_not_bring_its_dialog_up(main, qtbot):
+    a = _waiting_agent(main)
+    ask = main.window.window_for(a)  # opened and activated (History, or the user's click on it)
+    _active(main, ask)
+    main.settle()
+    assert main.desk.lease_dialogs.dialog_for(a) is None and QApplication.activeWindow() is ask
+    assert ask.lease_notice.isVisibleTo(ask)
+    qtbot.mouseClick(ask.lease_notice, Qt.MouseButton.LeftButton)  # a click on its flag is the user asking
+    dialog = main.desk.lease_dialogs.dialog_for(a)
+    assert dialog is not None and dialog.parentWidget() is ask
+    _active(main, dialog)
 
 
 def test_enter_on_a_waiting_row_brings_up_its_dialog(main, qtbot):
-    a, dialog = _waiting_agent(main)
+    a = _waiting_agent(main)
     view = main.window.process_view
     view.setCurrentIndex(main.window.processes.index(0, 0))
     qtbot.keyClick(view, Qt.Key.Key_Return)
+    dialog = main.desk.lease_dialogs.dialog_for(a)
+    assert dialog is not None
     _active(main, dialog)
-    assert dialog.request.id not in main.desk.lease_dialogs.waiting_to_come_up
 
 
 def test_fit_clips_to_the_screen():
@@ -126,6 +151,24 @@ def test_main_window_at_1024x700_keeps_state_and_kill_visible(main, qtbot):
     main.until(lambda: win.width() == 1024)
     QApplication.processEvents()
     assert not any(win.process_view.isColumnHidden(c) for c in (COL_TOKENS, COL_LEASES))  # all but "started" fit
+
+
+def test_live_leases_show_scope_and_time_left_at_1024(main, qtbot):
+    a = main.spawn("a-rather-long-agent-name-that-elides-first")
+    main.write(a, "notes.md", "x\n", grant=900.0)
+    win = main.window
+    win.resize(1024, 700)
+    main.until(lambda: win.width() == 1024)
+    QApplication.processEvents()
+    view = win.process_view
+    view.fit_columns()
+    index = win.processes.index(0, COL_LEASES)
+    text = index.data()
+    assert text.startswith("fs.write \u00b7 ") and text.endswith("min left")
+    assert not view.isColumnHidden(COL_LEASES)
+    assert view.columnWidth(COL_LEASES) >= view.fontMetrics().horizontalAdvance(text)  # whole, not elided
+    rect = view.visualRect(index)
+    assert rect.left() >= 0 and rect.right() <= view.viewport().width()
 
 
 def test_the_process_table_hides_columns_before_state_or_kill(main):

@@ -124,8 +124,8 @@ def test_end_to_end_ask_lease_kill_undo(main, qtbot):
         reply("Done."))
     qtbot.keyClicks(ask.input, "tick the bank")
     qtbot.keyClick(ask.input, Qt.Key.Key_Return)
-    main.until(lambda: main.desk.lease_dialogs.dialog_for(a) is not None)
-    dialog = main.desk.lease_dialogs.dialog_for(a)
+    main.until(lambda: main.desk.lease_dialogs.request_for(a) is not None)
+    dialog = main.desk.lease_dialogs.bring_up(a)
     assert dialog.scope_field.text() == "fs.write"
     assert dialog.parent() is ask and dialog.windowModality() == Qt.WindowModality.WindowModal
     diff = dialog.diff_view.toPlainText() if hasattr(dialog.diff_view, "toPlainText") else str(dialog.request.preview.diff)
@@ -137,7 +137,7 @@ def test_end_to_end_ask_lease_kill_undo(main, qtbot):
     assert target.read_text() == "- [x] call the bank\n"
     model = main.window.processes
     assert model.data(model.index(0, COL_NAME)) == "scribe"
-    assert model.data(model.index(0, COL_LEASES)) == "1"
+    assert model.data(model.index(0, COL_LEASES)) == "fs.write · 5 min left"
     assert "fs.write · 5 min left" == model.data(model.index(0, COL_LEASES), Qt.ItemDataRole.ToolTipRole)
     view = main.window.process_view
     rect = view.visualRect(model.index(0, COL_KILL))

@@ -50,7 +50,7 @@ def test_kill_from_the_table_ends_the_agent_and_its_lease(main, qtbot):
     a = main.spawn("scribe")
     main.write(a, "notes.md", "hello\n")
     view = main.window.process_view
-    assert _cell(main, 0, COL_LEASES) == "1"
+    assert _cell(main, 0, COL_LEASES) == "fs.write \u00b7 5 min left"
     rect = view.visualRect(main.window.processes.index(0, COL_KILL))
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     main.until(lambda: main.kernel.agents.get(a).state == "killed")
@@ -86,7 +86,7 @@ def test_context_menu_actions(main):
     view = main.window.process_view
     menu = view.build_menu(a)
     titles = [act.text() for act in menu.actions()]
-    assert titles[:1] == ["Open window"] and "Raise budget…" in titles and "Kill" in titles
+    assert titles[:1] == ["Open window"] and "Raise budget…" in titles and f"Kill {a} scribe…" in titles
     revoke = next(act.menu() for act in menu.actions() if act.menu() is not None)
     (lease_action,) = revoke.actions()
     assert lease_action.text().startswith("fs.write")
@@ -110,3 +110,67 @@ def test_double_click_opens_and_raises_one_window(main, qtbot):
     first = main.window.windows[a]
     assert main.window.window_for(a) is first
     assert first.isVisible()
+
+
+def _keyboard_menu(view):
+    """The Menu key, as Qt sends it: a keyboard context menu event at the current item's cursor rectangle,
+    which Qt gives in the view's coordinates (not the viewport's)."""
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication
+
+    rect = view.inputMethodQuery(Qt.InputMethodQuery.ImCursorRectangle)
+    event = QContextMenuEvent(QContextMenuEvent.Reason.Keyboard, rect.center(), view.mapToGlobal(rect.center()),
+                              Qt.KeyboardModifier.NoModifier)
+    view.last_menu = None
+    QApplication.sendEvent(view, event)
+    return view.last_menu
+
+
+def _kill_action(menu):
+    return next(act for act in menu.actions() if act.text().startswith("Kill"))
+
+
+@pytest.mark.in_process
+def test_the_menu_key_acts_on_the_selected_row_and_kill_names_the_agent(main, qtbot):
+    a = main.spawn("scribe")
+    main.write(a, "notes.md", "x\n")
+    b = main.spawn("tester")
+    main.settle()
+    view = main.window.process_view
+    view.setFocus()
+    view.setCurrentIndex(main.window.processes.index(0, COL_NAME))
+    menu = _keyboard_menu(view)
+    assert _kill_action(menu).text() == f"Kill {a} scribe\u2026"
+    revoke = next(act.menu() for act in menu.actions() if act.menu() is not None)
+    assert [x.text() for x in revoke.actions()] == ["fs.write  \u00b7  5 min left"]  # the selected agent's lease
+    menu.close()
+    view.setCurrentIndex(main.window.processes.index(1, COL_NAME))  # the last row: it has a menu too
+    menu = _keyboard_menu(view)
+    assert menu is not None and _kill_action(menu).text() == f"Kill {b} tester\u2026"
+    kill = _kill_action(menu)
+    menu.close()
+    kill.trigger()  # asks first, naming it
+    box = view.kill_prompt
+    assert box is not None and f"tester ({b})" in box.text()
+    next(x for x in box.buttons() if x.text() == "Stop tester").click()
+    main.until(lambda: main.kernel.agents.get(b).state == "killed")
+    assert main.kernel.agents.get(a).state == "idle"
+
+
+@pytest.mark.in_process
+def test_delete_asks_to_kill_the_selected_agent_and_enter_cancels(main, qtbot):
+    a = main.spawn("scribe")
+    view = main.window.process_view
+    view.setFocus()
+    view.setCurrentIndex(main.window.processes.index(0, COL_NAME))
+    qtbot.keyClick(view, Qt.Key.Key_Delete)
+    box = view.kill_prompt
+    assert box is not None and box.isVisible() and f"scribe ({a})" in box.text()
+    from PySide6.QtWidgets import QMessageBox
+
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+    box.button(QMessageBox.StandardButton.Cancel).click()
+    assert main.kernel.agents.get(a).state == "idle"
+    qtbot.keyClick(view, Qt.Key.Key_Delete)
+    next(x for x in view.kill_prompt.buttons() if x.text() == "Stop scribe").click()
+    main.until(lambda: main.kernel.agents.get(a).state == "killed")

@@ -24,8 +24,8 @@ def ask_to_write(desk, qtbot, name="scribe", path="notes/todo.md", content=TODO,
     desk.provider_of(win).script(*steps)
     qtbot.keyClicks(win.input, "tidy the notes")
     qtbot.keyClick(win.input, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is not None, timeout=WAIT_MS)
-    return win, desk.dialogs.dialog_for(win.agent_id)
+    qtbot.waitUntil(lambda: desk.dialogs.request_for(win.agent_id) is not None, timeout=WAIT_MS)
+    return win, desk.dialogs.bring_up(win.agent_id)
 
 
 def test_grant_five_minutes_writes_the_file_and_the_card_expands_to_its_diff(desk, qtbot):
@@ -42,7 +42,8 @@ def test_grant_five_minutes_writes_the_file_and_the_card_expands_to_its_diff(des
     assert "-- [ ] call the bank" in dialog.diff_view.diff and "+- [x] call the bank" in dialog.diff_view.diff
     labels = [b.text() for b in dialog.grant_buttons.values()]
     assert labels == ["5 minutes", "15 minutes (default)", "1 hour", "Working day"]
-    assert dialog.default_button.text() == "15 minutes (default)" and dialog.default_button.isDefault()
+    assert dialog.default_button.text() == "15 minutes (default)" and dialog.default_button.font().bold()
+    assert not any(b.isDefault() or b.autoDefault() for b in (*dialog.grant_buttons.values(), dialog.deny_button))
     assert win.state_badge.state == "waiting" and not win.send_button.isEnabled()
 
     granted_from = desk.kernel.now()
@@ -115,9 +116,15 @@ def test_kill_while_the_dialog_is_open_closes_it_and_grants_nothing(desk, qtbot)
     assert not (desk.workspace / "notes" / "todo.md").exists()
 
 
-def test_ctrl_period_in_the_dialog_stops_the_agent(desk, qtbot):
+def test_ctrl_period_in_the_dialog_asks_then_stops_the_agent(desk, qtbot):
+    from PySide6.QtWidgets import QMessageBox
+
     win, dialog = ask_to_write(desk, qtbot, then=None)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog, timeout=WAIT_MS)
     qtbot.keyClick(dialog, Qt.Key.Key_Period, Qt.KeyboardModifier.ControlModifier)
+    box = dialog.findChild(QMessageBox)
+    assert box is not None and f"scribe ({win.agent_id})" in box.text()
+    next(b for b in box.buttons() if b.text() == "Stop scribe").click()
     desk.until_state(win, "killed")
     qtbot.waitUntil(lambda: desk.dialogs.dialog_for(win.agent_id) is None, timeout=WAIT_MS)
     assert desk.of(LeaseGranted) == []
@@ -148,13 +155,14 @@ def _alive(widget) -> bool:
         return False
 
 
-def test_requests_open_before_the_dialogs_attach_are_shown(desk, qtbot):
+def test_requests_open_before_the_dialogs_attach_are_announced_and_answerable(desk, qtbot):
     from desktop.lease_dialog import LeaseDialogs
 
     win, dialog = ask_to_write(desk, qtbot, then="ok")
     late = LeaseDialogs(desk.kernel, desk.bridge, lambda agent_id, _activate: desk.windows.get(agent_id),
                         grant_delay_ms=0)
-    second = late.dialog_for(win.agent_id)
+    assert late.dialog_for(win.agent_id) is None  # announced, not shown
+    second = late.bring_up(win.agent_id)
     assert second is not None and second.request == dialog.request
     granted_from = desk.kernel.now()
     qtbot.mouseClick(second.grant_buttons[3600.0], Qt.MouseButton.LeftButton)
