@@ -34,6 +34,7 @@ class StatusCounts:
     ledger_entries: int = 0
     last_seq: int = 0           # seqs are dense, so a jump means entries appended unannounced
     attached: bool = True
+    connecting: bool = False  # the window is up before the kernel answers (desktop/window_first.py)
     ledger_check: Integrity | Checking | None = None  # what the kernel's check at start found (or: still checking)
     automation_check: ChainIntact | ChainBroken | Checking | None = None  # and of the automation records' chain
     now: Callable[[], float] = time.time
@@ -138,7 +139,8 @@ class StatusCounts:
         return text
 
     def _footer_parts(self) -> list[str]:
-        attached = "kernel attached" if self.attached else "kernel detached"
+        attached = "connecting to the kernel\u2026" if self.connecting else \
+            "kernel attached" if self.attached else "kernel detached"
         match self.ledger_check:
             case Broken(seq=None):
                 check = "\u26a0 ledger broken"
