@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import shiboken6
 from PySide6.QtCore import Qt, Signal
@@ -33,13 +33,15 @@ from kernel.api import (
 from . import style
 from .bridge import EventBridge
 from .desktop_state import DesktopState
-from .history_view import HistoryWindow
 from .lease_dialog import ANSWER_SHORTCUT
 from .ledger_view import LedgerView
 from .process_model import ProcessRows, ProcessTableModel
 from .process_view import ProcessView
 from .sizing import fit_to_screen
 from .status import StatusCounts, StatusLabels
+
+if TYPE_CHECKING:
+    from .history_view import HistoryWindow  # imported when first opened: its transcript view loads markdown
 
 WindowFactory = Callable[[str], QWidget]
 LeaseBringer = Callable[[str | None], object]  # an agent's lease dialog brought up (None: the oldest open)
@@ -343,6 +345,8 @@ class MainWindow(QMainWindow):
 
     def open_history(self) -> HistoryWindow:
         """The History window (one), raised and refreshed."""
+        from .history_view import HistoryWindow
+
         history = self.history
         if history is None or not shiboken6.isValid(history):
             history = self.history = HistoryWindow(self.kernel, self.window_for)

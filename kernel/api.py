@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
         Automation, Automations, AutomationView, InboxItem, PolicyItem, RunRecord, Schedule, ScheduleRefused,
         UnknownAutomation, in_words, local_time,
     )
-    from .automations.chain import ChainBroken, ChainIntact
+    from .core.checking import ChainBroken, ChainIntact
     from .core.events import AutomationsChanged
     from .core.errors import ConfigError, InvalidState, KernelError, ProviderError, UnknownAgent
     from .core.states import AgentState, Outcome
@@ -66,7 +66,6 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.leases.approver": ("Decision", "Denial", "Grant", "LeaseRequest"),
     "kernel.automations": ("Automation", "Automations", "AutomationView", "InboxItem", "PolicyItem", "RunRecord",
                            "Schedule", "ScheduleRefused", "UnknownAutomation", "in_words", "local_time"),
-    "kernel.automations.chain": ("ChainBroken", "ChainIntact"),
     "kernel.core.errors": ("ConfigError", "InvalidState", "KernelError", "ProviderError", "UnknownAgent"),
     "kernel.core.states": ("AgentState", "Outcome"),
     "kernel.core.events": ("AutomationsChanged", "AgentArchived",
@@ -74,7 +73,7 @@ _FROM: dict[str, tuple[str, ...]] = {
                       "LeaseGranted", "LeaseRevoked", "LedgerAppended", "LeaseRequested", "LeaseRequestResolved",
                       "TextDelta", "ToolCallFinished", "ToolCallStarted", "TurnFinished", "TurnStarted",
                       "UsageUpdated", "UserMessage", "AgentTainted", "McpChanged", "StartChecked"),
-    "kernel.core.checking": ("Checking", "CHECKING_WORDS"),
+    "kernel.core.checking": ("Checking", "CHECKING_WORDS", "ChainBroken", "ChainIntact"),
     "kernel.config.schema": ("check_settings", "WEB_DEFAULT_BASE_URLS", "WEB_KEY_VARIABLES", "WEB_SEARCH_BACKENDS",
                                "looks_secret"),
     "kernel.trust.hook_config": ("hook_problem",),
