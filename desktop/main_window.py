@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from kernel.api import (
     AgentArchived, AgentKilled, AutomationsChanged, ConfigError,
-    KernelFacade, LeaseRequested, LeaseRequestResolved, LedgerAppended, plural,
+    KernelFacade, LeaseRequested, LeaseRequestResolved, LedgerAppended, StartChecked, plural,
 )
 
 from . import style
@@ -176,6 +176,11 @@ class MainWindow(QMainWindow):
             self._flag_requests()
         if isinstance(event, AgentArchived):
             self._archived(event.agent.id)
+        if isinstance(event, StartChecked):  # the kernel serves before its checks at start answer (issue 28)
+            counts = self.status.counts
+            counts.ledger_check, counts.automation_check = self.kernel.ledger.integrity(), \
+                self.kernel.automations.integrity()
+            self.status.refresh()
         if isinstance(event, AutomationsChanged) or (isinstance(event, LedgerAppended)
                                                       and event.entry.kind == "outcome"):
             self._update_inbox()

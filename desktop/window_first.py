@@ -25,7 +25,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from kernel.api import Checking, ConfigError, KernelError, StartChecked
+from kernel.api import Checking, ConfigError, KernelError
 
 if TYPE_CHECKING:
     from .pending_ask import PendingAskWindow
@@ -111,7 +111,6 @@ class Starter:
         window.status.refresh()
         window.new_action.triggered.disconnect(window.new_ask)
         window.new_action.triggered.connect(self.new_ask)
-        desk.bridge.event.connect(self._on_event)
 
     @property
     def attached(self) -> bool:
@@ -195,11 +194,3 @@ class Starter:
                 continue
             self.desk.window.window_for(info.id)
             pending.close()
-
-    def _on_event(self, event: object) -> None:
-        """A check at start answered in the kernel: the status line asks for the result."""
-        if isinstance(event, StartChecked) and self.attached:
-            counts = self.desk.window.status.counts
-            counts.ledger_check, counts.automation_check = \
-                self.kernel.ledger.integrity(), self.kernel.automations.integrity()
-            self.desk.window.status.refresh()
