@@ -13,6 +13,15 @@ reads, unless a policy naming it says otherwise) is refused up front: a lease
 never allows such a call, so "granted" would be a promise the kernel does not
 keep. The refusal says how such calls can be allowed: from a terminal, one
 confirmation per call, or by a policy in settings.json.
+
+Through a running kernel the checks read the tools from the kernel's raw
+reply (``raw_tools``: four fields each), not through the codec: decoding it
+imported ``kernel.api``'s types and the codec's table on the way to the first
+model request, which made ``ask --grant`` the slow ask (issue 23). Measured
+with a loopback fake provider at load 17 (medians of 7, 2026-12-03, ask start
+→ first request): before, 631 ms without ``--grant`` and 749 ms with it;
+after, 663 ms and 618 ms — the grant costs nothing measurable any more (the
+absolute figures are the load's; ``benchmarks/start_bench.py`` prints them).
 """
 
 from __future__ import annotations

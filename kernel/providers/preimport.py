@@ -13,11 +13,12 @@ in the kernel's own process (that is where it streams: see
 ``benchmarks/service_bench.py`` for the host process's cost), so a helper
 process would only move the import, not spare it — its interpreter start and
 the pipe are extra, and on a saturated machine it has no idle core to win
-on. Measured here (``/tmp`` script of the same steps: build the kernel of a
-100 × 200 home while importing anthropic; medians of 3 at load 20-38), kernel
-built / SDK ready: no pre-import 3.8 s / 13.7 s, thread 4.2 s / 12.3 s, helper
-process 4.5 s / 13.4 s: the thread had the SDK ready soonest and slowed the
-build by no more than the noise. The thread is a daemon: a kernel stopping
+on. Measured here (the steps of ``benchmarks/start_bench.py --only
+preimport``: build the kernel of a 100 × 200 home while importing anthropic;
+medians of 3 at load 20-38, 2026-12-03), kernel built / SDK ready: SDK after
+the build 3.8 s / 13.7 s, thread 4.2 s / 12.3 s, helper process 4.5 s /
+13.4 s: the thread had the SDK ready soonest; it slows the build by taking
+turns at the GIL (here by less than the noise). The thread is a daemon: a kernel stopping
 meanwhile does not wait for it.
 
 Which provider: the settings' default (``settings.json``'s ``provider``,
