@@ -46,8 +46,10 @@ async def check_after_serving(kernel: Any, ledger_path: str) -> None:
     """Run both checks off the loop, hand their results to ``kernel``, then start the automation scheduler."""
     ledger_found, chain_found = await asyncio.to_thread(run_checks, ledger_path)
     kernel.start_checked(ledger_found, chain_found)
-    print(f"{CHECKED} {in_words(ledger_found, chain_found)}", file=sys.stderr, flush=True)  # (kernel.log)
     kernel.automations.start()  # scheduled runs fire from here on, with or without a desktop
+    await asyncio.sleep(0)  # the scheduler's first look (its claims commit on this loop) comes before the line:
+    # a client waiting for the line then finds the loop free, as one waiting for the readiness line did before
+    print(f"{CHECKED} {in_words(ledger_found, chain_found)}", file=sys.stderr, flush=True)  # (kernel.log)
 
 
 def in_words(ledger_found: Integrity, chain_found: ChainIntact | ChainBroken) -> str:
