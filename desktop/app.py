@@ -10,6 +10,9 @@ default in place of each bad value, prints each problem's sentence on stderr
 and shows it in a non-modal dialog offering Open Settings or Restore default
 (``show_config_problems``).
 
+Attached (the default), the main window is shown before the kernel answers and filled in when it does
+(``open_window_first``, ``desktop/window_first.py``; issue 28).
+
 ``AGENTDESK_EXIT_WHEN_SHOWN=1`` makes ``run`` print the moment the main
 window is first exposed (and which SDKs were loaded by then) and quit: the
 start-up benchmark uses it.
@@ -87,6 +90,33 @@ async def attach_desktop(root: Path, *, grant_delay_ms: int | None = None) -> De
                     kernel_outlives=True)  # quitting asks whether working agents keep running
     kernel.on_connection(lambda up: _show_attached(desk.window, up))
     return desk
+
+
+def open_window_first(root: Path, *, grant_delay_ms: int | None = None,
+                      ensure: Callable[[Path], object] | None = None) -> tuple[Desktop, Any]:
+    """The desktop over the home's kernel service, built before the kernel answers (``desktop/window_first.py``):
+    show ``desk.window``, then ``starter.begin()`` starts or attaches to the kernel (``ensure``: how a kernel is
+    made to serve ``root``, in a worker thread; default ``ensure_kernel``) and fills the windows in."""
+    from kernel import SettingsStore
+    from kernel.service import RemoteKernel, ensure_kernel
+
+    from .window_first import DeferredKernel, Starter
+
+    store = SettingsStore(root)
+    remote = RemoteKernel.for_home(root, client="desktop", answers_leases=True)
+    deferred = DeferredKernel(remote, store.check().settings)  # (a bad value: its default; the dialog says which)
+    desk = _desktop(root, cast("KernelFacade", deferred), None, store, None, attached=False,
+                    grant_delay_ms=grant_delay_ms, kernel_outlives=True)  # quitting asks whether agents keep running
+
+    async def attach() -> None:  # a ServiceError (a KernelError) is said in the window (Starter)
+        await asyncio.to_thread(ensure or ensure_kernel, root)
+        await remote.start()
+
+    def attached() -> None:
+        remote.on_connection(lambda up: _show_attached(desk.window, up))
+        freeze_startup_objects()  # what start-up built lives as long as the app (after the window: lazy work)
+
+    return desk, Starter(desk, deferred, attach, attached)
 
 
 def _desktop(root: Path, kernel: "KernelFacade", ledger: Any, store: Any, providers: Any, *, attached: bool,
@@ -240,20 +270,24 @@ def run(argv: list[str] | None = None) -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     remote = os.environ.get("AGENTDESK_KERNEL", "service") != "in-process"
-    if remote:  # the kernel service of this home (started if none runs)
-        desk = loop.run_until_complete(attach_desktop(home()))
+    starter = None
+    if remote:  # the window first, then the kernel service of this home (started if none runs), in the background
+        desk, starter = open_window_first(home())
     else:
         desk = build_desktop(home(), watch_workspaces=True)
+        freeze_startup_objects()
     for problem in desk.store.problems():
         print(f"agentdesk: {problem.message}", file=sys.stderr)
-    freeze_startup_objects()
     closed = asyncio.Event()
     desk.window.closed.connect(closed.set)
     if os.environ.get("AGENTDESK_EXIT_WHEN_SHOWN"):
         desk.window.shown.connect(lambda: _report_shown(desk))
     desk.window.show()
     show_config_problems(desk)
-    desk.window.probe_sandbox_mode()  # the kernel's probe, off the Qt loop
+    if starter is not None:
+        starter.begin()  # attaches, fills the windows in, asks the kernel for its sandbox mode
+    else:
+        desk.window.probe_sandbox_mode()  # the kernel's probe, off the Qt loop
     with loop:
         mcp = None
         if desk.in_process is not None:  # the kernel service runs its own scheduler and MCP servers

@@ -15,6 +15,7 @@ before the path gets too short to read, so no horizontal scroll bar appears.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QUrl, Signal
 from PySide6.QtGui import QFontMetrics, QResizeEvent
@@ -32,7 +33,9 @@ from .ledger_model import (
     COL_ACTOR, COL_CAUSE, COL_KIND, COL_SCOPE, COL_SEQ, COL_TIME, COL_WHAT, EntryRole, LedgerPager,
     LedgerTableModel,
 )
-from .undo_dialogs import UndoConfirmDialog, UndoResultDialog
+
+if TYPE_CHECKING:
+    from .undo_dialogs import UndoConfirmDialog, UndoResultDialog  # imported on first use (issue 28)
 
 EMPTY_TEXT = ("The ledger is empty.\n\nEvery tool call an agent makes, every file it changes, every lease "
               "you grant or revoke and every undo will appear here, newest first.")
@@ -283,6 +286,8 @@ class LedgerView(QWidget):
             return None
         actor = entry.actor if only_agent and _is_agent(entry.actor) else None
         report = self.kernel.ledger.undo(entry.seq, only_actor=actor, dry_run=True)
+        from .undo_dialogs import UndoConfirmDialog  # (on first use: not on the way to the first window)
+
         dialog = UndoConfirmDialog(self.window(), report, self._rel, who=actor)
         dialog.confirmed.connect(lambda: self.apply_undo(entry.seq, actor))
         dialog.open()
@@ -291,6 +296,8 @@ class LedgerView(QWidget):
 
     def apply_undo(self, seq: int, only_actor: str | None) -> UndoResultDialog:
         report = self.kernel.ledger.undo(seq, only_actor=only_actor)
+        from .undo_dialogs import UndoResultDialog
+
         dialog = UndoResultDialog(self.window(), report, self._rel)
         dialog.open()
         self.last_dialog = dialog

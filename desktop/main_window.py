@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import shiboken6
 from PySide6.QtCore import Qt, Signal
@@ -27,13 +27,12 @@ from PySide6.QtWidgets import (
 
 from kernel.api import (
     AgentArchived, AgentKilled, AutomationsChanged, ConfigError,
-    KernelFacade, LeaseRequested, LeaseRequestResolved, LedgerAppended, plural,
+    KernelFacade, LeaseRequested, LeaseRequestResolved, LedgerAppended, StartChecked, plural,
 )
 
 from . import style
 from .bridge import EventBridge
 from .desktop_state import DesktopState
-from .history_view import HistoryWindow
 from .lease_dialog import ANSWER_SHORTCUT
 from .ledger_view import LedgerView
 from .process_model import ProcessRows, ProcessTableModel
@@ -41,6 +40,9 @@ from .process_view import ProcessView
 from .sizing import fit_to_screen
 from .status import StatusCounts, StatusLabels
 from .wording import plain_tip
+
+if TYPE_CHECKING:
+    from .history_view import HistoryWindow  # imported when first opened: its transcript view loads markdown
 
 WindowFactory = Callable[[str], QWidget]
 LeaseBringer = Callable[[str | None], object]  # an agent's lease dialog brought up (None: the oldest open)
@@ -176,6 +178,11 @@ class MainWindow(QMainWindow):
             self._flag_requests()
         if isinstance(event, AgentArchived):
             self._archived(event.agent.id)
+        if isinstance(event, StartChecked):  # the kernel serves before its checks at start answer (issue 28)
+            counts = self.status.counts
+            counts.ledger_check, counts.automation_check = self.kernel.ledger.integrity(), \
+                self.kernel.automations.integrity()
+            self.status.refresh()
         if isinstance(event, AutomationsChanged) or (isinstance(event, LedgerAppended)
                                                       and event.entry.kind == "outcome"):
             self._update_inbox()
@@ -379,6 +386,8 @@ class MainWindow(QMainWindow):
 
     def open_history(self) -> HistoryWindow:
         """The History window (one), raised and refreshed."""
+        from .history_view import HistoryWindow
+
         history = self.history
         if history is None or not shiboken6.isValid(history):
             history = self.history = HistoryWindow(self.kernel, self.window_for)

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from kernel.api import (
     AgentState,
-    Broken, ChainBroken, ChainIntact, Intact, Integrity, KernelError, LedgerAppended, OverlayStatus, Spend, money, plural,
+    CHECKING_WORDS, Broken, ChainBroken, ChainIntact, Checking, Intact, Integrity, KernelError, LedgerAppended, OverlayStatus, Spend, money, plural,
 )
 
 from . import style
@@ -34,8 +34,9 @@ class StatusCounts:
     ledger_entries: int = 0
     last_seq: int = 0           # seqs are dense, so a jump means entries appended unannounced
     attached: bool = True
-    ledger_check: Integrity | None = None  # what the kernel's check at start found
-    automation_check: ChainIntact | ChainBroken | None = None  # and of the automation records' chain
+    connecting: bool = False  # the window is up before the kernel answers (desktop/window_first.py)
+    ledger_check: Integrity | Checking | None = None  # what the kernel's check at start found (or: still checking)
+    automation_check: ChainIntact | ChainBroken | Checking | None = None  # and of the automation records' chain
     now: Callable[[], float] = time.time
     rows: ProcessRows | None = None  # agents and leases; its own empty rows when not given
     spend: Callable[[], Spend] | None = None  # today's requests (the kernel's ``spend_today``)
@@ -136,6 +137,9 @@ class StatusCounts:
                        "Run 'agentdesk ledger verify' for the full check."
             case Intact() as intact:
                 return f"The ledger's hash chain checked out up to #{intact.upto:,}."
+            case Checking():
+                return ("The kernel is checking the ledger's hash chain; it serves meanwhile. Undo and automations "
+                        "wait for the result.")
             case _:
                 return "The ledger was not checked."
 
@@ -151,7 +155,8 @@ class StatusCounts:
         return text
 
     def _footer_parts(self) -> list[str]:
-        attached = "kernel attached" if self.attached else "kernel detached"
+        attached = "connecting to the kernel\u2026" if self.connecting else \
+            "kernel attached" if self.attached else "kernel detached"
         match self.ledger_check:
             case Broken(seq=None):
                 check = "\u26a0 ledger broken"
@@ -159,6 +164,10 @@ class StatusCounts:
                 check = f"\u26a0 ledger broken at #{seq}"
             case Intact() if isinstance(self.automation_check, ChainBroken):
                 check = "\u26a0 automation records broken"
+            case Checking():
+                check = CHECKING_WORDS
+            case Intact() if isinstance(self.automation_check, Checking):
+                check = CHECKING_WORDS
             case Intact():
                 check = "ledger verified"
             case _:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
         Automation, Automations, AutomationView, InboxItem, PolicyItem, RunRecord, Schedule, ScheduleRefused,
         UnknownAutomation, in_words, local_time,
     )
-    from .automations.chain import ChainBroken, ChainIntact
+    from .core.checking import ChainBroken, ChainIntact
     from .core.events import AutomationsChanged
     from .core.errors import ConfigError, InvalidState, KernelError, ProviderError, UnknownAgent
     from .core.states import AgentState, Outcome
@@ -39,7 +39,8 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
         LedgerAppended, LeaseRequested, LeaseRequestResolved, TextDelta, ToolCallFinished, ToolCallStarted,
         TurnFinished, TurnStarted, UsageUpdated, UserMessage,
     )
-    from .core.events import AgentTainted
+    from .core.events import AgentTainted, StartChecked
+    from .core.checking import CHECKING_WORDS, Checking
     from .config.schema import check_settings
     from .trust.hook_config import hook_problem
     from ledger import POLICY, Confirmed, HookRun, UntrustedSeen
@@ -65,14 +66,14 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.leases.approver": ("Decision", "Denial", "Grant", "LeaseRequest"),
     "kernel.automations": ("Automation", "Automations", "AutomationView", "InboxItem", "PolicyItem", "RunRecord",
                            "Schedule", "ScheduleRefused", "UnknownAutomation", "in_words", "local_time"),
-    "kernel.automations.chain": ("ChainBroken", "ChainIntact"),
     "kernel.core.errors": ("ConfigError", "InvalidState", "KernelError", "ProviderError", "UnknownAgent"),
     "kernel.core.states": ("AgentState", "Outcome"),
     "kernel.core.events": ("AutomationsChanged", "AgentArchived",
                       "AgentInfo", "AgentKilled", "AgentSpawned", "AgentStateChanged", "Event", "LeaseExpired",
                       "LeaseGranted", "LeaseRevoked", "LedgerAppended", "LeaseRequested", "LeaseRequestResolved",
                       "TextDelta", "ToolCallFinished", "ToolCallStarted", "TurnFinished", "TurnStarted",
-                      "UsageUpdated", "UserMessage", "AgentTainted", "McpChanged"),
+                      "UsageUpdated", "UserMessage", "AgentTainted", "McpChanged", "StartChecked"),
+    "kernel.core.checking": ("Checking", "CHECKING_WORDS", "ChainBroken", "ChainIntact"),
     "kernel.config.schema": ("check_settings", "WEB_DEFAULT_BASE_URLS", "WEB_KEY_VARIABLES", "WEB_SEARCH_BACKENDS",
                                "looks_secret"),
     "kernel.trust.hook_config": ("hook_problem",),
@@ -180,7 +181,7 @@ class LedgerDesk(Protocol):
 
     def page(self, filters: LedgerFilter = LedgerFilter(), *, before: int | None = None,
              after: int | None = None, limit: int = 200) -> builtins.list[Entry]: ...
-    def integrity(self) -> Integrity: ...
+    def integrity(self) -> Integrity | Checking: ...
     def count(self) -> int: ...
     def last_seq(self) -> int: ...
     def caused_by(self, seq: int) -> builtins.list[Entry]: ...
@@ -229,7 +230,7 @@ class AutomationDesk(Protocol):
     def inbox(self, *, open_only: bool = True) -> builtins.list[InboxItem]: ...
     def add_to_policy(self, item_id: int, duration_s: float) -> Automation: ...
     def dismiss(self, item_id: int) -> None: ...
-    def integrity(self) -> ChainIntact | ChainBroken: ...  # the automation records' chain at start
+    def integrity(self) -> ChainIntact | ChainBroken | Checking: ...  # the automation records' chain at start
 
 
 class KernelFacade(Protocol):
@@ -285,6 +286,8 @@ __all__ = [
     "KINDS", "KERNEL", "NOT_AGENTS", "OUTSIDE", "USER", "AgentKill", "AgentSpawn", "Broken", "Conflict", "Denied", "Entry", "Expired", "FileChange", "Integrity",
     "Intact", "LeaseGrant", "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
     "ChainBroken", "ChainIntact",
+    # a check at start still running (the kernel serves first), and the event that says it answered
+    "CHECKING_WORDS", "Checking", "StartChecked",
     "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn",
     # settings (what settings.json holds) and the provider names, key and base-URL variables
     "BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings",

@@ -20,11 +20,14 @@ from ledger import KERNEL
 
 from .agents.rebuild import KERNEL_STOPPED
 from .api import ToolInfo
-from .core.events import AgentInfo, Event
+from .core.events import AgentInfo, Event, StartChecked
 from .core.states import AgentState
 
 if TYPE_CHECKING:
+    from ledger import Integrity
+
     from .agents.services import Services
+    from .automations.chain import ChainBroken, ChainIntact
     from .automations.service import Automations
     from .config.settings import Settings
     from .desks import Agents, ExtensionsDesk, Leases, LedgerWindow, Outward
@@ -125,6 +128,14 @@ class Kernel:
         return await asyncio.to_thread(self._shell.overlay_status, root)
 
     # ---- events ------------------------------------------------------------
+
+    def start_checked(self, ledger: Integrity, automations: ChainIntact | ChainBroken) -> None:
+        """The checks at start answered (the kernel service runs them after it serves): the desks say so from
+        now on and a ``StartChecked`` event per check tells every view to ask again."""
+        self.ledger.checked(ledger)
+        self.automations.checked(automations)
+        for what in ("ledger", "automation records"):
+            self._services.bus.publish(StartChecked(what))
 
     def subscribe(self, fn: Callable[[Event], None]) -> Callable[[], None]:
         return self._services.bus.subscribe(fn)

@@ -23,9 +23,11 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
+
+from ..core.checking import ChainBroken as ChainBroken, ChainIntact as ChainIntact  # (there: views import them
+# without this room's package)
 
 GENESIS = bytes(32)
 TABLES = ("automation_events", "automation_claims", "automation_runs", "automation_run_agents", "inbox_events")
@@ -39,19 +41,6 @@ CREATE TRIGGER IF NOT EXISTS automation_chain_no_delete BEFORE DELETE ON automat
 BEGIN SELECT RAISE(ABORT, 'automation records are append-only: automation_chain rows cannot be deleted'); END;
 """
 
-
-@dataclass(frozen=True)
-class ChainBroken:
-    """The first place the automation record no longer matches its chain."""
-
-    table: str
-    row: int
-    reason: str
-
-
-@dataclass(frozen=True)
-class ChainIntact:
-    rows: int
 
 
 def canonical(values: Sequence[Any]) -> bytes:

@@ -24,6 +24,7 @@ from .schedule import ScheduleRefused
 from .scheduler import Scheduler
 from .store import AutomationStore, InboxItem, RunRecord
 
+from ..core.checking import Checking
 from .chain import ChainBroken
 
 if TYPE_CHECKING:
@@ -60,8 +61,9 @@ class AutomationView:
 
 class Automations:
     def __init__(self, host: "AutomationHost", store: AutomationStore, gate: UnattendedGate,
-                 publish: Callable[[Event], None], integrity: "ChainIntact | ChainBroken") -> None:
-        """``integrity``: what the check of the store's hash chain at start found (automations/chain_start)."""
+                 publish: Callable[[Event], None], integrity: "ChainIntact | ChainBroken | Checking") -> None:
+        """``integrity``: what the check of the store's hash chain at start found (automations/chain_start),
+        or ``Checking`` while it runs (the kernel service checks after it serves) until ``checked``."""
         self.host = host
         self._integrity = integrity
         self._publish = publish
@@ -73,10 +75,15 @@ class Automations:
         # records failed verification at start (every automation then: the check names only the first
         # broken place), or the row of its definition fails its own link when a run is due
         self._held: dict[str, str] = {}
+        self.checked(integrity)
+
+    def checked(self, integrity: "ChainIntact | ChainBroken | Checking") -> None:
+        """The check of the chain at start answered: a broken chain holds every automation until the user looks."""
+        self._integrity = integrity
         if isinstance(integrity, ChainBroken):
             why = (f"the automation records failed verification at start ({integrity.table} row {integrity.row}: "
                    f"{integrity.reason})")
-            self._held = {a.id: why for a in store.automations()}
+            self._held = {a.id: why for a in self._store.automations()}
 
     # ---- the scheduler --------------------------------------------------------------
 
@@ -99,7 +106,7 @@ class Automations:
         if running:
             await asyncio.wait(running)
 
-    def integrity(self) -> "ChainIntact | ChainBroken":
+    def integrity(self) -> "ChainIntact | ChainBroken | Checking":
         """What the check at start found of the automation records' own chain: intact (its rows), or the
         first broken table and row. The full check is ``agentdesk ledger verify``."""
         return self._integrity
@@ -202,6 +209,10 @@ class Automations:
         """``run_now``, with the run to await (in process: ``agentdesk automation run``, tests); None when
         another run already took the slot."""
         a = self.get(automation_id)
+        if isinstance(self._integrity, Checking):  # Run now waits for its records to check out (the scheduler
+            # itself starts only after the check: kernel/service/start_checks.py)
+            raise ScheduleRefused(f"{a.name} cannot run yet: the automation records are still being checked (the "
+                                  "kernel started a moment ago). Try again in a moment.")
         if (why := self.held(a.id)) is not None:
             raise ScheduleRefused(f"{a.name} does not run until you look at it: {why}. Check it "
                                   f"(agentdesk automation show {a.id}), then resume or save it.")

@@ -228,9 +228,11 @@ def _kernel_runs(root: Path) -> bool:
 
 def _warn_if_broken(kernel: KernelFacade, stderr: TextIO) -> None:
     """The ledger's check at start found damage: say so (the agent still runs; its entries are chained)."""
+    from ..core.checking import Checking
     from .ledger_verify import warning
 
-    line = warning(kernel.ledger.integrity())
+    found_ledger = kernel.ledger.integrity()  # (checked in-process before the kernel was handed over: never Checking)
+    line = None if isinstance(found_ledger, Checking) else warning(found_ledger)
     if line:
         print(line, file=stderr)
     from ..automations.chain import ChainBroken

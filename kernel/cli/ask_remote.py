@@ -88,10 +88,14 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
         grants: list[tuple[str, float]] = []
         if args.grant:  # one call fewer (and no tools' types) on the way to the first request without any
             from ..leases.lease import describe_duration
-            from .grants import known_scopes, parse_grants, refuse_confirmed, unused_scope_warning, unused_scopes
+            from .grants import (
+                known_scopes, parse_grants, raw_tools, refuse_confirmed, unused_scope_warning, unused_scopes,
+            )
 
             grants = parse_grants(args.grant, _field(settings, "default_lease_s", float))
-            tools = sync.call("tools")
+            tools = raw_tools(sync.call_raw("tools"))  # four fields each, read raw: no codec, no kernel.api
+            if tools is None:
+                raise ServiceError("the kernel sent a reply without a valid 'tools'")
             refuse_confirmed(grants, tools, _policies(settings))  # allows nothing: exit 2
             known = known_scopes(tools)
             for scope in unused_scopes([scope for scope, _ in grants], known):

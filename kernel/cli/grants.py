@@ -13,16 +13,66 @@ reads, unless a policy naming it says otherwise) is refused up front: a lease
 never allows such a call, so "granted" would be a promise the kernel does not
 keep. The refusal says how such calls can be allowed: from a terminal, one
 confirmation per call, or by a policy in settings.json.
+
+Through a running kernel the checks read the tools from the kernel's raw
+reply (``raw_tools``: four fields each), not through the codec: decoding it
+imported ``kernel.api``'s types and the codec's table on the way to the first
+model request, which made ``ask --grant`` the slow ask (issue 23). Measured
+with a loopback fake provider at load 17 (medians of 7, 2026-12-03, ask start
+→ first request): before, 631 ms without ``--grant`` and 749 ms with it;
+after, 663 ms and 618 ms — the grant costs nothing measurable any more (the
+absolute figures are the load's; ``benchmarks/start_bench.py`` prints them).
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Protocol
 
-from ..api import ToolInfo
 from ..core.errors import ConfigError
 from ..core.risk import Risk
 from ..leases.lease import EXPLICIT_SCOPES, SCOPE_RE, parse_duration, scope_covers
+
+class Tool(Protocol):
+    """What the checks read of a tool: ``kernel.api.ToolInfo``, or ``RawTool`` read from the kernel's reply."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def scope(self) -> str: ...
+    @property
+    def risk(self) -> str: ...
+    @property
+    def always_confirm(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class RawTool:
+    """The four fields the checks need, read from the kernel's raw ``tools`` reply (``ask`` through a running
+    kernel: no codec, no ``kernel.api`` on the way to the first request — issue 23's ``--grant`` cost)."""
+
+    name: str
+    scope: str
+    risk: str
+    always_confirm: bool
+
+
+def raw_tools(reply: Any) -> list[RawTool] | None:
+    """The tools in a raw ``tools`` reply (a list of tagged objects), or None when it is not that shape."""
+    if not isinstance(reply, list):
+        return None
+    tools = []
+    for item in reply:
+        if not isinstance(item, dict):
+            return None
+        name, scope, risk, always = (item.get("name"), item.get("scope"), item.get("risk", "R0"),
+                                     item.get("always_confirm", False))
+        if not (isinstance(name, str) and isinstance(scope, str) and isinstance(risk, str)
+                and isinstance(always, bool)):
+            return None
+        tools.append(RawTool(name, scope, risk, always))
+    return tools
+
 
 ALLOWED = "a scope such as fs.write or fs.write=5m (durations 30s, 5m, 1h, 8h), without spaces"
 
@@ -49,7 +99,7 @@ def _bad(item: str, why: str) -> ConfigError:
     return ConfigError(f"bad --grant {item!r}: {why}", "--grant", field="--grant", allowed=ALLOWED)
 
 
-def known_scopes(tools: Iterable[ToolInfo]) -> tuple[str, ...]:
+def known_scopes(tools: Iterable[Tool]) -> tuple[str, ...]:
     """Every scope a tool asks for: each tool's scope, and the explicit scopes below one
     (``shell.exec.net`` under ``shell.exec``), sorted."""
     scopes = {d.scope for d in tools}
@@ -67,7 +117,7 @@ def unused_scope_warning(scope: str, known: Iterable[str]) -> str:
     return f"warning: no tool uses the scope {scope} (known scopes: {', '.join(known)}); granted anyway"
 
 
-def confirmed_every_call(scope: str, tools: Iterable[ToolInfo], policies: Mapping[str, str]) -> tuple[str, ...]:
+def confirmed_every_call(scope: str, tools: Iterable[Tool], policies: Mapping[str, str]) -> tuple[str, ...]:
     """The tools a grant of ``scope`` would be for when every one of them is confirmed on every call
     (so the grant would allow nothing); () when the grant allows some call, or names no tool's scope.
 
@@ -84,7 +134,7 @@ def confirmed_every_call(scope: str, tools: Iterable[ToolInfo], policies: Mappin
     return ()
 
 
-def _scopes(tools: Iterable[ToolInfo]) -> list[tuple[str, str, Risk, bool]]:
+def _scopes(tools: Iterable[Tool]) -> list[tuple[str, str, Risk, bool]]:
     """(tool, scope, risk, always confirmed) for each tool's scope and each explicit scope below it."""
     out = []
     for tool in tools:
@@ -101,7 +151,7 @@ def _risk(text: str) -> Risk:
         return Risk.OUTWARD
 
 
-def refuse_confirmed(grants: Iterable[tuple[str, float]], tools: Iterable[ToolInfo],
+def refuse_confirmed(grants: Iterable[tuple[str, float]], tools: Iterable[Tool],
                      policies: Mapping[str, str]) -> None:
     """ConfigError (exit 2) for the first grant that would allow nothing: its calls are confirmed one by one."""
     from ..trust.policy import Mode, configured

@@ -28,6 +28,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.stop:
         return _stop()
+    from ..providers import preimport
+
+    preimport.start(home())  # the SDK loads while the kernel builds and serves (kernel/providers/preimport.py)
     try:
         return asyncio.run(_serve())
     except HomeLocked as exc:

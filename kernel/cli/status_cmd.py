@@ -1,7 +1,9 @@
 """``agentdesk status``: is this home's kernel healthy? Exit 0 healthy, 1 not.
 
 Healthy: a kernel serves the home and its ledger, and the automation
-records' own chain, checked out at start. The
+records' own chain, checked out at start — or are still being checked (the
+kernel serves first and checks after: "ledger: checking the ledger…", exit 0,
+``"ledger_checking": true`` in ``--json``; nothing found wrong so far). The
 report names the pid, uptime, agents by state, how far the ledger is
 verified, whether the shell sandbox can run here, how shell commands are
 captured (on an overlay, or by snapshots and why: the kernel's own answer when
@@ -53,8 +55,8 @@ def run(args: argparse.Namespace) -> int:
         mode = _local_mode()
     report["sandbox_mode"] = mode.mode if mode is not None else None
     report["overlay"] = bool(mode is not None and mode.overlay)
-    healthy = report["kernel"] == "up" and bool(report.get("ledger_intact")) \
-        and report.get("automations_intact") is not False
+    healthy = report["kernel"] == "up" and bool(report.get("ledger_intact") or report.get("ledger_checking")) \
+        and report.get("automations_intact") is not False  # while checking: nothing found wrong so far
     if args.json:
         print(json.dumps(report))
     else:
@@ -63,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print(r: dict, sandbox_reason: str) -> None:
+    from ..core.checking import CHECKING_WORDS
     from ..core.words import plural
 
     if r["kernel"] != "up":
@@ -76,10 +79,14 @@ def _print(r: dict, sandbox_reason: str) -> None:
         print("agents: " + (", ".join(f"{n} {s}" for s, n in sorted(agents.items())) or "none"))
         if r.get("ledger_intact"):
             print(f"ledger: verified through #{r.get('ledger_verified_through')}")
+        elif r.get("ledger_checking") and not r.get("ledger_problem"):
+            print(f"ledger: {CHECKING_WORDS} (the kernel serves meanwhile; undo and automations wait for it)")
         else:
             print(f"ledger: BROKEN: {r.get('ledger_problem')}")
         if r.get("automations_intact") is False:
             print(f"automation records: BROKEN at {r.get('automations_problem')}")
+        elif r.get("automations_intact") is None and r.get("ledger_intact"):
+            print(f"automation records: {CHECKING_WORDS.replace('the ledger', 'them')}")
         elif r.get("automations_rows"):
             print(f"automation records: verified ({plural(int(r.get('automations_rows') or 0), 'row')})")
         keyed = r.get("providers_with_key") or []

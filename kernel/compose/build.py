@@ -20,6 +20,7 @@ from ..automations.service import Automations
 from ..automations.store import AutomationStore
 from ..automations.tool import automation_tool
 from ..config.schema import WEB_KEY_VARIABLES
+from ..core.checking import Checking
 from ..core.clock import Clock, SystemClock
 from ..core.events import Event, EventBus, LedgerAppended, ToolCallFinished
 from ..core.loop import KernelLoop
@@ -51,7 +52,7 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
                  snapshot_dir: Path | None = None, watch_workspaces: bool = False,
                  provider_problem: Callable[[str], str | None] | None = None, restore: bool = False,
                  secrets: SecretRegistry | None = None, web_keys: Callable[[str], str | None] | None = None,
-                 mail: MailService | None = None) -> Kernel:
+                 mail: MailService | None = None, check_later: bool = False) -> Kernel:
     """A kernel over ``ledger``. ``restore`` brings back the agents on the ledger's record (the kernel of a
     home does; a kernel sharing the file with another that runs must not); ``snapshot_dir`` keeps the shell
     tool's snapshot cache between runs; ``watch_workspaces`` records edits by other programs in every
@@ -59,7 +60,9 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
     yet (a missing key), or None; ``secrets`` holds the keys the ledger's redactor takes out of every entry
     (the environment's are added here); ``web_keys(backend)`` gives web_search its back-end's key;
     ``tools``: exactly these tools (tests), instead of the built-in ones with shell, web and
-    ``automation_create``; ``mail``: the mail and calendar tools of the home's accounts (issue 16)."""
+    ``automation_create``; ``mail``: the mail and calendar tools of the home's accounts (issue 16);
+    ``check_later``: the ledger's and the automation records' checks at start are left to the caller, who
+    serves first and hands the results over (``Kernel.start_checked``; kernel/service/start_checks.py)."""
     held = redact_ledger(ledger, secrets)
     clock = clock or SystemClock()
     bus = bus or EventBus()
@@ -107,11 +110,12 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
     unlisten = ledger.listen(announce)
     watchers = OutsideWatchers(ledger, snapshots) if watch_workspaces else None
     agents = Agents(services, loop, spend, watchers)
-    window = LedgerWindow(ledger, ledger.check_at_start())
+    window = LedgerWindow(ledger, Checking("ledger", clock.now()) if check_later else ledger.check_at_start())
     if restore:
         agents.restore()
     store = AutomationStore(ledger.path)  # its hash chain is checked at start too (automations/chain_start)
-    chain = store.check_at_start(None if ledger.path in ("", ":memory:") else chain_start.head_path(ledger.path))
+    chain = Checking("automation records", clock.now()) if check_later else \
+        store.check_at_start(None if ledger.path in ("", ":memory:") else chain_start.head_path(ledger.path))
     automations = Automations(RunHost(agents, services), store, gate, bus.publish, chain)
 
     def run_progress(event: Event) -> None:

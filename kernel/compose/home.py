@@ -83,11 +83,13 @@ class HomeKernel:
 
 def open_home(root: Path, *, out_of_process: bool, settings: Settings | None = None, attached: bool = False,
               watch_workspaces: bool = False, restore: bool = True, clock: Clock | None = None,
-              providers: Callable[[str], Any] | None = None, tools: ToolRegistry | None = None) -> HomeKernel:
+              providers: Callable[[str], Any] | None = None, tools: ToolRegistry | None = None,
+              check_later: bool = False) -> HomeKernel:
     """The kernel of the home folder ``root``. ``out_of_process``: providers run their SDKs in host processes
     (the desktop: a UI to keep responsive; the service has none); ``settings`` stand in for the home's
     (the desktop shows a bad file's problems and runs on defaults); ``providers`` and ``tools`` replace the
-    real ones (tests); ``clock`` is the ledger's and the kernel's."""
+    real ones (tests); ``clock`` is the ledger's and the kernel's; ``check_later``: the checks at start are the
+    caller's (the kernel service serves first: kernel/service/start_checks.py)."""
     from ledger import Ledger
 
     from ..config.private import repair_home
@@ -113,5 +115,5 @@ def open_home(root: Path, *, out_of_process: bool, settings: Settings | None = N
                           provider_problem=lambda name: missing_key_message(name, store), tools=tools,
                           restore=restore,  # the agents on the record come back (working ones: interrupted)
                           secrets=SecretRegistry([*store.held_secrets(), *held_account_secrets(store)]),
-                          web_keys=store.web_key, mail=mail_for_home(store))
+                          web_keys=store.web_key, mail=mail_for_home(store), check_later=check_later)
     return HomeKernel(kernel, ledger, made, store)

@@ -192,11 +192,19 @@ class McpChanged:
     edited: bool = False
 
 
+@dataclass(frozen=True)
+class StartChecked:
+    """A check at start answered (``what``: "ledger" or "automation records"): ask the desk's ``integrity()``
+    again (it said ``Checking`` until now; kernel.core.checking)."""
+
+    what: str
+
+
 Event = Union[
     AgentSpawned, AgentStateChanged, AgentKilled, TurnStarted, TurnFinished, UserMessage, TextDelta,
     ToolCallStarted, ToolCallFinished, LeaseRequested, LeaseRequestResolved, UsageUpdated,
     LeaseGranted, LeaseRevoked, LeaseExpired, LedgerAppended, AgentTainted, AgentArchived,
-    AutomationsChanged, McpChanged,
+    AutomationsChanged, McpChanged, StartChecked,
 ]
 Subscriber = Callable[[Event], None]
 

@@ -4,6 +4,9 @@ It takes the home's lock (one kernel per home), builds the kernel as the
 terminal's ``ask`` does (providers in this process: there is no UI here to
 keep responsive, see ``benchmarks/service_bench.py`` for why no provider host
 process either), and serves until SIGTERM, SIGINT or a client's ``shutdown``.
+It serves first and checks after (issue 28): the ledger's and the automation
+records' chain checks, the MCP servers and the provider's warm-up all start
+once the socket is served; ``start_checks.py`` says what waits for the checks.
 Lease requests wait for a client that can answer them (the desktop, an
 ``ask`` on a terminal); "attached" in the system prompt is live: true while
 such a client is connected.
@@ -25,6 +28,7 @@ from ..config.private import repair_home
 from .home import HomeLock, private_folder
 from .peers import become_subreaper
 from .server import KernelServer
+from .start_checks import check_after_serving
 
 
 async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
@@ -40,7 +44,8 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
               "started could reach its socket", file=sys.stderr, flush=True)
     try:
         built = open_home(home, out_of_process=False, watch_workspaces=True,  # no UI here to keep responsive
-                          restore=False)  # (below, once the open outward calls are settled)
+                          restore=False,  # (below, once the open outward calls are settled)
+                          check_later=True)  # served first, checked after (start_checks.py says what waits)
         kernel, store, providers = built.kernel, built.store, built.providers
         await kernel.outward.resume()  # outward calls a crashed kernel left open: verified, never redone
         kernel.agents.restore()  # the agents on the record come back (working ones: interrupted); a call cut
@@ -57,13 +62,14 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
             loop.add_signal_handler(sig, server.stopped.set)
         if ready is not None:
             ready.set()
+        checks = asyncio.ensure_future(check_after_serving(kernel, built.ledger.path))  # then the scheduler starts
         mcp = asyncio.ensure_future(_start_mcp(kernel, home))
         warming = asyncio.ensure_future(_warm_provider(kernel.settings.provider, providers, store))
         kernel.extensions.watch_mcp(_said_mcp)  # a hand edit of mcp.json applies too (kernel/extensions/mcp_watch.py)
-        kernel.automations.start()  # scheduled runs fire while the kernel runs, with or without a desktop
         try:
             await server.stopped.wait()
         finally:
+            checks.cancel()  # (a check under way in its thread finishes there; its result is dropped)
             mcp.cancel()
             warming.cancel()
             await kernel.interrupt_working()  # a clean stop: working agents come back interrupted, not killed
@@ -105,7 +111,10 @@ async def _start_mcp(kernel: Any, home: Path) -> None:
 def _automation_health(found: Any) -> dict[str, Any]:
     """The automation records' chain as checked at start: intact (rows), or where it broke."""
     from ..automations.chain import ChainIntact
+    from ..core.checking import Checking
 
+    if isinstance(found, Checking):
+        return {"automations_intact": None, "automations_rows": None, "automations_problem": None}
     if isinstance(found, ChainIntact):
         return {"automations_intact": True, "automations_rows": found.rows, "automations_problem": None}
     return {"automations_intact": False, "automations_rows": None,
@@ -119,13 +128,16 @@ def _said_mcp(done: Any) -> None:
 
 def health(kernel: Any, store: SettingsStore) -> dict[str, Any]:
     """What ``agentdesk status`` reports beyond the server's own figures (never a key)."""
-    from ledger import Intact
+    from ledger import Broken, Intact
 
     from ..core.errors import ConfigError
     from ..config.settings import KEY_VARIABLES
     from .provider_env import kernel_side
 
+    from ..core.checking import Checking
+
     integrity = kernel.ledger.integrity()
+    automations = kernel.automations.integrity()
     keyed = []
     for name in KEY_VARIABLES:
         try:
@@ -135,10 +147,11 @@ def health(kernel: Any, store: SettingsStore) -> dict[str, Any]:
             continue
     return {
         "agents": dict(Counter(str(a.state) for a in kernel.agents.list())),
+        "ledger_checking": isinstance(integrity, Checking) or isinstance(automations, Checking),
         "ledger_intact": isinstance(integrity, Intact),
         "ledger_verified_through": integrity.upto if isinstance(integrity, Intact) else None,
-        "ledger_problem": None if isinstance(integrity, Intact) else integrity.reason,
-        **_automation_health(kernel.automations.integrity()),
+        "ledger_problem": integrity.reason if isinstance(integrity, Broken) else None,
+        **_automation_health(automations),
         "providers_with_key": keyed,
         # which key and base URL each provider uses, as keyed hashes: ask compares its caller's (provider_env.py)
         "provider_env": kernel_side(store.api_key, lambda name: store.base_url(name, kernel.settings)),

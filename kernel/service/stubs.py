@@ -12,8 +12,8 @@ from typing import cast, Protocol, Sequence, TYPE_CHECKING
 from ..api import LedgerFilter
 
 if TYPE_CHECKING:
-    from ..api import (AgentInfo, Automation, AutomationView, ChainBroken, ChainIntact, Decision, Entry,
-        HistoryItem, ImagePart, InboxItem, Integrity, Lease, LeaseRequest, McpReload, McpServerStatus,
+    from ..api import (AgentInfo, Automation, AutomationView, ChainBroken, ChainIntact, Checking, Decision,
+        Entry, HistoryItem, ImagePart, InboxItem, Integrity, Lease, LeaseRequest, McpReload, McpServerStatus,
         Message, OverlayStatus, ReplySoFar, RunRecord, SkillCatalog, ToolInfo, UndoReport, UnknownIntent)
 
 
@@ -113,8 +113,8 @@ class RemoteLedgerDesk:
         return cast("builtins.list[Entry]", self._link.call("ledger.page",
             {"filters": filters, "before": before, "after": after, "limit": limit}))
 
-    def integrity(self) -> Integrity:
-        return cast("Integrity", self._link.call("ledger.integrity", {}))
+    def integrity(self) -> Integrity | Checking:
+        return cast("Integrity | Checking", self._link.call("ledger.integrity", {}))
 
     def count(self) -> int:
         return cast("int", self._link.call("ledger.count", {}))
@@ -227,8 +227,8 @@ class RemoteAutomationDesk:
     def dismiss(self, item_id: int) -> None:
         self._link.call("automations.dismiss", {"item_id": item_id})
 
-    def integrity(self) -> ChainIntact | ChainBroken:
-        return cast("ChainIntact | ChainBroken", self._link.call("automations.integrity", {}))
+    def integrity(self) -> ChainIntact | ChainBroken | Checking:
+        return cast("ChainIntact | ChainBroken | Checking", self._link.call("automations.integrity", {}))
 
 
 class RemoteFacadeStubs:

@@ -42,6 +42,9 @@ def agentdesk(*args: str) -> list[str]:
     return [sys.executable, "-m", "desktop.launcher", *args]
 
 
+CHECKED = "agentdesk kernel: checked at start:"
+
+
 class KernelProcess:
     """``agentdesk kernel`` for ``home``: forked from this worker's pre-imported zygote (tests/service/zygote.py),
     or, with ``fresh``, started from nothing as ``agentdesk`` starts it (for tests of the start itself)."""
@@ -54,7 +57,9 @@ class KernelProcess:
     def socket(self) -> Path:
         return socket_path(self.home)
 
-    def start(self) -> "KernelProcess":
+    def start(self, checked: bool = True) -> "KernelProcess":
+        """Start it and read its readiness line; with ``checked``, also wait for the line on stderr that says its
+        checks at start answered (it serves before they do: kernel/service/start_checks.py)."""
         if self.fresh:
             self.proc = subprocess.Popen(agentdesk("kernel"), env=self.env, cwd=ROOT, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -70,7 +75,21 @@ class KernelProcess:
             self.proc.wait()
             raise AssertionError(f"the kernel exited: {self.proc.stderr.read().decode() if self.proc.stderr else ''}")
         assert str(self.socket).encode() in line and f"(pid {self.proc.pid},".encode() in line, line
+        if checked:
+            self.checked()
         return self
+
+    def checked(self) -> bytes:
+        """The kernel's line on stderr saying its checks at start answered (the lines before it are skipped)."""
+        assert self.proc is not None and self.proc.stderr is not None
+        end, data = time.monotonic() + START_DEADLINE_S, b""
+        while CHECKED.encode() not in data or not data.split(CHECKED.encode(), 1)[1].count(b"\n"):
+            left = end - time.monotonic()
+            chunk = os.read(self.proc.stderr.fileno(), 4096) if left > 0 and select.select(
+                [self.proc.stderr], [], [], left)[0] else b""
+            assert chunk, f"the kernel did not say its checks at start answered: {data!r}"
+            data += chunk
+        return CHECKED.encode() + data.split(CHECKED.encode(), 1)[1].split(b"\n", 1)[0]
 
     def kill9(self) -> None:
         assert self.proc is not None
