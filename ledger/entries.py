@@ -295,6 +295,13 @@ class ModelRequest(Entry):
     text: str = ""
     tool_calls: tuple[Mapping[str, Any], ...] = ()
     error: str = ""
+    # how the request was laid out (issue 24): the state block appended to its newest turn ("" if none),
+    # its cache hints (the conversation's cache key, the system prompt's TTL, the messages with a breakpoint)
+    state: str = ""
+    max_tokens: int = 0
+    cache_key: str = ""
+    cache_ttl: str = ""
+    cache_breaks: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -340,6 +347,17 @@ class Outcome(Entry):
     cause: int | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class SystemPrompt(Entry):
+    """The system prompt and tools an agent (``actor``) is sent from now on: recorded once per
+    conversation and again only when they change in kind (a skill enabled, AGENTS.md edited)."""
+
+    KIND: ClassVar[str] = "prompt"
+    text: str
+    tools: tuple[Mapping[str, Any], ...] = ()  # each {name, description, input_schema}, in the order sent
+    basis: str = ""  # a digest of what it was built from that may change in kind (AGENTS.md, the skills)
+
+
 ENTRY_TYPES: dict[str, type[Entry]] = {
     cls.KIND: cls
     for cls in (ToolCall, FileChange, ToolResult, ToolError, Denied, Expired, LeaseGrant,
@@ -349,6 +367,7 @@ ENTRY_TYPES: dict[str, type[Entry]] = {
 ENTRY_TYPES.update({cls.KIND: cls for cls in (UntrustedSeen, Confirmed, HookRun)})
 ENTRY_TYPES[ContextUsed.KIND] = ContextUsed
 ENTRY_TYPES.update({cls.KIND: cls for cls in (Intent, Outcome)})  # outward calls, exactly once (issue 16)
+ENTRY_TYPES[SystemPrompt.KIND] = SystemPrompt  # the context engine (issue 24)
 KINDS = tuple(ENTRY_TYPES)
 
 

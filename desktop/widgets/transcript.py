@@ -20,7 +20,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from kernel.api import AgentState, Outcome, Message, TextPart, ToolResultPart, ToolUse
+from kernel.api import AgentState, Outcome, Message, TextPart, ToolResultPart, ToolUse, is_state_block
 
 from ..theme import ERROR, MUTED, shade
 from ..wording import CallOutcome, describe_outcome
@@ -189,7 +189,8 @@ class Transcript(QScrollArea):
         for message in messages:
             for part in message.parts:
                 if isinstance(part, TextPart) and message.role == "user":
-                    self.add_user(part.text)
+                    if not is_state_block(part.text):  # the kernel's state block, not the user's words
+                        self.add_user(part.text)
                 elif isinstance(part, TextPart):
                     self.add_text(part.text)
                     self.end_text()

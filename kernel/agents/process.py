@@ -19,6 +19,7 @@ from ..core.states import AgentState
 from ..workspace.root import Workspace
 from ..trust.markers import new_nonce
 from ..trust.taint import Taint
+from ..context.layout import ContextState
 from .services import Services
 
 UNTRUSTED_KEPT_CHARS = 4_000_000  # untrusted text kept to highlight what a risky call copied from it
@@ -51,6 +52,8 @@ class AgentProcess:
     nonce: str = field(default_factory=new_nonce)
     taint: Taint | None = None
     untrusted_read: list[str] = field(default_factory=list)
+    # the context engine (kernel/context): the fixed prefix, the state block last sent, the cache hints
+    context: ContextState = field(default_factory=ContextState)
 
     @property
     def conversation(self) -> tuple[Message, ...]:

@@ -19,10 +19,11 @@ from typing import Any, Iterable, Mapping
 
 from ledger import (
     AgentArchive, AgentBudget, AgentKill, AgentSpawn, Entry, Expired, LeaseGrant, LeaseRevoke, Ledger, ModelRequest,
-    ToolCall, ToolError, ToolResult, UserTurn,
+    SystemPrompt, ToolCall, ToolError, ToolResult, UserTurn,
 )
 
 from ..accounting.budget import Usage
+from ..context.layout import Placed, place
 from ..leases.lease import Lease
 from ..core.messages import Message, TextPart, ToolResultPart, ToolUse, appended, user_text
 from ..core.json_safe import clean_text
@@ -30,7 +31,7 @@ from ..trust.untrusted import capped
 
 INTERRUPTED = "interrupted: the kernel stopped"
 KERNEL_STOPPED = "the kernel stopped"  # why a working agent is interrupted by a clean shutdown
-CONVERSATION_KINDS = tuple(cls.KIND for cls in (UserTurn, ModelRequest, ToolCall, ToolResult, ToolError))
+CONVERSATION_KINDS = tuple(cls.KIND for cls in (UserTurn, ModelRequest, ToolCall, ToolResult, ToolError, SystemPrompt))
 ADMIN_KINDS = tuple(cls.KIND for cls in (AgentSpawn, AgentKill, AgentArchive, AgentBudget, LeaseGrant, LeaseRevoke,
                                          Expired))
 KINDS = ADMIN_KINDS + CONVERSATION_KINDS
@@ -53,6 +54,8 @@ class AgentRecord:
     outcomes: dict[str, ToolResultPart] = field(default_factory=dict)
     started: dict[str, int] = field(default_factory=dict)           # call id → its tool entry's seq
     dangling: list[ToolError] = field(default_factory=list)
+    prompt: SystemPrompt | None = None  # the system prompt and tools it was last sent
+    states: list[Placed] = field(default_factory=list)  # the state blocks it was sent (context.layout)
 
     @property
     def id(self) -> str:
@@ -108,7 +111,7 @@ def fold(entries: Iterable[Entry], now: float) -> Restored:
             case _:
                 rec = agents.get(e.actor)
                 if rec is not None:
-                    _converse(rec, e)
+                    converse(rec, e)
     for rec in agents.values():
         rec.settle()
     return Restored(agents, [l for l in leases.values() if l.subject in agents and not agents[l.subject].killed])
@@ -129,12 +132,13 @@ def summarise(ledger: Ledger, now: float, *, tails: bool = True) -> Restored:
     requests = ledger.per_actor(ModelRequest.KIND,
                                 ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"))
     messages = ledger.per_actor(UserTurn.KIND)
+    prompts = ledger.per_actor(SystemPrompt.KIND)
     for rec in restored.agents.values():
         req, msg = requests.get(rec.id), messages.get(rec.id)
         if tails and not (rec.killed or rec.archived):
             rec.conversation = (user_text(""),)
             for e in ledger.of_actor(rec.id, CONVERSATION_KINDS, after=req[1] - 1 if req else rec.spawn.seq):
-                _converse(rec, e)
+                converse(rec, e)
             rec.settle()
             if req is None and msg is None:
                 rec.conversation = ()
@@ -142,17 +146,26 @@ def summarise(ledger: Ledger, now: float, *, tails: bool = True) -> Restored:
         rec.last_ts = max(rec.last_ts, req[2] if req else 0.0, msg[2] if msg else 0.0)
         first = ledger.get(msg[0]) if msg else None
         rec.first_prompt = _text(first.text) if isinstance(first, UserTurn) else ""
+        last_prompt = prompts.get(rec.id)
+        if rec.prompt is None and last_prompt is not None and not (rec.killed or rec.archived):
+            found = ledger.get(last_prompt[1])
+            rec.prompt = found if isinstance(found, SystemPrompt) else None
     return restored
 
 
 def conversation_of(ledger: Ledger, spawn: AgentSpawn, upto: int | None = None) -> tuple[Message, ...]:
     """An agent's whole conversation, read from the record (as it stood at seq ``upto``)."""
+    return record_of(ledger, spawn, upto).conversation
+
+
+def record_of(ledger: Ledger, spawn: AgentSpawn, upto: int | None = None) -> AgentRecord:
+    """An agent's conversation and what it was sent beside it (prompt, state blocks), from the record."""
     rec = AgentRecord(spawn, spawn.budget)
     bound = {} if upto is None else {"upto": upto}
     for e in ledger.of_actor(spawn.actor, CONVERSATION_KINDS, after=spawn.seq, **bound):
-        _converse(rec, e)
+        converse(rec, e)
     rec.settle()
-    return rec.conversation
+    return rec
 
 
 def _administer(rec: AgentRecord, e: Entry) -> None:
@@ -166,7 +179,7 @@ def _administer(rec: AgentRecord, e: Entry) -> None:
     rec.last_ts = max(rec.last_ts, e.ts)
 
 
-def _converse(rec: AgentRecord, e: Entry) -> None:
+def converse(rec: AgentRecord, e: Entry) -> None:
     """One conversation entry folded in. The record is read as hostile input: a field of the wrong
     type (a hand-edited file) reads as empty, never as a crash at start."""
     rec.last_ts = max(rec.last_ts, e.ts)
@@ -176,8 +189,14 @@ def _converse(rec: AgentRecord, e: Entry) -> None:
             rec.failure = None
             rec.conversation = appended(rec.conversation, user_text(_text(e.text)))
             rec.first_prompt = rec.first_prompt or _text(e.text)
+        case SystemPrompt():
+            rec.prompt = e
         case ModelRequest():
             rec.settle()
+            if isinstance(e.state, str) and e.state:  # the state block it appended to the newest turn
+                placed = place(rec.conversation, e.state)
+                if placed is not None:
+                    rec.states.append(placed)
             rec.usage = rec.usage + Usage(_count(e.input_tokens), _count(e.output_tokens), _count(e.cache_read_tokens),
                                           _count(e.cache_write_tokens))
             rec.failure = (_text(e.error) or "the request failed") if e.status == "error" else None

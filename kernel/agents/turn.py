@@ -17,8 +17,8 @@ from typing import assert_never
 from ..core.errors import ProviderError
 from ..core.events import TextDelta, TurnFinished, TurnStarted
 from ..core.messages import Message, Part, TextPart, ToolUse
-from .prompt import build_system_prompt
-from ..providers.base import ProviderRequest, StreamEnd, ToolCallReady, UsageReport
+from .request import build_request
+from ..providers.base import StreamEnd, ToolCallReady, UsageReport
 from ..providers.base import TextChunk
 from ..core.json_safe import clean_text
 from .admit import admit
@@ -33,23 +33,13 @@ class AssistantTurn:
     stop_reason: str
 
 
-def build_request(agent: AgentProcess) -> ProviderRequest:
-    s = agent.services
-    return ProviderRequest(
-        system=build_system_prompt(agent),
-        messages=agent.conversation,
-        tools=s.tools.specs(agent.nonce),  # MCP descriptions inside this agent's markers
-        model=agent.model,
-        max_tokens=s.settings.max_tokens,
-    )
-
-
 async def request_turn(agent: AgentProcess) -> AssistantTurn:
     """Stream one reply from the model (ProviderError propagates; usage is counted either way)."""
     s = agent.services
     agent.turns += 1
     s.bus.publish(TurnStarted(agent.id, agent.turns))
     timer = RequestTimer(s.clock.now())
+    agent.context.sent, agent.context.sent_state = None, ""  # set by build_request once the request is laid out
     agent.streaming = []
     try:
         turn = await _stream_turn(agent, timer)

@@ -80,6 +80,8 @@ def transcript(messages: Sequence[Any]) -> list[str]:
     for m in messages:
         out.append(f"── {m.role}")
         for part in m.parts:
+            if isinstance(part, api.TextPart) and m.role == "user" and api.is_state_block(part.text):
+                continue  # the kernel's state block, not the user's words
             if isinstance(part, api.TextPart):
                 out.extend(shown(line, lines=True) for line in part.text.split("\n"))
             elif isinstance(part, api.ToolUse):

@@ -24,6 +24,12 @@ class ProviderRequest:
     tools: tuple[ToolSpec, ...] = ()
     model: str = ""
     max_tokens: int = 4096
+    # Prompt-cache hints (kernel/context/layout.py); an adapter uses what its API has: Anthropic breakpoints on
+    # the system prompt (``cache_ttl``: "5m" or "1h") and on the last block of each message in ``cache_breaks``;
+    # OpenAI's ``prompt_cache_key`` = ``cache_key``. Empty: no hints.
+    cache_key: str = ""
+    cache_ttl: str = ""
+    cache_breaks: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@
 talk over the child's stdin/stdout in newline-delimited JSON:
 
     parent → child  {"init": {"name", "api_key", "base_url", "timeout_s"}}     (first line; the key never in argv)
-                    {"id": n, "request": {"system", "messages", "tools", "model", "max_tokens"}}
+                    {"id": n, "request": {"system", "messages", "tools", "model", "max_tokens", "cache"}}
                     {"cancel": n}
     child → parent  {"ready": true} | {"ready": false, "error": "..."}         (after the SDK is imported)
                     {"id": n, "event": {"t": "x"|"c"|"u"|"e", ...}}             (TextChunk, ToolCallReady, UsageReport, StreamEnd)
@@ -76,8 +76,10 @@ def _decode_part(data: dict[str, Any]) -> Any:
 def decode_request(data: dict[str, Any]) -> ProviderRequest:
     messages = tuple(Message(m["role"], tuple(_decode_part(p) for p in m["parts"])) for m in data["messages"])
     tools = tuple(ToolSpec(t["name"], t["description"], t["input_schema"]) for t in data["tools"])
+    cache = data.get("cache") or {}
     return ProviderRequest(system=data["system"], messages=messages, tools=tools, model=data["model"],
-                           max_tokens=data["max_tokens"])
+                           max_tokens=data["max_tokens"], cache_key=cache.get("key", ""), cache_ttl=cache.get("ttl", ""),
+                           cache_breaks=tuple(cache.get("breaks", ())))
 
 
 class JsonCache:
@@ -113,7 +115,8 @@ def request_line(rid: int, request: ProviderRequest, cache: JsonCache = _CACHE) 
     """The request as one protocol line; messages and tools come from ``cache``."""
     messages = ",".join([cache.get(m, encode_message) for m in request.messages])
     tools = ",".join([cache.get(t, encode_tool) for t in request.tools])
-    head = dumps({"system": request.system, "model": request.model, "max_tokens": request.max_tokens})
+    head = dumps({"system": request.system, "model": request.model, "max_tokens": request.max_tokens,
+                  "cache": {"key": request.cache_key, "ttl": request.cache_ttl, "breaks": request.cache_breaks}})
     return (f'{{"id":{rid},"request":{{{head[1:-1]},"tools":[{tools}],"messages":[{messages}]}}}}\n'
             .encode())
 
