@@ -31,7 +31,7 @@ _FROM: dict[str, tuple[str, ...]] = {
     "ledger.entries": ("KINDS", "AgentKill", "AgentSpawn", "Denied", "Entry", "Expired", "FileChange", "LeaseGrant",
                        "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "iso_utc",
                        "Confirmed", "HookRun", "UntrustedSeen", "AgentArchive", "AgentBudget", "ModelRequest",
-                       "UserTurn", "Intent", "Outcome", "ContextUsed", "SystemPrompt"),
+                       "UserTurn", "Intent", "Outcome", "ContextUsed", "SystemPrompt", "Compaction"),
     "ledger.errors": ("CorruptBlob", "LedgerError", "LedgerUnavailable", "NewerVersion", "NotAFileChange",
                       "SecretInName", "UnknownBlob", "UnknownKind", "UnknownSeq"),
     "ledger.integrity": ("Broken", "Head", "Integrity", "Intact"),
@@ -53,7 +53,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from .entries import ContextUsed  # noqa: E402 - extensions (issue 15): kept apart from the list above for clean merges
-    from .entries import SystemPrompt  # noqa: E402 - the context engine (issue 24)
+    from .entries import Compaction, SystemPrompt  # noqa: E402 - the context engine (issue 24)
 
 __all__ += ["ContextUsed"]
-__all__ += ["SystemPrompt"]
+__all__ += ["Compaction", "SystemPrompt"]

@@ -358,6 +358,26 @@ class SystemPrompt(Entry):
     basis: str = ""  # a digest of what it was built from that may change in kind (AGENTS.md, the skills)
 
 
+@dataclass(frozen=True, kw_only=True)
+class Compaction(Entry):
+    """An agent's (``actor``) context was made smaller: ``mode`` ``clear`` (tool results recorded at seq ≤
+    ``last`` replaced by placeholders naming their entries) or ``summary`` (entries ``first``..``last``
+    summarized: ``summary``, redacted like every entry). ``trigger``: auto · manual · overflow; ``focus``: what
+    the user asked the summary to keep (recorded, never replayed as a turn). Nothing is deleted."""
+
+    KIND: ClassVar[str] = "compaction"
+    mode: str
+    trigger: str
+    first: int = 0
+    last: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+    summary: str = ""
+    focus: str = ""
+    entries: int = 0  # how many entries it covers (what the Ask window's divider says)
+    untrusted: bool = False  # what it summarized held untrusted content: the summary is untrusted too
+
+
 ENTRY_TYPES: dict[str, type[Entry]] = {
     cls.KIND: cls
     for cls in (ToolCall, FileChange, ToolResult, ToolError, Denied, Expired, LeaseGrant,
@@ -368,6 +388,7 @@ ENTRY_TYPES.update({cls.KIND: cls for cls in (UntrustedSeen, Confirmed, HookRun)
 ENTRY_TYPES[ContextUsed.KIND] = ContextUsed
 ENTRY_TYPES.update({cls.KIND: cls for cls in (Intent, Outcome)})  # outward calls, exactly once (issue 16)
 ENTRY_TYPES[SystemPrompt.KIND] = SystemPrompt  # the context engine (issue 24)
+ENTRY_TYPES[Compaction.KIND] = Compaction
 KINDS = tuple(ENTRY_TYPES)
 
 

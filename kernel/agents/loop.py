@@ -18,6 +18,7 @@ import asyncio
 from ..core.errors import ProviderError
 from ..core.messages import Message
 from ..core.states import AgentState
+from .context_step import OVERFLOW, fit
 from .process import AgentProcess
 from .records import TOOL_RESULTS
 from .tool_runner import run_tool_calls
@@ -30,9 +31,12 @@ async def run_loop(agent: AgentProcess) -> None:
             if _should_pause(agent):
                 return
             agent.set_state(AgentState.RUNNING)
+            fit(agent)  # past the threshold of the model's window: old tool results cleared first
             try:
                 turn = await request_turn(agent)
             except ProviderError as exc:
+                if exc.kind == "too_long" and not exc.started and fit(agent, OVERFLOW):
+                    continue  # made smaller at once; a second overflow in a row is a failure (just_compacted)
                 agent.failure_kind = exc.kind
                 agent.set_state(AgentState.FAILED, _failure_reason(exc))
                 return
@@ -82,6 +86,7 @@ _KIND_WORDS = {
     "stream": "the reply broke off",
     "incomplete": "the reply ended early",
     "unsupported": "the provider cannot take this conversation",
+    "too_long": "the conversation is longer than the model's context window",
 }
 
 

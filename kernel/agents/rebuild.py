@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from ledger import (
-    AgentArchive, AgentBudget, AgentKill, AgentSpawn, Entry, Expired, LeaseGrant, LeaseRevoke, Ledger, ModelRequest,
+    AgentArchive, AgentBudget, AgentKill, AgentSpawn, Compaction, Entry, Expired, LeaseGrant, LeaseRevoke, Ledger, ModelRequest,
     SystemPrompt, ToolCall, ToolError, ToolResult, UserTurn,
 )
 
 from ..accounting.budget import Usage
+from ..context.clearing import cleared
 from ..context.layout import Placed, place
 from ..leases.lease import Lease
 from ..core.messages import Message, TextPart, ToolResultPart, ToolUse, appended, user_text
@@ -31,7 +32,8 @@ from ..trust.untrusted import capped
 
 INTERRUPTED = "interrupted: the kernel stopped"
 KERNEL_STOPPED = "the kernel stopped"  # why a working agent is interrupted by a clean shutdown
-CONVERSATION_KINDS = tuple(cls.KIND for cls in (UserTurn, ModelRequest, ToolCall, ToolResult, ToolError, SystemPrompt))
+CONVERSATION_KINDS = tuple(cls.KIND for cls in (UserTurn, ModelRequest, ToolCall, ToolResult, ToolError, SystemPrompt,
+                                                Compaction))
 ADMIN_KINDS = tuple(cls.KIND for cls in (AgentSpawn, AgentKill, AgentArchive, AgentBudget, LeaseGrant, LeaseRevoke,
                                          Expired))
 KINDS = ADMIN_KINDS + CONVERSATION_KINDS
@@ -56,6 +58,8 @@ class AgentRecord:
     dangling: list[ToolError] = field(default_factory=list)
     prompt: SystemPrompt | None = None  # the system prompt and tools it was last sent
     states: list[Placed] = field(default_factory=list)  # the state blocks it was sent (context.layout)
+    result_seqs: list[int] = field(default_factory=list)  # the entry of each tool result, in conversation order
+    outcome_seqs: dict[str, int] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -78,8 +82,9 @@ class AgentRecord:
                 self.dangling.append(ToolError(actor=self.id, cause=self.started.get(cid), tool=name,
                                                message=INTERRUPTED, call=cid))
             parts.append(part)
+            self.result_seqs.append(self.outcome_seqs.get(cid, 0))
         self.conversation = appended(self.conversation, Message("user", tuple(parts)))
-        self.pending, self.outcomes, self.started = [], {}, {}
+        self.pending, self.outcomes, self.started, self.outcome_seqs = [], {}, {}, {}
 
 
 @dataclass
@@ -209,8 +214,13 @@ def converse(rec: AgentRecord, e: Entry) -> None:
         case ToolResult(call=cid) if isinstance(cid, str) and _expected(rec, cid):
             content = e.content if isinstance(e.content, str) else _as_text(e.output)
             rec.outcomes[cid] = ToolResultPart(cid, _name(rec, cid), content)
+            rec.outcome_seqs[cid] = e.seq
         case ToolError(call=cid) if isinstance(cid, str) and _expected(rec, cid):
             rec.outcomes[cid] = ToolResultPart(cid, _name(rec, cid), _text(e.message), is_error=True)
+            rec.outcome_seqs[cid] = e.seq
+        case Compaction(mode="clear", last=last) if isinstance(last, int):
+            rec.settle()
+            rec.conversation, _ = cleared(rec.conversation, rec.result_seqs, last)
 
 
 def _text(value: Any) -> str:

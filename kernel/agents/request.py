@@ -15,6 +15,7 @@ from __future__ import annotations
 from ledger import SystemPrompt
 
 from ..context.layout import cache_breaks, ordered_tools, place, with_states
+from ..context.estimate import size_chars
 from ..context.state import block_if_changed
 from ..core.messages import ToolSpec
 from ..providers.base import ProviderRequest
@@ -43,6 +44,7 @@ def build_request(agent: AgentProcess) -> ProviderRequest:
     messages = with_states(agent.conversation, ctx.states, ctx.composed)
     breaks = cache_breaks(messages, ctx.last_sent)
     ctx.last_sent = len(messages)
+    ctx.sent_chars = size_chars(system, tools, messages)
     ctx.sent = ProviderRequest(system=system, messages=messages, tools=tools, model=agent.model,
                                max_tokens=s.settings.max_tokens, cache_key=agent.id,
                                cache_ttl=UNATTENDED_TTL if agent.unattended else PERSON_TTL, cache_breaks=breaks)

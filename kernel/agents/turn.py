@@ -40,6 +40,7 @@ async def request_turn(agent: AgentProcess) -> AssistantTurn:
     s.bus.publish(TurnStarted(agent.id, agent.turns))
     timer = RequestTimer(s.clock.now())
     agent.context.sent, agent.context.sent_state = None, ""  # set by build_request once the request is laid out
+    agent.context.just_compacted = False
     agent.streaming = []
     try:
         turn = await _stream_turn(agent, timer)
@@ -79,6 +80,8 @@ async def _stream_turn(agent: AgentProcess, timer: RequestTimer) -> AssistantTur
                     timer.token()
                     calls.append(admit(event))
                 case UsageReport(input_tokens=i, output_tokens=o):
+                    if i is not None:  # the estimate of the next request's size starts from here
+                        agent.context.reported_input, agent.context.reported_chars = i, agent.context.sent_chars
                     timer.cache(event.cache_read_tokens, event.cache_write_tokens)
                     agent.report_usage(i, o, None if event.cache_read_tokens is None else timer.cache_read_tokens,
                                        None if event.cache_write_tokens is None else timer.cache_write_tokens)

@@ -134,6 +134,8 @@ SETTINGS_RULES: dict[str, Rule] = {
     "models": provider_map("model names", MODEL),
     "base_urls": provider_map("http:// or https:// URLs", URL),
     "max_tokens": number(1, 1_000_000, "tokens", whole=True),
+    "context_window": number(0, 100_000_000, "tokens", whole=True),
+    "compact_at": number(0.2, 0.95, "share of the context window"),
     "max_retries": number(0, 10, "retries", whole=True),
     "retry_cap_s": number(0, 3600, "seconds"),
     "request_timeout_s": number(1, 3600, "seconds"),

@@ -60,6 +60,10 @@ class Settings:
     models: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_MODELS))
     base_urls: Mapping[str, str] = field(default_factory=dict)
     max_tokens: int = 8192
+    # the context engine (kernel/context): a model's window when the catalog does not know it (a local model;
+    # 0: the catalog's), and the share of it at which old tool results are cleared, then the conversation compacted
+    context_window: int = 0
+    compact_at: float = 0.75
     max_retries: int = 3
     retry_cap_s: float = 30.0
     request_timeout_s: float = 120.0

@@ -38,6 +38,10 @@ class ContextState:
     composed: dict[int, tuple[Message, Message]] = field(default_factory=dict)  # message → with its blocks
     sent_state: str = ""            # the state block the request being made appended ("" if none)
     sent: ProviderRequest | None = None  # the request being made (its cache hints go on the record)
+    sent_chars: int = 0             # its size in characters (context.estimate)
+    reported_input: int = 0         # the input tokens the provider reported for the last request
+    reported_chars: int = 0         # that request's size in characters
+    just_compacted: bool = False    # the context was made smaller and no request has been made since
 
 
 def ordered_tools(order: tuple[str, ...], specs: tuple[ToolSpec, ...]) -> tuple[tuple[ToolSpec, ...], tuple[str, ...]]:
