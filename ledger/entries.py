@@ -376,6 +376,8 @@ class Compaction(Entry):
     focus: str = ""
     entries: int = 0  # how many entries it covers (what the Ask window's divider says)
     untrusted: bool = False  # what it summarized held untrusted content: the summary is untrusted too
+    cut: int = 0      # summary: how many messages of the conversation the compacted context replaced
+    context: str = ""  # summary: the compacted context the model reads (summary, frontier, the user's words)
 
 
 ENTRY_TYPES: dict[str, type[Entry]] = {

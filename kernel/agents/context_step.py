@@ -14,41 +14,27 @@ from __future__ import annotations
 from ledger import AgentSpawn, Compaction
 
 from ..context.clearing import boundary, cleared, results_before
-from ..context.estimate import estimate, size_chars
-from ..context.layout import with_states
-from ..providers.catalog import CATALOG, window_of
+from .compact_step import compact
+from .context_size import next_request_tokens, over_threshold
 from .process import AgentProcess
 from .rebuild import record_of
 
 AUTO, MANUAL, OVERFLOW = "auto", "manual", "overflow"
 
 
-def window_tokens(agent: AgentProcess) -> int:
-    s = agent.services
-    info = CATALOG.get(agent.provider)
-    local = bool(info is not None and info.key_optional_with_base_url and s.settings.base_urls.get(agent.provider))
-    return window_of(agent.provider, agent.model, local=local, user_set=s.settings.context_window).context
-
-
-def next_request_tokens(agent: AgentProcess) -> int:
-    """The estimated size of the next request, in tokens (the state block it may add is a few dozen)."""
-    ctx = agent.context
-    tools = ctx.recorded[1] if ctx.recorded is not None else ()
-    chars = size_chars(ctx.system or "", tools, with_states(agent.conversation, ctx.states, ctx.composed))
-    return estimate(chars, ctx.reported_input, ctx.reported_chars)
-
-
-def over_threshold(agent: AgentProcess) -> bool:
-    return next_request_tokens(agent) >= agent.services.settings.compact_at * window_tokens(agent)
-
-
-def fit(agent: AgentProcess, trigger: str = AUTO) -> bool:
-    """Make the context smaller when it is due (``trigger`` auto: past the threshold; overflow or manual:
-    now). True when something was cleared."""
+async def fit(agent: AgentProcess, trigger: str = AUTO, focus: str = "") -> bool:
+    """Make the context smaller when it is due (``trigger`` auto: past the threshold; overflow: now;
+    manual: summarize now). Old tool results are cleared first; the conversation is summarized only
+    when that is not enough. True when something was done; never twice without a request between."""
     ctx = agent.context
     if ctx.just_compacted or (trigger == AUTO and not over_threshold(agent)):
         return False
-    return clear_old_results(agent, trigger)
+    before = next_request_tokens(agent)
+    if trigger != MANUAL and clear_old_results(agent, trigger):
+        if trigger == OVERFLOW or not over_threshold(agent):
+            return True
+    ctx.just_compacted = False
+    return await compact(agent, trigger, focus, before=before)
 
 
 def clear_old_results(agent: AgentProcess, trigger: str) -> bool:

@@ -14,6 +14,7 @@ up to the last complete turn, so sending again continues it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from ..core.errors import ProviderError
 from ..core.messages import Message
@@ -26,20 +27,25 @@ from .turn import request_turn
 
 
 async def run_loop(agent: AgentProcess) -> None:
+    overflowed = False
     try:
         while True:
             if _should_pause(agent):
                 return
             agent.set_state(AgentState.RUNNING)
-            fit(agent)  # past the threshold of the model's window: old tool results cleared first
             try:
+                await fit(agent)  # past the threshold of the model's window: cleared, else summarized
                 turn = await request_turn(agent)
             except ProviderError as exc:
-                if exc.kind == "too_long" and not exc.started and fit(agent, OVERFLOW):
-                    continue  # made smaller at once; a second overflow in a row is a failure (just_compacted)
+                if exc.kind == "too_long" and not exc.started and not overflowed:
+                    overflowed = True
+                    with contextlib.suppress(ProviderError):
+                        if await fit(agent, OVERFLOW):
+                            continue  # made smaller at once and retried once; a second overflow fails
                 agent.failure_kind = exc.kind
                 agent.set_state(AgentState.FAILED, _failure_reason(exc))
                 return
+            overflowed = False
             agent.append(turn.message)
             if turn.calls:
                 results = await run_tool_calls(agent, turn.calls)

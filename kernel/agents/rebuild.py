@@ -24,6 +24,7 @@ from ledger import (
 
 from ..accounting.budget import Usage
 from ..context.clearing import cleared
+from ..context.compaction import after_cut, states_after_cut
 from ..context.layout import Placed, place
 from ..leases.lease import Lease
 from ..core.messages import Message, TextPart, ToolResultPart, ToolUse, appended, user_text
@@ -196,6 +197,13 @@ def converse(rec: AgentRecord, e: Entry) -> None:
             rec.first_prompt = rec.first_prompt or _text(e.text)
         case SystemPrompt():
             rec.prompt = e
+        case ModelRequest() if e.reason == "compaction":  # a summary request: its tokens, never the conversation
+            rec.usage = rec.usage + Usage(_count(e.input_tokens), _count(e.output_tokens))
+        case Compaction(mode="summary", cut=cut, context=context) if isinstance(cut, int) and isinstance(context, str):
+            rec.settle()
+            if 0 < cut < len(rec.conversation):
+                rec.conversation = after_cut(rec.conversation, cut, context)
+                rec.states = states_after_cut(rec.states, cut)
         case ModelRequest():
             rec.settle()
             if isinstance(e.state, str) and e.state:  # the state block it appended to the newest turn

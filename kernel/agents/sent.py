@@ -26,7 +26,7 @@ def sent_requests(ledger: Ledger, spawn: AgentSpawn) -> list[tuple[ModelRequest,
     rec = AgentRecord(spawn, spawn.budget)
     out: list[tuple[ModelRequest, ProviderRequest]] = []
     for e in ledger.of_actor(spawn.actor, CONVERSATION_KINDS, after=spawn.seq):
-        if isinstance(e, ModelRequest):
+        if isinstance(e, ModelRequest) and e.reason != "compaction":  # a summary request is housekeeping
             rec.settle()
             placed = place(rec.conversation, e.state) if isinstance(e.state, str) and e.state else None
             states = rec.states + ([placed] if placed is not None else [])
