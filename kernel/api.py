@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
         LeaseGrant, LeaseRevoke, LedgerError, Snapshot, ToolCall, ToolError, ToolResult, Undo, UndoReport,
     )
     from ledger import AgentArchive, AgentBudget, ModelRequest, UserTurn
+    from ledger import Compaction, ContextUsed, SystemPrompt
 
     from .leases.approver import Decision, Denial, Grant, LeaseRequest
     from .automations import (
@@ -64,6 +65,7 @@ _FROM: dict[str, tuple[str, ...]] = {
                "LeaseRevoke", "LedgerError", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
                "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn", "Confirmed", "HookRun", "UntrustedSeen"),
     "kernel.leases.approver": ("Decision", "Denial", "Grant", "LeaseRequest"),
+    "ledger.entries": ("Compaction", "ContextUsed", "SystemPrompt"),  # the context engine's entries (issue 24)
     "kernel.automations": ("Automation", "Automations", "AutomationView", "InboxItem", "PolicyItem", "RunRecord",
                            "Schedule", "ScheduleRefused", "UnknownAutomation", "in_words", "local_time"),
     "kernel.automations.chain": ("ChainBroken", "ChainIntact"),
@@ -151,6 +153,7 @@ class AgentDesk(Protocol):
     def send(self, agent_id: str, text: str) -> None: ...  # the work goes on: await wait(agent_id)
     def pause(self, agent_id: str) -> None: ...
     def resume(self, agent_id: str) -> None: ...
+    def compact(self, agent_id: str, focus: str = "") -> None: ...  # summarize now: await wait(agent_id)
     def raise_budget(self, agent_id: str, budget: int) -> AgentInfo: ...
     def kill(self, agent_id: str, by: str = "user", reason: str = "killed by the user") -> AgentInfo: ...
     async def wait(self, agent_id: str) -> AgentInfo: ...
@@ -280,7 +283,7 @@ __all__ = [
     "KINDS", "KERNEL", "NOT_AGENTS", "OUTSIDE", "USER", "AgentKill", "AgentSpawn", "Broken", "Conflict", "Denied", "Entry", "Expired", "FileChange", "Integrity",
     "Intact", "LeaseGrant", "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
     "ChainBroken", "ChainIntact",
-    "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn",
+    "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn", "Compaction", "ContextUsed", "SystemPrompt",
     # settings (what settings.json holds) and the provider names, key and base-URL variables
     "BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings",
     # the web tools' search back-ends, their default base URLs and key variables

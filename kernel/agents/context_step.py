@@ -11,15 +11,21 @@ cleared the same way. Never twice in a row without a request between.
 
 from __future__ import annotations
 
+import asyncio
+
 from ledger import AgentSpawn, Compaction
 
 from ..context.clearing import boundary, cleared, results_before
 from .compact_step import compact
 from .context_size import next_request_tokens, over_threshold
+from ..core.errors import ProviderError
+from ..core.states import AgentState
 from .process import AgentProcess
 from .rebuild import record_of
 
 AUTO, MANUAL, OVERFLOW = "auto", "manual", "overflow"
+FOCUS_MAX = 2_000  # characters of a /compact focus kept (recorded on the compaction entry, never a turn)
+NOTHING = "nothing to summarize yet: the conversation is its last exchanges"
 
 
 async def fit(agent: AgentProcess, trigger: str = AUTO, focus: str = "") -> bool:
@@ -67,3 +73,18 @@ def _spawn(agent: AgentProcess) -> AgentSpawn:
     if found is None:
         raise LookupError(f"no spawn entry for {agent.id}")
     return found
+
+
+async def run_compaction(agent: AgentProcess, focus: str, before: tuple[AgentState, str]) -> None:
+    """A compaction the user asked for ("Compact now", /compact, agentdesk compact): the agent then
+    returns to the state it was in, or says why nothing was done; a failed summary leaves it as it was."""
+    try:
+        done = await fit(agent, MANUAL, focus.strip())
+    except asyncio.CancelledError:
+        raise
+    except ProviderError as exc:
+        agent.set_state(before[0] if before[0] is not AgentState.RUNNING else AgentState.IDLE,
+                        f"the summary failed, nothing changed ({exc})")
+        return
+    agent.set_state(before[0] if before[0] is not AgentState.RUNNING else AgentState.IDLE,
+                    before[1] if done else NOTHING)
