@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
     from .accounting.prices import CACHE_WRITE, PRICE_FIELDS, PRICE_MAX, money
     from .core.messages import Message, TextPart, ToolResultPart, ToolUse
     from .context.state import is_state_block
+    from .context.compaction import is_compacted_context
     from .tools.outward import UnknownIntent
     from .config.settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, KeySource, Settings
     from .config.schema import WEB_DEFAULT_BASE_URLS, WEB_KEY_VARIABLES, WEB_SEARCH_BACKENDS, looks_secret
@@ -83,6 +84,7 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.accounting.prices": ("CACHE_WRITE", "PRICE_FIELDS", "PRICE_MAX", "money"),
     "kernel.core.messages": ("Message", "TextPart", "ToolResultPart", "ToolUse"),
     "kernel.context.state": ("is_state_block",),
+    "kernel.context.compaction": ("is_compacted_context",),
     "kernel.config.settings": ("BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings"),
     "kernel.tools.descriptor": ("CallPreview",),
     "kernel.workspace.root": ("check_workspace",),
@@ -278,7 +280,7 @@ __all__ = [
     # leases and lease requests
     "CallPreview", "Decision", "Denial", "Grant", "Lease", "LeaseRequest",
     # the conversation
-    "Message", "TextPart", "ToolResultPart", "ToolUse", "is_state_block",
+    "Message", "TextPart", "ToolResultPart", "ToolUse", "is_state_block", "is_compacted_context",
     # ledger entries and reports
     "KINDS", "KERNEL", "NOT_AGENTS", "OUTSIDE", "USER", "AgentKill", "AgentSpawn", "Broken", "Conflict", "Denied", "Entry", "Expired", "FileChange", "Integrity",
     "Intact", "LeaseGrant", "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",

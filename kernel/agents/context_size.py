@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from ..context.estimate import estimate, size_chars
 from ..context.layout import with_states
-from ..providers.catalog import CATALOG, window_of
+from ..context.window import window_tokens as window_tokens_of
 from .process import AgentProcess
 
 
 def window_tokens(agent: AgentProcess) -> int:
-    s = agent.services
-    info = CATALOG.get(agent.provider)
-    local = bool(info is not None and info.key_optional_with_base_url and s.settings.base_urls.get(agent.provider))
-    return window_of(agent.provider, agent.model, local=local, user_set=s.settings.context_window).context
+    return window_tokens_of(agent.provider, agent.model, agent.services.settings)
 
 
 def next_request_tokens(agent: AgentProcess) -> int:

@@ -20,6 +20,7 @@ from ..workspace.root import Workspace
 from ..trust.markers import new_nonce
 from ..trust.taint import Taint
 from ..context.layout import ContextState
+from ..context.window import window_tokens
 from .services import Services
 
 UNTRUSTED_KEPT_CHARS = 4_000_000  # untrusted text kept to highlight what a risky call copied from it
@@ -77,7 +78,8 @@ class AgentProcess:
         return AgentInfo(self.id, self.name, self.state, self.reason, self.provider, self.model,
                          self.budget.limit, used.input_tokens, used.output_tokens, self.started_at, self.workspace,
                          tainted=self.taint.reason if self.taint is not None else "", unattended=self.unattended,
-                         cost=cost)
+                         cost=cost, cached_tokens=used.cached_tokens, context_tokens=self.context.reported_input,
+                         context_window=window_tokens(self.provider, self.model, self.services.settings))
 
     def taint_with(self, source: str, seq: int, ts: float, content: str) -> None:
         """It read untrusted ``content`` from ``source`` (recorded as entry ``seq``): tainted from now on."""
