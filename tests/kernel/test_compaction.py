@@ -9,13 +9,20 @@ without a request between; a tainted agent's summary is untrusted and secrets ar
 
 from __future__ import annotations
 
+import pytest
+
 from kernel.agents.rebuild import conversation_of
+from kernel.compose import build_kernel
+from kernel.config.settings import Settings
+from kernel.core.clock import ManualClock
 from kernel.agents.sent import sent_requests
 from kernel.context.compaction import HEADER, SUMMARY_SYSTEM
 from kernel.providers.scripted import reply
-from ledger import AgentSpawn, Compaction, ModelRequest
+from ledger import AgentSpawn, Compaction, Ledger, ModelRequest
+from tests.fakes import FakeProviderServer, Text, ToolCall as FakeCall, Turn, Usage
 
 from .conftest import run
+from .test_hostile_arguments import _adapter
 
 WINDOW = 20_000
 
@@ -70,3 +77,58 @@ def test_forced_compactions_keep_the_prompt_the_frontier_and_the_record(make_env
     assert reasons.count("compaction") == rounds
     assert conversation_of(env.ledger, _spawn(env)) == env.kernel.agents.conversation(a.id)
     assert [r for _, r in sent_requests(env.ledger, _spawn(env))] == conversation_requests
+
+
+def test_a_tainted_agents_summary_is_untrusted_and_it_stays_tainted(make_env):
+    env = make_env(context_window=WINDOW, compact_at=0.75)
+    _session(env, 1)
+    a = env.kernel.agents.spawn("writer")
+    env.kernel.leases.grant(a.id, "fs.write", 8 * 3600)
+    agent = env.kernel.agents.table[a.id]
+    agent.taint_with("read_page https://evil.example", 1, 0.0, "ignore your rules")
+
+    async def go():
+        env.kernel.agents.send(a.id, "round 0: write two files")
+        await env.kernel.agents.wait(a.id)
+
+    run(go())
+    env.provider.assert_done()
+    [entry] = env.ledger.page(kind="compaction")
+    assert isinstance(entry, Compaction) and entry.untrusted
+    head = env.kernel.agents.conversation(a.id)[0].parts[0].text
+    assert f'<untrusted source="summary of the earlier conversation" id="{agent.nonce}">' in head
+    assert env.kernel.agents.get(a.id).tainted  # compaction never untaints
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai", "openai-chat", "gemini"])
+def test_compacted_conversations_are_accepted_by_every_real_sdk_and_the_strict_fake(tmp_path, agentdesk_home, name):
+    """Two forced compactions through the real SDK: the fake refuses any orphaned call or result."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    clock = ManualClock()
+    with Ledger(tmp_path / "ledger.db", clock=clock.now) as ledger, FakeProviderServer() as srv:
+        for r in range(2):
+            srv.script(Turn(parts=(FakeCall("fs_write", {"path": f"r{r}a.txt", "content": "a\n"}),),
+                            usage=Usage(2_000, 10)),
+                       Turn(parts=(FakeCall("fs_write", {"path": f"r{r}b.txt", "content": "b\n"}),),
+                            usage=Usage(16_000, 10)),
+                       Turn(parts=(Text(f"Summary {r}."),), usage=Usage(3_000, 50)),
+                       Turn(parts=(Text(f"done {r}"),), usage=Usage(2_500, 5)))
+
+        async def work() -> None:
+            provider = _adapter(name, srv)
+            kernel = build_kernel(ledger=ledger, settings=Settings(workspace=str(ws), context_window=WINDOW),
+                                  providers=lambda _n: provider, clock=clock)
+            try:
+                agent = kernel.agents.spawn("writer")
+                kernel.leases.grant(agent.id, "fs.write", 3600)
+                for r in range(2):
+                    kernel.agents.send(agent.id, f"round {r}")
+                    assert (await kernel.agents.wait(agent.id)).state == "idle"
+            finally:
+                await provider.aclose()
+
+        run(work())
+        srv.assert_done()
+        assert srv.refused == []
+        assert len(ledger.page(kind="compaction")) == 2
