@@ -36,6 +36,7 @@ from .process import AgentProcess
 from .records import RequestTimer
 
 COMPACTION = "compaction"  # the reason of a summary request's entry
+USER_TURNS_READ = 500
 FRONTIER_KINDS = tuple(c.KIND for c in (ToolCall, ToolResult, ToolError, Denied, FileChange, Intent, Outcome))
 
 
@@ -89,7 +90,7 @@ async def compact(agent: AgentProcess, trigger: str, focus: str = "", *, before:
     recorded = entry.context if isinstance(entry, Compaction) else context  # the redacted text, as the record has it
     agent.conversation = after_cut(messages, cut, recorded)
     ctx.states = states_after_cut(ctx.states, cut)
-    ctx.composed, ctx.last_sent, ctx.reported_input, ctx.just_compacted = {}, 0, 0, True
+    ctx.composed, ctx.sizes, ctx.last_sent, ctx.reported_input, ctx.just_compacted = {}, {}, 0, 0, True
     return True
 
 
@@ -100,21 +101,16 @@ def _range(agent: AgentProcess, kept: tuple[object, ...]) -> tuple[int, int, int
     earlier = [e for e in ledger.of_actor(agent.id, (Compaction.KIND,)) if isinstance(e, Compaction)
                and e.mode == "summary"]
     first = (earlier[-1].seq if earlier else spawn.seq) + 1
-    replies = [e for e in ledger.of_actor(agent.id, (ModelRequest.KIND,), after=first - 1)
-               if isinstance(e, ModelRequest) and e.status == "ok" and e.reason != COMPACTION]
     kept_replies = sum(1 for m in kept if getattr(m, "role", "") == "assistant")
-    last = replies[-kept_replies].seq - 1 if 0 < kept_replies <= len(replies) else ledger.last_seq()
-    count = len(ledger.of_actor(agent.id, tuple(_COUNTED), after=first - 1, upto=last))
-    return first, last, count
-
-
-_COUNTED = (UserTurn.KIND, ModelRequest.KIND, *FRONTIER_KINDS)
+    found = ledger.nth_last_reply(agent.id, kept_replies, after=first - 1) if kept_replies else None
+    last = found - 1 if found is not None else ledger.last_seq()
+    return first, last, ledger.count_of_actor(agent.id, after=first - 1, upto=last)
 
 
 def _frontier(agent: AgentProcess) -> str:
     s = agent.services
-    turns = [e for e in s.ledger.of_actor(agent.id, (UserTurn.KIND,)) if isinstance(e, UserTurn)]
-    since = turns[-1].seq if turns else 0
+    last_turn = s.ledger.page(actor=agent.id, kind=UserTurn.KIND, limit=1)
+    since = last_turn[0].seq if last_turn else 0
     entries = s.ledger.of_actor(agent.id, FRONTIER_KINDS, after=since)
     entries += [o for i in entries if isinstance(i, Intent) for o in s.ledger.caused_by(i.seq)
                 if isinstance(o, Outcome) and o.actor != agent.id]  # done by the user or the kernel's check
@@ -127,5 +123,6 @@ def _frontier(agent: AgentProcess) -> str:
 
 
 def _user_texts(agent: AgentProcess) -> list[str]:
-    return [e.text for e in agent.services.ledger.of_actor(agent.id, (UserTurn.KIND,))
-            if isinstance(e, UserTurn) and isinstance(e.text, str)]
+    """The user's messages, oldest first: the newest ``USER_TURNS_READ`` (the words shown are capped anyway)."""
+    newest = agent.services.ledger.page(actor=agent.id, kind=UserTurn.KIND, limit=USER_TURNS_READ)
+    return [e.text for e in reversed(newest) if isinstance(e, UserTurn) and isinstance(e.text, str)]

@@ -16,7 +16,7 @@ def next_request_tokens(agent: AgentProcess) -> int:
     """The estimated size of the next request, in tokens (the state block it may add is a few dozen)."""
     ctx = agent.context
     tools = ctx.recorded[1] if ctx.recorded is not None else ()
-    chars = size_chars(ctx.system or "", tools, with_states(agent.conversation, ctx.states, ctx.composed))
+    chars = size_chars(ctx.system or "", tools, with_states(agent.conversation, ctx.states, ctx.composed), ctx.sizes)
     return estimate(chars, ctx.reported_input, ctx.reported_chars)
 
 

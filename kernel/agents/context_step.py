@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import asyncio
 
-from ledger import AgentSpawn, Compaction
+from ledger import Compaction
 
-from ..context.clearing import boundary, cleared, results_before
+from ..context.clearing import boundary, cleared, result_seqs, results_before
 from .compact_step import compact
 from .context_size import next_request_tokens, over_threshold
 from ..core.errors import ProviderError
 from ..core.states import AgentState
 from .process import AgentProcess
-from .rebuild import record_of
 
 AUTO, MANUAL, OVERFLOW = "auto", "manual", "overflow"
 FOCUS_MAX = 2_000  # characters of a /compact focus kept (recorded on the compaction entry, never a turn)
@@ -51,7 +50,7 @@ def clear_old_results(agent: AgentProcess, trigger: str) -> bool:
     if known == 0:
         return False
     s = agent.services
-    spawn_seqs = record_of(s.ledger, _spawn(agent)).result_seqs  # each result's entry, in conversation order
+    spawn_seqs = result_seqs(messages, s.ledger.outcome_calls(agent.id))  # each result's entry, in order
     upto = max((q for q in spawn_seqs[:known]), default=0)
     before = next_request_tokens(agent)
     smaller, count = cleared(messages, spawn_seqs, upto)
@@ -59,20 +58,13 @@ def clear_old_results(agent: AgentProcess, trigger: str) -> bool:
         return False
     agent.conversation = smaller
     ctx = agent.context
+    ctx.sizes = {}  # the replaced messages' sizes go with them
     ctx.reported_input = 0  # the reported figure was for the uncleared conversation: count afresh
     after = next_request_tokens(agent)
     s.record(Compaction(actor=agent.id, mode="clear", trigger=trigger, last=upto, tokens_before=before,
                         tokens_after=after, entries=count))
     ctx.just_compacted = True
     return True
-
-
-def _spawn(agent: AgentProcess) -> AgentSpawn:
-    found = next((e for e in agent.services.ledger.of_actor(agent.id, (AgentSpawn.KIND,)) if isinstance(e, AgentSpawn)),
-                 None)
-    if found is None:
-        raise LookupError(f"no spawn entry for {agent.id}")
-    return found
 
 
 async def run_compaction(agent: AgentProcess, focus: str, before: tuple[AgentState, str]) -> None:

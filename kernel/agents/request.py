@@ -44,7 +44,7 @@ def build_request(agent: AgentProcess) -> ProviderRequest:
     messages = with_states(agent.conversation, ctx.states, ctx.composed)
     breaks = cache_breaks(messages, ctx.last_sent)
     ctx.last_sent = len(messages)
-    ctx.sent_chars = size_chars(system, tools, messages)
+    ctx.sent_chars = size_chars(system, tools, messages, ctx.sizes)
     ctx.sent = ProviderRequest(system=system, messages=messages, tools=tools, model=agent.model,
                                max_tokens=s.settings.max_tokens, cache_key=agent.id,
                                cache_ttl=UNATTENDED_TTL if agent.unattended else PERSON_TTL, cache_breaks=breaks)

@@ -45,6 +45,31 @@ def results_before(messages: Sequence[Message], end: int) -> int:
     return sum(1 for m in messages[:end] for p in m.parts if isinstance(p, ToolResultPart))
 
 
+def result_seqs(messages: Sequence[Message], outcomes: Sequence[tuple[int, str | None]]) -> list[int]:
+    """The entry of each tool result in the conversation, in its order: each result message's call ids
+    matched, going forward, to the outcome entries recorded for them (a parallel batch is recorded in the
+    order its calls finished, and a local server may reuse ids across turns); 0 where none was recorded."""
+    out: list[int] = []
+    start = 0
+    for message in messages:
+        ids = [p.tool_use_id for p in message.parts if isinstance(p, ToolResultPart)]
+        if not ids:
+            continue
+        taken: dict[str, int] = {}
+        end = start
+        wanted = set(ids)
+        for i in range(start, len(outcomes)):
+            seq, call = outcomes[i]
+            if call in wanted and call not in taken:
+                taken[call] = seq
+                end = i + 1
+                if len(taken) == len(wanted):
+                    break
+        out += [taken.get(cid, 0) for cid in ids]
+        start = max(start, end)
+    return out
+
+
 def cleared(messages: tuple[Message, ...], seqs: Sequence[int], upto: int) -> tuple[tuple[Message, ...], int]:
     """``messages`` with every long result whose entry (``seqs[k]``: the entry of the k-th result in the
     conversation) is at or before ``upto`` replaced by its placeholder, and how many were."""

@@ -14,7 +14,6 @@ is sent unchanged, rules and AGENTS.md included.
 
 from __future__ import annotations
 
-import json
 from typing import Sequence
 
 from ..core.messages import Message, TextPart, ToolResultPart, ToolUse
@@ -60,7 +59,7 @@ def transcript(messages: Sequence[Message]) -> str:
             if isinstance(p, TextPart) and not (m.role == "user" and is_state_block(p.text)):
                 out.append(f"{m.role.upper()}: {p.text}")
             elif isinstance(p, ToolUse):
-                out.append(f"TOOL CALL {p.name}: {json.dumps(dict(p.input), ensure_ascii=False, default=str)[:500]}")
+                out.append(f"TOOL CALL {p.name}: {str(dict(p.input))[:500]}")
             elif isinstance(p, ToolResultPart):
                 content = p.content if len(p.content) <= TRANSCRIPT_PART_CHARS else (
                     p.content[:TRANSCRIPT_PART_CHARS] + f"\n… ({len(p.content):,} characters in all)")

@@ -16,24 +16,39 @@ from typing import Sequence
 from ..core.messages import Message, TextPart, ToolResultPart, ToolSpec, ToolUse
 
 CHARS_PER_TOKEN = 3.5
+_encode = json.JSONEncoder(default=str).encode  # one encoder: json.dumps with options builds one per call
 MESSAGE_OVERHEAD = 16  # role and framing, in characters
 
 
-def size_chars(system: str, tools: Sequence[ToolSpec], messages: Sequence[Message]) -> int:
-    """About how many characters a request carries (the unit the estimate grows by)."""
-    total = len(system) + sum(len(t.name) + len(t.description) + len(json.dumps(t.input_schema, default=str))
+def size_chars(system: str, tools: Sequence[ToolSpec], messages: Sequence[Message],
+               memo: dict[int, tuple[Message, int]] | None = None) -> int:
+    """About how many characters a request carries (the unit the estimate grows by); ``memo`` keeps each
+    (frozen) message's size, so estimating before every request costs a lookup per message."""
+    total = len(system) + sum(len(t.name) + len(t.description) + len(_encode(dict(t.input_schema)))
                               for t in tools)
     for m in messages:
-        total += MESSAGE_OVERHEAD
-        for p in m.parts:
-            if isinstance(p, TextPart):
-                total += len(p.text)
-            elif isinstance(p, ToolUse):
-                total += len(p.name) + len(json.dumps(dict(p.input), default=str))
-            elif isinstance(p, ToolResultPart):
-                total += len(p.content)
-            else:  # a part kind added later (images): counted by its text form
-                total += len(str(p))
+        hit = memo.get(id(m)) if memo is not None else None
+        if hit is not None and hit[0] is m:
+            total += hit[1]
+            continue
+        size = message_chars(m)
+        if memo is not None:
+            memo[id(m)] = (m, size)
+        total += size
+    return total
+
+
+def message_chars(m: Message) -> int:
+    total = MESSAGE_OVERHEAD
+    for p in m.parts:
+        if isinstance(p, TextPart):
+            total += len(p.text)
+        elif isinstance(p, ToolUse):
+            total += len(p.name) + len(_encode(dict(p.input)))
+        elif isinstance(p, ToolResultPart):
+            total += len(p.content)
+        else:  # a part kind added later (images): counted by its text form
+            total += len(str(p))
     return total
 
 

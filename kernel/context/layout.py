@@ -42,6 +42,7 @@ class ContextState:
     reported_input: int = 0         # the input tokens the provider reported for the last request
     reported_chars: int = 0         # that request's size in characters
     just_compacted: bool = False    # the context was made smaller and no request has been made since
+    sizes: dict[int, tuple[Message, int]] = field(default_factory=dict)  # each message's size (context.estimate)
 
 
 def ordered_tools(order: tuple[str, ...], specs: tuple[ToolSpec, ...]) -> tuple[tuple[ToolSpec, ...], tuple[str, ...]]:

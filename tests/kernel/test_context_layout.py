@@ -79,3 +79,13 @@ def test_cache_hints_cross_the_provider_host_protocol() -> None:
                               cache_breaks=(0,))
     line = json.loads(request_line(1, request))
     assert decode_request(line["request"]) == request
+
+
+def test_results_are_matched_to_their_entries_in_a_parallel_batch_and_across_reused_ids() -> None:
+    from kernel.context.clearing import result_seqs
+
+    first = Message("user", (ToolResultPart("call_0", "fs_read", "a"), ToolResultPart("call_1", "fs_read", "b")))
+    again = Message("user", (ToolResultPart("call_0", "fs_read", "c"),))  # a local server reused the id
+    outcomes = [(11, "call_1"), (12, "call_0"), (20, "call_0")]  # the batch finished out of order
+    assert result_seqs((user_text("go"), first, again), outcomes) == [12, 11, 20]
+    assert result_seqs((first,), []) == [0, 0]
