@@ -26,12 +26,13 @@ from ..context.compaction import (
     SUMMARY_SYSTEM, SUMMARY_TOKENS, after_cut, compacted_context, cut_index, states_after_cut, summary_request_text,
     user_words,
 )
+from ..context.estimate import estimate, size_chars
 from ..context.frontier import LiveLease, frontier
 from ..core.errors import ProviderError
 from ..core.messages import user_text
 from ..providers.base import ProviderRequest, TextChunk, UsageReport
 from ..trust.markers import wrap
-from .context_size import next_request_tokens
+from .context_size import limit_tokens, next_request_tokens
 from .process import AgentProcess
 from .records import RequestTimer
 
@@ -77,6 +78,8 @@ async def compact(agent: AgentProcess, trigger: str, focus: str = "", *, before:
         return False
     s, ctx = agent.services, agent.context
     before = before or next_request_tokens(agent)
+    if trigger != "manual" and estimate(size_chars("", (), messages[cut:]), 0, 0) >= limit_tokens(agent):
+        return False  # the exchanges kept are over the threshold alone: a summary of the rest cannot help
     summary = await summarize(agent, SUMMARY_SYSTEM, summary_request_text(messages[:cut], focus))
     untrusted = agent.taint is not None
     if untrusted:  # a summary of untrusted content is untrusted: the model reads it inside the markers

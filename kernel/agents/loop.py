@@ -33,8 +33,9 @@ async def run_loop(agent: AgentProcess) -> None:
             if _should_pause(agent):
                 return
             agent.set_state(AgentState.RUNNING)
-            try:
+            with contextlib.suppress(ProviderError):  # a failed summary changes nothing: the request may still fit
                 await fit(agent)  # past the threshold of the model's window: cleared, else summarized
+            try:
                 turn = await request_turn(agent)
             except ProviderError as exc:
                 if exc.kind == "too_long" and not exc.started and not overflowed:
