@@ -33,7 +33,7 @@ from kernel.api import (
     UnknownAgent, UserMessage, money,
 )
 from kernel.api import AgentTainted, ImagePart
-from kernel.api import LedgerAppended, answered_by  # model routes (issue 25)
+from kernel.api import Compaction, LedgerAppended, answered_by  # routes (25), the context engine (24)
 
 from .theme import ERROR, MUTED, STATES, mono_font, shade
 from .wording import lease_waiting_text, relative_diff, taint_text
@@ -133,6 +133,14 @@ class AskWindow(QWidget):
         self.cost_label = QLabel(self)  # what the tokens cost (Settings' price table), or why it is not known
         self.cost_label.setStyleSheet(f"color: {shade(MUTED, self.palette())};")
         budget_row.addWidget(self.cost_label)
+        self.context_label = QLabel(self)  # "context 41% · cache 93%" (kernel/context)
+        self.context_label.setStyleSheet(f"color: {shade(MUTED, self.palette())};")
+        budget_row.addWidget(self.context_label)
+        self.compact_button = QPushButton("Compact now", self)
+        self.compact_button.setToolTip("Summarize the earlier conversation now; the last exchanges stay as they "
+                                       "are (type /compact FOCUS in the message box to say what to keep)")
+        self.compact_button.clicked.connect(lambda: self.compact_now(""))
+        budget_row.addWidget(self.compact_button)
         budget_row.addWidget(self.raise_button)
 
         self.key_notice = QFrame(self)
@@ -232,6 +240,10 @@ class AskWindow(QWidget):
             return
         if (not text and not self.attachments.pending) or not self.send_button.isEnabled():
             return
+        if text == COMPACT_COMMAND or text.startswith(COMPACT_COMMAND + " "):  # /compact [focus]: never a turn
+            if self.compact_now(text[len(COMPACT_COMMAND):].strip()):
+                self.input.clear()
+            return
         if self.check_key():
             return
         self._sent = True  # before the call: in process, the agent's "running" arrives during it
@@ -268,6 +280,16 @@ class AskWindow(QWidget):
         # reply); the box keeps the keyboard, and what is typed meanwhile waits there
         if not self.info.state.busy and self._sent:
             self.send_button.setEnabled(False)
+
+    def compact_now(self, focus: str) -> bool:
+        """Ask the kernel to summarize the earlier conversation (``focus``: what to keep; recorded only)."""
+        try:
+            self.kernel.agents.compact(self.agent_id, focus)
+        except (KernelError, ValueError) as exc:
+            self.status_label.setText(str(exc))
+            return False
+        self.status_label.setText("Summarizing the earlier conversation\u2026")
+        return True
 
     def toggle_pause(self) -> None:
         try:
@@ -331,6 +353,10 @@ class AskWindow(QWidget):
                 self.transcript.settle_open_cards(AgentState.KILLED)
                 self.transcript.add_notice(f"{info.name} was stopped ({info.reason or 'by ' + by}). "
                                            "Ctrl+N starts a new agent to continue.")
+            case LedgerAppended(entry=Compaction(actor=self.agent_id) as entry) if entry.mode == "summary":
+                self.transcript.add_divider(compaction_words(entry), entry.context)
+                if self.status_label.text().startswith("Summarizing"):
+                    self.status_label.clear()
             case UsageUpdated(agent=info) | AgentSpawned(agent=info) | AgentTainted(agent=info) \
                     if info.id == self.agent_id:
                 self._show_info(info)
@@ -402,7 +428,9 @@ class AskWindow(QWidget):
         self.cost_label.setToolTip(f"what {info.used:,} tokens of {info.model} cost at the prices in Settings"
                                    if info.cost is not None else
                                    f"Settings has no price for {info.provider} \u00b7 {info.model}: tokens only")
+        self.context_label.setText(context_words(info))
         killed = info.state.final
+        self.compact_button.setEnabled(not killed and not info.state.busy)
         self.pause_button.setText("Resume" if info.state.resumable else "Pause")
         self.pause_button.setEnabled(not killed)
         self.stop_button.setEnabled(not killed)
@@ -467,3 +495,26 @@ class AskWindow(QWidget):
             except Exception as exc:  # noqa: BLE001 - a diff is a courtesy; say why it is missing
                 out.append(f"(no diff for #{seq}: {exc})")
         return out
+
+
+COMPACT_COMMAND = "/compact"
+
+
+def context_words(info: AgentInfo) -> str:
+    """"context 41% · cache 93%": how full the model's window was at the last request, and the share of
+    input tokens read from the provider's cache ("" before any request)."""
+    parts = []
+    if info.context_share is not None:
+        parts.append(f"context {info.context_share:.0%}")
+    if info.cache_share is not None:
+        parts.append(f"cache {info.cache_share:.0%}")
+    return " \u00b7 ".join(parts)
+
+
+def compaction_words(entry: Compaction) -> str:
+    return (f"earlier conversation summarized: {entry.entries:,} entries, {_k(entry.tokens_before)} \u2192 "
+            f"{_k(entry.tokens_after)} tokens")
+
+
+def _k(tokens: int) -> str:
+    return f"{tokens / 1000:.0f}k" if tokens >= 10_000 else f"{tokens:,}"

@@ -26,7 +26,7 @@ from kernel.api import (
     ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, UsageUpdated, UserMessage,
 )
 from kernel.api import AgentTainted
-from kernel.api import LedgerAppended  # model routes (issue 25)
+from kernel.api import Compaction, LedgerAppended
 
 from .frame_clock import FrameClock
 
@@ -43,6 +43,8 @@ def agent_of(event: object) -> str | None:
             return info.id
         case LeaseRequested(request=request):
             return request.agent_id
+        case LedgerAppended(entry=Compaction(actor=a)):  # the Ask window draws its divider (issue 24)
+            return a
         case LedgerAppended(entry=entry) if entry.kind == "request":  # who answered (model routes)
             return entry.actor
     return None

@@ -21,6 +21,7 @@ from kernel.api import (
     AgentKill, AgentSpawn, Denied, Entry, Expired, FileChange, LeaseGrant, LeaseRevoke, LedgerError, Snapshot,
     ToolCall, ToolError, ToolResult, Undo, describe_duration,
 )
+from kernel.api import Compaction  # the context engine (issue 24)
 
 from .wording import plural
 
@@ -59,6 +60,12 @@ def entry_words(entry: Entry) -> str | None:
             return what + (f", workspace <code>{e(workspace)}</code>." if workspace else ".")
         case AgentKill(subject=subject, reason=reason):
             return f"{e(subject)} was stopped" + (f": {e(reason)}." if reason else ".")
+        case Compaction(mode="summary", first=first, last=last, trigger=trigger, focus=focus, summary=summary):
+            return (f"The conversation from #{first} to #{last} was summarized ({e(trigger)})"
+                    + (f", keeping <i>{e(focus)}</i>" if focus else "") + f":<br><pre>{e(summary)}</pre>")
+        case Compaction(last=last, entries=entries, trigger=trigger):
+            return (f"{plural(entries, 'tool result')} recorded up to #{last} were cleared from the model's context "
+                    f"({e(trigger)}); the ledger keeps them.")
         case Snapshot(root=root, files=files, changed=changed):
             return f"Snapshot of <code>{e(root)}</code>: {plural(files, 'file')}, {changed:,} changed."
     return None

@@ -26,6 +26,7 @@ from kernel.api import (
 )
 
 from kernel.api import Confirmed, HookRun, UntrustedSeen
+from kernel.api import Compaction, SystemPrompt  # the context engine (issue 24)
 
 from . import style
 from .table_model import RowsTableModel
@@ -188,6 +189,12 @@ class LedgerPager:
                 return f"{subject} → {budget:,} tokens"
             case AgentArchive(subject=subject, archived=archived):
                 return f"{subject} {'archived' if archived else 'continued'}"
+            case Compaction(mode=mode, trigger=trigger, entries=n, tokens_before=b, tokens_after=a):
+                what = "summarized" if mode == "summary" else "old results cleared"
+                return f"{what} ({trigger}): {plural(n, 'entry' if mode == 'summary' else 'result')}, " \
+                       f"{short_number(b)} → {short_number(a)} tokens"
+            case SystemPrompt(text=text, tools=tools):
+                return f"system prompt · {short_number(len(text))} characters · {plural(len(tools), 'tool')}"
         return ""
 
     @staticmethod

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
         LeaseGrant, LeaseRevoke, LedgerError, Snapshot, ToolCall, ToolError, ToolResult, Undo, UndoReport,
     )
     from ledger import AgentArchive, AgentBudget, ModelRequest, UserTurn
+    from ledger import Compaction, ContextUsed, SystemPrompt
 
     from .leases.approver import Decision, Denial, Grant, LeaseRequest
     from .automations import (
@@ -47,6 +48,8 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
     from .leases.lease import Lease, describe_duration, describe_left
     from .accounting.prices import CACHE_WRITE, PRICE_FIELDS, PRICE_MAX, money
     from .core.messages import ImagePart, Message, TextPart, ToolResultPart, ToolUse
+    from .context.state import is_state_block
+    from .context.compaction import is_compacted_context
     from .tools.outward import UnknownIntent
     from .config.settings import BASE_URL_VARIABLES, KEY_VARIABLES, PROVIDERS, KeySource, Settings
     from .config.schema import WEB_DEFAULT_BASE_URLS, WEB_KEY_VARIABLES, WEB_SEARCH_BACKENDS, looks_secret
@@ -64,6 +67,7 @@ _FROM: dict[str, tuple[str, ...]] = {
                "LeaseRevoke", "LedgerError", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
                "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn", "Confirmed", "HookRun", "UntrustedSeen"),
     "kernel.leases.approver": ("Decision", "Denial", "Grant", "LeaseRequest"),
+    "ledger.entries": ("Compaction", "ContextUsed", "SystemPrompt"),  # the context engine's entries (issue 24)
     "kernel.automations": ("Automation", "Automations", "AutomationView", "InboxItem", "PolicyItem", "RunRecord",
                            "Schedule", "ScheduleRefused", "UnknownAutomation", "in_words", "local_time"),
     "kernel.core.errors": ("ConfigError", "InvalidState", "KernelError", "ProviderError", "UnknownAgent"),
@@ -80,6 +84,8 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.leases.lease": ("Lease", "describe_duration", "describe_left"),
     "kernel.accounting.prices": ("CACHE_WRITE", "PRICE_FIELDS", "PRICE_MAX", "money"),
     "kernel.core.messages": ("ImagePart", "Message", "TextPart", "ToolResultPart", "ToolUse"),
+    "kernel.context.state": ("is_state_block",),
+    "kernel.context.compaction": ("is_compacted_context",),
     "kernel.config.settings": ("BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings"),
     "kernel.tools.descriptor": ("CallPreview",),
     "kernel.workspace.root": ("check_workspace",),
@@ -156,6 +162,7 @@ class AgentDesk(Protocol):
                            label: str = "") -> ImagePart: ...  # a picture for send(images=): fitted, kept
     def pause(self, agent_id: str) -> None: ...
     def resume(self, agent_id: str) -> None: ...
+    def compact(self, agent_id: str, focus: str = "") -> None: ...  # summarize now: await wait(agent_id)
     def raise_budget(self, agent_id: str, budget: int) -> AgentInfo: ...
     def kill(self, agent_id: str, by: str = "user", reason: str = "killed by the user") -> AgentInfo: ...
     async def wait(self, agent_id: str) -> AgentInfo: ...
@@ -281,14 +288,14 @@ __all__ = [
     # leases and lease requests
     "CallPreview", "Decision", "Denial", "Grant", "Lease", "LeaseRequest",
     # the conversation
-    "ImagePart", "Message", "TextPart", "ToolResultPart", "ToolUse",
+    "ImagePart", "Message", "TextPart", "ToolResultPart", "ToolUse", "is_state_block", "is_compacted_context",
     # ledger entries and reports
     "KINDS", "KERNEL", "NOT_AGENTS", "OUTSIDE", "USER", "AgentKill", "AgentSpawn", "Broken", "Conflict", "Denied", "Entry", "Expired", "FileChange", "Integrity",
     "Intact", "LeaseGrant", "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
     "ChainBroken", "ChainIntact",
     # a check at start still running (the kernel serves first), and the event that says it answered
     "CHECKING_WORDS", "Checking", "StartChecked",
-    "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn",
+    "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn", "Compaction", "ContextUsed", "SystemPrompt",
     # settings (what settings.json holds) and the provider names, key and base-URL variables
     "BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings",
     # the web tools' search back-ends, their default base URLs and key variables

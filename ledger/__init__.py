@@ -31,7 +31,7 @@ _FROM: dict[str, tuple[str, ...]] = {
     "ledger.entries": ("KINDS", "AgentKill", "AgentSpawn", "Denied", "Entry", "Expired", "FileChange", "LeaseGrant",
                        "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "iso_utc",
                        "Confirmed", "HookRun", "UntrustedSeen", "AgentArchive", "AgentBudget", "ModelRequest",
-                       "UserTurn", "Intent", "Outcome", "ContextUsed", "RouteBreaker"),
+                       "UserTurn", "Intent", "Outcome", "ContextUsed", "RouteBreaker", "SystemPrompt", "Compaction"),
     "ledger.errors": ("CorruptBlob", "LedgerError", "LedgerUnavailable", "NewerVersion", "NotAFileChange",
                       "SecretInName", "UnknownBlob", "UnknownKind", "UnknownSeq"),
     "ledger.integrity": ("Broken", "Head", "Integrity", "Intact"),
@@ -53,6 +53,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from .entries import ContextUsed  # noqa: E402 - extensions (issue 15): kept apart from the list above for clean merges
+    from .entries import Compaction, SystemPrompt  # noqa: E402 - the context engine (issue 24)
 
 __all__ += ["ContextUsed"]
 
@@ -60,3 +61,4 @@ if TYPE_CHECKING:
     from .entries import RouteBreaker  # noqa: E402 - model routes (issue 25): apart for clean merges
 
 __all__ += ["RouteBreaker"]
+__all__ += ["Compaction", "SystemPrompt"]

@@ -316,6 +316,13 @@ class ModelRequest(Entry):
     attempt: int = 1
     route_reason: str = ""
     route: str = "agent"
+    # how the request was laid out (issue 24): the state block appended to its newest turn ("" if none),
+    # its cache hints (the conversation's cache key, the system prompt's TTL, the messages with a breakpoint)
+    state: str = ""
+    max_tokens: int = 0
+    cache_key: str = ""
+    cache_ttl: str = ""
+    cache_breaks: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -374,6 +381,39 @@ class RouteBreaker(Entry):
     until: float | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class SystemPrompt(Entry):
+    """The system prompt and tools an agent (``actor``) is sent from now on: recorded once per
+    conversation and again only when they change in kind (a skill enabled, AGENTS.md edited)."""
+
+    KIND: ClassVar[str] = "prompt"
+    text: str
+    tools: tuple[Mapping[str, Any], ...] = ()  # each {name, description, input_schema}, in the order sent
+    basis: str = ""  # a digest of what it was built from that may change in kind (AGENTS.md, the skills)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Compaction(Entry):
+    """An agent's (``actor``) context was made smaller: ``mode`` ``clear`` (tool results recorded at seq ≤
+    ``last`` replaced by placeholders naming their entries) or ``summary`` (entries ``first``..``last``
+    summarized: ``summary``, redacted like every entry). ``trigger``: auto · manual · overflow; ``focus``: what
+    the user asked the summary to keep (recorded, never replayed as a turn). Nothing is deleted."""
+
+    KIND: ClassVar[str] = "compaction"
+    mode: str
+    trigger: str
+    first: int = 0
+    last: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+    summary: str = ""
+    focus: str = ""
+    entries: int = 0  # how many entries it covers (what the Ask window's divider says)
+    untrusted: bool = False  # what it summarized held untrusted content: the summary is untrusted too
+    cut: int = 0      # summary: how many messages of the conversation the compacted context replaced
+    context: str = ""  # summary: the compacted context the model reads (summary, frontier, the user's words)
+
+
 ENTRY_TYPES: dict[str, type[Entry]] = {
     cls.KIND: cls
     for cls in (ToolCall, FileChange, ToolResult, ToolError, Denied, Expired, LeaseGrant,
@@ -384,6 +424,8 @@ ENTRY_TYPES.update({cls.KIND: cls for cls in (UntrustedSeen, Confirmed, HookRun)
 ENTRY_TYPES[ContextUsed.KIND] = ContextUsed
 ENTRY_TYPES.update({cls.KIND: cls for cls in (Intent, Outcome)})  # outward calls, exactly once (issue 16)
 ENTRY_TYPES[RouteBreaker.KIND] = RouteBreaker  # model routes (issue 25)
+ENTRY_TYPES[SystemPrompt.KIND] = SystemPrompt  # the context engine (issue 24)
+ENTRY_TYPES[Compaction.KIND] = Compaction
 KINDS = tuple(ENTRY_TYPES)
 
 

@@ -52,6 +52,31 @@ class Queries:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
 
+    def count_of_actor(self, actor: str, after: int = 0, upto: int = SEQ_MAX) -> int:
+        """How many entries ``actor`` has with ``after`` < seq <= ``upto`` (the (actor, seq) index, no rows read)."""
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM entries WHERE actor = ? AND seq > ? AND seq <= ?",
+                                        (actor, after, upto)).fetchone()[0])
+
+    def outcome_calls(self, actor: str) -> list[tuple[int, str | None]]:
+        """(seq, the model's call id) of every tool outcome (``result``/``error``) of ``actor``, oldest first,
+        read from the index and one JSON field, without building entries (clearing old results names them)."""
+        with self._lock:
+            rows = self._db.execute("SELECT seq, json_extract(body, '$.call') FROM entries WHERE actor = ? "
+                                    "AND kind IN ('result', 'error') ORDER BY seq", (actor,)).fetchall()
+        return [(int(seq), call if isinstance(call, str) else None) for seq, call in rows]
+
+    def nth_last_reply(self, actor: str, n: int, after: int = 0) -> int | None:
+        """The seq of ``actor``'s ``n``-th last ``ok`` request after ``after`` that was part of its conversation
+        (not a compaction's summary), or None: where compaction's kept exchanges begin."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT seq FROM entries WHERE actor = ? AND kind = 'request' AND seq > ? "
+                "AND json_extract(body, '$.status') = 'ok' "
+                "AND COALESCE(json_extract(body, '$.reason'), '') != 'compaction' "
+                "ORDER BY seq DESC LIMIT 1 OFFSET ?", (actor, after, max(0, n - 1))).fetchone()
+        return int(row[0]) if row is not None else None
+
     def body_values(self, kind: str, name: str) -> list[tuple[int, Any]]:
         """(seq, the body field ``name``) of every ``kind`` entry, oldest first, without building entries
         (the outward calls' idempotency keys: 10,000 intents read in one query, not 20 pages)."""

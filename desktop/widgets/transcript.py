@@ -20,7 +20,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from kernel.api import AgentState, Outcome, Message, TextPart, ToolResultPart, ToolUse
+from kernel.api import AgentState, Outcome, Message, TextPart, ToolResultPart, ToolUse, is_compacted_context, is_state_block
 
 from ..theme import ERROR, MUTED, shade
 from ..wording import CallOutcome, describe_outcome
@@ -39,6 +39,7 @@ class Transcript(QScrollArea):
         self.agent_name = agent_name
         self._load_diffs = load_diffs
         self.blocks: list[QWidget] = []
+        self.dividers: list[QLabel] = []  # where the conversation was summarized (kernel/context)
         self.cards: dict[str, ToolCard] = {}
         self.current: MarkdownBlock | None = None
         self._pending: list[str] = []
@@ -171,6 +172,21 @@ class Transcript(QScrollArea):
                 settled += 1
         return settled
 
+    def add_divider(self, text: str, detail: str) -> QLabel:
+        """A line across the conversation where it was summarized; the summary in its tooltip and on a click."""
+        self.end_text()
+        label = QLabel(f"\u2500\u2500 {text} \u2500\u2500", self.widget())
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        label.setObjectName("divider")
+        label.setToolTip(detail[:4000])
+        label.setStyleSheet(f"QLabel#divider {{ color: {shade(MUTED, self.palette())}; }}")
+        label.mousePressEvent = lambda _e: label.setText(detail)  # type: ignore[method-assign]  # opens it in place
+        label.setWordWrap(True)
+        self._add(label)
+        self.dividers.append(label)
+        return label
+
     def add_notice(self, text: str) -> QLabel:
         """A failure or stop, in the error colour."""
         self.end_text()
@@ -189,7 +205,10 @@ class Transcript(QScrollArea):
         for message in messages:
             for part in message.parts:
                 if isinstance(part, TextPart) and message.role == "user":
-                    self.add_user(part.text)
+                    if is_compacted_context(part.text):  # the summary that replaced what came before
+                        self.add_divider("earlier conversation summarized", part.text)
+                    elif not is_state_block(part.text):  # the kernel's state block, not the user's words
+                        self.add_user(part.text)
                 elif isinstance(part, TextPart):
                     self.add_text(part.text)
                     self.end_text()

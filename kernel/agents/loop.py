@@ -14,10 +14,12 @@ up to the last complete turn, so sending again continues it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from ..core.errors import ProviderError
 from ..core.messages import Message
 from ..core.states import AgentState
+from .context_step import OVERFLOW, fit
 from .process import AgentProcess
 from .records import TOOL_RESULTS
 from .tool_runner import run_tool_calls
@@ -25,17 +27,26 @@ from .route_step import request_routed_turn
 
 
 async def run_loop(agent: AgentProcess) -> None:
+    overflowed = False
     try:
         while True:
             if _should_pause(agent):
                 return
             agent.set_state(AgentState.RUNNING)
+            with contextlib.suppress(ProviderError):  # a failed summary changes nothing: the request may still fit
+                await fit(agent)  # past the threshold of the model's window: cleared, else summarized
             try:
                 turn = await request_routed_turn(agent)
             except ProviderError as exc:
+                if exc.kind == "too_long" and not exc.started and not overflowed:
+                    overflowed = True
+                    with contextlib.suppress(ProviderError):
+                        if await fit(agent, OVERFLOW):
+                            continue  # made smaller at once and retried once; a second overflow fails
                 agent.failure_kind = exc.kind
                 agent.set_state(AgentState.FAILED, _failure_reason(exc))
                 return
+            overflowed = False
             agent.append(turn.message)
             if turn.calls:
                 results = await run_tool_calls(agent, turn.calls)
@@ -82,6 +93,7 @@ _KIND_WORDS = {
     "stream": "the reply broke off",
     "incomplete": "the reply ended early",
     "unsupported": "the provider cannot take this conversation",
+    "too_long": "the conversation is longer than the model's context window",
 }
 
 

@@ -22,6 +22,8 @@ from ..trust.markers import new_nonce
 from ..trust.taint import Taint
 from ..routes.route import Route
 from ..routes.target import Attempt, Target
+from ..context.layout import ContextState
+from ..context.window import window_tokens
 from .services import Services
 
 UNTRUSTED_KEPT_CHARS = 4_000_000  # untrusted text kept to highlight what a risky call copied from it
@@ -65,6 +67,8 @@ class AgentProcess:
     def target(self) -> Target:
         """Where the request being made goes: the route's candidate in flight, else the agent's model."""
         return self.attempt.target if self.attempt is not None else Target(self.provider, self.model)
+    # the context engine (kernel/context): the fixed prefix, the state block last sent, the cache hints
+    context: ContextState = field(default_factory=ContextState)
 
     @property
     def conversation(self) -> tuple[Message, ...]:
@@ -87,7 +91,9 @@ class AgentProcess:
         return AgentInfo(self.id, self.name, self.state, self.reason, self.provider, self.model,
                          self.budget.limit, used.input_tokens, used.output_tokens, self.started_at, self.workspace,
                          tainted=self.taint.reason if self.taint is not None else "", unattended=self.unattended,
-                         cost=cost, degraded=self.degraded)
+                         cost=cost, degraded=self.degraded, cached_tokens=used.cached_tokens,
+                         context_tokens=self.context.reported_input,
+                         context_window=window_tokens(self.provider, self.model, self.services.settings))
 
     def taint_with(self, source: str, seq: int, ts: float, content: str) -> None:
         """It read untrusted ``content`` from ``source`` (recorded as entry ``seq``): tainted from now on."""

@@ -18,11 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from ledger import (
-    AgentArchive, AgentBudget, AgentKill, AgentSpawn, Entry, Expired, LeaseGrant, LeaseRevoke, Ledger, ModelRequest,
-    ToolCall, ToolError, ToolResult, UserTurn,
+    AgentArchive, AgentBudget, AgentKill, AgentSpawn, Compaction, Entry, Expired, LeaseGrant, LeaseRevoke, Ledger, ModelRequest,
+    SystemPrompt, ToolCall, ToolError, ToolResult, UserTurn,
 )
 
 from ..accounting.budget import Usage
+from ..context.clearing import cleared
+from ..context.compaction import after_cut, states_after_cut
+from ..context.layout import Placed, place
 from ..leases.lease import Lease
 from ..core.messages import Message, Part, TextPart, ToolResultPart, ToolUse, appended, images_of, user_text
 from ..core.json_safe import clean_text
@@ -30,7 +33,8 @@ from ..trust.untrusted import capped
 
 INTERRUPTED = "interrupted: the kernel stopped"
 KERNEL_STOPPED = "the kernel stopped"  # why a working agent is interrupted by a clean shutdown
-CONVERSATION_KINDS = tuple(cls.KIND for cls in (UserTurn, ModelRequest, ToolCall, ToolResult, ToolError))
+CONVERSATION_KINDS = tuple(cls.KIND for cls in (UserTurn, ModelRequest, ToolCall, ToolResult, ToolError, SystemPrompt,
+                                                Compaction))
 ADMIN_KINDS = tuple(cls.KIND for cls in (AgentSpawn, AgentKill, AgentArchive, AgentBudget, LeaseGrant, LeaseRevoke,
                                          Expired))
 KINDS = ADMIN_KINDS + CONVERSATION_KINDS
@@ -54,6 +58,10 @@ class AgentRecord:
     outcomes: dict[str, ToolResultPart] = field(default_factory=dict)
     started: dict[str, int] = field(default_factory=dict)           # call id → its tool entry's seq
     dangling: list[ToolError] = field(default_factory=list)
+    prompt: SystemPrompt | None = None  # the system prompt and tools it was last sent
+    states: list[Placed] = field(default_factory=list)  # the state blocks it was sent (context.layout)
+    result_seqs: list[int] = field(default_factory=list)  # the entry of each tool result, in conversation order
+    outcome_seqs: dict[str, int] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -76,8 +84,9 @@ class AgentRecord:
                 self.dangling.append(ToolError(actor=self.id, cause=self.started.get(cid), tool=name,
                                                message=INTERRUPTED, call=cid))
             parts.append(part)
+            self.result_seqs.append(self.outcome_seqs.get(cid, 0))
         self.conversation = appended(self.conversation, Message("user", tuple(parts)))
-        self.pending, self.outcomes, self.started = [], {}, {}
+        self.pending, self.outcomes, self.started, self.outcome_seqs = [], {}, {}, {}
 
 
 @dataclass
@@ -109,7 +118,7 @@ def fold(entries: Iterable[Entry], now: float) -> Restored:
             case _:
                 rec = agents.get(e.actor)
                 if rec is not None:
-                    _converse(rec, e)
+                    converse(rec, e)
     for rec in agents.values():
         rec.settle()
     return Restored(agents, [l for l in leases.values() if l.subject in agents and not agents[l.subject].killed])
@@ -133,12 +142,13 @@ def summarise(ledger: Ledger, now: float, *, tails: bool = True) -> Restored:
     by_model = ledger.per_actor_groups(ModelRequest.KIND, PRICED_BY,
                                        ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"))
     messages = ledger.per_actor(UserTurn.KIND)
+    prompts = ledger.per_actor(SystemPrompt.KIND)
     for rec in restored.agents.values():
         req, msg, reply = requests.get(rec.id), messages.get(rec.id), replies.get(rec.id)
         if tails and not (rec.killed or rec.archived):
             rec.conversation = (user_text(""),)
             for e in ledger.of_actor(rec.id, CONVERSATION_KINDS, after=reply[1] - 1 if reply else rec.spawn.seq):
-                _converse(rec, e)
+                converse(rec, e)
             rec.settle()
             if req is None and msg is None:
                 rec.conversation = ()
@@ -150,17 +160,26 @@ def summarise(ledger: Ledger, now: float, *, tails: bool = True) -> Restored:
         rec.last_ts = max(rec.last_ts, req[2] if req else 0.0, msg[2] if msg else 0.0)
         first = ledger.get(msg[0]) if msg else None
         rec.first_prompt = _text(first.text) if isinstance(first, UserTurn) else ""
+        last_prompt = prompts.get(rec.id)
+        if rec.prompt is None and last_prompt is not None and not (rec.killed or rec.archived):
+            found = ledger.get(last_prompt[1])
+            rec.prompt = found if isinstance(found, SystemPrompt) else None
     return restored
 
 
 def conversation_of(ledger: Ledger, spawn: AgentSpawn, upto: int | None = None) -> tuple[Message, ...]:
     """An agent's whole conversation, read from the record (as it stood at seq ``upto``)."""
+    return record_of(ledger, spawn, upto).conversation
+
+
+def record_of(ledger: Ledger, spawn: AgentSpawn, upto: int | None = None) -> AgentRecord:
+    """An agent's conversation and what it was sent beside it (prompt, state blocks), from the record."""
     rec = AgentRecord(spawn, spawn.budget)
     bound = {} if upto is None else {"upto": upto}
     for e in ledger.of_actor(spawn.actor, CONVERSATION_KINDS, after=spawn.seq, **bound):
-        _converse(rec, e)
+        converse(rec, e)
     rec.settle()
-    return rec.conversation
+    return rec
 
 
 def _administer(rec: AgentRecord, e: Entry) -> None:
@@ -174,7 +193,16 @@ def _administer(rec: AgentRecord, e: Entry) -> None:
     rec.last_ts = max(rec.last_ts, e.ts)
 
 
-def _converse(rec: AgentRecord, e: Entry) -> None:
+def _bill(rec: AgentRecord, e: ModelRequest) -> None:
+    """A request's tokens, counted for the agent and for the model that served them (the price table's)."""
+    used = Usage(_count(e.input_tokens), _count(e.output_tokens), _count(e.cache_read_tokens),
+                 _count(e.cache_write_tokens))
+    rec.usage = rec.usage + used
+    key = _served(e.provider, e.model, e.served_provider, e.served_model)
+    rec.served[key] = rec.served.get(key, Usage()) + used
+
+
+def converse(rec: AgentRecord, e: Entry) -> None:
     """One conversation entry folded in. The record is read as hostile input: a field of the wrong
     type (a hand-edited file) reads as empty, never as a crash at start."""
     rec.last_ts = max(rec.last_ts, e.ts)
@@ -184,19 +212,22 @@ def _converse(rec: AgentRecord, e: Entry) -> None:
             rec.failure = None
             rec.conversation = appended(rec.conversation, _user_turn(e))
             rec.first_prompt = rec.first_prompt or _text(e.text)
-        case ModelRequest() if e.route == UTILITY:  # housekeeping: billed, never part of the conversation
-            used = Usage(_count(e.input_tokens), _count(e.output_tokens), _count(e.cache_read_tokens),
-                         _count(e.cache_write_tokens))
-            rec.usage = rec.usage + used
-            key = _served(e.provider, e.model, e.served_provider, e.served_model)
-            rec.served[key] = rec.served.get(key, Usage()) + used
+        case SystemPrompt():
+            rec.prompt = e
+        case ModelRequest() if e.route == UTILITY or e.reason == "compaction":
+            _bill(rec, e)  # housekeeping (a utility request, a compaction's summary): billed, never the conversation
+        case Compaction(mode="summary", cut=cut, context=context) if isinstance(cut, int) and isinstance(context, str):
+            rec.settle()
+            if 0 < cut < len(rec.conversation):
+                rec.conversation = after_cut(rec.conversation, cut, context)
+                rec.states = states_after_cut(rec.states, cut)
         case ModelRequest():
             rec.settle()
-            used = Usage(_count(e.input_tokens), _count(e.output_tokens), _count(e.cache_read_tokens),
-                         _count(e.cache_write_tokens))
-            rec.usage = rec.usage + used
-            key = _served(e.provider, e.model, e.served_provider, e.served_model)
-            rec.served[key] = rec.served.get(key, Usage()) + used
+            if isinstance(e.state, str) and e.state:  # the state block it appended to the newest turn
+                placed = place(rec.conversation, e.state)
+                if placed is not None:
+                    rec.states.append(placed)
+            _bill(rec, e)
             rec.failure = (_text(e.error) or "the request failed") if e.status == "error" else None
             if e.status == "ok":
                 calls = e.tool_calls if isinstance(e.tool_calls, tuple) else ()
@@ -207,8 +238,13 @@ def _converse(rec: AgentRecord, e: Entry) -> None:
         case ToolResult(call=cid) if isinstance(cid, str) and _expected(rec, cid):
             content = e.content if isinstance(e.content, str) else _as_text(e.output)
             rec.outcomes[cid] = ToolResultPart(cid, _name(rec, cid), content, images=images_of(e.images))
+            rec.outcome_seqs[cid] = e.seq
         case ToolError(call=cid) if isinstance(cid, str) and _expected(rec, cid):
             rec.outcomes[cid] = ToolResultPart(cid, _name(rec, cid), _text(e.message), is_error=True)
+            rec.outcome_seqs[cid] = e.seq
+        case Compaction(mode="clear", last=last) if isinstance(last, int):
+            rec.settle()
+            rec.conversation, _ = cleared(rec.conversation, rec.result_seqs, last)
 
 
 def _user_turn(e: UserTurn) -> Message:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from ledger import ModelRequest, UserTurn
 
@@ -78,9 +79,18 @@ def record_request(agent: AgentProcess, timer: RequestTimer, status: str, *, rep
         text="".join(p.text for p in parts if isinstance(p, TextPart)),
         tool_calls=tuple({"id": p.id, "name": p.name, "input": dict(p.input), "meta": dict(p.meta)}
                          for p in parts if isinstance(p, ToolUse)),
-        error=error,
+        error=error, **_layout(agent),
     ))
     agent.services.inflight.done(agent.id)  # on the record now: nothing to recover at the next start
+
+
+def _layout(agent: AgentProcess) -> dict[str, Any]:
+    """How the request was laid out (the state block it appended, its cache hints), for its entry."""
+    sent = agent.context.sent
+    if sent is None:
+        return {}
+    return {"state": agent.context.sent_state, "max_tokens": sent.max_tokens, "cache_key": sent.cache_key, "cache_ttl": sent.cache_ttl,
+            "cache_breaks": sent.cache_breaks}
 
 
 def _count(value: object) -> int:

@@ -9,13 +9,18 @@ waits for the user to resume it; one whose last request failed comes back
 
 from __future__ import annotations
 
+from typing import Mapping
+
+from ..core.messages import Message
 from ..core.summaries import HistoryItem
 from ..accounting.budget import Budget
 from ..accounting.mixed import by_price, mixed_cost
 from ..core.states import AgentState
 from ..routes.build import route_of_spawn
 from .process import AgentProcess
-from .rebuild import AgentRecord, conversation_of
+from ledger import AgentSpawn
+
+from .rebuild import AgentRecord, record_of
 from .services import Services
 
 STOPPED = "the kernel stopped while it worked; resume to continue"
@@ -25,13 +30,33 @@ def process_from(rec: AgentRecord, services: Services) -> AgentProcess:
     """The agent's process; its conversation is read from the record when first needed."""
     spawn, upto = rec.spawn, services.ledger.last_seq()  # later entries are appended to it in memory
     agent = AgentProcess(rec.id, spawn.name, spawn.provider, spawn.model, spawn.workspace, spawn.ts, services,
-                         Budget(rec.budget, spent=rec.usage), messages=None,
-                         load_messages=lambda: conversation_of(services.ledger, spawn, upto))
+                         Budget(rec.budget, spent=rec.usage), messages=None)
+    agent.load_messages = lambda: _load(agent, services, spawn, upto)
     agent.priced = by_price(services.settings.prices, rec.served)
     agent.route = route_of_spawn(spawn.provider, spawn.model, spawn.fallbacks, spawn.any_vendor, spawn.price_ceiling)
     agent.state, agent.reason = _state(rec, agent.budget)
     agent.request_reason = "resume"
+    _keep_prefix(agent, rec)
     return agent
+
+
+def _load(agent: AgentProcess, services: Services, spawn: AgentSpawn, upto: int) -> tuple[Message, ...]:
+    """The conversation from the record, and the state blocks sent with it (so its prefix is unchanged)."""
+    rec = record_of(services.ledger, spawn, upto)
+    agent.context.states = rec.states + agent.context.states
+    return rec.conversation
+
+
+def _keep_prefix(agent: AgentProcess, rec: AgentRecord) -> None:
+    """The recorded system prompt and tool order carry over a restart, so the cached prefix does too
+    (the prompt is rebuilt only if what it was built from changed meanwhile)."""
+    prompt = rec.prompt
+    if prompt is None or not isinstance(prompt.text, str) or not isinstance(prompt.basis, str):
+        return
+    ctx = agent.context
+    ctx.system, ctx.basis = prompt.text, prompt.basis
+    tools = prompt.tools if isinstance(prompt.tools, tuple) else ()
+    ctx.tool_order = tuple(t["name"] for t in tools if isinstance(t, Mapping) and isinstance(t.get("name"), str))
 
 
 def _state(rec: AgentRecord, budget: Budget) -> tuple[AgentState, str]:

@@ -17,10 +17,8 @@ from typing import assert_never
 from ..core.errors import ProviderError
 from ..core.events import TextDelta, TurnFinished, TurnStarted
 from ..core.messages import Message, Part, TextPart, ToolUse
-from .prompt import build_system_prompt
-from ..images.layout import ImageBudget, lay_out
-from ..providers.vision import image_support
-from ..providers.base import ProviderRequest, StreamEnd, ToolCallReady, UsageReport
+from .request import build_request
+from ..providers.base import StreamEnd, ToolCallReady, UsageReport
 from ..providers.base import TextChunk
 from ..core.json_safe import clean_text
 from .admit import admit
@@ -28,7 +26,7 @@ from .process import AgentProcess
 from .inflight import InFlight
 from .records import RequestTimer, record_request
 from ..routes.calls import open_stream
-from ..routes.opaque import for_target, stamped
+from ..routes.opaque import stamped
 
 
 @dataclass(frozen=True)
@@ -38,31 +36,14 @@ class AssistantTurn:
     stop_reason: str
 
 
-def build_request(agent: AgentProcess) -> ProviderRequest:
-    s = agent.services
-    target = agent.target
-    return with_images(agent, ProviderRequest(
-        system=build_system_prompt(agent),
-        messages=for_target(agent.conversation, target),  # another model's opaque data left out
-        tools=s.tools.specs(agent.nonce),  # MCP descriptions inside this agent's markers
-        model=target.model,
-        max_tokens=s.settings.max_tokens,
-    ))
-
-
-def with_images(agent: AgentProcess, request: ProviderRequest) -> ProviderRequest:
-    """The request's pictures laid out for this model within the image budget (``kernel.images.layout``)."""
-    s = agent.services
-    budget = ImageBudget(s.settings.image_budget_count, int(s.settings.image_budget_mb * 1024 * 1024))
-    return lay_out(request, image_support(agent.provider, agent.model), budget, s.images.bytes_of)
-
-
 async def request_turn(agent: AgentProcess) -> AssistantTurn:
     """Stream one reply from the model (ProviderError propagates; usage is counted either way)."""
     s = agent.services
     agent.turns += 1
     s.bus.publish(TurnStarted(agent.id, agent.turns))
     timer = RequestTimer(s.clock.now())
+    agent.context.sent, agent.context.sent_state = None, ""  # set by build_request once the request is laid out
+    agent.context.just_compacted = False
     agent.streaming = []
     try:
         turn = await _stream_turn(agent, timer)
@@ -105,6 +86,8 @@ async def _stream_turn(agent: AgentProcess, timer: RequestTimer) -> AssistantTur
                     timer.token()
                     calls.append(admit(event))
                 case UsageReport(input_tokens=i, output_tokens=o):
+                    if i is not None:  # the estimate of the next request's size starts from here
+                        agent.context.reported_input, agent.context.reported_chars = i, agent.context.sent_chars
                     timer.cache(event.cache_read_tokens, event.cache_write_tokens)
                     agent.report_usage(i, o, None if event.cache_read_tokens is None else timer.cache_read_tokens,
                                        None if event.cache_write_tokens is None else timer.cache_write_tokens)

@@ -35,9 +35,42 @@ def run(args: argparse.Namespace) -> int:
         print(f"agentdesk show: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     lines = [json.dumps(as_json(m), ensure_ascii=False) for m in messages] if args.json else transcript(messages, notes)
+    if lines and not args.json:
+        lines.append(_usage_line(args.agent))
     if lines:
         print("\n".join(lines))
     return 0
+
+
+def _usage_line(agent_id: str) -> str:
+    """Its tokens, the share of input read from the provider's cache and how full the window was."""
+    import time
+
+    from ..agents.rebuild import summarise
+    from ._home_ledger import open_existing
+
+    ledger = open_existing()
+    if ledger is None:
+        return "── usage: not on the record"
+    with ledger:
+        record = summarise(ledger, time.time(), tails=False).agents.get(agent_id)
+        if record is None:
+            return "── usage: not on the record"
+        used = record.usage
+        requests = [e for e in ledger.of_actor(agent_id, ("request",), after=record.spawn.seq)[-1:]]
+    cache = f" · cache {used.cached_tokens / used.input_tokens:.0%}" if used.input_tokens else ""
+    last = getattr(requests[0], "input_tokens", 0) if requests else 0
+    from ..config.settings import SettingsStore, home
+    from ..context.window import window_tokens
+
+    try:
+        settings = SettingsStore(home()).load()
+    except ConfigError:
+        from ..config.settings import Settings
+        settings = Settings()
+    window = window_tokens(record.spawn.provider, record.spawn.model, settings)
+    context = f" · context {last / window:.0%}" if isinstance(last, int) and last and window else ""
+    return f"── usage: {used.input_tokens:,} in · {used.output_tokens:,} out{cache}{context}"
 
 
 def _conversation(agent_id: str) -> Sequence[Any]:
@@ -124,6 +157,8 @@ def transcript(messages: Sequence[Any], notes: Sequence[str] = ()) -> list[str]:
             replies += 1
         out.append(f"── {m.role}" + (f"  ({shown(note)})" if note else ""))
         for part in m.parts:
+            if isinstance(part, api.TextPart) and m.role == "user" and api.is_state_block(part.text):
+                continue  # the kernel's state block, not the user's words
             if isinstance(part, api.TextPart):
                 out.extend(shown(line, lines=True) for line in part.text.split("\n"))
             elif isinstance(part, api.ToolUse):

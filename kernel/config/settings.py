@@ -62,6 +62,10 @@ class Settings:
     max_tokens: int = 8192
     image_budget_count: int = 8   # pictures sent per request, newest first (older ones: a placeholder line)
     image_budget_mb: float = 8.0  # and their megabytes
+    # the context engine (kernel/context): a model's window when the catalog does not know it (a local model;
+    # 0: the catalog's), and the share of it at which old tool results are cleared, then the conversation compacted
+    context_window: int = 0
+    compact_at: float = 0.75
     max_retries: int = 3
     retry_cap_s: float = 30.0
     request_timeout_s: float = 120.0

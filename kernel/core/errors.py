@@ -70,6 +70,7 @@ ProviderErrorKind = Literal[
     "stream",       # the reply broke after it started (cut, reset, error event)
     "incomplete",   # the reply ended without a stop reason
     "unsupported",  # the conversation holds something this provider cannot represent
+    "too_long",     # 400/413: the request is longer than the model's context window (the kernel compacts, retries once)
 ]
 
 RETRYABLE_KINDS = frozenset({"rate_limit", "overloaded", "server", "connection", "timeout"})

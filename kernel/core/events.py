@@ -44,6 +44,21 @@ class AgentInfo:
     unattended: bool = False   # an automation run: nobody is there to confirm anything
     cost: float | None = None  # money spent so far (Settings' price table); None: the model has no price
     degraded: str = ""         # answering on a fallback: "anthropic overloaded — answering with openai:gpt-5"
+    # the context engine (issue 24): input tokens read from the provider's cache, the last request's input
+    # and the model's window (0: not known yet)
+    cached_tokens: int = 0
+    context_tokens: int = 0
+    context_window: int = 0
+
+    @property
+    def cache_share(self) -> float | None:
+        """The share of input tokens read from the provider's cache (None before any input)."""
+        return self.cached_tokens / self.input_tokens if self.input_tokens else None
+
+    @property
+    def context_share(self) -> float | None:
+        """How full the model's window was at the last request (None before one)."""
+        return self.context_tokens / self.context_window if self.context_tokens and self.context_window else None
 
     @property
     def used(self) -> int:

@@ -18,6 +18,7 @@ from ledger import USER, AgentArchive, AgentBudget, AgentKill, UntrustedSeen
 
 from ..accounting.budget import Budget
 from ..agents.ids import record_spawn
+from ..agents.context_step import FOCUS_MAX, run_compaction
 from ..agents.loop import run_loop
 from ..agents.process import AgentProcess
 from ..agents.rebuild import AgentRecord, conversation_of, summarise
@@ -109,6 +110,21 @@ class Agents:
         if agent_id in self.table:
             return self.table[agent_id].conversation
         return conversation_of(self._services.ledger, self._record(agent_id).spawn)
+
+    def compact(self, agent_id: str, focus: str = "") -> None:
+        """Summarize the conversation now (its last exchanges kept; ``focus``: what the summary must keep,
+        recorded, never a turn); ``await wait(agent_id)`` for it. An error leaves the conversation as it was."""
+        agent = self.process(agent_id)
+        if agent.killed:
+            raise InvalidState(agent.id, agent.state, "compact")
+        if agent.busy:
+            raise InvalidState(agent.id, agent.state, "compact while it is working (stop or wait first)")
+        self.ensure_expiry_watch()
+        before = (agent.state, agent.reason)
+        agent.set_state(AgentState.RUNNING, "compacting the conversation")
+        agent.task = self._loop.running().create_task(run_compaction(agent, focus[:FOCUS_MAX], before),
+                                                      name=f"compact {agent.id}")
+        agent.task.add_done_callback(_swallow_cancel)
 
     def reply_so_far(self, agent_id: str) -> ReplySoFar:
         """The conversation, the reply streaming now and the offset of the next text delta, at one moment."""

@@ -58,14 +58,35 @@ def request_params(request: ProviderRequest) -> dict[str, Any]:
     params: dict[str, Any] = {
         "model": request.model,
         "max_tokens": request.max_tokens,
-        "messages": [m for m in (_message(msg, request.images) for msg in request.messages) if m["content"]],
+        "messages": _messages(request),
     }
     if request.system:
-        params["system"] = request.system
+        params["system"] = request.system if not request.cache_ttl else [
+            {"type": "text", "text": request.system, "cache_control": cache_control(request.cache_ttl)}]
     if request.tools:
         params["tools"] = [{"name": t.name, "description": t.description, "input_schema": dict(t.input_schema)}
                            for t in request.tools]
     return params
+
+
+def cache_control(ttl: str) -> dict[str, str]:
+    """A breakpoint: the prefix up to here is cached ("5m" is the API's default TTL, so it is left out)."""
+    return {"type": "ephemeral", "ttl": ttl} if ttl == "1h" else {"type": "ephemeral"}
+
+
+def _messages(request: ProviderRequest) -> list[dict[str, Any]]:
+    """The messages, with a breakpoint on the last block of each message in ``cache_breaks``
+    (at most three: with the system prompt's, the API allows four)."""
+    breaks = set(sorted(request.cache_breaks)[-3:])
+    out: list[dict[str, Any]] = []
+    for index, msg in enumerate(request.messages):
+        message = _message(msg, request.images)
+        if not message["content"]:
+            continue
+        if index in breaks:
+            message["content"][-1] = {**message["content"][-1], "cache_control": cache_control("5m")}
+        out.append(message)
+    return out
 
 
 def _message(msg: Message, images: Mapping[str, bytes]) -> dict[str, Any]:

@@ -27,6 +27,12 @@ class ProviderRequest:
     images: Mapping[str, bytes] = field(default_factory=dict)
     """The bytes of the conversation's images, by sha256 (``kernel.images`` fills it in); an image whose
     bytes are missing is sent as its placeholder."""
+    # Prompt-cache hints (kernel/context/layout.py); an adapter uses what its API has: Anthropic breakpoints on
+    # the system prompt (``cache_ttl``: "5m" or "1h") and on the last block of each message in ``cache_breaks``;
+    # OpenAI's ``prompt_cache_key`` = ``cache_key``. Empty: no hints.
+    cache_key: str = ""
+    cache_ttl: str = ""
+    cache_breaks: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,43 @@ class ProviderInfo:
         return not (self.key_optional_with_base_url and base_url)
 
 
+@dataclass(frozen=True)
+class ModelWindow:
+    """How many tokens a model reads (its context window, input and output together) and may write."""
+
+    context: int
+    output: int
+
+
+# Known models by name prefix (the longest match wins), from the vendors' model pages as of 2026-12.
+MODEL_WINDOWS: Mapping[str, ModelWindow] = MappingProxyType({
+    "claude-opus-4": ModelWindow(200_000, 32_000),
+    "claude-sonnet-4": ModelWindow(200_000, 64_000),
+    "claude-haiku-4": ModelWindow(200_000, 64_000),
+    "claude-3-5": ModelWindow(200_000, 8_192),
+    "claude-3-7": ModelWindow(200_000, 64_000),
+    "gpt-5": ModelWindow(400_000, 128_000),
+    "gpt-4.1": ModelWindow(1_047_576, 32_768),
+    "gpt-4o": ModelWindow(128_000, 16_384),
+    "o3": ModelWindow(200_000, 100_000),
+    "o4-mini": ModelWindow(200_000, 100_000),
+    "gemini-2.5": ModelWindow(1_048_576, 65_536),
+    "gemini-2.0": ModelWindow(1_048_576, 8_192),
+    "gemini-3": ModelWindow(1_048_576, 65_536),
+})
+UNKNOWN_WINDOW = ModelWindow(128_000, 8_192)   # a hosted model not in the table
+LOCAL_WINDOW = ModelWindow(32_768, 4_096)      # a local server's model: set Settings' context_window to its size
+
+
+def window_of(provider: str, model: str, *, local: bool = False, user_set: int = 0) -> ModelWindow:
+    """The model's window: the user's value when set (a local model), else the table's, else a default."""
+    known = max((p for p in MODEL_WINDOWS if model.startswith(p)), key=len, default=None)
+    window = MODEL_WINDOWS[known] if known is not None and not local else LOCAL_WINDOW if local else UNKNOWN_WINDOW
+    if user_set > 0:
+        return ModelWindow(user_set, min(window.output, user_set))
+    return window
+
+
 CATALOG: Mapping[str, ProviderInfo] = MappingProxyType({info.name: info for info in (
     ProviderInfo("anthropic", "anthropic:AnthropicProvider", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
                  "claude-sonnet-4-5"),

@@ -10,6 +10,8 @@ reply broke, and asking again would duplicate what was already shown.
 
 from __future__ import annotations
 
+import re
+
 import email.utils
 import json
 import time
@@ -65,6 +67,8 @@ def status_error(provider: str, status: int, detail: str, *, model: str,
                  headers: Mapping[str, str] | None = None, started: bool = False) -> ProviderError:
     """A ProviderError for an HTTP error status, with a message that says what to fix."""
     kind = kind_for_status(status)
+    if status in (400, 413) and too_long(detail):
+        kind = "too_long"
     if kind == "auth":
         message = auth_message(provider, status)
     elif kind == "not_found":
@@ -73,6 +77,19 @@ def status_error(provider: str, status: int, detail: str, *, model: str,
         message = f"HTTP {status}: {detail}"
     return ProviderError(provider, kind, message, status=status,
                          retry_after=parse_retry_after(headers), started=started)
+
+
+# How each API says a request is over the model's window (Anthropic "prompt is too long: 210000 tokens > 200000
+# maximum", OpenAI code context_length_exceeded / "maximum context length", Gemini "input token count (N) exceeds
+# the maximum number of tokens allowed", llama.cpp "exceeds the available context size"); read only here, at the edge.
+_TOO_LONG = re.compile(r"prompt is too long|context[_ ]length[_ ]exceeded|maximum context length|"
+                       r"exceeds the maximum number of tokens|exceeds the available context size|context window",
+                       re.IGNORECASE)
+
+
+def too_long(detail: str) -> bool:
+    """Whether an error's text says the request is over the model's context window."""
+    return bool(_TOO_LONG.search(detail[:2000]))
 
 
 def auth_message(provider: str, status: int) -> str:

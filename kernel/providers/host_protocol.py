@@ -4,7 +4,7 @@
 talk over the child's stdin/stdout in newline-delimited JSON:
 
     parent → child  {"init": {"name", "api_key", "base_url", "timeout_s"}}     (first line; the key never in argv)
-                    {"id": n, "request": {"system", "messages", "tools", "model", "max_tokens", "images"}}
+                    {"id": n, "request": {"system", "messages", "tools", "model", "max_tokens", "images", "cache"}}
                     {"cancel": n}
     child → parent  {"ready": true} | {"ready": false, "error": "..."}         (after the SDK is imported)
                     {"id": n, "event": {"t": "x"|"c"|"u"|"e", ...}}             (TextChunk, ToolCallReady, UsageReport, StreamEnd)
@@ -89,8 +89,10 @@ def decode_request(data: dict[str, Any]) -> ProviderRequest:
     messages = tuple(Message(m["role"], tuple(_decode_part(p) for p in m["parts"])) for m in data["messages"])
     tools = tuple(ToolSpec(t["name"], t["description"], t["input_schema"]) for t in data["tools"])
     images = {sha: base64.b64decode(text) for sha, text in (data.get("images") or {}).items()}
+    cache = data.get("cache") or {}
     return ProviderRequest(system=data["system"], messages=messages, tools=tools, model=data["model"],
-                           max_tokens=data["max_tokens"], images=images)
+                           max_tokens=data["max_tokens"], images=images, cache_key=cache.get("key", ""),
+                           cache_ttl=cache.get("ttl", ""), cache_breaks=tuple(cache.get("breaks", ())))
 
 
 class JsonCache:
@@ -126,7 +128,8 @@ def request_line(rid: int, request: ProviderRequest, cache: JsonCache = _CACHE) 
     """The request as one protocol line; messages and tools come from ``cache``."""
     messages = ",".join([cache.get(m, encode_message) for m in request.messages])
     tools = ",".join([cache.get(t, encode_tool) for t in request.tools])
-    head = dumps({"system": request.system, "model": request.model, "max_tokens": request.max_tokens})
+    head = dumps({"system": request.system, "model": request.model, "max_tokens": request.max_tokens,
+                  "cache": {"key": request.cache_key, "ttl": request.cache_ttl, "breaks": request.cache_breaks}})
     images = ",".join(f'{dumps(sha)}:"{_b64(sha, data)}"' for sha, data in request.images.items())
     return (f'{{"id":{rid},"request":{{{head[1:-1]},"tools":[{tools}],"messages":[{messages}],'
             f'"images":{{{images}}}}}}}\n'.encode())

@@ -41,6 +41,8 @@ def request_params(request: ProviderRequest) -> dict[str, Any]:
     for msg in request.messages:
         messages.extend(_messages(msg, request.images))
     params: dict[str, Any] = {"model": request.model, "messages": messages, "max_tokens": request.max_tokens}
+    if request.cache_key:  # OpenAI routes requests with one key to one cache; other servers ignore it
+        params["prompt_cache_key"] = request.cache_key
     if request.tools:
         params["tools"] = [{"type": "function", "function": {"name": t.name, "description": t.description,
                                                              "parameters": dict(t.input_schema)}}

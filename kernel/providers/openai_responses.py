@@ -49,6 +49,8 @@ def request_params(request: ProviderRequest) -> dict[str, Any]:
         "max_output_tokens": request.max_tokens,
         "store": False,
     }
+    if request.cache_key:  # requests with one key are routed to one cache (the conversation's)
+        params["prompt_cache_key"] = request.cache_key
     if request.system:
         params["instructions"] = request.system
     if request.tools:

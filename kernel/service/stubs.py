@@ -60,6 +60,9 @@ class RemoteAgentDesk:
     def resume(self, agent_id: str) -> None:
         self._link.call("agents.resume", {"agent_id": agent_id})
 
+    def compact(self, agent_id: str, focus: str = "") -> None:
+        self._link.call("agents.compact", {"agent_id": agent_id, "focus": focus})
+
     def raise_budget(self, agent_id: str, budget: int) -> AgentInfo:
         return cast("AgentInfo", self._link.call("agents.raise_budget", {"agent_id": agent_id, "budget": budget}))
 

@@ -37,6 +37,7 @@ def test_a_follow_up_goes_to_the_same_agent_and_show_prints_the_transcript(srv, 
                   "second \\x1b[2Janswer"):
         assert piece in text, piece
     assert "\x1b" not in text
+    assert text.splitlines()[-1].startswith("── usage: ") and " in · " in text and "context " in text
     as_json = agentdesk(["show", agent, "--json"], agentdesk_home)
     rows = [json.loads(line) for line in as_json.stdout.splitlines()]
     assert [r["role"] for r in rows] == ["user", "assistant", "user", "assistant"]

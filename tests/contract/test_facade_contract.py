@@ -105,6 +105,29 @@ class FacadeContract:
             assert (request.requested_provider, request.requested_model, request.served_provider,
                     request.served_model, request.attempt) == ("scripted", "m", "scripted", "m", 1)
 
+    def test_compact_summarizes_on_the_record_and_the_focus_is_no_turn(self, backend: Any) -> None:
+        backend.provider.script(reply("First answer."), reply("Second answer."),
+                                reply("The user asked twice; both answered."), reply("Third answer."))
+
+        async def body(k: KernelFacade) -> None:
+            info = k.agents.spawn("talker", provider="scripted", model="m", budget=50_000)
+            for text in ("one", "two"):
+                k.agents.send(info.id, text)
+                await k.agents.wait(info.id)
+            k.agents.compact(info.id, "keep the numbers")
+            done = await k.agents.wait(info.id)
+            assert done.state is AgentState.IDLE and done.reason == ""
+            [entry] = k.ledger.page(LedgerFilter(kind="compaction"))
+            assert entry.mode == "summary" and entry.trigger == "manual" and entry.focus == "keep the numbers"
+            first = k.agents.conversation(info.id)[0]
+            assert first.role == "user" and "both answered" in first.parts[0].text
+            assert "keep the numbers" not in first.parts[0].text  # recorded, never replayed as a user turn
+            k.agents.compact(info.id)  # right after one, with no request between: never two in a row
+            assert "nothing to summarize" in (await k.agents.wait(info.id)).reason
+            k.agents.send(info.id, "three")
+            assert (await k.agents.wait(info.id)).state is AgentState.IDLE
+            assert len(k.ledger.page(LedgerFilter(kind="compaction"))) == 1
+
         backend.run(body)
 
     def test_pause_resume_raise_budget_archive_and_revive(self, backend: Any) -> None:

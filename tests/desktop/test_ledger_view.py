@@ -225,3 +225,22 @@ def test_new_entries_ask_about_undo_marks_only_for_file_changes(tmp_path):
         assert asked == [[change.seq]]
     finally:
         ledger.close()
+
+
+def test_compaction_and_prompt_entries_are_described_in_the_ledger_view(tmp_path):
+    """The context engine's entries read as sentences: what was summarized or cleared, and the prompt sent."""
+    from desktop.ledger_detail import entry_words
+    from desktop.ledger_model import LedgerPager
+    from ledger import Compaction, SystemPrompt
+
+    pager = LedgerPager(lambda *a, **k: [], lambda seqs: {})
+    summary = Compaction(actor="a1", seq=9, mode="summary", trigger="manual", first=3, last=8, entries=6,
+                         tokens_before=183_000, tokens_after=21_000, summary="<b>goal</b>: tidy", focus="names")
+    assert pager.what(summary) == "summarized (manual): 6 entries, 183k → 21k tokens"
+    words = entry_words(summary)
+    assert words is not None and "#3 to #8" in words and "&lt;b&gt;goal" in words and "names" in words
+    cleared = Compaction(actor="a1", mode="clear", trigger="auto", last=7, entries=4)
+    assert pager.what(cleared).startswith("old results cleared (auto): 4 results")
+    assert "4 tool results recorded up to #7 were cleared" in (entry_words(cleared) or "")
+    prompt = SystemPrompt(actor="a1", text="x" * 2_000, tools=({"name": "fs_read"},))
+    assert pager.what(prompt) == "system prompt · 2k characters · 1 tool"

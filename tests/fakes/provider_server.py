@@ -25,6 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 from . import enc_anthropic, enc_chat, enc_gemini, enc_responses
 from .sse import dumps
 from .wire_images import WireImage, WireImageError, wire_images
+from .validate import problem
 from .turns import Cut, ErrorEvent, HttpError, Text, Turn, new_id, split_text
 
 __all__ = ["FakeProviderServer", "Request", "PROTOCOLS"]
@@ -52,6 +53,7 @@ class Request:
     body: dict
     received_at: float
     images: tuple[WireImage, ...] = ()  # the pictures in the body, read as the real API reads them
+    raw: bytes = b""  # the body's bytes as sent
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -95,8 +97,10 @@ class _Gone(Exception):
 class FakeProviderServer:
     """Strict scripted fake: every turn must be used, every request must have a turn."""
 
-    def __init__(self, expected_key: str = "test-key", known_models: set[str] | None = None) -> None:
+    def __init__(self, expected_key: str = "test-key", known_models: set[str] | None = None,
+                 validate: bool = True) -> None:
         self.expected_key = expected_key
+        self.validate = validate  # refuse what the real API refuses (tests/fakes/validate.py) with its 400
         self.known_models = set(known_models) if known_models is not None else None
         self._lock = threading.Lock()
         self._turns: deque[Turn] = deque()
@@ -106,6 +110,7 @@ class FakeProviderServer:
         self._error_ids: list[str] = []
         self._failures: list[str] = []
         self._image_rejections: list[str] = []
+        self._refused: list[str] = []
         self._stop = threading.Event()
         self._streaming = 0
         self._idle = threading.Condition(self._lock)
@@ -230,6 +235,12 @@ class FakeProviderServer:
             return len(self._turns)
 
     @property
+    def refused(self) -> list[str]:
+        """Why each request the real API would refuse was answered 400 (tests/fakes/validate.py)."""
+        with self._lock:
+            return list(self._refused)
+
+    @property
     def failures(self) -> list[str]:
         with self._lock:
             return list(self._failures)
@@ -278,7 +289,7 @@ class FakeProviderServer:
             except WireImageError as exc:
                 refused = str(exc)
         with self._lock:
-            self._requests.append(Request(protocol or "unknown", h.path, headers, body, received, tuple(images)))
+            self._requests.append(Request(protocol or "unknown", h.path, headers, body, received, tuple(images), raw))
         if protocol is None:
             msg = f"fake provider: no route for {h.command} {h.path}"
             with self._lock:
@@ -298,6 +309,13 @@ class FakeProviderServer:
             with self._lock:
                 self._image_rejections.append(refused)
             self._send_json(h, 400, enc.error_body(400, refused))
+            return
+
+        refused = problem(protocol, body) if self.validate else None
+        if refused is not None:  # what the real API answers with a 400, before consuming a turn
+            with self._lock:
+                self._refused.append(refused)
+            self._send_json(h, 400, enc.error_body(400, refused, None if protocol != "gemini" else "INVALID_ARGUMENT"))
             return
 
         with self._lock:

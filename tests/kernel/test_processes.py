@@ -262,8 +262,10 @@ def test_system_prompt_names_agent_user_date_and_attachment(make_env):
     run(_send_and_wait(env, a.id))
     system = env.provider.requests[0].system
     assert "scribe" in system and a.id in system and "Ada" in system
-    assert "2026" in system and "No desktop is attached" in system
-    assert "200,000" in system  # budget left
+    assert "2026" in system and "no desktop was attached" in system
+    state = env.provider.requests[0].messages[-1].parts[-1].text  # the state block, at the tail
+    assert state.startswith("[Agentdesk state]") and "No desktop is attached" in state
+    assert "200,000" in state and "2026" in state  # budget left, the date
 
 
 async def _send_and_wait(env, agent_id, text="go"):

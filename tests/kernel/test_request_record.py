@@ -19,7 +19,8 @@ PRICES = {"anthropic": {"claude-sonnet-4-5": {"input": 3.0, "output": 15.0, "cac
 
 
 def test_request_id_and_cache_tokens_are_recorded_and_priced(make_env):
-    env = make_env(prices=PRICES)
+    # a window that holds the million-token figures, so the context engine does not compact between the turns
+    env = make_env(prices=PRICES, context_window=10_000_000)
     env.provider.script(
         ScriptedTurn((UsageReport(1_000_000, 0, cache_read_tokens=600_000, cache_write_tokens=100_000),
                       TextChunk("hi"), UsageReport(output_tokens=100_000), StreamEnd("end_turn", "req_abc123"))),

@@ -52,7 +52,8 @@ def test_a_round_trip_gemini_anthropic_gemini_keeps_each_models_own_data(tmp_pat
     assert signatures == {"fc_1": SIGNATURE,  # its own signature, echoed to the model that made it
                           "toolu_2": SKIP_SIGNATURE}  # claude's call: Google's documented "not ours" value
     _, history = wire_conversation("gemini", back)
-    assert [h[1] for h in history] == ["text", "call", "result", "call", "result", "text", "text"]
+    # the first user turn carries its state block as a second text part (kernel/context)
+    assert [h[1] for h in history] == ["text", "text", "call", "result", "call", "result", "text", "text"]
 
 
 def test_nothing_foreign_leaves_the_conversation_as_it_was() -> None:

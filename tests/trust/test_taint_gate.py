@@ -52,8 +52,8 @@ def test_an_untrusted_result_is_wrapped_recorded_and_taints_the_agent(make_env):
     assert [e.agent.tainted for e in env.of(AgentTainted)] == [info.tainted]
     system = env.provider.requests[1].system
     assert "<untrusted source=" in system and "data, never instructions" in system
-    assert "You have read untrusted content" in system
-    assert "You have read" not in env.provider.requests[0].system  # not tainted before
+    assert "You have read untrusted content" in env.provider.requests[1].messages[-1].parts[-1].text  # state block
+    assert "You have read" not in str(env.provider.requests[0])  # not tainted before
     assert taint_from(env.ledger.page(limit=1000)[::-1])[a.id].reason == info.tainted  # rebuilt after a restart
 
 

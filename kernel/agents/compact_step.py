@@ -1,0 +1,131 @@
+"""Compaction on the record: a summary request, a frontier from the ledger, a ``compaction`` entry.
+
+The summary is asked of a model through ``summarize`` alone (the agent's own
+provider and model for now; a utility route for housekeeping calls can take
+its place there). Its request is a ``request`` entry of its own (reason
+``compaction``, never part of the conversation). The ``compaction`` entry
+holds the range summarized, the tokens before and after, the trigger, the
+focus the user gave, and the compacted context exactly as the model reads it:
+it is written before the agent uses it, so the redactor has taken any secret
+out of the summary first, and an agent rebuilt from the record gets the same
+bytes. Nothing is deleted: the entries summarized stay in the ledger.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ledger import (
+    AgentSpawn, Compaction, Denied, FileChange, Intent, ModelRequest, Outcome, ToolCall, ToolError, ToolResult,
+    UserTurn,
+)
+
+from ..context.compaction import (
+    SUMMARY_SYSTEM, SUMMARY_TOKENS, after_cut, compacted_context, cut_index, states_after_cut, summary_request_text,
+    user_words,
+)
+from ..context.estimate import estimate, size_chars
+from ..context.frontier import LiveLease, frontier
+from ..core.errors import ProviderError
+from ..core.messages import user_text
+from ..providers.base import ProviderRequest, TextChunk, UsageReport
+from ..trust.markers import wrap
+from .context_size import limit_tokens, next_request_tokens
+from .process import AgentProcess
+from .records import RequestTimer
+
+COMPACTION = "compaction"  # the reason of a summary request's entry
+USER_TURNS_READ = 500
+FRONTIER_KINDS = tuple(c.KIND for c in (ToolCall, ToolResult, ToolError, Denied, FileChange, Intent, Outcome))
+
+
+async def summarize(agent: AgentProcess, system: str, text: str) -> str:
+    """One housekeeping request (the agent's provider and model), recorded; its text, or ProviderError."""
+    s = agent.services
+    request = ProviderRequest(system=system, messages=(user_text(text),), model=agent.model,
+                              max_tokens=min(SUMMARY_TOKENS, s.settings.max_tokens))
+    timer = RequestTimer(s.clock.now())
+    parts: list[str] = []
+    used = [0, 0]
+    status, error = "ok", ""
+    try:
+        async with contextlib.aclosing(s.providers(agent.provider).stream(request)) as events:  # type: ignore[type-var]
+            async for event in events:
+                if isinstance(event, TextChunk):
+                    parts.append(event.text)
+                elif isinstance(event, UsageReport):
+                    used = [event.input_tokens if event.input_tokens is not None else used[0],
+                            event.output_tokens if event.output_tokens is not None else used[1]]
+    except ProviderError as exc:
+        status, error = "error", str(exc)
+        raise
+    finally:
+        agent.report_usage(used[0], used[1])
+        agent.settle_usage()
+        s.record(ModelRequest(actor=agent.id, reason=COMPACTION, provider=agent.provider, model=agent.model,
+                              status=status, start=timer.start, input_tokens=used[0], output_tokens=used[1],
+                              text="".join(parts), error=error, max_tokens=request.max_tokens))
+    return "".join(parts).strip()
+
+
+async def compact(agent: AgentProcess, trigger: str, focus: str = "", *, before: int = 0) -> bool:
+    """Summarize the conversation before its last exchanges; True when it was (False: nothing to summarize)."""
+    messages = agent.conversation
+    cut = cut_index(messages)
+    if cut == 0:
+        return False
+    s, ctx = agent.services, agent.context
+    before = before or next_request_tokens(agent)
+    if trigger != "manual" and estimate(size_chars("", (), messages[cut:]), 0, 0) >= limit_tokens(agent):
+        return False  # the exchanges kept are over the threshold alone: a summary of the rest cannot help
+    summary = await summarize(agent, SUMMARY_SYSTEM, summary_request_text(messages[:cut], focus))
+    untrusted = agent.taint is not None
+    if untrusted:  # a summary of untrusted content is untrusted: the model reads it inside the markers
+        summary = wrap(summary, "summary of the earlier conversation", agent.nonce)
+    first, last, count = _range(agent, messages[cut:])
+    context = compacted_context(summary, _frontier(agent), user_words(_user_texts(agent)))
+    entry = s.record(Compaction(actor=agent.id, mode="summary", trigger=trigger, first=first, last=last,
+                                tokens_before=before, summary=summary, focus=focus, entries=count,
+                                untrusted=untrusted, cut=cut, context=context,
+                                tokens_after=int((len(context) + sum(len(str(m)) for m in messages[cut:])) / 3.5)))
+    recorded = entry.context if isinstance(entry, Compaction) else context  # the redacted text, as the record has it
+    agent.conversation = after_cut(messages, cut, recorded)
+    ctx.states = states_after_cut(ctx.states, cut)
+    ctx.composed, ctx.sizes, ctx.last_sent, ctx.reported_input, ctx.just_compacted = {}, {}, 0, 0, True
+    return True
+
+
+def _range(agent: AgentProcess, kept: tuple[object, ...]) -> tuple[int, int, int]:
+    """The first and last seq of the entries summarized, and how many there are."""
+    ledger = agent.services.ledger
+    spawn = next(e for e in ledger.of_actor(agent.id, (AgentSpawn.KIND,)) if isinstance(e, AgentSpawn))
+    earlier = [e for e in ledger.of_actor(agent.id, (Compaction.KIND,)) if isinstance(e, Compaction)
+               and e.mode == "summary"]
+    first = (earlier[-1].seq if earlier else spawn.seq) + 1
+    kept_replies = sum(1 for m in kept if getattr(m, "role", "") == "assistant")
+    found = ledger.nth_last_reply(agent.id, kept_replies, after=first - 1) if kept_replies else None
+    last = found - 1 if found is not None else ledger.last_seq()
+    return first, last, ledger.count_of_actor(agent.id, after=first - 1, upto=last)
+
+
+def _frontier(agent: AgentProcess) -> str:
+    s = agent.services
+    last_turn = s.ledger.page(actor=agent.id, kind=UserTurn.KIND, limit=1)
+    since = last_turn[0].seq if last_turn else 0
+    entries = s.ledger.of_actor(agent.id, FRONTIER_KINDS, after=since)
+    entries += [o for i in entries if isinstance(i, Intent) for o in s.ledger.caused_by(i.seq)
+                if isinstance(o, Outcome) and o.actor != agent.id]  # done by the user or the kernel's check
+    writes = [e.seq for e in entries if isinstance(e, FileChange)]
+    undone = s.ledger.undone_by(writes) if writes else {}
+    leases = [LiveLease(l.scope, f"{datetime.fromtimestamp(l.until, timezone.utc):%H:%M}")
+              for l in s.leases.live(agent.id)]
+    root = agent.root
+    return frontier(entries, undone, leases, lambda p: root.relative(Path(p)))
+
+
+def _user_texts(agent: AgentProcess) -> list[str]:
+    """The user's messages, oldest first: the newest ``USER_TURNS_READ`` (the words shown are capped anyway)."""
+    newest = agent.services.ledger.page(actor=agent.id, kind=UserTurn.KIND, limit=USER_TURNS_READ)
+    return [e.text for e in reversed(newest) if isinstance(e, UserTurn) and isinstance(e.text, str)]
