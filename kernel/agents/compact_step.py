@@ -13,12 +13,11 @@ bytes. Nothing is deleted: the entries summarized stay in the ledger.
 
 from __future__ import annotations
 
-import contextlib
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ledger import (
-    AgentSpawn, Compaction, Denied, FileChange, Intent, ModelRequest, Outcome, ToolCall, ToolError, ToolResult,
+    AgentSpawn, Compaction, Denied, FileChange, Intent, Outcome, ToolCall, ToolError, ToolResult,
     UserTurn,
 )
 
@@ -28,13 +27,11 @@ from ..context.compaction import (
 )
 from ..context.estimate import estimate, size_chars
 from ..context.frontier import LiveLease, frontier
-from ..core.errors import ProviderError
 from ..core.messages import user_text
-from ..providers.base import ProviderRequest, TextChunk, UsageReport
 from ..trust.markers import wrap
 from .context_size import limit_tokens, next_request_tokens
 from .process import AgentProcess
-from .records import RequestTimer
+from .utility import utility_call
 
 COMPACTION = "compaction"  # the reason of a summary request's entry
 USER_TURNS_READ = 500
@@ -42,32 +39,11 @@ FRONTIER_KINDS = tuple(c.KIND for c in (ToolCall, ToolResult, ToolError, Denied,
 
 
 async def summarize(agent: AgentProcess, system: str, text: str) -> str:
-    """One housekeeping request (the agent's provider and model), recorded; its text, or ProviderError."""
-    s = agent.services
-    request = ProviderRequest(system=system, messages=(user_text(text),), model=agent.model,
-                              max_tokens=min(SUMMARY_TOKENS, s.settings.max_tokens))
-    timer = RequestTimer(s.clock.now())
-    parts: list[str] = []
-    used = [0, 0]
-    status, error = "ok", ""
-    try:
-        async with contextlib.aclosing(s.providers(agent.provider).stream(request)) as events:  # type: ignore[type-var]
-            async for event in events:
-                if isinstance(event, TextChunk):
-                    parts.append(event.text)
-                elif isinstance(event, UsageReport):
-                    used = [event.input_tokens if event.input_tokens is not None else used[0],
-                            event.output_tokens if event.output_tokens is not None else used[1]]
-    except ProviderError as exc:
-        status, error = "error", str(exc)
-        raise
-    finally:
-        agent.report_usage(used[0], used[1])
-        agent.settle_usage()
-        s.record(ModelRequest(actor=agent.id, reason=COMPACTION, provider=agent.provider, model=agent.model,
-                              status=status, start=timer.start, input_tokens=used[0], output_tokens=used[1],
-                              text="".join(parts), error=error, max_tokens=request.max_tokens))
-    return "".join(parts).strip()
+    """One housekeeping request on the utility route (Settings' utility model, else the agent's own),
+    recorded and billed to the agent; its text, or ProviderError."""
+    reply = await utility_call(agent, COMPACTION, system, (user_text(text),),
+                               max_tokens=min(SUMMARY_TOKENS, agent.services.settings.max_tokens))
+    return reply.text.strip()
 
 
 async def compact(agent: AgentProcess, trigger: str, focus: str = "", *, before: int = 0) -> bool:
