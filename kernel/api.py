@@ -91,6 +91,8 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.tools.outward": ("UnknownIntent",),
     "kernel.extensions.mcp_status": ("McpReload", "McpServerStatus"),
     "kernel.extensions.skill_info": ("SkillCatalog", "SkillInfo"),
+    "kernel.channels.model": ("ChannelConfig", "ChannelPolicy", "ChannelView", "PairingView"),  # issue 27
+    "ledger.entries": ("ChannelMessage", "PairingGrant", "PairingRequest", "PairingRevoke"),  # issue 27
 }
 __getattr__, __dir__ = lazy_names(globals(), _FROM)
 
@@ -225,6 +227,20 @@ class AutomationDesk(Protocol):
     def integrity(self) -> ChainIntact | ChainBroken: ...  # the automation records' chain at start
 
 
+class ChannelDesk(Protocol):
+    """Chat channels and their pairing gate (``kernel.channels.hub.ChannelHub`` is one); served as
+    ``channels.<method>``. A channel's token goes into the key store before ``add``, never through here."""
+
+    def list(self) -> builtins.list[ChannelView]: ...
+    async def add(self, config: ChannelConfig) -> ChannelView: ...  # saved, and its adapter (re)started
+    async def remove(self, name: str) -> bool: ...
+    async def test(self, name: str) -> str: ...  # who the token is on its service, in words
+    def pending(self) -> builtins.list[PairingView]: ...  # codes given to unknown senders, not yet approved
+    def paired(self) -> builtins.list[PairingView]: ...
+    def approve(self, code: str) -> PairingView: ...
+    def revoke(self, channel: str, chat_kind: str, chat: str, sender: str) -> bool: ...
+
+
 class KernelFacade(Protocol):
     """Everything the desktop and the CLI may ask of a kernel (``kernel.facade.Kernel`` is one): a few
     methods of its own and six desks, each served over the socket as ``<desk>.<method>``."""
@@ -256,6 +272,8 @@ class KernelFacade(Protocol):
     def outward(self) -> OutwardDesk: ...
     @property
     def automations(self) -> AutomationDesk: ...  # automation_create is confirmed like any outward call
+    @property
+    def channels(self) -> ChannelDesk: ...  # chat channels and their pairing gate (issue 27)
 
     # shutdown
     async def aclose(self) -> None: ...
@@ -320,3 +338,10 @@ if TYPE_CHECKING:  # imported on first use, as above
     from .extensions.skill_info import SkillCatalog, SkillInfo  # noqa: E402
 
 __all__ += ["SkillCatalog", "SkillInfo"]
+# Chat channels and their pairing gate (issue 27): the desk's values and the ledger entries they write.
+if TYPE_CHECKING:  # imported on first use, as above
+    from .channels.model import ChannelConfig, ChannelPolicy, ChannelView, PairingView  # noqa: E402
+    from ledger import ChannelMessage, PairingGrant, PairingRequest, PairingRevoke  # noqa: E402
+
+__all__ += ["ChannelDesk", "ChannelConfig", "ChannelPolicy", "ChannelView", "PairingView",
+            "ChannelMessage", "PairingGrant", "PairingRequest", "PairingRevoke"]

@@ -26,6 +26,7 @@ from .core.states import AgentState
 if TYPE_CHECKING:
     from .agents.services import Services
     from .automations.service import Automations
+    from .channels.hub import ChannelHub
     from .config.settings import Settings
     from .desks import Agents, ExtensionsDesk, Leases, LedgerWindow, Outward
     from .redaction import SecretRegistry
@@ -39,7 +40,8 @@ class Kernel:
     """The facade (``kernel.api.KernelFacade``): what it gives out is plain data from ``kernel.api``."""
 
     def __init__(self, *, services: Services, agents: Agents, leases: Leases, ledger: LedgerWindow,
-                 extensions: ExtensionsDesk, outward: Outward, automations: Automations, secrets: SecretRegistry,
+                 extensions: ExtensionsDesk, outward: Outward, automations: Automations, channels: ChannelHub,
+                 secrets: SecretRegistry,
                  shell: ShellTool, snapshots: SnapshotIndexes, watchers: OutsideWatchers | None,
                  provider_problem: Callable[[str], str | None] | None,
                  on_close: Sequence[Callable[[], None]] = ()) -> None:
@@ -49,6 +51,7 @@ class Kernel:
         self._services = services
         self._agents = agents.table  # the process table (agents are reached through ``agents``)
         self._desks = (agents, leases, ledger, extensions, outward, automations)
+        self._channels = channels
         self.secrets = secrets
         self._shell = shell
         self._snapshots = snapshots
@@ -84,6 +87,11 @@ class Kernel:
     def automations(self) -> Automations:
         """The automations desk: definitions, runs, the Inbox (kernel/automations/service.py)."""
         return self._desks[5]
+
+    @property
+    def channels(self) -> ChannelHub:
+        """Chat channels and their pairing gate (kernel/channels/hub.py)."""
+        return self._channels
 
     # ---- time and settings -----------------------------------------------------
 
@@ -136,6 +144,7 @@ class Kernel:
         ``interrupted`` instead of killed, its leases untouched, so it comes back as after a
         kill -9 and continues only when resumed; automation runs end ``interrupted``."""
         await self.automations.stop()
+        await self._channels.stop_adapters()  # no new chat message starts work while agents stop
         stopped = [a for a in self._agents.values() if a.busy]
         for agent in stopped:
             agent.set_state(AgentState.INTERRUPTED, reason)
@@ -147,7 +156,8 @@ class Kernel:
         return [a.info() for a in stopped]
 
     async def aclose(self) -> None:
-        """Stop every working agent (recorded as killed by the kernel) and the expiry watch."""
+        """Stop the channels, every working agent (recorded as killed by the kernel) and the expiry watch."""
+        await self._channels.stop()
         await self.automations.stop()
         tasks = []
         for agent in self._agents.values():

@@ -15,6 +15,8 @@ if [ "$purpose" = desktop ]; then
 else
   # dovecot-imapd: the loopback IMAP server of the mail tests (run unprivileged, never the system service)
   packages+=(libegl1 libgl1 libfontconfig1 libxkbcommon0 libglib2.0-0 libdbus-1-3 dovecot-imapd)
+  # chromium: the WebChat page is tested in a real headless browser, driven by Playwright (issue 27)
+  packages+=(chromium)
 fi
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

@@ -29,6 +29,7 @@ COMMANDS["account"] = "account_cmd"  # mail and calendar accounts (issue 16)
 COMMANDS["key"] = "key_cmd"  # provider and web keys: the system keyring, else keys.json (issue 16)
 COMMANDS.update({"automation": "automation_cmd", "inbox": "inbox_cmd"})  # automations (issue 13)
 COMMANDS.update({"resume": "resume_cmd", "show": "show_cmd"})  # continue an agent, read its transcript (issue 23)
+COMMANDS["channel"] = "channel_cmd"  # chat channels and their pairing gate (issue 27)
 
 EXIT_USAGE = 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a command killed by the closed pipe would have ended with

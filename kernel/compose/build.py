@@ -19,6 +19,9 @@ from ..automations.gate import UnattendedGate
 from ..automations.service import Automations
 from ..automations.store import AutomationStore
 from ..automations.tool import automation_tool
+from ..channels.approver import ChannelApprover
+from ..channels.hub import ChannelHub
+from ..channels.store import ChannelStore
 from ..config.schema import WEB_KEY_VARIABLES
 from ..core.clock import Clock, SystemClock
 from ..core.events import Event, EventBus, LedgerAppended, ToolCallFinished
@@ -51,7 +54,7 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
                  snapshot_dir: Path | None = None, watch_workspaces: bool = False,
                  provider_problem: Callable[[str], str | None] | None = None, restore: bool = False,
                  secrets: SecretRegistry | None = None, web_keys: Callable[[str], str | None] | None = None,
-                 mail: MailService | None = None) -> Kernel:
+                 mail: MailService | None = None, channel_token: Callable[[str], str | None] | None = None) -> Kernel:
     """A kernel over ``ledger``. ``restore`` brings back the agents on the ledger's record (the kernel of a
     home does; a kernel sharing the file with another that runs must not); ``snapshot_dir`` keeps the shell
     tool's snapshot cache between runs; ``watch_workspaces`` records edits by other programs in every
@@ -59,7 +62,8 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
     yet (a missing key), or None; ``secrets`` holds the keys the ledger's redactor takes out of every entry
     (the environment's are added here); ``web_keys(backend)`` gives web_search its back-end's key;
     ``tools``: exactly these tools (tests), instead of the built-in ones with shell, web and
-    ``automation_create``; ``mail``: the mail and calendar tools of the home's accounts (issue 16)."""
+    ``automation_create``; ``mail``: the mail and calendar tools of the home's accounts (issue 16);
+    ``channel_token(name)``: a channel's token from the key store (issue 27)."""
     held = redact_ledger(ledger, secrets)
     clock = clock or SystemClock()
     bus = bus or EventBus()
@@ -84,7 +88,9 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
         for descriptor in mail_tools(mail):
             tools.add(descriptor)
     # automation runs are unattended: their lease requests are refused at once (automations/gate.py)
-    gate = UnattendedGate(approver or requests.approver,
+    # channel agents: a chat sender never answers a lease request; nobody attached → refused (channels/approver.py)
+    channel_approver = ChannelApprover(approver or requests.approver, lambda: services.attached)
+    gate = UnattendedGate(channel_approver,
                           lambda automation, scope, detail, kind: automations.refused(automation, scope, detail,
                                                                                       kind))
     home = None if ledger.path in ("", ":memory:") else Path(ledger.path).parent  # its skills folder
@@ -113,6 +119,8 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
     store = AutomationStore(ledger.path)  # its hash chain is checked at start too (automations/chain_start)
     chain = store.check_at_start(None if ledger.path in ("", ":memory:") else chain_start.head_path(ledger.path))
     automations = Automations(RunHost(agents, services), store, gate, bus.publish, chain)
+    channels = ChannelHub(RunHost(agents, services), ledger, ChannelStore(home), channel_approver,
+                          channel_token or (lambda _name: None), held)
 
     def run_progress(event: Event) -> None:
         if isinstance(event, ToolCallFinished) and event.outcome is Outcome.OK:
@@ -121,7 +129,7 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
     unsubscribe = bus.subscribe(run_progress)
     return Kernel(services=services, agents=agents, leases=Leases(services.leases, requests), ledger=window,
                   extensions=ExtensionsDesk(services, extensions, held), outward=Outward(ledger, mail),
-                  automations=automations, secrets=held, shell=shell, snapshots=snapshots, watchers=watchers,
+                  automations=automations, channels=channels, secrets=held, shell=shell, snapshots=snapshots, watchers=watchers,
                   provider_problem=provider_problem, on_close=(unlisten, unsubscribe))
 
 

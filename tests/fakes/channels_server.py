@@ -1,0 +1,143 @@
+"""One loopback fake for the chat services the channel adapters talk to, counting every endpoint hit.
+
+aiohttp on 127.0.0.1:0. It serves Telegram's Bot API (``/bot<token>/<method>``
+and ``/file/bot<token>/<path>``) as aiogram calls it: getMe, getUpdates (a
+long poll that honours ``timeout`` and wakes when an update is queued, and
+keeps every update until an offset confirms it), sendMessage,
+editMessageText, sendChatAction, getFile and the file download. ``hits``
+counts each endpoint, so a test can assert a side effect did NOT happen
+(no ``sendChatAction``, no ``getFile``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+BOT_ID = 777000
+BOT_USERNAME = "desk_bot"
+
+
+@dataclass
+class Sent:
+    chat: str
+    text: str
+    message_id: int
+
+
+@dataclass
+class TelegramState:
+    updates: list[dict[str, Any]] = field(default_factory=list)
+    next_update: int = 1
+    next_message: int = 10_000
+    sent: list[Sent] = field(default_factory=list)
+    edits: list[Sent] = field(default_factory=list)
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+def _json(payload: Any) -> web.Response:
+    return web.Response(body=json.dumps(payload).encode(), content_type="application/json")
+
+
+class ChannelsFake:
+    def __init__(self) -> None:
+        self.hits: Counter[str] = Counter()
+        self.tg = TelegramState()
+        self._runner: web.AppRunner | None = None
+        self.url = ""
+
+    async def start(self) -> "ChannelsFake":
+        app = web.Application()
+        app.router.add_post("/bot{token}/{method}", self._telegram)
+        app.router.add_get("/file/bot{token}/{path:.*}", self._telegram_file)
+        self._runner = web.AppRunner(app, shutdown_timeout=0.1)  # long polls are cut, not waited for
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.url = f"http://127.0.0.1:{port}"
+        return self
+
+    async def stop(self) -> None:
+        self.tg.wake.set()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    def reset(self) -> None:
+        self.tg.wake.set()  # a long poll of the previous test's adapter ends now
+        self.hits.clear()
+        self.tg = TelegramState()
+
+    # ---- Telegram ----------------------------------------------------------------------
+
+    def tg_message(self, *, chat: int, sender: int, text: str = "", message_id: int, group: bool = False,
+                   is_bot: bool = False, photo: bool = False, name: str = "") -> dict[str, Any]:
+        """Queue an update holding this message (the same message id again is a redelivery)."""
+        message: dict[str, Any] = {
+            "message_id": message_id, "date": 1_700_000_000,
+            "chat": {"id": chat, "type": "group" if group else "private", **({"title": "g"} if group else {})},
+            "from": {"id": sender, "is_bot": is_bot, "first_name": name or f"user{sender}",
+                     "username": name or f"user{sender}"},
+        }
+        if photo:
+            message["photo"] = [{"file_id": f"photo-{message_id}", "file_unique_id": f"u{message_id}",
+                                 "width": 90, "height": 90, "file_size": 4}]
+            message["caption"] = text
+        else:
+            message["text"] = text
+        update = {"update_id": self.tg.next_update, "message": message}
+        self.tg.next_update += 1
+        self.tg.updates.append(update)
+        self.tg.wake.set()
+        return update
+
+    async def _telegram(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        self.hits[f"telegram.{method}"] += 1
+        form = dict(await request.post()) if request.can_read_body else {}
+        if method == "getMe":
+            return _json({"ok": True, "result": {"id": BOT_ID, "is_bot": True, "first_name": "Desk",
+                                                 "username": BOT_USERNAME}})
+        if method == "getUpdates":
+            return _json({"ok": True, "result": await self._poll(form)})
+        if method == "sendMessage":
+            self.tg.next_message += 1
+            sent = Sent(str(form["chat_id"]), str(form["text"]), self.tg.next_message)
+            self.tg.sent.append(sent)
+            return _json({"ok": True, "result": {"message_id": sent.message_id, "date": 1_700_000_000,
+                                                 "chat": {"id": int(sent.chat), "type": "private"},
+                                                 "text": sent.text}})
+        if method == "editMessageText":
+            edit = Sent(str(form["chat_id"]), str(form["text"]), int(str(form["message_id"])))
+            self.tg.edits.append(edit)
+            return _json({"ok": True, "result": {"message_id": edit.message_id, "date": 1_700_000_000,
+                                                 "chat": {"id": int(edit.chat), "type": "private"},
+                                                 "text": edit.text}})
+        if method == "sendChatAction":
+            return _json({"ok": True, "result": True})
+        if method == "getFile":
+            file_id = str(form["file_id"])
+            return _json({"ok": True, "result": {"file_id": file_id, "file_unique_id": "u", "file_size": 4,
+                                                 "file_path": f"photos/{file_id}.jpg"}})
+        return _json({"ok": False, "error_code": 404, "description": f"Not Found: {method}"})
+
+    async def _poll(self, form: dict[str, Any]) -> list[dict[str, Any]]:
+        offset = int(str(form.get("offset", 0) or 0))
+        timeout = float(str(form.get("timeout", 0) or 0))
+        self.tg.updates = [u for u in self.tg.updates if u["update_id"] >= offset]  # confirmed: gone
+        if not self.tg.updates and timeout > 0:
+            self.tg.wake.clear()
+            try:
+                await asyncio.wait_for(self.tg.wake.wait(), timeout)
+            except asyncio.TimeoutError:
+                pass
+        return list(self.tg.updates[:100])
+
+    async def _telegram_file(self, request: web.Request) -> web.Response:
+        self.hits["telegram.file"] += 1
+        return web.Response(body=b"\xff\xd8\xff\xd9", content_type="image/jpeg")
