@@ -73,7 +73,7 @@ class ChannelConfig:
     @property
     def token_name(self) -> str:
         """The key store's name for this channel's token (never in channels.json)."""
-        return f"channel.{self.name}"
+        return f"channel:{self.name}"
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "base_url": self.base_url, "listen": self.listen,

@@ -78,7 +78,7 @@ async def _run(args: argparse.Namespace, stdin: Any, stdout: Any) -> int:
         token = _token(stdin, args.name)
         if not token:
             raise ValueError("no token given")
-        secrets.set(f"channel.{args.name}", token)
+        secrets.set(f"channel:{args.name}", token)
     if kernel_running(root):
         remote = await RemoteKernel.for_home(root, client="agentdesk channel").start()
         try:
@@ -117,7 +117,7 @@ async def _act(kernel: Any, args: argparse.Namespace, out: Any, secrets: SecretS
         return 0
     if args.action == "rm":
         removed = await desk.remove(args.name)
-        secrets.delete(f"channel.{args.name}")
+        secrets.delete(f"channel:{args.name}")
         print(f"removed {args.name}" if removed else f"no channel named {args.name!r}", file=out)
         return 0 if removed else 1
     if args.action == "test":

@@ -71,7 +71,7 @@ def make_env(tmp_path: Path, fake: ChannelsFake, loop: asyncio.AbstractEventLoop
         provider = ScriptedProvider()
         kernel = build_kernel(ledger=ledger, settings=Settings(user_name="Ada", workspace=str(ws), **settings),
                               providers=lambda _name: provider, clock=clock, approver=DenyAll(),
-                              channel_token=lambda name: TOKEN if name.startswith("channel.tg") else None)
+                              channel_token=lambda name: TOKEN if name.startswith("channel:tg") else None)
         env = Env(kernel, provider, clock, ledger, fake, loop)
         kernel.subscribe(env.events.append)
         made.append(env)
