@@ -85,10 +85,10 @@ class ChannelHub:
         if config.kind != "webchat" and not token:
             self._problems[config.name] = "no token in the key store (agentdesk channel add)"
             return self._problems[config.name]
-        if token:
-            self._secrets.add(token, config.token_name)
-        adapter = make_adapter(config, token)
+        for part in {token, *token.split()} - {""}:  # Slack's is two tokens: each is held
+            self._secrets.add(part, config.token_name)
         try:
+            adapter = make_adapter(config, token)
             await adapter.start(lambda inbound: self.deliver(config.name, inbound))
         except Exception as exc:  # noqa: BLE001 - one channel that cannot start leaves the others running
             self._problems[config.name] = f"could not start: {type(exc).__name__}: {exc}"

@@ -21,6 +21,11 @@ from ledger import Ledger
 from tests.fakes.channels_server import ChannelsFake
 
 TOKEN = "123456:TEST-token-for-the-fake"
+SLACK_TOKEN = "xapp-1-TEST-app-token xoxb-TEST-bot-token"
+
+
+def token_for(name: str) -> str | None:
+    return {"channel:tg": TOKEN, "channel:sl": SLACK_TOKEN}.get(name)
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +76,7 @@ def make_env(tmp_path: Path, fake: ChannelsFake, loop: asyncio.AbstractEventLoop
         provider = ScriptedProvider()
         kernel = build_kernel(ledger=ledger, settings=Settings(user_name="Ada", workspace=str(ws), **settings),
                               providers=lambda _name: provider, clock=clock, approver=DenyAll(),
-                              channel_token=lambda name: TOKEN if name.startswith("channel:tg") else None)
+                              channel_token=token_for)
         env = Env(kernel, provider, clock, ledger, fake, loop)
         kernel.subscribe(env.events.append)
         made.append(env)

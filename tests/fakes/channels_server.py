@@ -40,6 +40,16 @@ class TelegramState:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
 
+@dataclass
+class SlackState:
+    sockets: list[web.WebSocketResponse] = field(default_factory=list)
+    acks: list[str] = field(default_factory=list)
+    posted: list[Sent] = field(default_factory=list)
+    updated: list[Sent] = field(default_factory=list)
+    envelopes: int = 0
+    next_ts: int = 1
+
+
 def _json(payload: Any) -> web.Response:
     return web.Response(body=json.dumps(payload).encode(), content_type="application/json")
 
@@ -48,6 +58,7 @@ class ChannelsFake:
     def __init__(self) -> None:
         self.hits: Counter[str] = Counter()
         self.tg = TelegramState()
+        self.slack = SlackState()
         self._runner: web.AppRunner | None = None
         self.url = ""
 
@@ -55,6 +66,9 @@ class ChannelsFake:
         app = web.Application()
         app.router.add_post("/bot{token}/{method}", self._telegram)
         app.router.add_get("/file/bot{token}/{path:.*}", self._telegram_file)
+        app.router.add_post("/api/{method}", self._slack)
+        app.router.add_get("/slack/ws", self._slack_ws)
+        app.router.add_get("/slack/files/{name}", self._slack_file)
         self._runner = web.AppRunner(app, shutdown_timeout=0.1)  # long polls are cut, not waited for
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -72,6 +86,7 @@ class ChannelsFake:
         self.tg.wake.set()  # a long poll of the previous test's adapter ends now
         self.hits.clear()
         self.tg = TelegramState()
+        self.slack = SlackState()
 
     # ---- Telegram ----------------------------------------------------------------------
 
@@ -141,3 +156,57 @@ class ChannelsFake:
     async def _telegram_file(self, request: web.Request) -> web.Response:
         self.hits["telegram.file"] += 1
         return web.Response(body=b"\xff\xd8\xff\xd9", content_type="image/jpeg")
+
+    # ---- Slack: Web API and Socket Mode -------------------------------------------------
+
+    async def slack_event(self, event: dict[str, Any]) -> str:
+        """Send an events_api envelope holding ``event`` on every open socket (again: a re-send); its id."""
+        self.slack.envelopes += 1
+        envelope_id = f"env-{self.slack.envelopes}"
+        data = json.dumps({"envelope_id": envelope_id, "type": "events_api", "accepts_response_payload": False,
+                           "payload": {"type": "event_callback", "event": event}})
+        for ws in list(self.slack.sockets):
+            await ws.send_str(data)
+        return envelope_id
+
+    async def _slack(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        self.hits[f"slack.{method}"] += 1
+        if request.content_type == "application/json":
+            form = await request.json()
+        else:
+            form = dict(await request.post())
+        if method == "auth.test":
+            return _json({"ok": True, "user": "desk", "user_id": "UBOT", "bot_id": "BBOT", "team": "Team"})
+        if method == "apps.connections.open":
+            if not request.headers.get("Authorization", "").startswith("Bearer xapp-"):
+                return _json({"ok": False, "error": "not_allowed_token_type"})
+            return _json({"ok": True, "url": self.url.replace("http", "ws") + "/slack/ws"})
+        if method in ("chat.postMessage", "chat.update"):
+            ts = str(form.get("ts") or f"{1_700_000_000 + self.slack.next_ts}.000100")
+            self.slack.next_ts += 1
+            sent = Sent(str(form["channel"]), str(form["text"]), 0)
+            (self.slack.posted if method == "chat.postMessage" else self.slack.updated).append(sent)
+            return _json({"ok": True, "channel": sent.chat, "ts": ts})
+        return _json({"ok": False, "error": "unknown_method"})
+
+    async def _slack_ws(self, request: web.Request) -> web.WebSocketResponse:
+        self.hits["slack.ws"] += 1
+        ws = web.WebSocketResponse(autoping=True)
+        await ws.prepare(request)
+        self.slack.sockets.append(ws)
+        await ws.send_str(json.dumps({"type": "hello", "num_connections": 1}))
+        try:
+            async for msg in ws:
+                if msg.type == web.WSMsgType.TEXT:
+                    data = json.loads(msg.data)
+                    if "envelope_id" in data:
+                        self.slack.acks.append(data["envelope_id"])
+        finally:
+            if ws in self.slack.sockets:
+                self.slack.sockets.remove(ws)
+        return ws
+
+    async def _slack_file(self, request: web.Request) -> web.Response:
+        self.hits["slack.file"] += 1
+        return web.Response(body=b"\x89PNG", content_type="image/png")

@@ -17,6 +17,10 @@ def make_adapter(config: ChannelConfig, token: str) -> Adapter:
         from .telegram import TelegramAdapter
 
         return TelegramAdapter(config, token)
+    if config.kind == "slack":
+        from .slack import SlackAdapter
+
+        return SlackAdapter(config, token)
     if config.kind == "webchat":
         from .webchat import WebChatAdapter
 
