@@ -1,6 +1,7 @@
 """``agentdesk channel add|list|rm|test|pending|approve|revoke``: chat channels and their pairing gate.
 
-``add`` reads the channel's token (a Telegram bot token, say) from the
+``add`` reads the channel's token (a Telegram bot token; for Slack the app
+token and the bot token, separated by a space) from the
 terminal without echo, or one line of stdin when piped, never from an
 argument (it would sit in the shell history), and keeps it in the key store.
 When this home's kernel runs, every action goes through it over the socket
@@ -27,11 +28,11 @@ from ..config.settings import SettingsStore, home
 from . import EXIT_USAGE, one_line
 from .grants import parse_duration, parse_grants
 
-KINDS = ("telegram", "webchat")  # the adapters built so far
+KINDS = ("telegram", "slack", "webchat")  # the adapters built so far
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("channel", help="chat channels (Telegram, WebChat): add, list, rm, test, approve, revoke",
+    p = sub.add_parser("channel", help="chat channels (Telegram, Slack, WebChat): add, list, rm, test, approve, revoke",
                        description="Reach your agents from chat apps. Strangers get a pairing code, nothing else.")
     acts = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     add = acts.add_parser("add", help="add or replace a channel (the token is read from the terminal)")

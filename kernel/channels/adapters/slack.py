@@ -96,7 +96,8 @@ class SlackAdapter:
         kind: ChatKind = "dm" if event.get("channel_type") == "im" else "group"
         if kind == "group" and event.get("type") != "app_mention" and f"<@{self.account}>" not in text:
             return None
-        files = event.get("files") if isinstance(event.get("files"), list) else []
+        found = event.get("files")
+        files: list[Any] = found if isinstance(found, list) else []
         media = tuple(str(f.get("url_private_download") or f.get("url_private") or "")
                       for f in files if isinstance(f, dict))
         return Inbound(channel=self._config.name, chat=chat, chat_kind=kind, sender=sender, message_id=ts,
