@@ -1,7 +1,8 @@
 """``agentdesk channel add|list|rm|test|pending|approve|revoke``: chat channels and their pairing gate.
 
 ``add`` reads the channel's token (a Telegram bot token; for Slack the app
-token and the bot token, separated by a space) from the
+token and the bot token; for WhatsApp the access token, the app secret and
+the verify token, separated by spaces) from the
 terminal without echo, or one line of stdin when piped, never from an
 argument (it would sit in the shell history), and keeps it in the key store.
 When this home's kernel runs, every action goes through it over the socket
@@ -28,18 +29,20 @@ from ..config.settings import SettingsStore, home
 from . import EXIT_USAGE, one_line
 from .grants import parse_duration, parse_grants
 
-KINDS = ("telegram", "slack", "webchat")  # the adapters built so far
+KINDS = ("telegram", "slack", "whatsapp", "webchat")  # the adapters built so far (Discord: not yet)
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("channel", help="chat channels (Telegram, Slack, WebChat): add, list, rm, test, approve, revoke",
+    p = sub.add_parser("channel", help="chat channels (Telegram, Slack, WhatsApp, WebChat): add, list, rm, test, approve, revoke",
                        description="Reach your agents from chat apps. Strangers get a pairing code, nothing else.")
     acts = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     add = acts.add_parser("add", help="add or replace a channel (the token is read from the terminal)")
     add.add_argument("name")
     add.add_argument("--kind", required=True, choices=KINDS)
     add.add_argument("--base-url", default="", help="the service's API base URL (default: the real one)")
-    add.add_argument("--listen", default="", help="WebChat: 127.0.0.1:PORT to serve the page on")
+    add.add_argument("--listen", default="", help="WebChat: 127.0.0.1:PORT to serve the page on; WhatsApp: "
+                     "HOST:PORT of the webhook your tunnel forwards to")
+    add.add_argument("--phone-id", default="", help="WhatsApp: the Cloud API phone number id")
     add.add_argument("--allow", action="append", default=[], metavar="SCOPE[=DURATION]",
                      help="a lease each of the channel's agents gets, e.g. fs.read=1h (repeat for more)")
     add.add_argument("--budget", type=int, default=100_000, help="tokens per agent (default 100000)")
@@ -106,7 +109,8 @@ async def _act(kernel: Any, args: argparse.Namespace, out: Any, secrets: SecretS
             name=args.name, kind=args.kind, base_url=args.base_url, listen=args.listen,
             provider=args.provider or "", model=args.model or "", budget=args.budget,
             workspace=str(Path(args.workspace).resolve()) if args.workspace else "", policy=policy,
-            pairing_ttl_s=parse_duration(args.pairing_ttl)))
+            pairing_ttl_s=parse_duration(args.pairing_ttl),
+            options={"phone_id": args.phone_id} if args.phone_id else {}))
         print(f"added {args.name} ({args.kind}); " + ("running" if view.running else f"not running: {view.problem}")
               + (f"; page at {view.address}" if view.address else ""), file=out)
         return 0

@@ -59,6 +59,7 @@ class ChannelsFake:
         self.hits: Counter[str] = Counter()
         self.tg = TelegramState()
         self.slack = SlackState()
+        self.graph_sent: list[Sent] = []
         self._runner: web.AppRunner | None = None
         self.url = ""
 
@@ -69,6 +70,7 @@ class ChannelsFake:
         app.router.add_post("/api/{method}", self._slack)
         app.router.add_get("/slack/ws", self._slack_ws)
         app.router.add_get("/slack/files/{name}", self._slack_file)
+        app.router.add_route("*", "/graph/{path:.*}", self._graph)
         self._runner = web.AppRunner(app, shutdown_timeout=0.1)  # long polls are cut, not waited for
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -87,6 +89,7 @@ class ChannelsFake:
         self.hits.clear()
         self.tg = TelegramState()
         self.slack = SlackState()
+        self.graph_sent = []
 
     # ---- Telegram ----------------------------------------------------------------------
 
@@ -210,3 +213,19 @@ class ChannelsFake:
     async def _slack_file(self, request: web.Request) -> web.Response:
         self.hits["slack.file"] += 1
         return web.Response(body=b"\x89PNG", content_type="image/png")
+
+    # ---- WhatsApp: the Graph API (outbound; inbound is the kernel's webhook) ----------------
+
+    async def _graph(self, request: web.Request) -> web.Response:
+        path = request.match_info["path"]
+        self.hits[f"graph.{request.method} {path.split('/')[-1] if '/' in path else 'node'}"] += 1
+        if not request.headers.get("Authorization", "").startswith("Bearer "):
+            return web.Response(status=401)
+        if request.method == "POST" and path.endswith("/messages"):
+            body = await request.json()
+            sent = Sent(str(body["to"]), str(body["text"]["body"]), len(self.graph_sent) + 1)
+            self.graph_sent.append(sent)
+            return _json({"messaging_product": "whatsapp", "messages": [{"id": f"wamid.{sent.message_id}"}]})
+        if path == "media/bytes":
+            return web.Response(body=b"\xff\xd8", content_type="image/jpeg")
+        return _json({"id": path, "url": self.url + "/graph/media/bytes", "display_phone_number": "+1 555"})

@@ -21,6 +21,10 @@ def make_adapter(config: ChannelConfig, token: str) -> Adapter:
         from .slack import SlackAdapter
 
         return SlackAdapter(config, token)
+    if config.kind == "whatsapp":
+        from .whatsapp import WhatsAppAdapter
+
+        return WhatsAppAdapter(config, token)
     if config.kind == "webchat":
         from .webchat import WebChatAdapter
 
