@@ -14,7 +14,7 @@ from __future__ import annotations
 import builtins
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Coroutine
 
 from ledger import USER
@@ -125,7 +125,7 @@ class ChannelHub:
     def deliver(self, channel: str, inbound: Inbound) -> bool:
         """Claim ``inbound`` (False: a redelivery, dropped) and schedule the rest; returns at once."""
         if inbound.channel != channel:  # an adapter speaks for its own channel only
-            inbound = Inbound(**{**inbound.__dict__, "channel": channel})
+            inbound = replace(inbound, channel=channel)
         if not self.claims.claim(channel, inbound.chat, inbound.message_id, self._host.clock.now()):
             self.figures.redelivered += 1
             return False
