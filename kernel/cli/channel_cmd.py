@@ -29,11 +29,11 @@ from ..config.settings import SettingsStore, home
 from . import EXIT_USAGE, one_line
 from .grants import parse_duration, parse_grants
 
-KINDS = ("telegram", "slack", "whatsapp", "webchat")  # the adapters built so far (Discord: not yet)
+KINDS = ("telegram", "slack", "discord", "whatsapp", "webchat")
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("channel", help="chat channels (Telegram, Slack, WhatsApp, WebChat): add, list, rm, test, approve, revoke",
+    p = sub.add_parser("channel", help="chat channels (Telegram, Slack, Discord, WhatsApp, WebChat): add, list, rm, test, approve, revoke",
                        description="Reach your agents from chat apps. Strangers get a pairing code, nothing else.")
     acts = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     add = acts.add_parser("add", help="add or replace a channel (the token is read from the terminal)")

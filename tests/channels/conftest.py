@@ -23,10 +23,11 @@ from tests.fakes.channels_server import ChannelsFake
 TOKEN = "123456:TEST-token-for-the-fake"
 SLACK_TOKEN = "xapp-1-TEST-app-token xoxb-TEST-bot-token"
 WHATSAPP_TOKEN = "EAAG-access-token-TEST app-secret-TEST verify-token-TEST"
+DISCORD_TOKEN = "OTk5.TEST-discord.token-value"  # base64("999"): the bot id, as Discord's tokens begin
 
 
 def token_for(name: str) -> str | None:
-    return {"channel:tg": TOKEN, "channel:sl": SLACK_TOKEN, "channel:wa": WHATSAPP_TOKEN}.get(name)
+    return {"channel:tg": TOKEN, "channel:sl": SLACK_TOKEN, "channel:wa": WHATSAPP_TOKEN, "channel:dc": DISCORD_TOKEN}.get(name)
 
 
 @pytest.fixture(scope="module")

@@ -50,6 +50,15 @@ class SlackState:
     next_ts: int = 1
 
 
+@dataclass
+class DiscordState:
+    sockets: list[tuple[web.WebSocketResponse, Any]] = field(default_factory=list)  # (socket, its compressor)
+    seq: int = 1
+    sent: list[Sent] = field(default_factory=list)
+    edits: list[Sent] = field(default_factory=list)
+    identified: int = 0
+
+
 def _json(payload: Any) -> web.Response:
     return web.Response(body=json.dumps(payload).encode(), content_type="application/json")
 
@@ -60,6 +69,7 @@ class ChannelsFake:
         self.tg = TelegramState()
         self.slack = SlackState()
         self.graph_sent: list[Sent] = []
+        self.discord = DiscordState()
         self._runner: web.AppRunner | None = None
         self.url = ""
 
@@ -71,6 +81,9 @@ class ChannelsFake:
         app.router.add_get("/slack/ws", self._slack_ws)
         app.router.add_get("/slack/files/{name}", self._slack_file)
         app.router.add_route("*", "/graph/{path:.*}", self._graph)
+        app.router.add_get("/api/v10/gateway/bot", self._discord_gateway_info)
+        app.router.add_get("/discord/gw", self._discord_gw)
+        app.router.add_route("*", "/api/v10/channels/{channel}/{rest:.*}", self._discord_rest)
         self._runner = web.AppRunner(app, shutdown_timeout=0.1)  # long polls are cut, not waited for
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -90,6 +103,7 @@ class ChannelsFake:
         self.tg = TelegramState()
         self.slack = SlackState()
         self.graph_sent = []
+        self.discord = DiscordState()
 
     # ---- Telegram ----------------------------------------------------------------------
 
@@ -229,3 +243,73 @@ class ChannelsFake:
         if path == "media/bytes":
             return web.Response(body=b"\xff\xd8", content_type="image/jpeg")
         return _json({"id": path, "url": self.url + "/graph/media/bytes", "display_phone_number": "+1 555"})
+
+    # ---- Discord: REST and a zlib-stream gateway ----------------------------------------------
+
+    async def _discord_gateway_info(self, request: web.Request) -> web.Response:
+        self.hits["discord.gateway"] += 1
+        return _json({"url": self.url.replace("http", "ws") + "/discord/gw", "shards": 1,
+                      "session_start_limit": {"total": 1000, "remaining": 1000, "reset_after": 14400000,
+                                              "max_concurrency": 1}})
+
+    async def _discord_send(self, ws: web.WebSocketResponse, deflate: Any, payload: dict[str, Any]) -> None:
+        import zlib
+
+        await ws.send_bytes(deflate.compress(json.dumps(payload).encode()) + deflate.flush(zlib.Z_SYNC_FLUSH))
+
+    async def discord_message(self, *, channel: str, author: str, content: str, message_id: str,
+                              guild: str | None = None, bot: bool = False) -> None:
+        """Dispatch MESSAGE_CREATE on every identified gateway socket (again: a re-send)."""
+        d: dict[str, Any] = {
+            "id": message_id, "channel_id": channel, "content": content, "timestamp": "2026-12-03T12:00:00+00:00",
+            "edited_timestamp": None, "tts": False, "mention_everyone": False, "mentions": [], "mention_roles": [],
+            "attachments": [], "embeds": [], "pinned": False, "type": 0, "flags": 0,
+            "author": {"id": author, "username": f"user{author}", "discriminator": "0", "global_name": None,
+                       "avatar": None, "bot": bot}}
+        if guild is not None:
+            d["guild_id"] = guild
+        for ws, deflate in list(self.discord.sockets):
+            self.discord.seq += 1
+            await self._discord_send(ws, deflate, {"op": 0, "s": self.discord.seq, "t": "MESSAGE_CREATE", "d": d})
+
+    async def _discord_gw(self, request: web.Request) -> web.WebSocketResponse:
+        import zlib
+
+        self.hits["discord.ws"] += 1
+        ws = web.WebSocketResponse(autoping=True)
+        await ws.prepare(request)
+        deflate = zlib.compressobj()
+        await self._discord_send(ws, deflate, {"op": 10, "d": {"heartbeat_interval": 45000}})
+        try:
+            async for msg in ws:
+                if msg.type not in (web.WSMsgType.TEXT, web.WSMsgType.BINARY):
+                    continue
+                data = json.loads(msg.data)
+                if data.get("op") == 1:
+                    await self._discord_send(ws, deflate, {"op": 11})
+                elif data.get("op") == 2:
+                    self.discord.identified += 1
+                    await self._discord_send(ws, deflate, {"op": 0, "s": 1, "t": "READY", "d": {
+                        "v": 10, "user": {"id": "999", "username": "desk", "discriminator": "0", "global_name": None,
+                                          "avatar": None, "bot": True, "mfa_enabled": False, "flags": 0},
+                        "guilds": [], "session_id": "session-1", "shard": [0, 1],
+                        "resume_gateway_url": self.url.replace("http", "ws") + "/discord/gw",
+                        "application": {"id": "999", "flags": 0}}})
+                    self.discord.sockets.append((ws, deflate))
+        finally:
+            self.discord.sockets = [(w, d) for w, d in self.discord.sockets if w is not ws]
+        return ws
+
+    async def _discord_rest(self, request: web.Request) -> web.Response:
+        channel, rest = request.match_info["channel"], request.match_info["rest"]
+        self.hits[f"discord.{request.method} {rest.split('/')[0]}"] += 1
+        if rest == "typing":
+            return web.Response(status=204)
+        body = await request.json() if request.can_read_body else {}
+        mid = rest.split("/")[1] if "/" in rest else str(5000 + len(self.discord.sent))
+        sent = Sent(channel, str(body.get("content", "")), int(mid))
+        (self.discord.sent if request.method == "POST" else self.discord.edits).append(sent)
+        return _json({"id": mid, "channel_id": channel, "content": sent.text, "timestamp": "2026-12-03T12:00:00+00:00",
+                      "edited_timestamp": None, "tts": False, "mention_everyone": False, "mentions": [],
+                      "mention_roles": [], "attachments": [], "embeds": [], "pinned": False, "type": 0, "flags": 0,
+                      "author": {"id": "999", "username": "desk", "discriminator": "0", "avatar": None, "bot": True}})

@@ -21,6 +21,10 @@ def make_adapter(config: ChannelConfig, token: str) -> Adapter:
         from .slack import SlackAdapter
 
         return SlackAdapter(config, token)
+    if config.kind == "discord":
+        from .discord import DiscordAdapter
+
+        return DiscordAdapter(config, token)
     if config.kind == "whatsapp":
         from .whatsapp import WhatsAppAdapter
 
