@@ -9,6 +9,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from kernel.channels.approver import NOBODY
 from kernel.channels.codes import ALPHABET, LENGTH
 from kernel.core.events import AgentSpawned
@@ -17,7 +19,13 @@ from ledger import ChannelMessage, Denied, PairingGrant, PairingRequest, Pairing
 
 from .conftest import telegram, until
 
-ALICE, MALLORY = 501, 666
+ALICE = 501
+
+
+@pytest.fixture(scope="module", autouse=True)
+def aiogram_loaded() -> None:
+    """aiogram imported once, before the first test's clock starts (its models took 7.5 s of CPU here)."""
+    import aiogram  # noqa: F401
 
 
 def started(env, **changes):
