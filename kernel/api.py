@@ -67,7 +67,8 @@ _FROM: dict[str, tuple[str, ...]] = {
                "LeaseRevoke", "LedgerError", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
                "AgentArchive", "AgentBudget", "ModelRequest", "UserTurn", "Confirmed", "HookRun", "UntrustedSeen"),
     "kernel.leases.approver": ("Decision", "Denial", "Grant", "LeaseRequest"),
-    "ledger.entries": ("Compaction", "ContextUsed", "SystemPrompt"),  # the context engine's entries (issue 24)
+    "ledger.entries": ("Compaction", "ContextUsed", "SystemPrompt",  # the context engine's entries (issue 24)
+                       "ChannelMessage", "PairingGrant", "PairingRequest", "PairingRevoke"),  # channels (issue 27)
     "kernel.automations": ("Automation", "Automations", "AutomationView", "InboxItem", "PolicyItem", "RunRecord",
                            "Schedule", "ScheduleRefused", "UnknownAutomation", "in_words", "local_time"),
     "kernel.core.errors": ("ConfigError", "InvalidState", "KernelError", "ProviderError", "UnknownAgent"),
@@ -99,6 +100,7 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.extensions.mcp_status": ("McpReload", "McpServerStatus"),
     "kernel.extensions.skill_info": ("SkillCatalog", "SkillInfo"),
     "kernel.routes.words": ("answered_by",),  # model routes (issue 25): who answered a reply, in words
+    "kernel.channels.model": ("ChannelConfig", "ChannelPolicy", "ChannelView", "PairingView"),  # issue 27
 }
 _FROM["ledger"] += ("RouteBreaker",)  # model routes (issue 25): a breaker's change travels over the socket too
 __getattr__, __dir__ = lazy_names(globals(), _FROM)
@@ -240,6 +242,20 @@ class AutomationDesk(Protocol):
     def integrity(self) -> ChainIntact | ChainBroken | Checking: ...  # the automation records' chain at start
 
 
+class ChannelDesk(Protocol):
+    """Chat channels and their pairing gate (``kernel.channels.hub.ChannelHub`` is one); served as
+    ``channels.<method>``. A channel's token goes into the key store before ``add``, never through here."""
+
+    def list(self) -> builtins.list[ChannelView]: ...
+    async def add(self, config: ChannelConfig) -> ChannelView: ...  # saved, and its adapter (re)started
+    async def remove(self, name: str) -> bool: ...
+    async def test(self, name: str) -> str: ...  # who the token is on its service, in words
+    def pending(self) -> builtins.list[PairingView]: ...  # codes given to unknown senders, not yet approved
+    def paired(self) -> builtins.list[PairingView]: ...
+    def approve(self, code: str) -> PairingView: ...
+    def revoke(self, channel: str, chat_kind: str, chat: str, sender: str) -> bool: ...
+
+
 class KernelFacade(Protocol):
     """Everything the desktop and the CLI may ask of a kernel (``kernel.facade.Kernel`` is one): a few
     methods of its own and six desks, each served over the socket as ``<desk>.<method>``."""
@@ -271,6 +287,8 @@ class KernelFacade(Protocol):
     def outward(self) -> OutwardDesk: ...
     @property
     def automations(self) -> AutomationDesk: ...  # automation_create is confirmed like any outward call
+    @property
+    def channels(self) -> ChannelDesk: ...  # chat channels and their pairing gate (issue 27)
 
     # shutdown
     async def aclose(self) -> None: ...
@@ -343,3 +361,11 @@ if TYPE_CHECKING:
     from .routes.words import answered_by  # noqa: E402
 
 __all__ += ["RouteBreaker", "answered_by"]
+
+# Chat channels and their pairing gate (issue 27): the desk's values and the ledger entries they write.
+if TYPE_CHECKING:  # imported on first use, as above
+    from .channels.model import ChannelConfig, ChannelPolicy, ChannelView, PairingView  # noqa: E402
+    from ledger import ChannelMessage, PairingGrant, PairingRequest, PairingRevoke  # noqa: E402
+
+__all__ += ["ChannelDesk", "ChannelConfig", "ChannelPolicy", "ChannelView", "PairingView",
+            "ChannelMessage", "PairingGrant", "PairingRequest", "PairingRevoke"]

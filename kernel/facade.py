@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .agents.services import Services
     from .automations.chain import ChainBroken, ChainIntact
     from .automations.service import Automations
+    from .channels.hub import ChannelHub
     from .config.settings import Settings
     from .desks import Agents, ExtensionsDesk, Leases, LedgerWindow, Outward
     from .redaction import SecretRegistry
@@ -42,7 +43,8 @@ class Kernel:
     """The facade (``kernel.api.KernelFacade``): what it gives out is plain data from ``kernel.api``."""
 
     def __init__(self, *, services: Services, agents: Agents, leases: Leases, ledger: LedgerWindow,
-                 extensions: ExtensionsDesk, outward: Outward, automations: Automations, secrets: SecretRegistry,
+                 extensions: ExtensionsDesk, outward: Outward, automations: Automations, channels: ChannelHub,
+                 secrets: SecretRegistry,
                  shell: ShellTool, snapshots: SnapshotIndexes, watchers: OutsideWatchers | None,
                  provider_problem: Callable[[str], str | None] | None,
                  on_close: Sequence[Callable[[], None]] = ()) -> None:
@@ -52,6 +54,7 @@ class Kernel:
         self._services = services
         self._agents = agents.table  # the process table (agents are reached through ``agents``)
         self._desks = (agents, leases, ledger, extensions, outward, automations)
+        self._channels = channels
         self.secrets = secrets
         self._shell = shell
         self._snapshots = snapshots
@@ -87,6 +90,11 @@ class Kernel:
     def automations(self) -> Automations:
         """The automations desk: definitions, runs, the Inbox (kernel/automations/service.py)."""
         return self._desks[5]
+
+    @property
+    def channels(self) -> ChannelHub:
+        """Chat channels and their pairing gate (kernel/channels/hub.py)."""
+        return self._channels
 
     # ---- time and settings -----------------------------------------------------
 
@@ -147,6 +155,7 @@ class Kernel:
         ``interrupted`` instead of killed, its leases untouched, so it comes back as after a
         kill -9 and continues only when resumed; automation runs end ``interrupted``."""
         await self.automations.stop()
+        await self._channels.stop_adapters()  # no new chat message starts work while agents stop
         stopped = [a for a in self._agents.values() if a.busy]
         for agent in stopped:
             agent.set_state(AgentState.INTERRUPTED, reason)
@@ -158,7 +167,8 @@ class Kernel:
         return [a.info() for a in stopped]
 
     async def aclose(self) -> None:
-        """Stop every working agent (recorded as killed by the kernel) and the expiry watch."""
+        """Stop the channels, every working agent (recorded as killed by the kernel) and the expiry watch."""
+        await self._channels.stop()
         await self.automations.stop()
         tasks = []
         for agent in self._agents.values():

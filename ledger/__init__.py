@@ -31,7 +31,8 @@ _FROM: dict[str, tuple[str, ...]] = {
     "ledger.entries": ("KINDS", "AgentKill", "AgentSpawn", "Denied", "Entry", "Expired", "FileChange", "LeaseGrant",
                        "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "iso_utc",
                        "Confirmed", "HookRun", "UntrustedSeen", "AgentArchive", "AgentBudget", "ModelRequest",
-                       "UserTurn", "Intent", "Outcome", "ContextUsed", "RouteBreaker", "SystemPrompt", "Compaction"),
+                       "UserTurn", "Intent", "Outcome", "ContextUsed", "RouteBreaker", "SystemPrompt", "Compaction",
+                       "ChannelMessage", "PairingGrant", "PairingRequest", "PairingRevoke"),  # channels (issue 27)
     "ledger.errors": ("CorruptBlob", "LedgerError", "LedgerUnavailable", "NewerVersion", "NotAFileChange",
                       "SecretInName", "UnknownBlob", "UnknownKind", "UnknownSeq"),
     "ledger.integrity": ("Broken", "Head", "Integrity", "Intact"),
@@ -62,3 +63,7 @@ if TYPE_CHECKING:
 
 __all__ += ["RouteBreaker"]
 __all__ += ["Compaction", "SystemPrompt"]
+
+if TYPE_CHECKING:  # channels (issue 27): kept apart for clean merges
+    from .entries import ChannelMessage, PairingGrant, PairingRequest, PairingRevoke  # noqa: E402
+__all__ += ["ChannelMessage", "PairingGrant", "PairingRequest", "PairingRevoke"]

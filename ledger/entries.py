@@ -413,6 +413,63 @@ class Compaction(Entry):
     cut: int = 0      # summary: how many messages of the conversation the compacted context replaced
     context: str = ""  # summary: the compacted context the model reads (summary, frontier, the user's words)
 
+# ---- channels (issue 27): inbound chat messages and the pairing gate ----
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChannelMessage(Entry):
+    """A message from a paired sender on a chat channel, recorded once (``actor`` is ``channel:<name>``);
+    ``agent`` is the session's agent it went to. Untrusted: it is what a stranger's phone typed."""
+
+    KIND: ClassVar[str] = "channel.message"
+    channel: str
+    account: str = ""
+    chat: str
+    chat_kind: str
+    sender: str
+    message_id: str
+    agent: str = ""
+    text: str = ""
+    media: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class PairingRequest(Entry):
+    """An unknown sender was given a pairing code (and nothing else)."""
+
+    KIND: ClassVar[str] = "pairing.request"
+    channel: str
+    chat: str
+    chat_kind: str
+    sender: str
+    code: str
+    expires: float
+    sender_name: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PairingGrant(Entry):
+    """The owner approved a pairing code: this sender, in this chat of this kind, reaches an agent."""
+
+    KIND: ClassVar[str] = "pairing.grant"
+    channel: str
+    chat: str
+    chat_kind: str
+    sender: str
+    code: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PairingRevoke(Entry):
+    """A pairing ended (``agentdesk channel revoke``): the sender meets the gate again."""
+
+    KIND: ClassVar[str] = "pairing.revoke"
+    channel: str
+    chat: str
+    chat_kind: str
+    sender: str
+    reason: str = ""
+
 
 ENTRY_TYPES: dict[str, type[Entry]] = {
     cls.KIND: cls
@@ -426,6 +483,7 @@ ENTRY_TYPES.update({cls.KIND: cls for cls in (Intent, Outcome)})  # outward call
 ENTRY_TYPES[RouteBreaker.KIND] = RouteBreaker  # model routes (issue 25)
 ENTRY_TYPES[SystemPrompt.KIND] = SystemPrompt  # the context engine (issue 24)
 ENTRY_TYPES[Compaction.KIND] = Compaction
+ENTRY_TYPES.update({cls.KIND: cls for cls in (ChannelMessage, PairingRequest, PairingGrant, PairingRevoke)})
 KINDS = tuple(ENTRY_TYPES)
 
 

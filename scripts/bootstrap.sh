@@ -19,6 +19,8 @@ else
   # xdotool, and the xcb libraries Qt's xcb platform plugin needs (as for the desktop above).
   packages+=(xvfb openbox xdotool libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0
              libxcb-xkb1 libxkbcommon-x11-0 libxcb-shape0 libxcb-randr0)
+  # chromium: the WebChat page is tested in a real headless browser, driven by Playwright (issue 27)
+  packages+=(chromium)
 fi
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

@@ -30,6 +30,7 @@ COMMANDS["key"] = "key_cmd"  # provider and web keys: the system keyring, else k
 COMMANDS.update({"automation": "automation_cmd", "inbox": "inbox_cmd"})  # automations (issue 13)
 COMMANDS.update({"resume": "resume_cmd", "show": "show_cmd"})  # continue an agent, read its transcript (issue 23)
 COMMANDS["compact"] = "compact_cmd"  # summarize an agent's earlier conversation now (issue 24)
+COMMANDS["channel"] = "channel_cmd"  # chat channels and their pairing gate (issue 27)
 
 EXIT_USAGE = 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a command killed by the closed pipe would have ended with

@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 @asynccontextmanager
-async def home_kernel(approver: Any = None, with_mail: bool = False) -> AsyncIterator[Any]:
+async def home_kernel(approver: Any = None, with_mail: bool = False,
+                      channel_token: Any = None) -> AsyncIterator[Any]:
     """A kernel on the home's ledger and settings (providers loaded only if a run needs one); ``with_mail``:
     with the home's mail accounts (to check an outward call again)."""
     from ledger import Ledger
@@ -94,7 +95,7 @@ async def home_kernel(approver: Any = None, with_mail: bool = False) -> AsyncIte
 
         mail = mail_for_home(store)
     kernel = build_kernel(ledger=ledger, settings=settings, providers=providers, approver=approver or DenyAll(),
-                    snapshot_dir=store.root / "snapshots", mail=mail)
+                    snapshot_dir=store.root / "snapshots", mail=mail, channel_token=channel_token)
     try:
         yield kernel
     finally:

@@ -19,6 +19,9 @@ from ..automations.gate import UnattendedGate
 from ..automations.service import Automations
 from ..automations.store import AutomationStore
 from ..automations.tool import automation_tool
+from ..channels.approver import ChannelApprover
+from ..channels.hub import ChannelHub
+from ..channels.store import ChannelStore
 from ..config.schema import WEB_KEY_VARIABLES
 from ..core.checking import Checking
 from ..core.clock import Clock, SystemClock
@@ -52,7 +55,8 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
                  snapshot_dir: Path | None = None, watch_workspaces: bool = False,
                  provider_problem: Callable[[str], str | None] | None = None, restore: bool = False,
                  secrets: SecretRegistry | None = None, web_keys: Callable[[str], str | None] | None = None,
-                 mail: MailService | None = None, check_later: bool = False) -> Kernel:
+                 mail: MailService | None = None, check_later: bool = False,
+                 channel_token: Callable[[str], str | None] | None = None) -> Kernel:
     """A kernel over ``ledger``. ``restore`` brings back the agents on the ledger's record (the kernel of a
     home does; a kernel sharing the file with another that runs must not); ``snapshot_dir`` keeps the shell
     tool's snapshot cache between runs; ``watch_workspaces`` records edits by other programs in every
@@ -62,7 +66,8 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
     ``tools``: exactly these tools (tests), instead of the built-in ones with shell, web and
     ``automation_create``; ``mail``: the mail and calendar tools of the home's accounts (issue 16);
     ``check_later``: the ledger's and the automation records' checks at start are left to the caller, who
-    serves first and hands the results over (``Kernel.start_checked``; kernel/service/start_checks.py)."""
+    serves first and hands the results over (``Kernel.start_checked``; kernel/service/start_checks.py).
+    ``channel_token(name)``: a channel's token from the key store (issue 27)."""
     held = redact_ledger(ledger, secrets)
     clock = clock or SystemClock()
     bus = bus or EventBus()
@@ -87,7 +92,9 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
         for descriptor in mail_tools(mail):
             tools.add(descriptor)
     # automation runs are unattended: their lease requests are refused at once (automations/gate.py)
-    gate = UnattendedGate(approver or requests.approver,
+    # channel agents: a chat sender never answers a lease request; nobody attached → refused (channels/approver.py)
+    channel_approver = ChannelApprover(approver or requests.approver, lambda: services.attached)
+    gate = UnattendedGate(channel_approver,
                           lambda automation, scope, detail, kind: automations.refused(automation, scope, detail,
                                                                                       kind))
     home = None if ledger.path in ("", ":memory:") else Path(ledger.path).parent  # its skills folder
@@ -117,6 +124,8 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
     chain = Checking("automation records", clock.now()) if check_later else \
         store.check_at_start(None if ledger.path in ("", ":memory:") else chain_start.head_path(ledger.path))
     automations = Automations(RunHost(agents, services), store, gate, bus.publish, chain)
+    channels = ChannelHub(RunHost(agents, services), ledger, ChannelStore(home), channel_approver,
+                          channel_token or (lambda _name: None), held)
 
     def run_progress(event: Event) -> None:
         if isinstance(event, ToolCallFinished) and event.outcome is Outcome.OK:
@@ -125,7 +134,7 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
     unsubscribe = bus.subscribe(run_progress)
     return Kernel(services=services, agents=agents, leases=Leases(services.leases, requests), ledger=window,
                   extensions=ExtensionsDesk(services, extensions, held), outward=Outward(ledger, mail),
-                  automations=automations, secrets=held, shell=shell, snapshots=snapshots, watchers=watchers,
+                  automations=automations, channels=channels, secrets=held, shell=shell, snapshots=snapshots, watchers=watchers,
                   provider_problem=provider_problem, on_close=(unlisten, unsubscribe))
 
 

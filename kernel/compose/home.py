@@ -93,6 +93,7 @@ def open_home(root: Path, *, out_of_process: bool, settings: Settings | None = N
     from ledger import Ledger
 
     from ..config.private import repair_home
+    from ..config.secrets import SecretStore
     from ..config.settings import SettingsStore
     from ..mail.wiring import held_account_secrets, mail_for_home
     from ..providers.lazy import LazyProviders, missing_key_message
@@ -115,5 +116,6 @@ def open_home(root: Path, *, out_of_process: bool, settings: Settings | None = N
                           provider_problem=lambda name: missing_key_message(name, store), tools=tools,
                           restore=restore,  # the agents on the record come back (working ones: interrupted)
                           secrets=SecretRegistry([*store.held_secrets(), *held_account_secrets(store)]),
-                          web_keys=store.web_key, mail=mail_for_home(store), check_later=check_later)
+                          web_keys=store.web_key, mail=mail_for_home(store), check_later=check_later,
+                          channel_token=SecretStore(store).get)
     return HomeKernel(kernel, ledger, made, store)

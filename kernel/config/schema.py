@@ -263,6 +263,9 @@ def check_keys(data: Any) -> Checked:
         if isinstance(provider, str) and provider.startswith("mcp:") and isinstance(key, str) and key:
             good[provider] = key  # an MCP server's secrets (kernel/extensions/mcp_secrets), likewise
             continue
+        if isinstance(provider, str) and provider.startswith("channel:") and isinstance(key, str) and key:
+            good[provider] = key  # a chat channel's token (kernel/channels), likewise
+            continue
         if isinstance(provider, str) and provider.startswith("kernel:") and isinstance(key, str) and key:
             good[provider] = key  # the kernel's own secrets (the outward ids' salt: kernel/mail/effect_ids)
             continue

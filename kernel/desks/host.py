@@ -1,4 +1,4 @@
-"""``RunHost``: the kernel as automation runs see it (``kernel.automations.host.AutomationHost``).
+"""``RunHost``: the kernel as automation runs and channels see it (``AutomationHost``, ``ChannelHost``).
 
 Built by the composition root over the agents desk and the shared services,
 so the automations room reaches the process table, the lease book and the
@@ -7,7 +7,7 @@ ledger through a declared port rather than the facade above it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from ledger import Entry
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..agents.services import Services
     from ..config.settings import Settings
     from ..core.clock import Clock
-    from ..core.events import AgentInfo
+    from ..core.events import AgentInfo, Event
     from ..leases.lease import Lease
     from .agents import Agents
 
@@ -60,3 +60,11 @@ class RunHost:
 
     def entries(self, actor: str, kind: str, limit: int = 1000) -> list[Entry]:
         return self._services.ledger.page(actor=actor, kind=kind, limit=limit)
+
+    # ---- what channels need besides (kernel.channels.host.ChannelHost) ----
+
+    def record(self, entry: Entry) -> Entry:
+        return self._services.record(entry)
+
+    def subscribe(self, fn: Callable[[Event], None]) -> Callable[[], None]:
+        return self._services.bus.subscribe(fn)

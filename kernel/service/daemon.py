@@ -66,12 +66,14 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
         mcp = asyncio.ensure_future(_start_mcp(kernel, home))
         warming = asyncio.ensure_future(_warm_provider(kernel.settings.provider, providers, store))
         kernel.extensions.watch_mcp(_said_mcp)  # a hand edit of mcp.json applies too (kernel/extensions/mcp_watch.py)
+        channels = asyncio.ensure_future(_start_channels(kernel))  # chat channels (issue 27), when configured
         try:
             await server.stopped.wait()
         finally:
             checks.cancel()  # (a check under way in its thread finishes there; its result is dropped)
             mcp.cancel()
             warming.cancel()
+            channels.cancel()
             await kernel.interrupt_working()  # a clean stop: working agents come back interrupted, not killed
             await server.stop()
             await built.aclose()
@@ -98,6 +100,12 @@ async def _warm_provider(name: str, providers: Any, store: SettingsStore) -> Non
     except Exception as exc:  # noqa: BLE001  # the first request builds it again and reports what is wrong
         print(f"agentdesk kernel: could not prepare {name} ahead of the first request: {exc}", file=sys.stderr,
               flush=True)
+
+
+async def _start_channels(kernel: Any) -> None:
+    """The configured chat channels start beside the kernel; what could not start is said on stderr."""
+    for problem in await kernel.channels.start():
+        print(f"agentdesk kernel: {problem}", file=sys.stderr, flush=True)
 
 
 async def _start_mcp(kernel: Any, home: Path) -> None:

@@ -70,7 +70,7 @@ class Method:
 # Properties that are desks of their own: their methods are served as ``<desk>.<method>``.
 DESKS: Mapping[str, Any] = {"agents": api.AgentDesk, "leases": api.LeaseDesk, "ledger": api.LedgerDesk,
                             "extensions": api.ExtensionDesk, "outward": api.OutwardDesk,
-                            "automations": api.AutomationDesk}
+                            "automations": api.AutomationDesk, "channels": api.ChannelDesk}
 
 
 @functools.cache

@@ -12,9 +12,10 @@ from typing import cast, Protocol, Sequence, TYPE_CHECKING
 from ..api import LedgerFilter
 
 if TYPE_CHECKING:
-    from ..api import (AgentInfo, Automation, AutomationView, ChainBroken, ChainIntact, Checking, Decision,
-        Entry, HistoryItem, ImagePart, InboxItem, Integrity, Lease, LeaseRequest, McpReload, McpServerStatus,
-        Message, OverlayStatus, ReplySoFar, RunRecord, SkillCatalog, ToolInfo, UndoReport, UnknownIntent)
+    from ..api import (AgentInfo, Automation, AutomationView, ChainBroken, ChainIntact, ChannelConfig,
+        ChannelView, Checking, Decision, Entry, HistoryItem, ImagePart, InboxItem, Integrity, Lease,
+        LeaseRequest, McpReload, McpServerStatus, Message, OverlayStatus, PairingView, ReplySoFar, RunRecord,
+        SkillCatalog, ToolInfo, UndoReport, UnknownIntent)
 
 
 class Link(Protocol):
@@ -234,6 +235,38 @@ class RemoteAutomationDesk:
         return cast("ChainIntact | ChainBroken | Checking", self._link.call("automations.integrity", {}))
 
 
+class RemoteChannelDesk:
+    """``kernel.api.ChannelDesk`` over the socket: each method is ``channels.<method>``."""
+
+    def __init__(self, link: Link) -> None:
+        self._link = link
+
+    def list(self) -> builtins.list[ChannelView]:
+        return cast("builtins.list[ChannelView]", self._link.call("channels.list", {}))
+
+    async def add(self, config: ChannelConfig) -> ChannelView:
+        return cast("ChannelView", await self._link.acall("channels.add", {"config": config}))
+
+    async def remove(self, name: str) -> bool:
+        return cast("bool", await self._link.acall("channels.remove", {"name": name}))
+
+    async def test(self, name: str) -> str:
+        return cast("str", await self._link.acall("channels.test", {"name": name}))
+
+    def pending(self) -> builtins.list[PairingView]:
+        return cast("builtins.list[PairingView]", self._link.call("channels.pending", {}))
+
+    def paired(self) -> builtins.list[PairingView]:
+        return cast("builtins.list[PairingView]", self._link.call("channels.paired", {}))
+
+    def approve(self, code: str) -> PairingView:
+        return cast("PairingView", self._link.call("channels.approve", {"code": code}))
+
+    def revoke(self, channel: str, chat_kind: str, chat: str, sender: str) -> bool:
+        return cast("bool", self._link.call("channels.revoke",
+            {"channel": channel, "chat_kind": chat_kind, "chat": chat, "sender": sender}))
+
+
 class RemoteFacadeStubs:
     """The facade's own methods and its desks over the socket (``RemoteKernel`` adds the rest)."""
 
@@ -262,6 +295,10 @@ class RemoteFacadeStubs:
     @property
     def automations(self) -> RemoteAutomationDesk:
         return RemoteAutomationDesk(self._link)
+
+    @property
+    def channels(self) -> RemoteChannelDesk:
+        return RemoteChannelDesk(self._link)
 
     def provider_problem(self, provider: str) -> str | None:
         return cast("str | None", self._link.call("provider_problem", {"provider": provider}))

@@ -18,7 +18,8 @@ from typing import Any, Iterator
 import pytest
 
 from kernel.api import (
-    AgentState, Automation, ChainIntact, ConfigError, Event, FileChange, Grant, Intact, InvalidState, KernelError, KernelFacade,
+    AgentState, Automation, ChainIntact, ChannelConfig, ChannelPolicy, ConfigError, Event, FileChange, Grant, Intact,
+    InvalidState, KernelError, KernelFacade,
     LeaseRequested, LedgerError, LedgerFilter, PolicyItem, ScheduleRefused, UnknownAgent,
 )
 from kernel.providers.scripted import reply
@@ -259,6 +260,23 @@ class FacadeContract:
                 k.automations.get("no-such-automation")
             with pytest.raises(ScheduleRefused, match="less than one hour apart"):  # at most once an hour
                 k.automations.check(Automation(id="", name="Too often", objective="o", schedule="*/5 * * * *"))
+
+        backend.run(body)
+
+    def test_channels_are_added_listed_and_removed_and_a_bad_code_is_refused(self, backend: Any) -> None:
+        async def body(k: KernelFacade) -> None:
+            assert k.channels.list() == [] and k.channels.pending() == [] and k.channels.paired() == []
+            view = await k.channels.add(ChannelConfig(name="web", kind="webchat", listen="127.0.0.1:0",
+                                                      policy=(ChannelPolicy("fs.read", 600.0),)))
+            assert view.running and view.address.startswith("http://127.0.0.1:") and view.config.name == "web"
+            assert [v.config for v in k.channels.list()] == [view.config]
+            assert (await k.channels.test("web")).startswith("serving http://127.0.0.1:")
+            with pytest.raises(KernelError, match="no pending pairing code"):
+                k.channels.approve("ABCDEFGH")
+            assert k.channels.revoke("web", "dm", "nobody", "nobody") is False
+            with pytest.raises(KernelError, match="unknown channel kind"):
+                await k.channels.add(ChannelConfig(name="irc", kind="irc"))
+            assert await k.channels.remove("web") is True and k.channels.list() == []
 
         backend.run(body)
 

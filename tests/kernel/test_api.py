@@ -66,5 +66,5 @@ def test_the_facade_keeps_its_internals_private() -> None:
     facade itself keeps few public members, and none of its parts."""
     public = {n for n in dir(Kernel) if not n.startswith("_")}
     assert not public & {"services", "bus", "snapshots", "process", "clock", "automation_gate"}
-    assert {"agents", "leases", "ledger", "extensions", "outward", "automations"} <= public
+    assert {"agents", "leases", "ledger", "extensions", "outward", "automations", "channels"} <= public
     assert len(public) <= 30, sorted(public)

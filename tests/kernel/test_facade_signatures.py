@@ -102,7 +102,7 @@ def in_process(tmp_path: Path) -> Any:
 
 def test_kernel_and_remote_kernel_match_the_facade_protocol_member_for_member(in_process: Any,
                                                                              tmp_path: Path) -> None:
-    assert set(DESKS) == {"agents", "leases", "ledger", "extensions", "outward", "automations"}
+    assert set(DESKS) == {"agents", "leases", "ledger", "extensions", "outward", "automations", "channels"}
     remote = RemoteKernel(tmp_path / "no.sock")  # not started: only its members are looked at
     assert _compare("Kernel", in_process) + _compare("RemoteKernel", remote) == []
 
