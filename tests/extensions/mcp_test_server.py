@@ -14,7 +14,7 @@ import asyncio
 import os
 import sys
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 
 server = MCPServer("agentdesk-test")
@@ -49,8 +49,10 @@ def extra() -> str:
 
 
 @server.tool(description="Removes the tool named extra.", annotations=ToolAnnotations(read_only_hint=True))
-def drop_extra() -> str:
+async def drop_extra(ctx: Context) -> str:
     server.remove_tool("extra")
+    await ctx.notify_tools_changed()  # the 2026 revision: to listen streams
+    await ctx.request_context.session.send_tool_list_changed()  # the handshake era: a notification
     return "extra removed"
 
 
