@@ -35,6 +35,7 @@ from ..redaction.cuts import Spans, finder_of
 from ..tools.descriptor import ToolContext, ToolOutput
 from .mcp_client import McpConnection, McpError
 from .mcp_config import McpSecrets, McpServerConfig
+from .mcp_hooks import McpHooks
 from .mcp_names import scope_name, server_scope
 from .mcp_status import McpReload, McpServerStatus
 from .mcp_tools import ListedTool, describe, result_text
@@ -56,7 +57,8 @@ class _Server:
 
 class McpHub:
     def __init__(self, registry: "ToolRegistry", leases: "LeaseBook", *, log_dir: Path | None = None,
-                 mode: str = "auto") -> None:
+                 mode: str = "auto", hooks: McpHooks = McpHooks()) -> None:
+        self._hooks = hooks
         self._registry = registry
         self._leases = leases
         self._log_dir = log_dir
@@ -76,7 +78,7 @@ class McpHub:
 
     def _connection(self, config: McpServerConfig, secrets: McpSecrets) -> McpConnection:
         log = None if self._log_dir is None else self._log_dir / f"mcp-{config.name}.log"
-        return McpConnection(config, secrets, log_path=log, mode=self._mode)
+        return McpConnection(config, secrets, log_path=log, mode=self._mode, hooks=self._hooks)
 
     async def reload(self, wanted: "list[tuple[McpServerConfig, McpSecrets]]",
                      keep: Mapping[str, str] | None = None) -> McpReload:

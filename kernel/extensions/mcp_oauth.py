@@ -55,6 +55,28 @@ class Vault(Protocol):
     def delete(self, name: str) -> None: ...
 
 
+class LazyVault:
+    """A ``Vault`` made on first use (finding the keyring costs 100-950 ms: only a sign-in should pay it)."""
+
+    def __init__(self, make: Callable[[], Vault]) -> None:
+        self._make = make
+        self._vault: Vault | None = None
+
+    def _get(self) -> Vault:
+        if self._vault is None:
+            self._vault = self._make()
+        return self._vault
+
+    def get(self, name: str) -> str | None:
+        return self._get().get(name)
+
+    def set(self, name: str, value: str) -> str:
+        return self._get().set(name, value)
+
+    def delete(self, name: str) -> None:
+        self._get().delete(name)
+
+
 Browser = Callable[[str], Awaitable[None]]  # shows (or follows) the authorization URL
 
 

@@ -92,5 +92,14 @@ def getenv(name: str) -> str:
     return os.environ.get(name, "(not set)")
 
 
+@server.tool(description="Logs a line to the client, then answers.", annotations=ToolAnnotations(read_only_hint=True))
+async def chatty(ctx: Context) -> str:
+    await ctx.info("chatty was called")
+    return "said"
+
+
 if __name__ == "__main__":
-    server.run("stdio")
+    if len(sys.argv) > 2 and sys.argv[1] == "--http":  # streamable HTTP on loopback, JSON replies (port 0: any)
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]), json_response=True)
+    else:
+        server.run("stdio")
