@@ -61,3 +61,8 @@ if [ "$purpose" = test ]; then
   fi
   (cd tests/extensions/npm && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null)
 fi
+
+# The MCP conformance suite and the Node 22 it needs (tests/conformance; test only, pinned by the lock file).
+if [ "$purpose" = test ]; then
+  (cd tests/conformance/npm && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null)
+fi

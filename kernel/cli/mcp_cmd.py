@@ -58,6 +58,9 @@ def add_parser(subparsers: Any) -> None:
     ls.add_argument("--json", action="store_true", help="one JSON object per line")
     rm = sub.add_parser("rm", help="remove a server and its secrets")
     rm.add_argument("name")
+    from .mcp_login import add_arguments
+
+    add_arguments(sub)
 
 
 def _pairs(items: list[str], what: str, secret: bool) -> dict[str, str]:
@@ -79,6 +82,10 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
     store = McpStore(home())
     if args.mcp_action == "list":
         return _list(store, args.json, stdout, stderr)
+    if args.mcp_action in ("login", "logout"):
+        from . import mcp_login
+
+        return mcp_login.run(args, store, stdout, stderr, _reload_running_kernel)
     if args.mcp_action == "rm":
         if not store.remove(args.name):
             print(f"agentdesk mcp rm: there is no server called {args.name!r}", file=stderr)

@@ -98,7 +98,13 @@ class ExtensionsDesk:
             self._file.mark()
         found = configured_mcp(root)
         if self._hub is None and found.servers:
-            self._hub = McpHub(self._services.tools, self._services.leases, log_dir=root / "logs")
+            from ..extensions.mcp_config import McpStore
+            from ..extensions.mcp_hooks import McpHooks
+            from ..extensions.mcp_oauth import LazyVault
+
+            book = McpStore(root).book
+            hooks = McpHooks(vault=LazyVault(lambda: book.store), hold=self._secrets.add)  # OAuth: the key store
+            self._hub = McpHub(self._services.tools, self._services.leases, log_dir=root / "logs", hooks=hooks)
         for config, secrets in found.servers:
             self._hold_secrets(config.name, secrets)
         if self._hub is None:

@@ -27,12 +27,14 @@ from ..core.errors import KernelError
 from ..core.json_safe import clean_text
 from ..trust.untrusted import capped
 from .mcp_config import McpSecrets, McpServerConfig
+from .mcp_hooks import McpHooks
 from .mcp_tools import ListedTool
 
 T = TypeVar("T")
 MAX_PAGES = 20
 START_TIMEOUT_S = 60.0  # starting (and listing) may take longer than a call: an interpreter, an npm cache
 STDERR_TAIL = 600
+CLIENT_NAME = "Agentdesk"
 
 
 class McpError(KernelError):
@@ -46,8 +48,13 @@ class McpError(KernelError):
 
 class McpConnection:
     def __init__(self, config: McpServerConfig, secrets: McpSecrets = McpSecrets(), *,
-                 log_path: Path | None = None, mode: str = "auto") -> None:
+                 log_path: Path | None = None, mode: str = "auto", hooks: McpHooks = McpHooks()) -> None:
         self.config = config
+        self.hooks = hooks
+        self.needs_sign_in = False   # the server asked for a sign-in nobody here can give
+        self.tools_changed = True    # the server said its tools changed (or we never listed them)
+        self._errlog_file: Any = None
+        self._listening = False      # change notices reach us (else: list again after every call)
         self._secrets = secrets
         self._log_path = log_path
         self._mode = mode
@@ -72,9 +79,16 @@ class McpConnection:
     def alive(self) -> bool:
         return self._client is not None and self._owner is not None and not self._owner.done()
 
+    @property
+    def tools_stale(self) -> bool:
+        """Whether the tools must be listed again: the server said they changed, it restarted, or it speaks
+        a revision whose change notices we could not subscribe to."""
+        return self.tools_changed or not self._listening
+
     async def list_tools(self) -> tuple[ListedTool, ...]:
         """Every tool the server lists now (connecting first if need be), within the server's timeout."""
         client = await self._ensure()
+        self.tools_changed = False  # a notice that arrives while listing marks it stale again
 
         async def pages() -> tuple[ListedTool, ...]:
             out: list[ListedTool] = []
@@ -143,14 +157,25 @@ class McpConnection:
         try:
             import mcp
 
+            self.needs_sign_in = False
             async with contextlib.AsyncExitStack() as stack:
                 errlog = stack.enter_context(self._errlog())
-                client = mcp.Client(self._transport(mcp, errlog), mode=self._mode)
+                client = mcp.Client(await self._transport(mcp, errlog, stack), mode=self._mode,
+                                    client_info=mcp.Implementation(name=CLIENT_NAME, version=_version()),
+                                    elicitation_callback=self._elicited, message_handler=self._noticed,
+                                    logging_callback=self._logged, log_level="info")
+                self._errlog_file = errlog
                 await stack.enter_async_context(client)
                 self.protocol = client.protocol_version
                 self.last_error = None
+                self.tools_changed = True  # (re)started: its tools are listed before the next use
+                watcher = asyncio.ensure_future(self._watch_tools(client))
                 ready.set_result(client)
-                await stop.wait()
+                try:
+                    await stop.wait()
+                finally:
+                    watcher.cancel()
+                    await asyncio.wait({watcher})
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # noqa: BLE001 - any way a server fails is a reason, never our death
@@ -163,7 +188,7 @@ class McpConnection:
             if not ready.done():
                 ready.set_exception(self._error("stopped before it was ready"))
 
-    def _transport(self, mcp: Any, errlog: Any) -> Any:
+    async def _transport(self, mcp: Any, errlog: Any, stack: contextlib.AsyncExitStack) -> Any:
         config, secrets = self.config, self._secrets
         if config.command is not None:
             from .mcp_stdio import capped_stdio_client  # the SDK's stdio transport, each line capped as it streams
@@ -171,12 +196,87 @@ class McpConnection:
             params = mcp.StdioServerParameters(command=config.command, args=list(config.args),
                                                env={**config.env, **secrets.env} or None)
             return capped_stdio_client(params, errlog=errlog, cut_token=self._cut_token)
-        from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
-        http = create_mcp_http_client(headers={**config.headers, **secrets.headers} or None)
+        from .mcp_http import capped_http_client
+
+        headers = {**config.headers, **secrets.headers}
         assert config.url is not None
-        return streamable_http_client(config.url, http_client=http)
+        auth = None if any(h.lower() == "authorization" for h in headers) else await self._oauth(stack)
+        http = create_mcp_http_client(headers=headers or None, auth=auth)
+        return capped_http_client(config.url, http, self._cut_token)
+
+    async def _oauth(self, stack: contextlib.AsyncExitStack) -> Any:
+        """The SDK's OAuth provider with our key store and sign-in (None when there is no key store)."""
+        from .mcp_oauth import KeyStoreTokens, LoopbackRedirect, OAuthSettings, provider
+
+        hooks = self.hooks
+        if hooks.vault is None or self.config.url is None:
+            return None
+        redirect = None
+        if hooks.browser is not None:
+            redirect = LoopbackRedirect()
+            await redirect.start()
+            stack.push_async_callback(redirect.close)
+
+        def needed() -> None:
+            self.needs_sign_in = True
+
+        tokens = KeyStoreTokens(hooks.vault, self.name, hooks.hold)
+        return provider(self.name, self.config.url, tokens, OAuthSettings(hooks.client_metadata_url), hooks.browser,
+                        redirect, needed)
+
+    async def _elicited(self, context: Any, params: Any) -> Any:
+        """A server's question for the user: asked through the hooks (declined when nobody can answer)."""
+        import mcp_types as types
+
+        from .mcp_elicit import DECLINED, question_of
+
+        question = question_of(self.name, getattr(params, "message", ""), getattr(params, "requested_schema", None),
+                               getattr(params, "url", None))
+        answer = DECLINED if self.hooks.elicit is None else await self.hooks.elicit(question)
+        content = dict(answer.content) if answer.action == "accept" and question.url is None else None
+        return types.ElicitResult(action=answer.action, content=content)  # type: ignore[arg-type]
+
+    async def _watch_tools(self, client: Any) -> None:
+        """Hear the server's "tools changed" notices: a notification on 2025 revisions (``_noticed``), a
+        ``subscriptions/listen`` stream on 2026 ones. Where neither is offered, tools are listed after each call."""
+        caps = getattr(getattr(client, "server_capabilities", None), "tools", None)
+        if not getattr(caps, "list_changed", False):
+            self._listening = False
+            return
+        if not str(client.protocol_version or "").startswith("2026"):
+            self._listening = True  # the handshake era: notifications/tools/list_changed reach _noticed
+            return
+        try:
+            async with client.listen(tools_list_changed=True) as sub:
+                self._listening = True
+                async for _event in sub:
+                    self.tools_changed = True
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - no stream: fall back to listing after every call
+            pass
+        finally:
+            self._listening = False
+
+    async def _noticed(self, message: Any) -> None:
+        """A server notification: a changed tool list marks the listing stale (listed again before the next use)."""
+        if type(message).__name__ == "ToolListChangedNotification":
+            self.tools_changed = True
+
+    async def _logged(self, params: Any) -> None:
+        """A server's log message goes to its log file (the same one as its stderr), one line, capped."""
+        log = getattr(self, "_errlog_file", None)
+        if log is None:
+            return
+        data = params.data if isinstance(params.data, str) else repr(params.data)
+        line = capped(clean_text(f"[{params.level}] {params.logger or ''} {data}".replace("\n", " ")), 2000)
+        try:
+            log.write(line + "\n")
+            log.flush()
+        except (OSError, ValueError):
+            pass
 
     @contextlib.contextmanager
     def _errlog(self) -> Any:
@@ -205,7 +305,10 @@ class McpConnection:
                         await self._stopped()
                         raise self._error(f"stopped while {doing}{self._stderr_tail()}; it will be started again "
                                           "on the next call") from None
-                    raise self._error(f"failed while {doing}: {self._reason(exc)}") from None
+                    reason = self._reason(exc)
+                    if self.needs_sign_in:
+                        raise self._error(reason) from None
+                    raise self._error(f"failed while {doing}: {reason}") from None
             await self._stopped()
             raise self._error(f"stopped while {doing}{self._stderr_tail()}; it will be started again on the next call")
         finally:
@@ -225,6 +328,9 @@ class McpConnection:
         if isinstance(exc, BaseExceptionGroup):
             inner = exc.exceptions[0] if exc.exceptions else exc
             return self._reason(inner)
+        if self.needs_sign_in or type(exc).__name__ == "SignInNeeded":
+            self.needs_sign_in = True
+            return f"needs sign-in: run `agentdesk mcp login {self.name}`"
         if isinstance(exc, FileNotFoundError):
             return f"could not be started: {exc.filename or self.config.command} was not found"
         text = clean_text(str(exc)) or type(exc).__name__
@@ -249,6 +355,15 @@ def _connection_closed(exc: BaseException) -> bool:
 
     return (isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED) or isinstance(
         exc, (BrokenPipeError, ConnectionError, EOFError))
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agentdesk")
+    except PackageNotFoundError:
+        return "0"
 
 
 def _listed(tool: Any) -> ListedTool:

@@ -14,7 +14,7 @@ import asyncio
 import os
 import sys
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 
 server = MCPServer("agentdesk-test")
@@ -49,8 +49,10 @@ def extra() -> str:
 
 
 @server.tool(description="Removes the tool named extra.", annotations=ToolAnnotations(read_only_hint=True))
-def drop_extra() -> str:
+async def drop_extra(ctx: Context) -> str:
     server.remove_tool("extra")
+    await ctx.notify_tools_changed()  # the 2026 revision: to listen streams
+    await ctx.request_context.session.send_tool_list_changed()  # the handshake era: a notification
     return "extra removed"
 
 
@@ -113,5 +115,14 @@ def picture() -> list:
             ImageContent(type="image", data="bm90IGEgcGljdHVyZQ==", mime_type="image/png")]
 
 
+@server.tool(description="Logs a line to the client, then answers.", annotations=ToolAnnotations(read_only_hint=True))
+async def chatty(ctx: Context) -> str:
+    await ctx.info("chatty was called")
+    return "said"
+
+
 if __name__ == "__main__":
-    server.run("stdio")
+    if len(sys.argv) > 2 and sys.argv[1] == "--http":  # streamable HTTP on loopback, JSON replies (port 0: any)
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]), json_response=True)
+    else:
+        server.run("stdio")

@@ -1,0 +1,90 @@
+"""A server's question for the user (MCP elicitation) as plain data, and the answer as a value.
+
+A server may ask, mid-call, for something only a person can say (a form of a few flat fields, or
+a URL to visit). The model never answers it: the kernel hands an ``ElicitQuestion`` to whoever
+stands for the user (the desktop's dialog, a terminal prompt) through the ``Elicitor`` port, and
+with nobody there (an unattended run) the answer is ``declined``, which the hub records. The
+form's fields carry the server's defaults, which a dialog shows filled in and ``with_defaults``
+applies when the person accepts without changing them. Everything here is the server's text:
+untrusted, cleaned and capped before anyone shows it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Protocol
+
+from ..core.json_safe import clean_text
+from ..trust.untrusted import capped
+
+MESSAGE_MAX = 2000
+FIELDS_MAX = 32
+Value = str | int | float | bool | list[str] | None
+
+
+@dataclass(frozen=True)
+class ElicitField:
+    name: str
+    kind: str                       # "string" · "number" · "integer" · "boolean" · "array"
+    title: str = ""
+    default: Value = None
+    required: bool = False
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ElicitQuestion:
+    """What one server asks: a form (``fields``) or, in URL mode, a page to open (``url``)."""
+
+    server: str
+    message: str
+    fields: tuple[ElicitField, ...] = ()
+    url: str | None = None
+
+    def with_defaults(self, given: Mapping[str, Value] | None = None) -> dict[str, Value]:
+        """The answer as the person left the form: the server's defaults, overridden by what they typed."""
+        out: dict[str, Value] = {f.name: f.default for f in self.fields if f.default is not None}
+        out.update(given or {})
+        return out
+
+
+@dataclass(frozen=True)
+class ElicitAnswer:
+    action: str                     # "accept" · "decline" · "cancel"
+    content: Mapping[str, Value] = field(default_factory=dict)
+
+
+DECLINED = ElicitAnswer("decline")
+
+
+class Elicitor(Protocol):
+    """Who answers a server's question for the user (``DECLINED`` when nobody can)."""
+
+    async def __call__(self, question: ElicitQuestion) -> ElicitAnswer: ...
+
+
+def _default(spec: Mapping[str, Any]) -> Value:
+    value = spec.get("default")
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return capped(clean_text(value), 1000) if isinstance(value, str) else value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return [capped(clean_text(v), 200) for v in value[:FIELDS_MAX]]
+    return None
+
+
+def question_of(server: str, message: str, schema: Any = None, url: str | None = None) -> ElicitQuestion:
+    """A server's request as a question a person can be shown (hostile input in, cleaned data out)."""
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    required = set(schema.get("required") or ()) if isinstance(schema, Mapping) else set()
+    fields: list[ElicitField] = []
+    for name, spec in list((props or {}).items())[:FIELDS_MAX]:
+        if not isinstance(name, str) or not isinstance(spec, Mapping):
+            continue
+        kind = spec.get("type") if isinstance(spec.get("type"), str) else "string"
+        enum = spec.get("enum")
+        choices: list[Any] = enum if isinstance(enum, list) else []
+        fields.append(ElicitField(capped(clean_text(name), 100), str(kind)[:20],
+                                  capped(clean_text(str(spec.get("title") or "")), 200), _default(spec),
+                                  name in required, tuple(capped(clean_text(str(c)), 200) for c in choices[:64])))
+    return ElicitQuestion(server, capped(clean_text(message or ""), MESSAGE_MAX), tuple(fields),
+                          capped(clean_text(url), 2048) if url else None)

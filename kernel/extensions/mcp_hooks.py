@@ -1,0 +1,25 @@
+"""What a connection needs from the rest of the kernel, handed in (never reached for).
+
+One frozen value per hub: where OAuth tokens live and how a new secret is held for redaction,
+who opens a sign-in URL (nobody, in the background kernel: then a server that needs sign-in says
+so), who answers a server's question for the user, and where a server's log lines go. The
+conformance adapter and ``agentdesk mcp login`` build their own with a browser; the kernel's
+has none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .mcp_elicit import Elicitor
+from .mcp_oauth import Browser, Vault
+
+
+@dataclass(frozen=True)
+class McpHooks:
+    vault: Vault | None = None                          # the key store: OAuth tokens (``mcp:oauth:<server>``)
+    hold: Callable[[str, str], object] | None = None    # (secret, label): kept off the record from now on
+    browser: Browser | None = None                      # interactive sign-in; None: "needs sign-in"
+    elicit: Elicitor | None = None                      # None: every question is declined
+    client_metadata_url: str | None = None              # our client ID metadata document, when we have one

