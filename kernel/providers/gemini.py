@@ -47,7 +47,13 @@ class GeminiProvider(SdkAdapter):
         from google import genai
         from google.genai import types
 
-        options = types.HttpOptions(base_url=self._base_url, timeout=int(self._timeout_s * 1000))
+        import httpx2
+
+        # A transport of our own keeps the SDK on httpx2 for its async calls: with aiohttp installed (the chat
+        # channels need it) google-genai would otherwise switch to aiohttp, whose errors and stream cuts the
+        # failure map does not read (a refused connection surfaced as a raw ClientConnectorError, 2026-12-03).
+        options = types.HttpOptions(base_url=self._base_url, timeout=int(self._timeout_s * 1000),
+                                    async_client_args={"transport": httpx2.AsyncHTTPTransport()})
         return genai.Client(vertexai=False, api_key=self._api_key, http_options=options)
 
     async def _close_client(self, client: Any) -> None:
