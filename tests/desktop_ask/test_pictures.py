@@ -51,7 +51,8 @@ def test_paste_and_drop_become_thumbnails_then_image_parts(desk, qtbot, tmp_path
 
     qtbot.keyClicks(win.input, "what is this?")
     qtbot.keyClick(win.input, Qt.Key.Key_Return)
-    assert not win.input.isEnabled()  # working: the kernel fits the picture, then the message goes
+    # working: the kernel fits the picture, then the message goes; the box is emptied and keeps the keyboard
+    assert win.input.toPlainText() == "" and win.input.isEnabled() and not win.send_button.isEnabled()
     qtbot.waitUntil(lambda: len(desk.kernel.agents.conversation(win.agent_id)) == 2, timeout=10_000)
     desk.until_state(win, "idle")
     assert win.attachments.pending == [] and not win.attachments.isVisibleTo(win)
