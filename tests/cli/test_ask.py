@@ -39,7 +39,7 @@ def ask_on_a_tty(args: list[str], home: Path, env_extra: dict[str, str], prompt:
     seen = b""
     try:
         while prompt not in seen:  # a real process starting: wait for its prompt, with a deadline
-            ready, _, _ = select.select([proc.stderr], [], [], 30)
+            ready, _, _ = select.select([proc.stderr], [], [], 60)
             assert ready, f"no prompt {prompt!r}; stderr so far: {seen!r}"
             chunk = os.read(proc.stderr.fileno(), 4096)
             assert chunk, f"ask ended before prompting: {seen!r}"
@@ -174,7 +174,7 @@ def test_ctrl_c_kills_the_agent_and_exits_130(srv, tmp_path, agentdesk_home):
     proc = subprocess.Popen([sys.executable, "-m", "desktop.launcher", "ask", "talk", "--workspace", str(tmp_path)],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
     try:
-        ready, _, _ = select.select([proc.stdout], [], [], 30)  # the first words have arrived
+        ready, _, _ = select.select([proc.stdout], [], [], 60)  # the first words have arrived
         assert ready and os.read(proc.stdout.fileno(), 64)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=10)

@@ -131,13 +131,14 @@ class XSession:
                     proc.wait()
 
     def run_scenario(self, name: str, scratch: Path, timeout_s: float = 300.0) -> subprocess.CompletedProcess[str]:
-        """Run ``x11_scenarios.py::name`` in a child pytest on this display; its output comes back whole."""
+        """Run ``x11_scenarios.py::name`` (or the whole file for ``""``) in a child pytest on this display; its
+        output comes back whole."""
         env = {**os.environ, "DISPLAY": self.display, "QT_QPA_PLATFORM": "xcb", "CI": "true" if in_ci() else
                os.environ.get("CI", "")}
         env.pop("PYTEST_XDIST_WORKER", None)
         env.pop("PYTEST_CURRENT_TEST", None)
-        target = f"{Path(__file__).with_name('x11_scenarios.py')}::{name}"
-        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-n", "0", "-x",
+        target = f"{Path(__file__).with_name('x11_scenarios.py')}" + (f"::{name}" if name else "")
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-n", "0",
                                f"--basetemp={scratch}", target], cwd=ROOT, env=env, capture_output=True,
                               text=True, timeout=timeout_s)
 
