@@ -38,6 +38,17 @@ def codes(env) -> list[str]:
     return [e.code for e in env.entries(PairingRequest.KIND)]
 
 
+def paired(env, *replies, text: str = "hi", **message):
+    """Alice writes ``text`` in a DM, gets her pairing code, the model is given ``replies``, and the owner
+    approves her; the channel's fake is returned (her first answer is on its way)."""
+    fake = env.fake
+    fake.tg_message(chat=ALICE, sender=ALICE, text=text, message_id=1, **message)
+    env.run(until(lambda: len(fake.tg.sent) == 1))
+    env.provider.script(*replies)
+    env.kernel.channels.approve(codes(env)[0])
+    return fake
+
+
 def test_an_unknown_sender_gets_one_pairing_code_and_nothing_else(make_env):
     env = make_env()
     started(env)
@@ -94,11 +105,7 @@ def test_approval_answers_the_first_message_within_a_second_as_an_untrusted_mess
 def test_a_dm_pairing_never_lets_the_same_sender_in_through_a_group(make_env):
     env = make_env()
     started(env)
-    fake = env.fake
-    fake.tg_message(chat=ALICE, sender=ALICE, text="hi", message_id=1)
-    env.run(until(lambda: len(fake.tg.sent) == 1))
-    env.provider.script(reply("Hello."))
-    env.kernel.channels.approve(codes(env)[0])
+    fake = paired(env, reply("Hello."))
     env.run(until(lambda: len(fake.tg.sent) == 2))
     group = -100
     fake.tg_message(chat=group, sender=ALICE, text="chatter not for the bot", message_id=1, group=True)
@@ -136,11 +143,7 @@ def test_three_codes_pending_at_most_and_an_expired_code_makes_room(make_env):
 def test_revoking_sends_the_sender_back_to_the_gate(make_env):
     env = make_env()
     started(env)
-    fake = env.fake
-    fake.tg_message(chat=ALICE, sender=ALICE, text="hi", message_id=1)
-    env.run(until(lambda: len(fake.tg.sent) == 1))
-    env.provider.script(reply("Hello."))
-    env.kernel.channels.approve(codes(env)[0])
+    fake = paired(env, reply("Hello."))
     env.run(until(lambda: len(fake.tg.sent) == 2))
     assert env.kernel.channels.revoke("tg", "dm", str(ALICE), str(ALICE))
     fake.tg_message(chat=ALICE, sender=ALICE, text="still there?", message_id=2)
@@ -153,11 +156,7 @@ def test_revoking_sends_the_sender_back_to_the_gate(make_env):
 def test_a_thousand_redeliveries_make_no_duplicate(make_env):
     env = make_env()
     started(env)
-    fake = env.fake
-    fake.tg_message(chat=ALICE, sender=ALICE, text="hi", message_id=1)
-    env.run(until(lambda: len(fake.tg.sent) == 1))
-    env.provider.script(reply("Hello."))
-    env.kernel.channels.approve(codes(env)[0])
+    fake = paired(env, reply("Hello."))
     env.run(until(lambda: len(fake.tg.sent) == 2))
     env.provider.script(reply("Once."))
     for _ in range(1000):
@@ -172,12 +171,8 @@ def test_a_thousand_redeliveries_make_no_duplicate(make_env):
 def test_a_channel_sender_cannot_answer_a_lease_request_nobody_attached_refuses_it(make_env):
     env = make_env()
     started(env)
-    fake = env.fake
-    fake.tg_message(chat=ALICE, sender=ALICE, text="write a note", message_id=1)
-    env.run(until(lambda: len(fake.tg.sent) == 1))
-    env.provider.script(reply(tools=(("fs_write", {"path": "note.txt", "content": "x"}),)),
-                        reply("I could not write it."))
-    env.kernel.channels.approve(codes(env)[0])
+    fake = paired(env, reply(tools=(("fs_write", {"path": "note.txt", "content": "x"}),)),
+                  reply("I could not write it."), text="write a note")
     env.run(until(lambda: len(fake.tg.sent) == 2))
     [denied] = env.entries(Denied.KIND)
     assert denied.actor == "kernel" and NOBODY.split(";")[0] in denied.reason
@@ -191,12 +186,8 @@ def test_a_channel_sender_cannot_answer_a_lease_request_nobody_attached_refuses_
 def test_a_long_reply_streams_by_edits_and_is_split_at_telegrams_limit(make_env):
     env = make_env()
     started(env)
-    fake = env.fake
-    fake.tg_message(chat=ALICE, sender=ALICE, text="tell me everything", message_id=1)
-    env.run(until(lambda: len(fake.tg.sent) == 1))
     long = " ".join(f"word{n}" for n in range(1200))  # ~9,000 characters
-    env.provider.script(reply(long, chunks=30))
-    env.kernel.channels.approve(codes(env)[0])
+    fake = paired(env, reply(long, chunks=30), text="tell me everything")
     env.run(until(lambda: env.kernel.channels.figures.admitted == 1 and not env.kernel.channels._tasks))
     pieces = [s.text for s in fake.tg.sent[1:]]
     assert len(fake.tg.edits) >= 2  # streamed while it arrived, then put in place
@@ -207,11 +198,7 @@ def test_a_long_reply_streams_by_edits_and_is_split_at_telegrams_limit(make_env)
 def test_spawned_channel_agents_show_their_channel_in_the_process_table(make_env):
     env = make_env()
     started(env)
-    fake = env.fake
-    fake.tg_message(chat=ALICE, sender=ALICE, text="hi", message_id=1, name="alice")
-    env.run(until(lambda: len(fake.tg.sent) == 1))
-    env.provider.script(reply("Hello."))
-    env.kernel.channels.approve(codes(env)[0])
+    fake = paired(env, reply("Hello."), name="alice")
     env.run(until(lambda: len(fake.tg.sent) == 2))
     [spawned] = [e for e in env.events if isinstance(e, AgentSpawned)]
     assert spawned.agent.name.startswith("tg · ")
