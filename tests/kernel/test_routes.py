@@ -29,6 +29,18 @@ def ok(text: str = "fine", served: str | None = None) -> Turn:
     return Turn(parts=(Text(text),), served_model=served)
 
 
+
+def asked_once(env, name: str) -> str:
+    """The state of a new agent on PRIMARY with OTHER as its fallback (another vendor allowed), after one turn."""
+    async def body() -> str:
+        agent = env.kernel.agents.spawn(name, provider=PRIMARY[0], model=PRIMARY[1], fallbacks=(OTHER,),
+                                        any_vendor=True)
+        info = await env.ask(agent.id, "go")
+        await env.aclose()
+        return info.state
+
+    return run(body())
+
 def test_a_60_second_outage_is_answered_on_the_fallback_with_one_probe_per_window(tmp_path: Path,
                                                                                     agentdesk_home: Path) -> None:
     with route_env(tmp_path) as env:
@@ -84,14 +96,7 @@ def test_a_reply_cut_mid_stream_is_never_asked_again_elsewhere(tmp_path: Path, a
     with route_env(tmp_path) as env:
         env.a.script(Turn(parts=(Text("one two three four five six", chunks=6),), fault=Cut(4)))
 
-        async def body() -> str:
-            agent = env.kernel.agents.spawn("cut", provider=PRIMARY[0], model=PRIMARY[1], fallbacks=(OTHER,),
-                                            any_vendor=True)
-            info = await env.ask(agent.id, "go")
-            await env.aclose()
-            return info.state
-
-        assert run(body()) == "failed"
+        assert asked_once(env, "cut") == "failed"
         env.a.assert_done()
     shown = "".join(e.text for e in env.events if isinstance(e, TextDelta))
     assert shown and "one two three four five six".startswith(shown)  # each piece shown once, none again
@@ -141,14 +146,7 @@ def test_a_refused_key_or_a_bad_request_never_falls_over(tmp_path: Path, agentde
     with route_env(tmp_path) as env:
         env.a.script(Turn(fault=HttpError(status)))
 
-        async def body() -> str:
-            agent = env.kernel.agents.spawn("refused", provider=PRIMARY[0], model=PRIMARY[1], fallbacks=(OTHER,),
-                                            any_vendor=True)
-            info = await env.ask(agent.id, "go")
-            await env.aclose()
-            return info.state
-
-        assert run(body()) == "failed"
+        assert asked_once(env, "refused") == "failed"
         env.a.assert_done()
     assert env.b.requests == [] and env.breakers() == []
 
