@@ -38,18 +38,24 @@ def test_new_ask_spawns_and_opens_its_window(main):
     main.until(lambda: main.window.processes.rowCount() == 1)
 
 
-@pytest.mark.parametrize("answer", ["Keep them running", "Stop them and quit"])
-def test_quitting_the_attached_desktop_asks_whether_working_agents_keep_running(main, answer):
-    """Attached, the kernel process outlives the desktop: one question, keep them or stop them, and it is done."""
+
+def _closed_while_working(main):
+    """An agent held mid-reply, then the main window's close: (agent, its gate, closed-signal log, the prompt)."""
     a = main.spawn("scribe")
     gate, reached = asyncio.Event(), asyncio.Event()
     main.provider(a).script(ScriptedTurn((TextChunk("working"), Hold(gate, reached), StreamEnd("end_turn"))))
     main.kernel.agents.send(a, "go")
     main.until(reached.is_set)
-    closed = []
+    closed: list[bool] = []
     main.window.closed.connect(lambda: closed.append(True))
     main.window.close()
-    box = main.window.close_prompt
+    return a, gate, closed, main.window.close_prompt
+
+
+@pytest.mark.parametrize("answer", ["Keep them running", "Stop them and quit"])
+def test_quitting_the_attached_desktop_asks_whether_working_agents_keep_running(main, answer):
+    """Attached, the kernel process outlives the desktop: one question, keep them or stop them, and it is done."""
+    a, gate, closed, box = _closed_while_working(main)
     assert box is not None and box.isVisible() and box.windowModality() == Qt.WindowModality.WindowModal
     assert "scribe" in box.text() and "keep running in the kernel" in box.text()
     assert box.defaultButton().text() == "Keep them running"
@@ -66,15 +72,7 @@ def test_quitting_the_attached_desktop_asks_whether_working_agents_keep_running(
 
 @pytest.mark.in_process  # in process, quitting stops the kernel and so its agents (attached: the test above)
 def test_close_with_running_agents_asks_then_shuts_down(main):
-    a = main.spawn("scribe")
-    gate, reached = asyncio.Event(), asyncio.Event()
-    main.provider(a).script(ScriptedTurn((TextChunk("working"), Hold(gate, reached), StreamEnd("end_turn"))))
-    main.kernel.agents.send(a, "go")
-    main.until(reached.is_set)
-    closed = []
-    main.window.closed.connect(lambda: closed.append(True))
-    main.window.close()
-    box = main.window.close_prompt
+    a, gate, closed, box = _closed_while_working(main)
     assert box is not None and box.isVisible() and main.window.isVisible()
     assert box.windowModality() == Qt.WindowModality.WindowModal
     assert "scribe" in box.text()
