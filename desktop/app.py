@@ -296,6 +296,8 @@ def run(argv: list[str] | None = None) -> int:
             mcp.add_done_callback(lambda t: [print(f"agentdesk: {line}", file=sys.stderr) for line in
                                              (t.result() if not t.cancelled() and not t.exception() else [])])
         loop.run_until_complete(closed.wait())  # attached, the main window asked whether working agents keep running
+        if desk.lease_dialogs is not None:
+            desk.lease_dialogs.close()  # the keyboard watch and the tray go before the windows do
         if remote:
             loop.run_until_complete(desk.kernel.aclose())  # lets go of the kernel; it keeps running
         elif desk.in_process is not None:

@@ -16,6 +16,7 @@ one window because both are about the whole application:
 
 from __future__ import annotations
 
+import weakref
 from typing import Callable
 
 import shiboken6
@@ -51,18 +52,30 @@ class FocusKeeper:
 
 class KeyWatch(QObject):
     """Reports every key press in the application (``typed``), less the answer keys pressed in a window
-    that ``answering`` says is for answering (a lease dialog the user brought up)."""
+    that ``answering`` says is for answering (a lease dialog the user brought up).
+
+    The application owns it, not ``owner``: an application-wide filter whose Python object the garbage
+    collector frees while it is still installed crashes Qt on the next event (seen in the test suite: a
+    QLabel's ParentChange went through a filter whose wrapper was half freed). It holds ``owner`` weakly
+    and takes itself out once ``owner`` is gone without calling ``stop``."""
 
     typed = Signal()
 
-    def __init__(self, answering: Callable[[QWidget | None], bool], parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._answering = answering
+    def __init__(self, answering: Callable[[QWidget | None], bool], owner: object | None = None) -> None:
         app = QCoreApplication.instance()
+        super().__init__(app)
+        self._answering = answering
+        self._owner = weakref.ref(owner) if owner is not None else None
+        self._stopped = False
         if app is not None:
             app.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if self._stopped:
+            return False
+        if self._owner is not None and self._owner() is None:
+            self.stop()
+            return False
         # A widget receives every key press (the platform's window only hands it on): count it there,
         # once per widget it passes through, which is harmless (each only restarts the delay).
         if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) and isinstance(watched, QWidget):
@@ -71,6 +84,11 @@ class KeyWatch(QObject):
         return False
 
     def stop(self) -> None:
+        """Stop watching; the object goes with the next turn of the event loop."""
+        if self._stopped:
+            return
+        self._stopped = True
         app = QCoreApplication.instance()
         if app is not None:
             app.removeEventFilter(self)
+        self.deleteLater()

@@ -347,7 +347,7 @@ class LeaseDialogs(QObject):
         self.waiting: dict[int, LeaseRequest] = {}  # announced, in the order they came; answered or gone: removed
         self.open: dict[int, LeaseDialog] = {}  # brought up by the user
         self.notifier = Notifier(main_window, lambda: self.bring_up(None))
-        self.keys = KeyWatch(lambda window: isinstance(window, LeaseDialog), self)
+        self.keys = KeyWatch(lambda window: isinstance(window, LeaseDialog), owner=self)
         self.keys.typed.connect(self._typed)
         bridge.event.connect(self._on_event)
         bridge.tick.connect(self._tick)

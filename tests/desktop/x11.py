@@ -64,6 +64,19 @@ def _wait_readable(fd: int, what: str) -> None:
         raise RuntimeError(f"{what} did not start within {START_S:.0f} s")
 
 
+def _read_line(fd: int, what: str) -> str:
+    """Everything up to the newline: Xvfb writes its number and the newline apart, and dies of a closed pipe
+    if the reader stopped after the number (CI saw "Cannot write display number to fd 15")."""
+    said = b""
+    while not said.endswith(b"\n"):
+        _wait_readable(fd, what)
+        chunk = os.read(fd, 64)
+        if not chunk:
+            break
+        said += chunk
+    return said.decode(errors="replace").strip()
+
+
 @dataclass
 class XSession:
     display: str
@@ -93,8 +106,7 @@ class XSession:
                                     start_new_session=True)
         os.close(write)
         try:
-            _wait_readable(read, "Xvfb")
-            number = os.read(read, 64).decode().strip()
+            number = _read_line(read, "Xvfb")
         finally:
             os.close(read)
         if not number.isdigit():

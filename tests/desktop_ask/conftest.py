@@ -129,6 +129,7 @@ def desk(request: pytest.FixtureRequest, tmp_path: Path, qloop: qasync.QEventLoo
     bridge.close()
     for dialog in list(dialogs.open.values()):
         dialog.withdraw()
+    dialogs.close()
     ledger.close()
 
 
@@ -152,6 +153,7 @@ def _attached_desk(tmp_path: Path, ws: Path, qtbot) -> Iterator[Desk]:
         finally:
             for dialog in list(dialogs.open.values()):
                 dialog.withdraw()
+            dialogs.close()
             for window in list(windows.values()):
                 window.close()
             bridge.close()

@@ -56,6 +56,7 @@ def tdesk(tmp_path: Path, qloop, qtbot):
     bridge.close()
     for dialog in list(dialogs.open.values()):
         dialog.withdraw()
+    dialogs.close()
     ledger.close()
 
 
