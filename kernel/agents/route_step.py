@@ -24,10 +24,12 @@ from ..core.errors import ProviderError
 from ..providers.retry import RetryLimits
 from ..routes.breaker import Go, Skip, Transition
 from ..routes.fallover import falls_over, failure_words
+from ..routes.restart import READ_BACK, remembered
 from ..routes.route import Route, plan
 from ..routes.target import Attempt, Target
 from .process import AgentProcess
 from .records import USER_TURN
+from .services import Services
 from .turn import AssistantTurn, request_turn
 
 
@@ -124,3 +126,10 @@ def _note(agent: AgentProcess, transition: Transition | None) -> None:
 
 def _clock(when: float) -> str:
     return time.strftime("%H:%M:%S", time.gmtime(when)) + " UTC"
+
+
+def reopen_breakers(s: Services) -> None:
+    """At start: the breakers the record left open stay open until their time, then are probed."""
+    newest = s.ledger.page(kind=RouteBreaker.KIND, limit=READ_BACK)
+    for kept in remembered((e for e in newest if isinstance(e, RouteBreaker)), s.clock.now()):
+        s.breakers.reopen(kept.target, kept.until, kept.window_s, kept.reason)

@@ -24,6 +24,7 @@ from ..agents.process import AgentProcess
 from ..agents.rebuild import AgentRecord, conversation_of, summarise
 from ..agents.records import RESUME, USER_TURN, record_user_turn
 from ..agents.restore import history_item, process_from
+from ..agents.route_step import reopen_breakers
 from ..api import HistoryItem, ReplySoFar, Spend
 from .attach import Attachments
 from ..core.errors import InvalidState, UnknownAgent
@@ -224,6 +225,7 @@ class Agents:
         """Bring back every agent on the record that was not killed or archived (see agents.restore)."""
         s = self._services
         s.inflight.record_cut(s.ledger)  # requests a killed kernel left in flight: their tokens count
+        reopen_breakers(s)  # model routes: a model that was down a minute ago is not hammered again
         restored = summarise(s.ledger, s.clock.now())
         for rec in restored.agents.values():
             if not (rec.killed or rec.archived):
