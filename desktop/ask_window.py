@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFrame, QHBoxLayout, QInputDialog, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget,
+    QApplication, QFrame, QHBoxLayout, QInputDialog, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget,
 )
 
 from kernel.api import (
@@ -119,8 +119,8 @@ class AskWindow(QWidget):
             button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.stop_prompt: QMessageBox | None = None
         QShortcut(QKeySequence("Ctrl+."), self, self.confirm_stop, context=Qt.ShortcutContext.WindowShortcut)
-        for keys in ("Esc", "Ctrl+W"):  # closes the view; the agent keeps running
-            QShortcut(QKeySequence(keys), self, self.close, context=Qt.ShortcutContext.WindowShortcut)
+        QShortcut(QKeySequence("Ctrl+W"), self, self.close, context=Qt.ShortcutContext.WindowShortcut)
+        QShortcut(QKeySequence("Esc"), self, self._escape, context=Qt.ShortcutContext.WindowShortcut)
 
         header = QHBoxLayout()
         header.setSpacing(8)
@@ -318,6 +318,14 @@ class AskWindow(QWidget):
         self.route_form.show()
         self.route_form.focus_first()
         return self.route_form
+
+    def _escape(self) -> None:
+        """Esc closes the view (the agent keeps running); inside the open route form it closes the form only."""
+        form = self.route_form
+        if form is not None and form.isVisible() and form.isAncestorOf(QApplication.focusWidget()):
+            self._close_route_form()
+            return
+        self.close()
 
     def route_refused(self, why: str) -> None:
         """The kernel would not start an agent on the chosen route: say why in the form."""

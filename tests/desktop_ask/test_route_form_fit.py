@@ -60,6 +60,9 @@ def test_the_route_form_from_the_keyboard_inside_1024x700(desk, qtbot, monkeypat
     assert hint.width() <= 1008 and hint.height() <= 652 and form.sizeHint().width() <= win.width()
     qtbot.keyClick(form.cancel_button, Qt.Key.Key_Space)  # Cancel: back to the message box
     assert not form.isVisible() and QApplication.focusWidget() is win.input
+    qtbot.keyClick(win.input, Qt.Key.Key_R, Qt.KeyboardModifier.AltModifier)
+    qtbot.keyClick(form.model, Qt.Key.Key_Escape)  # Esc in the form closes the form, not the window
+    assert not form.isVisible() and win.isVisible() and QApplication.focusWidget() is win.input
     desk.provider_of(win).script(reply("hello"))
     send(qtbot, win, "hi")
     desk.until_state(win, "idle")
