@@ -321,8 +321,8 @@ class AskWindow(QWidget):
 
     def _escape(self) -> None:
         """Esc closes the view (the agent keeps running); inside the open route form it closes the form only."""
-        form = self.route_form
-        if form is not None and form.isVisible() and form.isAncestorOf(QApplication.focusWidget()):
+        form, focus = self.route_form, QApplication.focusWidget()
+        if form is not None and form.isVisible() and focus is not None and form.isAncestorOf(focus):
             self._close_route_form()
             return
         self.close()
