@@ -15,6 +15,7 @@ available area (``sizing``), down to 1024×700.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import TYPE_CHECKING, Callable
 
@@ -29,6 +30,7 @@ from kernel.api import (
     AgentArchived, AgentKilled, AutomationsChanged, ConfigError,
     KernelFacade, LeaseRequested, LeaseRequestResolved, LedgerAppended, StartChecked, plural,
 )
+from kernel.api import KernelError  # model routes: a route the kernel refuses
 
 from . import style
 from .bridge import EventBridge
@@ -43,6 +45,7 @@ from .wording import plain_tip
 
 if TYPE_CHECKING:
     from .history_view import HistoryWindow  # imported when first opened: its transcript view loads markdown
+    from .route_choice import RouteChoice
 
 WindowFactory = Callable[[str], QWidget]
 LeaseBringer = Callable[[str | None], object]  # an agent's lease dialog brought up (None: the oldest open)
@@ -302,6 +305,30 @@ class MainWindow(QMainWindow):
             return None
         return self.window_for(info.id)
 
+    def start_with_route(self, agent_id: str, choice: RouteChoice) -> QWidget | None:
+        """A new Ask window's route was chosen before its first message: the kernel starts an agent on that
+        route (spawn), the blank one goes to History (archived: it was sent nothing), and the new agent's
+        window takes the old one's place with what was typed. A route the kernel refuses is said in the form."""
+        old = self.windows.get(agent_id)
+        try:
+            info = self.kernel.agents.spawn(provider=choice.provider, model=choice.model,
+                                            fallbacks=choice.fallbacks, any_vendor=choice.any_vendor)
+        except (KernelError, ValueError) as exc:
+            refused = getattr(old, "route_refused", None)
+            if refused is not None:
+                refused(str(exc)[:1].upper() + str(exc)[1:])
+            return None
+        with contextlib.suppress(KernelError):  # already gone (killed meanwhile): nothing to put away
+            self.kernel.agents.archive(agent_id)
+        window = self.window_for(info.id)
+        if old is not None:
+            window.setGeometry(old.geometry())
+            typed, box = getattr(old, "input", None), getattr(window, "input", None)
+            if typed is not None and box is not None:
+                box.setPlainText(typed.toPlainText())
+            old.close()
+        return window
+
     def window_for(self, agent_id: str, activate: bool = True) -> QWidget:
         """The agent's Ask window, opened and raised (``activate``), or just shown without taking the keyboard."""
         window = self.windows.get(agent_id)
@@ -313,6 +340,9 @@ class MainWindow(QMainWindow):
             closed = getattr(window, "view_closed", None)
             if closed is not None:
                 closed.connect(lambda aid: self.remember_windows(closing=aid))  # still visible while it closes
+            chosen = getattr(window, "route_chosen", None)  # a route chosen before the first message
+            if chosen is not None:
+                chosen.connect(self.start_with_route)
             answer = getattr(window, "answer_requested", None)  # a click on its waiting-request flag
             if answer is not None and self._bring_up_lease is not None:
                 answer.connect(self._bring_up_lease)

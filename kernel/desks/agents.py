@@ -23,7 +23,8 @@ from ..agents.loop import run_loop
 from ..agents.process import AgentProcess
 from ..agents.rebuild import AgentRecord, conversation_of, summarise
 from ..agents.records import RESUME, USER_TURN, record_user_turn
-from ..agents.restore import history_item, process_from
+from ..agents.restore import history_item, other_models, process_from, served_by
+from ..agents.route_step import reopen_breakers
 from ..api import HistoryItem, ReplySoFar, Spend
 from .attach import Attachments
 from ..core.errors import InvalidState, UnknownAgent
@@ -224,6 +225,7 @@ class Agents:
         """Bring back every agent on the record that was not killed or archived (see agents.restore)."""
         s = self._services
         s.inflight.record_cut(s.ledger)  # requests a killed kernel left in flight: their tokens count
+        reopen_breakers(s)  # model routes: a model that was down a minute ago is not hammered again
         restored = summarise(s.ledger, s.clock.now())
         for rec in restored.agents.values():
             if not (rec.killed or rec.archived):
@@ -267,8 +269,9 @@ class Agents:
         their id, name, first prompt and model."""
         s = self._services
         restored = summarise(s.ledger, s.clock.now(), tails=False)
-        items = [history_item(rec, s) for rec in restored.agents.values()
-                 if rec.id not in self.table and (rec.archived or rec.killed)]
+        answered = served_by(s)  # model routes: who answered each, when not its own model
+        items = [history_item(rec, s, other_models(rec.spawn, answered.get(rec.id, set())))
+                 for rec in restored.agents.values() if rec.id not in self.table and (rec.archived or rec.killed)]
         return sorted((i for i in items if i.matches(query)), key=lambda i: i.last_at, reverse=True)
 
     def revive(self, agent_id: str) -> AgentInfo:
