@@ -18,8 +18,11 @@ ChatKind = Literal["dm", "group"]
 KINDS = ("telegram", "webchat", "slack", "discord", "whatsapp")
 # How long one message may be on each channel (characters); longer replies are split.
 LIMITS = {"telegram": 4096, "webchat": 16000, "slack": 4000, "discord": 2000, "whatsapp": 4096}
-# Where a reply can be streamed by editing the message it started as.
-EDITS = {"telegram": True, "webchat": True, "slack": True, "discord": True, "whatsapp": False}
+# Where a reply can be streamed by editing the message it started as, and the least time between two edits
+# of one message (seconds): Telegram allows about one edit a second per chat, Slack's chat.update is a
+# Tier 3 method (about 50 a minute), Discord allows 5 edits per 5 s per channel. WhatsApp cannot edit.
+EDIT_EVERY_S: dict[str, float | None] = {"telegram": 1.0, "webchat": 0.1, "slack": 1.2, "discord": 1.0,
+                                         "whatsapp": None}
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 DEFAULT_PAIRING_TTL_S = 3600.0
 

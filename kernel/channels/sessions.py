@@ -24,7 +24,7 @@ from ..core.events import Event, TextDelta
 from ..core.messages import TextPart
 from ..core.states import AgentState
 from ..trust.markers import wrap
-from .model import EDITS, LIMITS, ChannelConfig, Inbound
+from .model import EDIT_EVERY_S, LIMITS, ChannelConfig, Inbound
 from .stream import Streamer
 
 if TYPE_CHECKING:
@@ -76,7 +76,8 @@ class Sessions:
             text = (f"A message from {who} on {config.name} ({config.kind}, "
                     f"{'direct message' if inbound.chat_kind == 'dm' else 'group ' + inbound.chat}). "
                     "Your reply goes back to that chat.\n" + wrap(content, source, process.nonce))
-            streamer = Streamer(adapter, inbound.chat, LIMITS[config.kind], EDITS[config.kind])
+            streamer = Streamer(adapter, inbound.chat, LIMITS[config.kind], EDIT_EVERY_S[config.kind],
+                                self._host.clock.now)
 
             def on(event: Event) -> None:
                 if isinstance(event, TextDelta) and event.agent_id == agent_id:

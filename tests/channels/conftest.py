@@ -92,6 +92,13 @@ def telegram(fake: ChannelsFake, name: str = "tg", **changes: Any) -> ChannelCon
     return ChannelConfig(name=name, kind="telegram", base_url=fake.url, options={"poll_s": "5"}, **changes)
 
 
+def ticking(env: Env, seconds: float) -> None:
+    """The kernel clock moves ``seconds`` with each piece of a streamed reply (a model writing at that pace)."""
+    from kernel.core.events import TextDelta
+
+    env.kernel.subscribe(lambda e: env.clock.advance(seconds) if isinstance(e, TextDelta) else None)
+
+
 async def until(predicate: Callable[[], bool], spins: int = 200_000) -> None:
     """Yield to the loop (and the fake's sockets) until ``predicate`` holds; no sleeping on time."""
     for _ in range(spins):

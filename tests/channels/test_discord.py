@@ -7,6 +7,7 @@ from kernel.providers.scripted import reply
 from ledger import ChannelMessage, PairingRequest
 
 from .conftest import until
+from .streaming import streamed
 
 
 def test_a_stranger_gets_one_code_then_an_answer_and_a_guild_chat_needs_a_mention(make_env):
@@ -34,3 +35,16 @@ def test_a_stranger_gets_one_code_then_an_answer_and_a_guild_chat_needs_a_mentio
     assert fake.discord.sent[2].chat == "555" and "Pairing code" in fake.discord.sent[2].text
     assert [e.message_id for e in env.entries(ChannelMessage.KIND)] == ["701"]
     env.provider.assert_done()
+
+
+def test_discord_streams_by_message_edits_at_most_every_second_and_splits_at_2000(make_env):
+    env = make_env()
+    fake = env.fake
+    view = env.run(env.kernel.channels.add(ChannelConfig(name="dc", kind="discord", base_url=fake.url)))
+    assert view.running, view.problem
+
+    async def deliver(text: str, mid: str) -> None:
+        await fake.discord_message(channel="123", author="42", content=text, message_id=mid)
+
+    streamed(env, "discord", deliver, lambda: fake.discord.sent, lambda: fake.discord.edits)
+    assert fake.hits["discord.PATCH messages"] == len(fake.discord.edits)

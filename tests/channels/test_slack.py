@@ -8,6 +8,7 @@ from kernel.providers.scripted import reply
 from ledger import ChannelMessage, PairingRequest
 
 from .conftest import SLACK_TOKEN, until
+from .streaming import streamed
 
 
 def started(env):
@@ -59,3 +60,18 @@ def test_approved_the_sender_is_answered_and_a_mention_sent_twice_is_one_message
     assert fake.slack.posted[2].chat == "CTEAM" and "Pairing code" in fake.slack.posted[2].text  # a group: its own pairing
     assert [e.message_id for e in env.entries(ChannelMessage.KIND)] == ["2.1"]
     env.provider.assert_done()
+
+
+def test_slack_streams_by_chat_update_at_most_every_1_2_s_and_splits_at_4000(make_env):
+    env = make_env()
+    fake = env.fake
+    view = env.run(env.kernel.channels.add(ChannelConfig(name="sl", kind="slack", base_url=fake.url)))
+    assert view.running, view.problem
+    env.run(until(lambda: len(fake.slack.sockets) == 1))
+
+    async def deliver(text: str, ts: str) -> None:
+        await fake.slack_event({"type": "message", "channel": "DALICE", "channel_type": "im", "user": "UALICE",
+                                "text": text, "ts": ts})
+
+    streamed(env, "slack", deliver, lambda: fake.slack.posted, lambda: fake.slack.updated)
+    assert fake.hits["slack.chat.update"] == len(fake.slack.updated)

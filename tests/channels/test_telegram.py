@@ -17,7 +17,7 @@ from kernel.core.events import AgentSpawned
 from kernel.providers.scripted import reply
 from ledger import ChannelMessage, Denied, PairingGrant, PairingRequest, PairingRevoke
 
-from .conftest import telegram, until
+from .conftest import telegram, ticking, until
 
 ALICE = 501
 
@@ -187,6 +187,7 @@ def test_a_long_reply_streams_by_edits_and_is_split_at_telegrams_limit(make_env)
     env = make_env()
     started(env)
     long = " ".join(f"word{n}" for n in range(1200))  # ~9,000 characters
+    ticking(env, 0.5)
     fake = paired(env, reply(long, chunks=30), text="tell me everything")
     env.run(until(lambda: env.kernel.channels.figures.admitted == 1 and not env.kernel.channels._tasks))
     pieces = [s.text for s in fake.tg.sent[1:]]
