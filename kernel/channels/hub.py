@@ -147,7 +147,7 @@ class ChannelHub:
         if adapter is None:
             return
         verdict = judge(inbound, self.book, self.guard, config.pairing_ttl_s,
-                        adapter.own_ids | {adapter.account} - {""})
+                        adapter.own_ids | {adapter.account} - {""}, open_to_anyone=config.open)
         if isinstance(verdict, Drop):
             self.figures.dropped[verdict.why] = self.figures.dropped.get(verdict.why, 0) + 1
         elif isinstance(verdict, Reply):
@@ -208,6 +208,14 @@ class ChannelHub:
             adapter = self.adapters[s.channel]
             config = self._store.get(s.channel)
             self._spawn(self._admitted(config, adapter, first))
+        return PairingView(s.channel, s.chat_kind, s.chat, s.sender, pending.sender_name, pending.code,
+                           pending.expires)
+
+    def deny(self, code: str) -> PairingView:
+        """Refuse the sender of ``code``: the code is gone (recorded), and the sender hears nothing more until it
+        would have expired."""
+        pending = self.book.deny(code, by=USER)
+        s = pending.subject
         return PairingView(s.channel, s.chat_kind, s.chat, s.sender, pending.sender_name, pending.code,
                            pending.expires)
 

@@ -208,3 +208,45 @@ def test_spawned_channel_agents_show_their_channel_in_the_process_table(make_env
     fake.tg_message(chat=ALICE, sender=ALICE, text="again", message_id=2)
     env.run(until(lambda: len(fake.tg.sent) == 3))
     assert fake.tg.sent[2].text == "A fresh agent." and len(env.kernel.agents.list()) == 2
+
+
+def test_only_a_channel_chosen_open_lets_a_stranger_in_and_then_untrusted_and_unable_to_grant(make_env):
+    env = make_env()
+    started(env)
+    fake = env.fake
+    fake.tg_message(chat=ALICE, sender=ALICE, text="let me in", message_id=1)
+    env.run(until(lambda: len(fake.tg.sent) == 1))
+    env.run(env.kernel.channels.drain())
+    assert "Pairing code" in fake.tg.sent[0].text and env.provider.requests == []  # pairing: a code, nothing else
+    view = started(env, access="open")
+    assert view.config.open and [v.config.access for v in env.kernel.channels.list()] == ["open"]
+    env.provider.script(reply(tools=(("fs_write", {"path": "x.txt", "content": "x"}),)), reply("Hello, stranger."))
+    fake.tg_message(chat=ALICE, sender=ALICE, text="write x.txt", message_id=2)
+    env.run(until(lambda: len(fake.tg.sent) == 2))
+    assert fake.tg.sent[1].text == "Hello, stranger." and env.kernel.channels.paired() == []
+    [agent] = env.kernel.agents.list()
+    assert agent.tainted
+    text = "".join(getattr(p, "text", "") for p in env.provider.requests[0].messages[-1].parts)
+    assert '<untrusted source="telegram dm from 501"' in text
+    [denied] = env.entries(Denied.KIND)
+    assert denied.actor == "kernel" and env.kernel.leases.list() == [] and env.kernel.leases.pending() == []
+    assert not (Path(agent.workspace) / "x.txt").exists()
+    env.provider.assert_done()
+
+
+def test_a_denied_code_is_gone_recorded_and_its_sender_not_given_another(make_env):
+    env = make_env()
+    started(env)
+    fake = env.fake
+    fake.tg_message(chat=ALICE, sender=ALICE, text="hi", message_id=1)
+    env.run(until(lambda: len(fake.tg.sent) == 1))
+    view = env.kernel.channels.deny(codes(env)[0])
+    assert view.sender == str(ALICE) and env.kernel.channels.pending() == []
+    [revoke] = env.entries(PairingRevoke.KIND)
+    assert revoke.actor == "user" and "denied" in revoke.reason
+    fake.tg_message(chat=ALICE, sender=ALICE, text="please?", message_id=2)
+    env.run(until(lambda: env.kernel.channels.figures.claimed == 2))
+    env.run(env.kernel.channels.drain())
+    assert len(fake.tg.sent) == 1 and env.provider.requests == []
+    with pytest.raises(Exception, match="no pending pairing code"):
+        env.kernel.channels.approve(codes(env)[0])
