@@ -1,9 +1,10 @@
 """Sessions: each (channel, account, chat, sender) talks to one agent, one message at a time.
 
 Only an ``Admit`` from the gate gets here. Then, in order: the typing
-indicator, media downloads (placeholders until the image issue lands), the
-session's agent (spawned on first use with the channel's provider, model,
-budget and workspace, its policy's leases granted by ``channel:<name>``), the
+indicator, the session's agent (spawned on first use with the channel's
+provider, model, budget and workspace, its policy's leases granted by
+``channel:<name>``), media downloads (a photo becomes an ``ImagePart``: fitted
+once, untrusted, origin "channel"; anything else a one-line note), the
 ``channel.message`` entry, and the message itself, wrapped in provenance
 markers and admitted as untrusted (the agent is tainted before the model
 reads it). The reply streams back through ``Streamer``. A killed agent is
@@ -19,9 +20,9 @@ from typing import TYPE_CHECKING
 from ledger import ChannelMessage
 
 from ..agents.provenance import admit_untrusted
-from ..core.errors import KernelError
+from ..core.errors import ImageRefused, KernelError
 from ..core.events import Event, TextDelta
-from ..core.messages import TextPart
+from ..core.messages import ImagePart, TextPart
 from ..core.states import AgentState
 from ..trust.markers import wrap
 from .model import EDIT_EVERY_S, LIMITS, ChannelConfig, Inbound
@@ -62,17 +63,21 @@ class Sessions:
                                             Session())
         async with session.lock:
             await adapter.typing(inbound.chat)
-            notes = [await self._media(adapter, m) for m in inbound.media[:MAX_MEDIA]]
             agent_id = self._agent(config, session, inbound)
+            who = inbound.sender_name or inbound.sender
+            taken = [await self._media(adapter, agent_id, m, f"{config.kind} photo from {who}")
+                     for m in inbound.media[:MAX_MEDIA]]
+            notes = [t for t in taken if isinstance(t, str)]
+            pictures = tuple(t for t in taken if isinstance(t, ImagePart))
             entry = self._host.record(ChannelMessage(
                 actor=actor(config), channel=inbound.channel, account=adapter.account, chat=inbound.chat,
                 chat_kind=inbound.chat_kind, sender=inbound.sender, message_id=inbound.message_id, agent=agent_id,
                 text=inbound.text, media=len(inbound.media)))
-            content = "\n".join([inbound.text, *notes]).strip() or "(an empty message)"
+            content = "\n".join([inbound.text, *notes]).strip() or \
+                ("(a picture)" if pictures else "(an empty message)")
             source = f"{config.kind} {inbound.chat_kind} from {inbound.sender}"
             process = self._host.process(agent_id)
             admit_untrusted(process, "channel", source, content, entry.seq)
-            who = inbound.sender_name or inbound.sender
             text = (f"A message from {who} on {config.name} ({config.kind}, "
                     f"{'direct message' if inbound.chat_kind == 'dm' else 'group ' + inbound.chat}). "
                     "Your reply goes back to that chat.\n" + wrap(content, source, process.nonce))
@@ -86,7 +91,7 @@ class Sessions:
             unsubscribe = self._host.subscribe(on)
             before = len(process.conversation)
             try:
-                self._host.send(agent_id, text)
+                self._host.send(agent_id, text, pictures)
                 info = await self._host.wait(agent_id)
             finally:
                 unsubscribe()
@@ -109,12 +114,17 @@ class Sessions:
         session.agent = info.id
         return info.id
 
-    async def _media(self, adapter: Adapter, media_id: str) -> str:
+    async def _media(self, adapter: Adapter, agent_id: str, media_id: str, label: str) -> ImagePart | str:
+        """An attachment as a picture the agent is shown (fitted, untrusted, origin "channel"), or a note
+        saying why not (it could not be fetched, or it is not a picture: a PDF, a voice message)."""
         try:
             data = await adapter.download(media_id)
         except Exception as exc:  # noqa: BLE001 - a file that cannot be fetched is said, not fatal
             return f"[an attachment could not be downloaded: {type(exc).__name__}]"
-        return f"[an attachment of {len(data)} bytes; images are not shown to agents yet]"
+        try:
+            return await self._host.ingest_image(agent_id, data, label)
+        except ImageRefused as exc:
+            return f"[an attachment of {len(data):,} bytes that is not a picture the agent can see: {exc.message}]"
 
 
 def _final_text(conversation: tuple[object, ...]) -> str:

@@ -99,6 +99,13 @@ def ticking(env: Env, seconds: float) -> None:
     env.kernel.subscribe(lambda e: env.clock.advance(seconds) if isinstance(e, TextDelta) else None)
 
 
+def pictures(env: Env, request: int = 0) -> list[Any]:
+    """The pictures in the user turn the model was sent in its ``request``-th request."""
+    from kernel.core.messages import ImagePart
+
+    return [p for p in env.provider.requests[request].messages[-1].parts if isinstance(p, ImagePart)]
+
+
 async def until(predicate: Callable[[], bool], spins: int = 200_000) -> None:
     """Yield to the loop (and the fake's sockets) until ``predicate`` holds; no sleeping on time."""
     for _ in range(spins):

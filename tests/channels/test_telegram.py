@@ -17,7 +17,7 @@ from kernel.core.events import AgentSpawned
 from kernel.providers.scripted import reply
 from ledger import ChannelMessage, Denied, PairingGrant, PairingRequest, PairingRevoke
 
-from .conftest import telegram, ticking, until
+from .conftest import pictures, telegram, ticking, until
 
 ALICE = 501
 
@@ -250,3 +250,19 @@ def test_a_denied_code_is_gone_recorded_and_its_sender_not_given_another(make_en
     assert len(fake.tg.sent) == 1 and env.provider.requests == []
     with pytest.raises(Exception, match="no pending pairing code"):
         env.kernel.channels.approve(codes(env)[0])
+
+
+def test_a_paired_senders_photo_becomes_an_untrusted_picture_and_a_strangers_is_never_fetched(make_env):
+    env = make_env()
+    started(env)
+    fake = paired(env, reply("A red square."), text="what is this?", photo=True)
+    assert fake.hits["telegram.getFile"] == 0 and fake.hits["telegram.file"] == 0  # before approval: nothing
+    env.run(until(lambda: len(fake.tg.sent) == 2))
+    assert fake.tg.sent[1].text == "A red square." and fake.hits["telegram.file"] == 1
+    [picture] = pictures(env)
+    assert (picture.origin, picture.untrusted, picture.media_type) == ("channel", True, "image/png")
+    assert (picture.width, picture.height) == (90, 60) and picture.label == "telegram photo from user501"
+    [agent] = env.kernel.agents.list()
+    assert any(picture in m.parts for m in env.kernel.agents.conversation(agent.id))
+    assert env.ledger.blob(picture.sha256)  # fitted once and kept in the blob store
+    env.provider.assert_done()

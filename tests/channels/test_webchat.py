@@ -7,6 +7,7 @@ this server issued to a same-origin caller. Nothing refused reaches the ledger.
 
 from __future__ import annotations
 
+import base64
 import json
 
 import aiohttp
@@ -16,7 +17,11 @@ from kernel.channels.model import ChannelConfig, ChannelError
 from kernel.providers.scripted import reply
 from ledger import ChannelMessage, PairingRequest
 
-from .conftest import until
+from tests.fakes.channels_server import PHOTO
+
+from .conftest import pictures, until
+
+PICTURE = "data:image/png;base64," + base64.b64encode(PHOTO).decode()
 
 
 def webchat(env):
@@ -67,12 +72,14 @@ def test_a_web_visitor_is_paired_like_anyone_and_then_answered(make_env):
         async with aiohttp.ClientSession() as http:
             async with http.ws_connect(base.replace("http", "ws") + "/ws", headers={"Origin": base},
                                        protocols=("agentdesk", f"token.{token}")) as ws:
-                await ws.send_str(json.dumps({"type": "message", "id": "m1", "text": "hello"}))
-                await ws.send_str(json.dumps({"type": "message", "id": "m1", "text": "hello"}))  # resent
+                first = {"type": "message", "id": "m1", "text": "hello", "image": PICTURE}
+                await ws.send_str(json.dumps(first))
+                await ws.send_str(json.dumps(first))  # resent
                 await ws.send_str("not json")
                 while len([m for m in got if m["type"] == "message"]) < 1:
                     got.append(json.loads((await ws.receive()).data))
                 code = env.entries(PairingRequest.KIND)[0].code
+                assert env.kernel.channels.adapters["web"].decoded == 0  # a stranger's picture: never decoded
                 env.provider.script(reply("Hello, visitor."))
                 env.kernel.channels.approve(code)
                 while len([m for m in got if m["type"] == "message"]) < 2:
@@ -86,6 +93,9 @@ def test_a_web_visitor_is_paired_like_anyone_and_then_answered(make_env):
     env.run(until(lambda: not env.kernel.channels._tasks))
     [entry] = env.entries(ChannelMessage.KIND)
     assert entry.text == "hello" and env.kernel.channels.figures.redelivered == 1
+    [picture] = pictures(env)  # paired: the picture came with the message, untrusted, from the channel
+    assert (picture.origin, picture.untrusted, picture.size) == ("channel", True, len(PHOTO))
+    assert env.kernel.channels.adapters["web"].decoded == 1
 
 
 def test_webchat_refuses_to_listen_beyond_loopback(make_env):

@@ -19,6 +19,18 @@ from typing import Any
 
 from aiohttp import web
 
+def _photo() -> bytes:
+    """A real 90×60 PNG (a channel's photo must be a picture Pillow reads to become an image part)."""
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (90, 60), (200, 30, 30)).save(out, "PNG")
+    return out.getvalue()
+
+
+PHOTO = _photo()
 BOT_ID = 777000
 BOT_USERNAME = "desk_bot"
 
@@ -118,7 +130,7 @@ class ChannelsFake:
         }
         if photo:
             message["photo"] = [{"file_id": f"photo-{message_id}", "file_unique_id": f"u{message_id}",
-                                 "width": 90, "height": 90, "file_size": 4}]
+                                 "width": 90, "height": 60, "file_size": len(PHOTO)}]
             message["caption"] = text
         else:
             message["text"] = text
@@ -154,7 +166,7 @@ class ChannelsFake:
             return _json({"ok": True, "result": True})
         if method == "getFile":
             file_id = str(form["file_id"])
-            return _json({"ok": True, "result": {"file_id": file_id, "file_unique_id": "u", "file_size": 4,
+            return _json({"ok": True, "result": {"file_id": file_id, "file_unique_id": "u", "file_size": len(PHOTO),
                                                  "file_path": f"photos/{file_id}.jpg"}})
         return _json({"ok": False, "error_code": 404, "description": f"Not Found: {method}"})
 
@@ -172,7 +184,7 @@ class ChannelsFake:
 
     async def _telegram_file(self, request: web.Request) -> web.Response:
         self.hits["telegram.file"] += 1
-        return web.Response(body=b"\xff\xd8\xff\xd9", content_type="image/jpeg")
+        return web.Response(body=PHOTO, content_type="image/png")
 
     # ---- Slack: Web API and Socket Mode -------------------------------------------------
 
@@ -226,7 +238,7 @@ class ChannelsFake:
 
     async def _slack_file(self, request: web.Request) -> web.Response:
         self.hits["slack.file"] += 1
-        return web.Response(body=b"\x89PNG", content_type="image/png")
+        return web.Response(body=PHOTO, content_type="image/png")
 
     # ---- WhatsApp: the Graph API (outbound; inbound is the kernel's webhook) ----------------
 
@@ -241,7 +253,7 @@ class ChannelsFake:
             self.graph_sent.append(sent)
             return _json({"messaging_product": "whatsapp", "messages": [{"id": f"wamid.{sent.message_id}"}]})
         if path == "media/bytes":
-            return web.Response(body=b"\xff\xd8", content_type="image/jpeg")
+            return web.Response(body=PHOTO, content_type="image/png")
         return _json({"id": path, "url": self.url + "/graph/media/bytes", "display_phone_number": "+1 555"})
 
     # ---- Discord: REST and a zlib-stream gateway ----------------------------------------------

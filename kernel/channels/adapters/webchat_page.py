@@ -13,7 +13,8 @@ PAGE = """<!doctype html>
 <style>body{font:15px sans-serif;max-width:40em;margin:1em auto}#log div{margin:.3em 0;white-space:pre-wrap}
 .me{text-align:right;color:#245}.agent{color:#222}.note{color:#777;font-style:italic}</style></head>
 <body><h1>Agentdesk</h1><div id="log"></div>
-<form id="f"><input id="text" autocomplete="off" size="50" aria-label="message"><button>Send</button></form>
+<form id="f"><input id="text" autocomplete="off" size="50" aria-label="message">
+<input id="pic" type="file" accept="image/png,image/jpeg,image/webp,image/gif" aria-label="picture"><button>Send</button></form>
 <script>
 (async () => {
   const log = document.getElementById("log");
@@ -37,13 +38,23 @@ PAGE = """<!doctype html>
   ws.onopen = () => { document.body.dataset.ready = "1"; };
   ws.onclose = () => { document.body.dataset.closed = "1"; };
   let n = 0;
-  document.getElementById("f").onsubmit = (e) => {
+  const picture = (file) => new Promise((resolve) => {
+    if (!file) { resolve(null); return; }
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => resolve(null);
+    reader.readAsDataURL(file);
+  });
+  document.getElementById("f").onsubmit = async (e) => {
     e.preventDefault();
-    const input = document.getElementById("text");
-    if (!input.value) return;
+    const input = document.getElementById("text"), pic = document.getElementById("pic");
+    const image = await picture(pic.files[0]);
+    if (!input.value && !image) return;
     const id = Date.now() + "-" + (n++);
-    ws.send(JSON.stringify({type: "message", id: id, text: input.value}));
-    show("me", input.value); input.value = "";
+    const m = {type: "message", id: id, text: input.value};
+    if (image) m.image = image;
+    ws.send(JSON.stringify(m));
+    show("me", input.value + (image ? " [picture]" : "")); input.value = ""; pic.value = "";
   };
 })();
 </script></body></html>
