@@ -41,6 +41,7 @@ ENDED = (AgentState.KILLED, AgentState.FAILED)
 class Session:
     agent: str | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    chat_kind: str = "dm"
 
 
 def actor(config: ChannelConfig) -> str:
@@ -57,10 +58,17 @@ class Sessions:
         found = self._sessions.get((channel, account, chat, sender))
         return None if found is None else found.agent
 
+    def where(self, agent_id: str) -> tuple[str, str, str] | None:
+        """The (channel, chat, chat kind) ``agent_id`` answers, or None when it is no channel's agent."""
+        for (channel, _account, chat, _sender), session in self._sessions.items():
+            if session.agent == agent_id:
+                return channel, chat, session.chat_kind
+        return None
+
     async def handle(self, config: ChannelConfig, adapter: Adapter, inbound: Inbound) -> list[str]:
         """Answer one admitted message; the reply's pieces as sent."""
         session = self._sessions.setdefault((inbound.channel, adapter.account, inbound.chat, inbound.sender),
-                                            Session())
+                                            Session(chat_kind=inbound.chat_kind))
         async with session.lock:
             await adapter.typing(inbound.chat)
             agent_id = self._agent(config, session, inbound)

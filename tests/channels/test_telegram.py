@@ -17,7 +17,7 @@ from kernel.core.events import AgentSpawned
 from kernel.providers.scripted import reply
 from ledger import ChannelMessage, Denied, PairingGrant, PairingRequest, PairingRevoke
 
-from .conftest import pictures, telegram, ticking, until
+from .conftest import Confirming, pictures, telegram, ticking, until
 
 ALICE = 501
 
@@ -265,4 +265,30 @@ def test_a_paired_senders_photo_becomes_an_untrusted_picture_and_a_strangers_is_
     [agent] = env.kernel.agents.list()
     assert any(picture in m.parts for m in env.kernel.agents.conversation(agent.id))
     assert env.ledger.blob(picture.sha256)  # fitted once and kept in the blob store
+    env.provider.assert_done()
+
+
+def test_an_agent_sends_a_workspace_file_to_its_chat_once_the_desktop_confirms_confined_and_capped(make_env,
+                                                                                                   monkeypatch):
+    approver = Confirming()
+    env = make_env(approver=approver)
+    env.kernel.set_attached(True)  # a desktop is there to confirm
+    started(env)
+    ws = Path(env.kernel.settings.workspace)
+    (ws / "ok.txt").write_bytes(b"data")
+    (ws / "big.txt").write_bytes(b"numbers")
+    (ws.parent / "secret.txt").write_bytes(b"outside")
+    monkeypatch.setattr("kernel.channels.send_file.MAX_SEND_BYTES", 5)
+    send = "channel_send_file"
+    fake = paired(env, reply(tools=((send, {"path": "../secret.txt"}),)), reply(tools=((send, {"path": "big.txt"}),)),
+                  reply(tools=((send, {"path": "ok.txt", "caption": "Q3"}),)), reply("Sent."), text="send it")
+    env.run(until(lambda: len(fake.tg.sent) == 2))
+    assert fake.tg.sent[1].text == "Sent." and fake.tg.documents == [(str(ALICE), "ok.txt", b"data", "Q3")]
+    [asked] = approver.asked  # the outside path and the file over the cap were refused before anyone was asked
+    assert (asked.scope, asked.once) == ("channel.send_file", True)
+    assert asked.detail[:2] == ("Send the file: ok.txt (4 bytes)", "To: the direct messages 501 on channel tg")
+    results = [p for m in env.provider.requests[1].messages for p in m.parts if hasattr(p, "is_error")]
+    assert "outside the workspace" in str(results[-1])
+    assert "at most 5" in str([p for m in env.provider.requests[2].messages for p in m.parts][-1])
+    assert [t.name for t in env.kernel.tools() if t.name == send] == [send]
     env.provider.assert_done()

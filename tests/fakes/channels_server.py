@@ -49,6 +49,7 @@ class TelegramState:
     next_message: int = 10_000
     sent: list[Sent] = field(default_factory=list)
     edits: list[Sent] = field(default_factory=list)
+    documents: list[tuple[str, str, bytes, str]] = field(default_factory=list)  # (chat, file name, bytes, caption)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -162,6 +163,15 @@ class ChannelsFake:
             return _json({"ok": True, "result": {"message_id": edit.message_id, "date": 1_700_000_000,
                                                  "chat": {"id": int(edit.chat), "type": "private"},
                                                  "text": edit.text}})
+        if method == "sendDocument":
+            ref = str(form["document"])  # aiogram names the file part: "attach://<part>"
+            document = form[ref.removeprefix("attach://")] if ref.startswith("attach://") else form["document"]
+            self.tg.next_message += 1
+            self.tg.documents.append((str(form["chat_id"]), str(document.filename), document.file.read(),
+                                      str(form.get("caption", ""))))
+            return _json({"ok": True, "result": {"message_id": self.tg.next_message, "date": 1_700_000_000,
+                                                 "chat": {"id": int(str(form["chat_id"])), "type": "private"},
+                                                 "document": {"file_id": "doc", "file_unique_id": "d"}}})
         if method == "sendChatAction":
             return _json({"ok": True, "result": True})
         if method == "getFile":

@@ -178,6 +178,13 @@ class WebChatAdapter:
     async def edit(self, chat: str, message_id: str, text: str) -> None:
         await self._push(chat, {"type": "edit", "id": message_id, "text": text})
 
+    async def send_file(self, chat: str, name: str, data: bytes, caption: str) -> str:
+        """The file to the visitor's page, inline (base64): the page offers it as a download."""
+        mid = str(next(self._ids))
+        await self._push(chat, {"type": "file", "id": mid, "name": name, "caption": caption, "size": len(data),
+                                "data": base64.b64encode(data).decode()})
+        return mid
+
     async def typing(self, chat: str) -> None:
         await self._push(chat, {"type": "typing"})
 

@@ -34,6 +34,13 @@ PAGE = """<!doctype html>
     const m = JSON.parse(e.data);
     if (m.type === "message" || m.type === "edit") show("agent", m.text, m.id);
     else if (m.type === "typing") show("note", "typing…", "typing");
+    else if (m.type === "file") {
+      const bytes = Uint8Array.from(atob(m.data), (c) => c.charCodeAt(0));
+      const a = document.createElement("a");
+      a.href = URL.createObjectURL(new Blob([bytes], {type: "application/octet-stream"}));
+      a.download = m.name; a.textContent = "📎 " + m.name + (m.caption ? " — " + m.caption : "");
+      const el = document.createElement("div"); el.className = "agent"; el.appendChild(a); log.appendChild(el);
+    }
   };
   ws.onopen = () => { document.body.dataset.ready = "1"; };
   ws.onclose = () => { document.body.dataset.closed = "1"; };

@@ -143,6 +143,9 @@ class WhatsAppAdapter:
     async def edit(self, chat: str, message_id: str, text: str) -> None:
         raise ChannelError("WhatsApp cannot edit a sent message")  # never asked: EDIT_EVERY_S["whatsapp"] is None
 
+    async def send_file(self, chat: str, name: str, data: bytes, caption: str) -> str:
+        raise ChannelError("sending files to WhatsApp is not built yet (Telegram and WebChat take them)")
+
     async def typing(self, chat: str) -> None:
         return None
 
