@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Coroutine
 
 from ledger import USER
 
-from ..core.errors import ToolFailure
+from ..tools.outward import NotDone
 
 from .adapters import make_adapter
 from .gate import Admit, Drop, Reply, judge
@@ -191,11 +191,11 @@ class ChannelHub:
         found = self.sessions.where(agent_id)
         adapter = self.adapters.get(found[0]) if found is not None else None
         if found is None or adapter is None:
-            raise ToolFailure("the chat you answer is not reachable now (its channel is not running)")
+            raise NotDone("the chat you answer is not reachable now (its channel is not running)")
         try:
             return await adapter.send_file(found[1], name, data, caption)
-        except ChannelError as exc:
-            raise ToolFailure(exc.reason) from None
+        except ChannelError as exc:  # refused before anything was sent (not built for this service)
+            raise NotDone(exc.reason) from None
 
     # ---- the desk --------------------------------------------------------------------
 

@@ -10,7 +10,11 @@ It goes to the desktop, or is refused by the kernel when none is attached
 answer it. The path is confined to the agent's workspace (``Workspace.resolve``
 refuses anything outside, and the file is opened through the walk, never
 through a link), only a regular file is sent, and at most ``MAX_SEND_BYTES``
-(Discord's upload limit for a bot, the smallest of the services). The tool is
+(Discord's upload limit for a bot, the smallest of the services). As every
+outward call it records an ``intent`` before sending and an ``outcome`` after
+(``tools/outward.OutwardBook``): a repeated call in one turn sends once, and a
+send cut short is ``unknown`` (a bot cannot search a chat for its own file),
+never retried. The tool is
 offered once a channel runs (``ChannelHub._start``); an agent that is not a
 channel's gets a sentence instead of a send.
 """
@@ -23,8 +27,11 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+from ledger import Intent
+
 from ..core.errors import ToolFailure
 from ..tools.descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
+from ..tools.outward import DONE, UNKNOWN, OutwardBook
 from ..workspace import walk
 
 if TYPE_CHECKING:
@@ -86,6 +93,8 @@ def send_file_tool(hub: Callable[[], ChannelHub]) -> ToolDescriptor:
                 *((f"Caption: {caption[:200]}",) if caption else ()),
                 "The chat's people get a copy; it cannot be taken back.")
 
+    books: list[OutwardBook] = []  # one per kernel (its ledger), made at the first call
+
     async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
         channels = hub()
         where = channels.where(ctx.agent_id)
@@ -94,11 +103,27 @@ def send_file_tool(hub: Callable[[], ChannelHub]) -> ToolDescriptor:
         path = ctx.workspace.resolve(str(tool_input["path"]))
         shown = ctx.workspace.relative(path)
         data = await asyncio.to_thread(read_for_sending, ctx.workspace, path)
+        digest = hashlib.sha256(data).hexdigest()
         caption = str(tool_input.get("caption") or "")[:CAPTION_MAX]
-        message = await channels.send_file(ctx.agent_id, path.name, data, caption)
-        return ToolOutput(f"sent {shown} ({len(data):,} bytes) to {where}",
-                          data={"path": shown, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
-                                "to": where, "message": message})
+
+        async def act(_key: str) -> Mapping[str, Any]:
+            message = await channels.send_file(ctx.agent_id, path.name, data, caption)
+            return {"path": shown, "bytes": len(data), "sha256": digest, "to": where, "message": message}
+
+        async def verify(_intent: Intent) -> bool:
+            return False  # a bot cannot search a chat for what it sent: an interrupted send stays unknown
+
+        if not books:
+            books.append(OutwardBook(ctx.ledger))
+        outcome, replayed = await books[0].once(ctx, NAME, tool_input, lambda _k: f"{shown} ({digest[:12]}) to {where}",
+                                                act, verify)
+        if outcome.status == DONE:
+            return ToolOutput(f"{'already ' if replayed else ''}sent {shown} ({len(data):,} bytes) to {where}",
+                              data=dict(outcome.data))
+        if outcome.status == UNKNOWN:
+            raise ToolFailure(f"it is not known whether {shown} reached the chat ({outcome.detail}); it is not "
+                              "sent again")
+        raise ToolFailure(f"{shown} was not sent: {outcome.detail}")
 
     return ToolDescriptor(
         name=NAME,

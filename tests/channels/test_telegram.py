@@ -15,7 +15,7 @@ from kernel.channels.approver import NOBODY
 from kernel.channels.codes import ALPHABET, LENGTH
 from kernel.core.events import AgentSpawned
 from kernel.providers.scripted import reply
-from ledger import ChannelMessage, Denied, PairingGrant, PairingRequest, PairingRevoke
+from ledger import ChannelMessage, Denied, Intent, Outcome, PairingGrant, PairingRequest, PairingRevoke
 
 from .conftest import Confirming, pictures, telegram, ticking, until
 
@@ -291,4 +291,7 @@ def test_an_agent_sends_a_workspace_file_to_its_chat_once_the_desktop_confirms_c
     assert "outside the workspace" in str(results[-1])
     assert "at most 5" in str([p for m in env.provider.requests[2].messages for p in m.parts][-1])
     assert [t.name for t in env.kernel.tools() if t.name == send] == [send]
+    [intent] = env.entries(Intent.KIND)  # outward: an intent before sending, an outcome after
+    [outcome] = [o for o in env.entries(Outcome.KIND) if o.cause == intent.seq]
+    assert intent.tool == send and outcome.status == "done" and outcome.data["bytes"] == 4
     env.provider.assert_done()
