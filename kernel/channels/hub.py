@@ -27,7 +27,7 @@ from .inbound import InboundClaims
 from .loop_guard import LoopGuard
 from .model import ChannelConfig, ChannelError, ChannelView, Inbound, PairingView, Subject
 from .pairing import PairingBook
-from .send_file import NAME as SEND_FILE, send_file_tool
+from .send_file import FILE_KINDS, NAME as SEND_FILE, send_file_tool
 from .sessions import Sessions
 
 if TYPE_CHECKING:
@@ -182,6 +182,12 @@ class ChannelHub:
             return None
         channel, chat, kind = found
         return f"{'the direct messages' if kind == 'dm' else 'the group'} {chat} on channel {channel}"
+
+    def sends_files(self, agent_id: str) -> bool:
+        """Whether the chat ``agent_id`` answers is on a service files can be sent to (Telegram, WebChat)."""
+        found = self.sessions.where(agent_id)
+        adapter = self.adapters.get(found[0]) if found is not None else None
+        return adapter is not None and adapter.kind in FILE_KINDS
 
     def workspace_of(self, agent_id: str) -> Workspace:
         return self._host.process(agent_id).root

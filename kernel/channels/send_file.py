@@ -42,6 +42,7 @@ NAME = "channel_send_file"
 SCOPE = "channel.send_file"
 MAX_SEND_BYTES = 10 * 1024 * 1024
 CAPTION_MAX = 1000
+FILE_KINDS = ("telegram", "webchat")  # the adapters whose send_file is built
 
 SCHEMA: Mapping[str, Any] = {
     "type": "object",
@@ -78,6 +79,8 @@ def send_file_tool(hub: Callable[[], ChannelHub]) -> ToolDescriptor:
         where = hub().where(agent_id)
         if where is None:
             raise ToolFailure("you are not answering anyone on a chat channel, so there is no chat to send to")
+        if not hub().sends_files(agent_id):
+            raise ToolFailure(f"files cannot be sent to {where} yet (only on {' and '.join(FILE_KINDS)} channels)")
         workspace = hub().workspace_of(agent_id)
         path = workspace.resolve(str(tool_input["path"]))
         try:

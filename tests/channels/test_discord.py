@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kernel.channels.model import ChannelConfig
 from kernel.providers.scripted import reply
-from ledger import ChannelMessage, PairingRequest
+from ledger import ChannelMessage, Denied, PairingRequest
 
 from .conftest import until
 from .streaming import streamed
@@ -23,10 +23,13 @@ def test_a_stranger_gets_one_code_then_an_answer_and_a_guild_chat_needs_a_mentio
     env.run(env.kernel.channels.drain())
     assert len(fake.discord.sent) == 1 and "Pairing code" in fake.discord.sent[0].text
     assert fake.hits["discord.POST typing"] == 0 and env.provider.requests == []
-    env.provider.script(reply("Hello from Discord."))
+    env.provider.script(reply(tools=(("channel_send_file", {"path": "notes.md"}),)), reply("Hello from Discord."))
     env.kernel.channels.approve(env.entries(PairingRequest.KIND)[0].code)
     env.run(until(lambda: len(fake.discord.sent) == 2))
     assert fake.discord.sent[1].text == "Hello from Discord." and fake.hits["discord.POST typing"] == 1
+    # no file sending on Discord yet: refused in a sentence before anyone is asked (no Denied entry)
+    assert "cannot be sent to" in str(env.provider.requests[1].messages[-1].parts[-1])
+    assert env.entries(Denied.KIND) == []
     # in a guild: chatter is not for the bot; a mention is, and it is a group: its own pairing
     env.run(fake.discord_message(channel="555", author="42", content="chatter", message_id="801", guild="9"))
     env.run(fake.discord_message(channel="555", author="42", content="<@999> hi", message_id="802", guild="9"))
