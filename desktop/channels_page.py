@@ -12,6 +12,7 @@ store from the terminal, never through a form that might keep them).
 from __future__ import annotations
 
 from PySide6.QtGui import QBrush, QFont
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from kernel.api import ChannelView, KernelError, KernelFacade
@@ -48,6 +49,7 @@ class ChannelsDialog(QDialog):
         self.table: QTableWidget = make_table(["Channel", "Kind", "Who can reach an agent", "State"])
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # it quotes a sender's name: never read as markup
         self.paired = PairedList(kernel, self.status.setText, self)
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         close.rejected.connect(self.reject)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
     QWidget,
@@ -143,6 +144,7 @@ class PairingInbox(QWidget):
         self.table = make_table(["Channel", "Sender", "Chat", "Code", "Expires"])
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # it quotes a sender's name: never read as markup
         self.buttons: dict[str, QPushButton] = {}
         bar = QHBoxLayout()
         for key, text, slot in (("approve", "Appro&ve", self.approve), ("deny", "Den&y", self.deny)):
