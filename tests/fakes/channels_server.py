@@ -96,6 +96,7 @@ class ChannelsFake:
         app.router.add_route("*", "/graph/{path:.*}", self._graph)
         app.router.add_get("/api/v10/gateway/bot", self._discord_gateway_info)
         app.router.add_get("/discord/gw", self._discord_gw)
+        app.router.add_get("/discord/files/{name}", self._discord_file)
         app.router.add_route("*", "/api/v10/channels/{channel}/{rest:.*}", self._discord_rest)
         self._runner = web.AppRunner(app, shutdown_timeout=0.1)  # long polls are cut, not waited for
         await self._runner.setup()
@@ -280,12 +281,15 @@ class ChannelsFake:
         await ws.send_bytes(deflate.compress(json.dumps(payload).encode()) + deflate.flush(zlib.Z_SYNC_FLUSH))
 
     async def discord_message(self, *, channel: str, author: str, content: str, message_id: str,
-                              guild: str | None = None, bot: bool = False) -> None:
+                              guild: str | None = None, bot: bool = False, photo: bool = False) -> None:
         """Dispatch MESSAGE_CREATE on every identified gateway socket (again: a re-send)."""
         d: dict[str, Any] = {
             "id": message_id, "channel_id": channel, "content": content, "timestamp": "2026-12-03T12:00:00+00:00",
             "edited_timestamp": None, "tts": False, "mention_everyone": False, "mentions": [], "mention_roles": [],
-            "attachments": [], "embeds": [], "pinned": False, "type": 0, "flags": 0,
+            "attachments": [{"id": f"9{message_id}", "filename": "photo.png", "size": len(PHOTO),
+                             "url": f"{self.url}/discord/files/photo.png", "proxy_url": f"{self.url}/discord/files/p",
+                             "content_type": "image/png", "width": 90, "height": 60}] if photo else [],
+            "embeds": [], "pinned": False, "type": 0, "flags": 0,
             "author": {"id": author, "username": f"user{author}", "discriminator": "0", "global_name": None,
                        "avatar": None, "bot": bot}}
         if guild is not None:
@@ -321,6 +325,10 @@ class ChannelsFake:
         finally:
             self.discord.sockets = [(w, d) for w, d in self.discord.sockets if w is not ws]
         return ws
+
+    async def _discord_file(self, request: web.Request) -> web.Response:
+        self.hits["discord.file"] += 1
+        return web.Response(body=PHOTO, content_type="image/png")
 
     async def _discord_rest(self, request: web.Request) -> web.Response:
         channel, rest = request.match_info["channel"], request.match_info["rest"]
