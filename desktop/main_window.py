@@ -119,8 +119,8 @@ class MainWindow(QMainWindow):
         self.automations_window: QWidget | None = None  # the Automations window, made on first use
         self._sandbox_mode: object = None  # the task asking the kernel for it (kept while it runs)
         self.inbox_label = QLabel()
-        self.inbox_label.setToolTip("Requests automation runs were refused, notices, and mails or events not known "
-                                    "to have gone out (Automations window)")
+        self.inbox_label.setToolTip("Requests automation runs were refused, notices, mails or events not known to "
+                                    "have gone out, and chat senders' pairing codes (Automations window)")
         self.statusBar().addPermanentWidget(self.inbox_label)
         self._update_inbox()
         self.statusBar().setSizeGripEnabled(False)
@@ -187,7 +187,8 @@ class MainWindow(QMainWindow):
                 self.kernel.automations.integrity()
             self.status.refresh()
         if isinstance(event, AutomationsChanged) or (isinstance(event, LedgerAppended)
-                                                      and event.entry.kind == "outcome"):
+                                                      and (event.entry.kind == "outcome"
+                                                           or event.entry.kind.startswith("pairing."))):
             self._update_inbox()
 
     def probe_sandbox_mode(self) -> None:
@@ -210,8 +211,9 @@ class MainWindow(QMainWindow):
 
     def _update_inbox(self) -> None:
         """The Inbox's count in the status line (hidden when it is empty): refused requests and notices of
-        automations, and outward calls whose outcome is unknown."""
-        count = len(self.kernel.automations.inbox()) + len(self.kernel.outward.unknown())
+        automations, outward calls whose outcome is unknown, and chat channels' pairing codes."""
+        count = len(self.kernel.automations.inbox()) + len(self.kernel.outward.unknown()) + \
+            len(self.kernel.channels.pending())
         self.inbox_label.setText(f"Inbox: {plural(count, 'item')}")
         self.inbox_label.setVisible(count > 0)
 

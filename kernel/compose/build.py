@@ -125,7 +125,7 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
         store.check_at_start(None if ledger.path in ("", ":memory:") else chain_start.head_path(ledger.path))
     automations = Automations(RunHost(agents, services), store, gate, bus.publish, chain)
     channels = ChannelHub(RunHost(agents, services), ledger, ChannelStore(home), channel_approver,
-                          channel_token or (lambda _name: None), held)
+                          channel_token or (lambda _name: None), held, tools)
 
     def run_progress(event: Event) -> None:
         if isinstance(event, ToolCallFinished) and event.outcome is Outcome.OK:

@@ -139,6 +139,10 @@ class Agents:
         self.process(agent_id)
         return await self._attachments.attach(agent_id, data_b64, origin, label)
 
+    def admit_picture(self, agent_id: str, part: ImagePart) -> None:
+        """A picture the kernel took in for ``agent_id`` (a channel's photo): ``send`` then takes it."""
+        self._attachments.admit(agent_id, part)
+
     def send(self, agent_id: str, text: str, images: tuple[ImagePart, ...] | None = None) -> None:
         """Add a user message (with pictures attached by ``attach_image``) and start the loop, which runs until
         idle, paused, failed or killed (``await wait(agent_id)`` for that: a task cannot cross the socket)."""

@@ -44,6 +44,11 @@ class Attachments:
         self._attached.setdefault(agent_id, set()).add(part.sha256)
         return part
 
+    def admit(self, agent_id: str, part: ImagePart) -> None:
+        """A picture the kernel itself took in for ``agent_id`` (a chat channel's photo), to send with its next
+        message."""
+        self._attached.setdefault(agent_id, set()).add(part.sha256)
+
     def check(self, agent_id: str, images: tuple[ImagePart, ...]) -> tuple[ImagePart, ...]:
         """``images`` when every one was attached to ``agent_id`` here (ValueError otherwise)."""
         known = self._attached.get(agent_id, set())

@@ -262,6 +262,9 @@ class RemoteChannelDesk:
     def approve(self, code: str) -> PairingView:
         return cast("PairingView", self._link.call("channels.approve", {"code": code}))
 
+    def deny(self, code: str) -> PairingView:
+        return cast("PairingView", self._link.call("channels.deny", {"code": code}))
+
     def revoke(self, channel: str, chat_kind: str, chat: str, sender: str) -> bool:
         return cast("bool", self._link.call("channels.revoke",
             {"channel": channel, "chat_kind": chat_kind, "chat": chat, "sender": sender}))

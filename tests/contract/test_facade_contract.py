@@ -273,6 +273,13 @@ class FacadeContract:
             assert (await k.channels.test("web")).startswith("serving http://127.0.0.1:")
             with pytest.raises(KernelError, match="no pending pairing code"):
                 k.channels.approve("ABCDEFGH")
+            with pytest.raises(KernelError, match="no pending pairing code"):
+                k.channels.deny("ABCDEFGH")
+            lobby = await k.channels.add(ChannelConfig(name="lobby", kind="webchat", listen="127.0.0.1:0",
+                                                       access="open"))
+            assert lobby.config.open and await k.channels.remove("lobby") is True
+            with pytest.raises(KernelError, match="access is pairing or open"):
+                await k.channels.add(ChannelConfig(name="any", kind="webchat", access="*"))
             assert k.channels.revoke("web", "dm", "nobody", "nobody") is False
             with pytest.raises(KernelError, match="unknown channel kind"):
                 await k.channels.add(ChannelConfig(name="irc", kind="irc"))
