@@ -33,15 +33,15 @@ from pathlib import Path
 from typing import Any
 
 STUB = Path(__file__).with_name("mcp_stub.py")
-PRELOAD = ("mcp.server.mcpserver", "mcp.server.stdio", "mcp.types", "anyio")
+SERVERS = ("mcp.server.mcpserver", "mcp.server.stdio", "mcp.types", "anyio")  # what the test servers import
 
 
-# ---- the zygote (its own process: python -m tests.extensions.mcp_zygote SOCKET CONTROL_FD) ---------------
+# ---- the zygote (its own process: python -m tests.extensions.mcp_zygote SOCKET CONTROL_FD MODULE…) -------
 
-def _serve(path: str, control: socket.socket) -> None:
+def _serve(path: str, control: socket.socket, preload: list[str]) -> None:
     import importlib
 
-    for name in PRELOAD:
+    for name in preload:
         importlib.import_module(name)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -157,13 +157,13 @@ def _kill(pid: int) -> None:
 # ---- the worker's side -------------------------------------------------------------------------------------
 
 class _Zygote:
-    def __init__(self) -> None:
+    def __init__(self, preload: tuple[str, ...]) -> None:
         self.folder = tempfile.mkdtemp(prefix="mcpz-")
         self.path = os.path.join(self.folder, "s")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         root = Path(__file__).resolve().parents[2]
         self.proc = subprocess.Popen([sys.executable, "-m", "tests.extensions.mcp_zygote", self.path,
-                                      str(theirs.fileno())], pass_fds=[theirs.fileno()], cwd=root,
+                                      str(theirs.fileno()), *preload], pass_fds=[theirs.fileno()], cwd=root,
                                      stdin=subprocess.DEVNULL)
         theirs.close()
         self.control = ours
@@ -181,18 +181,23 @@ class _Zygote:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-_zygote: _Zygote | None = None
-_zygote_pid = 0
+_zygotes: dict[tuple[str, ...], _Zygote] = {}
+_zygotes_pid = 0
 
 
-def server_command(script: Path, *args: str) -> tuple[str, tuple[str, ...]]:
-    """The command and arguments that start ``script`` (an ``mcp`` SDK server) as a forked stdio server."""
-    global _zygote, _zygote_pid
-    if _zygote is None or _zygote_pid != os.getpid() or _zygote.proc.poll() is not None:
-        _zygote, _zygote_pid = _Zygote(), os.getpid()
-        atexit.register(_zygote.stop)
-    return sys.executable, ("-S", str(STUB), _zygote.path, str(script), *args)
+def server_command(script: Path, *args: str, preload: tuple[str, ...] = SERVERS) -> tuple[str, tuple[str, ...]]:
+    """The command and arguments that start ``script`` (a program built on ``preload``, by default an ``mcp``
+    SDK server) as a process forked from this worker's zygote for ``preload``."""
+    global _zygotes_pid
+    if _zygotes_pid != os.getpid():  # a forked worker cannot share its parent's
+        _zygotes.clear()
+        _zygotes_pid = os.getpid()
+    zygote = _zygotes.get(preload)
+    if zygote is None or zygote.proc.poll() is not None:
+        zygote = _zygotes[preload] = _Zygote(preload)
+        atexit.register(zygote.stop)
+    return sys.executable, ("-S", str(STUB), zygote.path, str(script), *args)
 
 
 if __name__ == "__main__":
-    _serve(sys.argv[1], socket.socket(fileno=int(sys.argv[2])))
+    _serve(sys.argv[1], socket.socket(fileno=int(sys.argv[2])), sys.argv[3:])
