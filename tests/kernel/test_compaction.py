@@ -132,3 +132,44 @@ def test_compacted_conversations_are_accepted_by_every_real_sdk_and_the_strict_f
         srv.assert_done()
         assert srv.refused == []
         assert len(ledger.page(kind="compaction")) == 2
+
+
+def test_compaction_reads_the_users_words_and_its_range_without_building_old_entries(make_env, monkeypatch):
+    """A long-lived agent (300 user turns, 40 earlier compactions with their contexts on record): compaction
+    builds only the entries since the user's last message (the frontier); the user's words and the range come
+    from the indexes and one JSON field each (benchmarks/compaction_bench.py: the time this saves)."""
+    import ledger.queries as queries
+    from kernel.agents.compact_step import compact
+    from kernel.core.messages import Message, TextPart, ToolResultPart, ToolUse, user_text
+    from ledger import UserTurn
+
+    env = make_env(context_window=WINDOW)
+    a = env.kernel.agents.spawn("old-timer")
+    env.ledger.append_many([UserTurn(actor=a.id, text=f"request {i}") for i in range(300)]
+                           + [Compaction(actor=a.id, mode="summary" if i % 2 else "clear", trigger="auto",
+                                         context="an old compacted context " * 200) for i in range(40)]
+                           + [UserTurn(actor=a.id, text="the newest request")])
+    agent = env.kernel.agents.table[a.id]
+    use = ToolUse("c1", "fs_read", {"path": "a.txt"})
+    agent.conversation = (user_text("request 0"), Message("assistant", (use,)),
+                          Message("user", (ToolResultPart("c1", "fs_read", "text"),)),
+                          Message("assistant", (TextPart("read it"),)), user_text("the newest request"),
+                          Message("assistant", (TextPart("on it"),)))
+    env.provider.script(reply("Summary: one file read."))
+    built: list[str] = []
+    real = queries.from_row
+
+    def counting(row):
+        entry = real(row)
+        built.append(entry.KIND)
+        return entry
+
+    monkeypatch.setattr(queries, "from_row", counting)
+    assert run(compact(agent, "manual"))
+    assert built == []  # nothing since the user's last message: no entry was built to compact
+    [entry] = [e for e in env.ledger.page(kind="compaction", limit=1) if isinstance(e, Compaction)]
+    spawn = _spawn(env)
+    newest_summary = max(e.seq for e in env.ledger.page(kind="compaction", limit=50)
+                         if isinstance(e, Compaction) and e.mode == "summary" and e.seq != entry.seq)
+    assert entry.first == newest_summary + 1 > spawn.seq
+    assert "the newest request" in entry.context and "request 299" in entry.context
