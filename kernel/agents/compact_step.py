@@ -70,6 +70,7 @@ async def compact(agent: AgentProcess, trigger: str, focus: str = "", *, before:
     agent.conversation = after_cut(messages, cut, recorded)
     ctx.states = states_after_cut(ctx.states, cut)
     ctx.composed, ctx.sizes, ctx.last_sent, ctx.reported_input, ctx.just_compacted = {}, {}, 0, 0, True
+    ctx.restored_input = 0
     return True
 
 
