@@ -173,3 +173,34 @@ def test_compaction_reads_the_users_words_and_its_range_without_building_old_ent
                          if isinstance(e, Compaction) and e.mode == "summary" and e.seq != entry.seq)
     assert entry.first == newest_summary + 1 > spawn.seq
     assert "the newest request" in entry.context and "request 299" in entry.context
+
+
+def test_after_a_restart_the_context_figure_is_the_last_request_and_blank_after_a_compaction(make_env):
+    """The Ask window's "context N%" comes back from the record: the last request's input, until the next
+    request reports; none once the conversation was compacted after it (the figure was for the longer one)."""
+    from .test_durable import restarted
+
+    env = make_env(context_window=WINDOW, compact_at=0.75)
+    env.provider.script(reply("first", usage=(5_000, 10)))
+    a = env.kernel.agents.spawn("writer")
+
+    async def ask(kernel, text):
+        kernel.agents.send(a.id, text)
+        return await kernel.agents.wait(a.id)
+
+    assert run(ask(env.kernel, "one")).context_tokens == 5_000
+    back = restarted(env)
+    info = back.agents.get(a.id)
+    assert (info.context_tokens, info.context_window, info.context_share) == (5_000, WINDOW, 0.25)
+    # compacted (manually) after that request: the figure no longer describes the conversation
+    provider = back.agents.table[a.id].services.providers("anthropic")
+    provider.script(reply("second", usage=(6_000, 10)), reply("Summary of two answers.", usage=(500, 20)))
+    assert run(ask(back, "two")).context_tokens == 6_000
+    async def compact_now():
+        back.agents.compact(a.id, "")
+        return await back.agents.wait(a.id)
+
+    run(compact_now())
+    assert [e.mode for e in env.ledger.page(kind="compaction") if isinstance(e, Compaction)] == ["summary"]
+    assert back.agents.get(a.id).context_tokens == 0
+    assert restarted(env).agents.get(a.id).context_tokens == 0
