@@ -78,8 +78,8 @@ class Queries:
         return int(row[0]) if row is not None else None
 
     def newest_values(self, actor: str, kind: str, name: str, limit: int = PAGE_LIMIT_MAX) -> list[tuple[int, Any]]:
-        """(seq, the body field ``name``) of ``actor``'s newest ``kind`` entries, newest first, at most ``limit``,
-        without building entries (compaction reads the user's words and its own earlier modes this way: 500
+        """(seq, the body field ``name``: a string or number as it is, an object or list as its JSON text) of
+        ``actor``'s newest ``kind`` entries, newest first, at most ``limit``, without building entries (compaction reads the user's words and its own earlier modes this way: 500
         user turns built as entries took 11 ms of CPU on a 10,000-entry record, their texts alone well under 1)."""
         if not name.isidentifier():
             raise ValueError(f"not a field name: {name!r}")

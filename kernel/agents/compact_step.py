@@ -90,7 +90,7 @@ def _range(agent: AgentProcess, kept: tuple[object, ...]) -> tuple[int, int, int
 
 def _frontier(agent: AgentProcess) -> str:
     s = agent.services
-    last_turn = s.ledger.newest_values(agent.id, UserTurn.KIND, "images", limit=1)
+    last_turn = s.ledger.newest_values(agent.id, UserTurn.KIND, "text", limit=1)
     since = last_turn[0][0] if last_turn else 0
     entries = s.ledger.of_actor(agent.id, FRONTIER_KINDS, after=since)
     entries += [o for i in entries if isinstance(i, Intent) for o in s.ledger.caused_by(i.seq)
