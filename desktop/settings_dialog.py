@@ -137,6 +137,14 @@ class SettingsDialog(QDialog):
         self.utility_model = QLineEdit(values.utility_model, self)
         self.utility_model.setPlaceholderText("provider:model for summaries and titles (empty: each agent's own)")
         form.addRow("Utility model", self.utility_model)
+        self.compact_at = QSpinBox(self)  # the kernel reads it before every request: a change applies at once
+        self.compact_at.setRange(1, 100)  # what is typed is checked on Save, with the reason (settings_form)
+        self.compact_at.setSuffix("% of the model's window")
+        self.compact_at.setValue(values.compact_at_percent)
+        form.addRow("Make the context smaller at", self.compact_at)
+        self.context_window = QLineEdit(values.context_window, self)
+        self.context_window.setPlaceholderText("each model's known window (set it for a local model)")
+        form.addRow("Context window, tokens", self.context_window)
         self.read_only = QPlainTextEdit(values.sandbox_read_only, self)
         self.read_only.setPlaceholderText("one folder per line, e.g. ~/datasets")
         self.read_only.setTabChangesFocus(True)
@@ -261,6 +269,7 @@ class SettingsDialog(QDialog):
             providers={name: tab.values() for name, tab in self.provider_tabs.items()},
             sandbox_read_only=self.read_only.toPlainText(),
             fallback_any_vendor=self.any_vendor.isChecked(), utility_model=self.utility_model.text(),
+            compact_at_percent=self.compact_at.value(), context_window=self.context_window.text(),
         )
 
     def save(self) -> bool:

@@ -94,7 +94,7 @@ class AgentProcess:
                          self.budget.limit, used.input_tokens, used.output_tokens, self.started_at, self.workspace,
                          tainted=self.taint.reason if self.taint is not None else "", unattended=self.unattended,
                          cost=cost, degraded=self.degraded, cached_tokens=used.cached_tokens,
-                         context_tokens=self.context.reported_input,
+                         context_tokens=self.context.reported_input or self.context.restored_input,
                          context_window=window_tokens(self.provider, self.model, self.services.settings))
 
     def taint_with(self, source: str, seq: int, ts: float, content: str) -> None:

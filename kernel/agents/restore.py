@@ -39,6 +39,7 @@ def process_from(rec: AgentRecord, services: Services) -> AgentProcess:
     agent.state, agent.reason = _state(rec, agent.budget)
     agent.request_reason = "resume"
     _keep_prefix(agent, rec)
+    agent.context.restored_input = rec.last_input  # "context 41%" in the Ask window before the next request
     return agent
 
 
