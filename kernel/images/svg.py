@@ -2,8 +2,9 @@
 
 An SVG is a document that can ask for more than it shows. Qt's ``QSvgRenderer`` (what the desktop draws
 thumbnails with) runs no scripts, but it does load an ``<image>`` whose href is a plain path: measured
-2026-12-03 with PySide6 6.11, ``<image href="/tmp/secret.png">`` drew that local file into the picture
-(``file:///`` URLs it fails to open). A written SVG is hostile input, so before it leaves the kernel it is
+2026-12-03 with PySide6 6.11, ``<image xlink:href="/tmp/secret.png">`` drew that local file into the
+picture, even with ``Tiny12FeaturesOnly`` (``file:///`` URLs it fails to open; a DTD's external entity
+it did not expand). A written SVG is hostile input, so before it leaves the kernel it is
 parsed with a DTD refused outright (no entities: no billion laughs, no external entity) and rebuilt from an
 allow-list: script, foreignObject and event handlers go, and every reference that is not inside the
 document (``#id``) or an inline raster ``data:`` picture is dropped, in ``href``/``xlink:href``, in

@@ -51,15 +51,17 @@ def size_of(data: bytes) -> tuple[int, int]:
 
 
 def hostile_svg(local_picture: str) -> bytes:
-    """An SVG that asks for a local file (a plain path, which QSvgRenderer loads), a file:// URL, a script, an
+    """An SVG that asks for a local file (a plain path in xlink:href, which QSvgRenderer loads even with
+    Tiny12FeaturesOnly; in href, which it loads without), a file:// URL, a script, an
     event handler, a foreignObject and a CSS url(): a cleaned copy keeps only the red square it draws."""
     return (f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="100" '
             f'height="100" onload="alert(1)"><script>alert(2)</script>'
-            f'<rect width="100" height="100" fill="red" style="fill:url(http://evil.example/x)"/>'
+            f'<rect width="100" height="100" fill="red"/><circle r="1" style="fill:url(http://evil.example/x)"/>'
+            f'<image x="0" y="0" width="100" height="100" xlink:href="{local_picture}"/>'
             f'<image x="0" y="0" width="100" height="100" href="{local_picture}"/>'
             f'<image x="0" y="0" width="50" height="50" xlink:href="file://{local_picture}"/>'
             f'<foreignObject width="10" height="10"><p xmlns="http://www.w3.org/1999/xhtml">hi</p></foreignObject>'
-            f'<style>@import url(http://evil.example/a.css); rect {{ fill: url(file:///etc/passwd) }}</style>'
+            f'<style>@import url(http://evil.example/a.css); circle {{ fill: url(file:///etc/passwd) }}</style>'
             f'</svg>').encode()
 
 
