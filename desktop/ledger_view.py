@@ -316,7 +316,7 @@ class LedgerView(QWidget):
         report = self.kernel.ledger.undo(entry.seq, only_actor=actor, dry_run=True)
         from .undo_dialogs import UndoConfirmDialog  # (on first use: not on the way to the first window)
 
-        dialog = UndoConfirmDialog(self.window(), report, self._rel, who=actor)
+        dialog = UndoConfirmDialog(self.window(), report, self._rel, who=actor, thumbnails=self.thumbnails)
         dialog.confirmed.connect(lambda: self.apply_undo(entry.seq, actor))
         dialog.open()
         self.last_dialog = dialog
