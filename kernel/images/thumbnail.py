@@ -16,7 +16,7 @@ import io
 import warnings
 from dataclasses import dataclass
 
-from .fit import MAX_PIXELS, sniff
+from .fit import MAX_PIXELS, scratch, sniff
 from .svg import clean_svg, looks_like_svg
 
 MAX_EDGE = 512
@@ -65,12 +65,14 @@ def _raster(data: bytes, edge: int) -> Thumbnail | None:
             image.thumbnail((edge, edge), Image.Resampling.LANCZOS)
             if image.mode not in ("RGB", "RGBA", "L", "LA", "P"):
                 image = image.convert("RGBA")
-            out = io.BytesIO()
-            image.save(out, "PNG")
+            with scratch() as out:  # a real file: Pillow encodes with the GIL released
+                image.save(out, "PNG")
+                out.seek(0)
+                encoded = out.read()
     except (Image.DecompressionBombError, Image.DecompressionBombWarning, OSError, ValueError, SyntaxError,
             EOFError, MemoryError):
         return None
-    return Thumbnail("image/png", base64.b64encode(out.getvalue()).decode("ascii"), width, height, len(data))
+    return Thumbnail("image/png", base64.b64encode(encoded).decode("ascii"), width, height, len(data))
 
 
 def _svg_size(cleaned: bytes) -> tuple[int, int]:
