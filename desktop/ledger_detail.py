@@ -168,9 +168,13 @@ def _change_html(ledger: "LedgerReader", change: FileChange, rel: Callable[[str,
     title = f"#{change.seq} fs.write  {shown}"
     if change.reverts is not None:
         title += f"  (reverts #{change.reverts})"
-    shown_pictures = pictures_html(change, pictures, p) if pictures is not None and is_picture_path(change.path) else ""
-    return (f'<p style="font-family:{p.mono}; margin:8px 0 4px 0"><b>{html.escape(title)}</b></p>' + shown_pictures
-            + diff_html(diff, p))
+    head = f'<p style="font-family:{p.mono}; margin:8px 0 4px 0"><b>{html.escape(title)}</b></p>'
+    if pictures is None or not is_picture_path(change.path):
+        return head + diff_html(diff, p)
+    shown = pictures_html(change, pictures, p)
+    if diff.startswith("Binary file"):  # the pictures say it better than a byte count (an SVG keeps its diff)
+        return head + shown
+    return head + shown + diff_html(diff, p)
 
 
 class LedgerReader(Protocol):

@@ -68,6 +68,7 @@ def test_a_picture_change_shows_before_and_after(main, drawn, qtbot):
     assert (centre(before), centre(after)) == ("#ff0000", "#0000ff")
     text = view.detail.toPlainText()
     assert "before: 400\u00d7300" in text and "after: 400\u00d7300" in text
+    assert "Binary file" not in text  # the pictures instead of a byte count
 
     assert view.select_seq(made.seq)  # created: nothing before it
     qtbot.waitUntil(lambda: view.thumbnails.known(made.after))
