@@ -178,7 +178,7 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
     confirm = view.confirm_undo(tool_entry)
     await cam.shoot("undo-confirm", confirm)
     confirm.reject()
-    if cam.wants("ledger-pictures"):
+    if cam.wants("ledger-pictures", "undo-pictures"):
         await _ledger_pictures(desk, view, scribe, ws, cam)
     await _mail_shots(desk, agent, providers, cam)
 
@@ -325,6 +325,11 @@ async def _ledger_pictures(desk, view, agent: str, ws: Path, cam: Camera) -> Non
     await _until(lambda: view.thumbnails.known(change.before) and view.thumbnails.known(change.after))
     view.splitter.setSizes([160, 420])
     await cam.shoot("ledger-pictures", view.window(), settle=0.2)
+    if cam.wants("undo-pictures"):  # undo after the first chart: the orange one goes, the blue one comes back
+        confirm = view.confirm_undo(desk.ledger.page(before=change.seq, limit=1)[0])
+        await _until(lambda: all(pair.words("back") != "loading\u2026" for pair in confirm.pictures.values()))
+        await cam.shoot("undo-pictures", confirm, settle=0.2)
+        confirm.reject()
 
 
 def _mail_account(home: Path) -> None:
