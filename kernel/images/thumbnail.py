@@ -21,6 +21,7 @@ from .svg import clean_svg, looks_like_svg
 
 MAX_EDGE = 512
 _RASTER = ("png", "jpeg", "webp", "gif", "bmp", "tiff")
+_FORMATS = tuple(name.upper() for name in _RASTER)
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ def _raster(data: bytes, edge: int) -> Thumbnail | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            image: Image.Image = Image.open(io.BytesIO(data))
+            image: Image.Image = Image.open(io.BytesIO(data), formats=_FORMATS)  # never EPS, PSD, …
             width, height = image.size
             if width * height > MAX_PIXELS:
                 return None
