@@ -50,6 +50,7 @@ from .widgets.message_input import MessageInput
 from .route_choice import configured
 from .widgets.route_form import RouteForm
 from .widgets.state_badge import StateBadge
+from .widgets.tool_card import PICTURE_THUMB
 from .widgets.transcript import Transcript
 
 DETACHED_WORDS = ("The kernel is not reachable (it stopped or is restarting); the desktop reconnects by itself. "
@@ -230,18 +231,19 @@ class AskWindow(QWidget):
     # ---- actions ----------------------------------------------------------------
 
     async def _show_pictures(self, call_id: str, images: tuple[ImagePart, ...]) -> None:
-        """Thumbnails of the pictures a call showed the model, read from the kernel's blob store."""
+        """Thumbnails of the pictures a call showed the model, made by the kernel from its blob store (a small
+        PNG: the picture itself, up to 1.5 MB, is neither sent over the socket nor decoded on the window's loop)."""
         for image in images:
             try:
-                encoded = await self.kernel.ledger.picture(image.sha256)
+                thumb = await self.kernel.ledger.thumbnail(image.sha256, PICTURE_THUMB * 2)  # sharp on 2x screens
             except (KernelError, ValueError, OSError):
                 return  # the kernel went away: the card stays as it is
             card = self.transcript.cards.get(call_id)
-            if encoded is None or card is None:
+            if thumb is None or card is None:
                 continue
             untrusted = ", untrusted" if image.untrusted else ""
-            card.add_picture(base64.b64decode(encoded), f"{image.label or 'picture'}: {image.width}\u00d7{image.height} "
-                                                        f"{image.format}{untrusted}")
+            card.add_picture(base64.b64decode(thumb.data_b64), f"{image.label or 'picture'}: {image.width}\u00d7"
+                                                               f"{image.height} {image.format}{untrusted}")
 
     def _offered(self, pictures: list[Pending]) -> None:
         for item in pictures:

@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
     from .leases.lease import Lease, describe_duration, describe_left
     from .accounting.prices import CACHE_WRITE, PRICE_FIELDS, PRICE_MAX, money
     from .core.messages import ImagePart, Message, TextPart, ToolResultPart, ToolUse
+    from .images.thumbnail import Thumbnail
     from .context.state import is_state_block
     from .context.compaction import is_compacted_context
     from .tools.outward import UnknownIntent
@@ -85,6 +86,7 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.leases.lease": ("Lease", "describe_duration", "describe_left"),
     "kernel.accounting.prices": ("CACHE_WRITE", "PRICE_FIELDS", "PRICE_MAX", "money"),
     "kernel.core.messages": ("ImagePart", "Message", "TextPart", "ToolResultPart", "ToolUse"),
+    "kernel.images.thumbnail": ("Thumbnail",),  # a file's picture in the ledger's detail (issue 26)
     "kernel.context.state": ("is_state_block",),
     "kernel.context.compaction": ("is_compacted_context",),
     "kernel.config.settings": ("BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings"),
@@ -197,6 +199,7 @@ class LedgerDesk(Protocol):
     def undone_by(self, seqs: Sequence[int]) -> dict[int, int]: ...
     def diff(self, seq: int) -> str: ...
     async def picture(self, sha256: str) -> str | None: ...  # a stored picture, base64 (None: not a picture)
+    async def thumbnail(self, sha256: str, edge: int = 256) -> Thumbnail | None: ...  # a blob's small picture
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport: ...
 
 
@@ -308,6 +311,7 @@ __all__ = [
     "CallPreview", "Decision", "Denial", "Grant", "Lease", "LeaseRequest",
     # the conversation
     "ImagePart", "Message", "TextPart", "ToolResultPart", "ToolUse", "is_state_block", "is_compacted_context",
+    "Thumbnail",
     # ledger entries and reports
     "KINDS", "KERNEL", "NOT_AGENTS", "OUTSIDE", "USER", "AgentKill", "AgentSpawn", "Broken", "Conflict", "Denied", "Entry", "Expired", "FileChange", "Integrity",
     "Intact", "LeaseGrant", "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ..api import (AgentInfo, Automation, AutomationView, ChainBroken, ChainIntact, ChannelConfig,
         ChannelView, Checking, Decision, Entry, HistoryItem, ImagePart, InboxItem, Integrity, Lease,
         LeaseRequest, McpReload, McpServerStatus, Message, OverlayStatus, PairingView, ReplySoFar, RunRecord,
-        SkillCatalog, ToolInfo, UndoReport, UnknownIntent)
+        SkillCatalog, Thumbnail, ToolInfo, UndoReport, UnknownIntent)
 
 
 class Link(Protocol):
@@ -137,6 +137,9 @@ class RemoteLedgerDesk:
 
     async def picture(self, sha256: str) -> str | None:
         return cast("str | None", await self._link.acall("ledger.picture", {"sha256": sha256}))
+
+    async def thumbnail(self, sha256: str, edge: int = 256) -> Thumbnail | None:
+        return cast("Thumbnail | None", await self._link.acall("ledger.thumbnail", {"sha256": sha256, "edge": edge}))
 
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport:
         return cast("UndoReport", self._link.call("ledger.undo",

@@ -61,8 +61,11 @@ class FacadeContract:
 
     def test_attached_pictures_go_with_the_message_and_only_those(self, backend: Any) -> None:
         import base64
+        import io
 
-        from kernel.api import ImagePart
+        from PIL import Image
+
+        from kernel.api import ImagePart, Thumbnail
         from tests.images.pictures import screenshot
 
         backend.provider.script(reply("I cannot see it."))
@@ -85,6 +88,11 @@ class FacadeContract:
             assert stored is not None and base64.b64decode(stored).startswith(b"\x89PNG")
             assert await k.ledger.picture("../../etc/passwd") is None
             assert await k.ledger.picture("00" * 32) is None
+            thumb = await k.ledger.thumbnail(image.sha256, 64)  # bounded: a thumbnail crosses, never the file
+            assert isinstance(thumb, Thumbnail) and (thumb.media_type, thumb.width, thumb.height) == (
+                "image/png", 1313, 875)
+            assert Image.open(io.BytesIO(base64.b64decode(thumb.data_b64))).size == (64, 43)
+            assert await k.ledger.thumbnail("00" * 32) is None and await k.ledger.thumbnail("../x") is None
 
         backend.run(body)
         # a model that cannot see (the scripted provider's) was sent the one-line placeholder
