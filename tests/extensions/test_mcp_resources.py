@@ -66,3 +66,75 @@ def test_resource_uris_and_templates_are_checked_as_hostile_text():
     assert uri_problem("no scheme") is not None
     assert uri_problem("note://a\nb") is not None
     assert uri_problem("x:" + "a" * 3000) is not None
+
+
+def _last_message(env: McpEnv, index: int) -> str:
+    """The text of the newest message of the ``index``-th provider request, as the model read it."""
+    message = env.srv.requests[index].body["messages"][-1]
+    content = message["content"]
+    return content if isinstance(content, str) else "\n".join(str(b.get("text", "")) for b in content)
+
+
+async def _until(check, timeout: float = 20.0) -> None:
+    """Wait for an observable change (a server's notification is read on the kernel's loop)."""
+    import asyncio
+
+    async with asyncio.timeout(timeout):
+        while not check():
+            await asyncio.sleep(0.01)
+
+
+def test_an_attached_resource_and_a_prompt_join_the_next_turn_untrusted_and_stay_current(mcp_kernel):
+    async def body(env: McpEnv) -> None:
+        from ledger import UntrustedSeen, UserTurn
+
+        k = env.kernel
+        listed = {r.uri: r for r in await k.extensions.mcp_resources()}
+        assert {"note://today", "note://big", "pic://dot"} <= set(listed) and listed["note://today"].subscribable
+        agent = k.agents.spawn("attach")
+        attached = await k.extensions.mcp_attach(agent.id, "r", "note://today")
+        assert attached.subscribed and attached.chars > 0
+        try:
+            await k.extensions.mcp_attach(agent.id, "r", "file:///etc/passwd")
+            raise AssertionError("a URI the server does not offer was attached")
+        except ValueError as exc:
+            assert "does not offer" in str(exc)
+        env.approver.will(Grant(300.0))
+        env.srv.script(Turn(parts=(ToolCall("mcp__r__touch", {"text": "today: feed the cat"}, id="t1"),)),
+                       Turn(parts=(Text("ok"),)))
+        k.agents.send(agent.id, "what is on today?")
+        assert (await k.agents.wait(agent.id)).state == "idle"
+        first = _last_message(env, 0)
+        assert "what is on today?" in first and "today: water the plants" in first
+        assert '<untrusted source="MCP server r, resource note://today"' in first
+        assert k.agents.get(agent.id).tainted
+        # the server said note://today changed: the next turn gets the new contents, marked as updated
+        await _until(lambda: k.agents.turn_context.waiting(agent.id))
+        env.srv.script(Turn(parts=(Text("noted"),)))
+        k.agents.send(agent.id, "and now?")
+        assert (await k.agents.wait(agent.id)).state == "idle"
+        latest = _last_message(env, -1)
+        assert "Updated: the resource note://today" in latest and "today: feed the cat" in latest
+        # a prompt as a slash command: a missing argument is a sentence; its messages join the next turn
+        prompts = {p.command: p for p in await k.extensions.mcp_prompts()}
+        assert [a.name for a in prompts["/r:review"].arguments if a.required] == ["path"]
+        assert await k.extensions.mcp_complete("r", "review", "path", "n") == ["notes.md", "news.md"]
+        try:
+            await k.extensions.mcp_use_prompt(agent.id, "/r:review tone=stern")
+            raise AssertionError("a prompt without its required argument was used")
+        except ValueError as exc:
+            assert str(exc) == "/r:review needs path=…"
+        used = await k.extensions.mcp_use_prompt(agent.id, '/r:review path="my notes.md"')
+        assert (used.prompt, used.messages, used.arguments) == ("review", 2, (("path", "my notes.md"),))
+        env.srv.script(Turn(parts=(Text("reviewed"),)))
+        k.agents.send(agent.id, "")
+        assert (await k.agents.wait(agent.id)).state == "idle"
+        prompt_turn = _last_message(env, -1)
+        assert "Please review my notes.md in a kind tone." in prompt_turn and "[assistant] I will read it first." \
+            in prompt_turn
+        turns = [e for e in env.ledger.page(kind="message") if isinstance(e, UserTurn) and e.actor == agent.id]
+        assert any("/r:review path=" in t.text and "<untrusted" in t.text for t in turns)  # on the record
+        sources = {e.source for e in env.ledger.page(kind="untrusted") if isinstance(e, UntrustedSeen)}
+        assert {"MCP server r, resource note://today", "MCP server r, prompt review"} <= sources
+
+    mcp_kernel([resource_server()], body)
