@@ -115,7 +115,16 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
         pictures = tuple(sync.call("agents.attach_image", {"agent_id": agent_id, "data_b64": data, "origin": "file",
                                                            "label": label}) for label, data in images)
-        sync.call_raw("agents.send", {"agent_id": agent_id, "text": args.prompt,
+        text = args.prompt
+        from .ask_prompt import is_prompt_command
+
+        if is_prompt_command(text):  # an MCP prompt: its messages wait for the message, sent without words
+            try:
+                sync.call_raw("extensions.mcp_use_prompt", {"agent_id": agent_id, "command": text})
+            except ValueError as exc:
+                raise ConfigError(str(exc), "prompt") from None
+            text = ""
+        sync.call_raw("agents.send", {"agent_id": agent_id, "text": text,
                                       **({"images": pictures} if pictures else {})})
         return agent_id
 
