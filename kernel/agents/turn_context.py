@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..trust.markers import wrap
+from ..trust.markers import defang, wrap
 from .process import AgentProcess
 from .provenance import admit_untrusted
 
@@ -47,7 +47,8 @@ class NoContext:
 
 def with_context(text: str, pieces: tuple[ContextPiece, ...], nonce: str) -> str:
     """The user turn's text: the person's words, then each piece under its heading, wrapped."""
-    blocks = [f"{p.heading}\n{wrap(p.content, p.source, nonce)}" for p in pieces]
+    blocks = [f"{defang(p.heading)}\n{wrap(p.content, p.source, nonce)}" for p in pieces]  # a name or URI of the
+    # server's in a heading is defanged too: it stands outside the markers
     return "\n\n".join(([text] if text.strip() else []) + blocks)
 
 

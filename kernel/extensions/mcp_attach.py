@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from ..agents.turn_context import ContextPiece
@@ -105,7 +106,7 @@ class McpTurnContext:
                         updated(str(getattr(event, "uri", "")))
             else:  # the handshake era: resources/subscribe, then notifications reach the connection
                 connection.resource_updated[uri] = updated
-                await connection.request("subscribing to a resource", lambda c: c.session.subscribe_resource(uri))
+                await connection.request("subscribing to a resource", lambda c: _subscribe_2025(c, uri))
                 ready.set_result(True)
                 await asyncio.Event().wait()  # until the kernel ends it (aclose)
         except asyncio.CancelledError:
@@ -134,6 +135,13 @@ class McpTurnContext:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks)
+
+
+def _subscribe_2025(client: Any, uri: str) -> Any:
+    """``resources/subscribe`` (the SDK warns that 2026 revisions dropped it: this is for the 2025 ones)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the SDK's MCPDeprecationWarning (a UserWarning)
+        return client.session.subscribe_resource(uri)
 
 
 async def _itself(client: Any) -> Any:

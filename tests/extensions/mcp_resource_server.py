@@ -3,6 +3,7 @@
 Resources: ``note://today`` (text; ``touch`` changes it and says so to subscribers), ``note://big`` (more text
 than a tool result may carry), ``pic://dot`` (a PNG), and the template ``note://day/{day}``. Tools: ``link``
 (a result holding a ``resource_link`` to ``note://today`` and one to ``note://day/monday``), ``touch``.
+Resources can be subscribed to on both revisions (``resources/subscribe`` answered on 2025 ones).
 Prompts: ``review`` (``path`` required, ``tone`` optional; completion offers paths), ``hello`` (no arguments).
 """
 
@@ -12,7 +13,9 @@ import io
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.prompts.base import AssistantMessage, UserMessage
-from mcp.types import Completion, PromptReference, ResourceLink, TextContent, ToolAnnotations
+from mcp.types import (
+    Completion, EmptyResult, PromptReference, ResourceLink, SubscribeRequestParams, TextContent, ToolAnnotations,
+)
 
 server = MCPServer("agentdesk-resources")
 TODAY = ["today: water the plants"]
@@ -77,6 +80,13 @@ async def complete(ref: object, argument: object, context: object) -> Completion
         typed = str(getattr(argument, "value", ""))
         return Completion(values=[p for p in ("notes.md", "news.md", "todo.md") if p.startswith(typed)])
     return None
+
+
+async def _subscribe(ctx: object, params: object) -> EmptyResult:
+    return EmptyResult()  # the handshake era's resources/subscribe: touch notifies every session anyway
+
+
+server._lowlevel_server.add_request_handler("resources/subscribe", SubscribeRequestParams, _subscribe)
 
 
 if __name__ == "__main__":
