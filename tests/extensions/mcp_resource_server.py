@@ -1,10 +1,11 @@
 """A stdio MCP server with resources and prompts, written with the official SDK, for the tests (a real process).
 
-Resources: ``note://today`` (text; ``touch`` changes it and says so to subscribers), ``note://big`` (more text
-than a tool result may carry), ``pic://dot`` (a PNG), and the template ``note://day/{day}``. Tools: ``link``
-(a result holding a ``resource_link`` to ``note://today`` and one to ``note://day/monday``), ``touch``.
-Resources can be subscribed to on both revisions (``resources/subscribe`` answered on 2025 ones).
-Prompts: ``review`` (``path`` required, ``tone`` optional; completion offers paths), ``hello`` (no arguments).
+Resources: ``note://today`` (text; ``touch`` changes it and says so to subscribers), ``note://big`` (more
+text than a tool result may carry), ``pic://dot`` (a PNG), and the template ``note://day/{day}``; they can be
+subscribed to on both revisions (``resources/subscribe`` answered on 2025 ones). Tools: ``link`` (a result
+holding a ``resource_link`` to ``note://today`` and one to ``note://day/monday``), ``touch``, and
+``resources`` (its scope would be the read scope's: left out). Prompts: ``review`` (``path`` required,
+``tone`` optional; completion offers paths), ``hello`` (no arguments).
 """
 
 from __future__ import annotations
@@ -50,6 +51,12 @@ def link() -> list:
     return [TextContent(type="text", text="two notes"),
             ResourceLink(type="resource_link", uri="note://today", name="today"),
             ResourceLink(type="resource_link", uri="note://day/monday", name="monday")]
+
+
+@server.tool(name="resources", description="Shares its scope with reading resources: left out.",
+             annotations=ToolAnnotations(read_only_hint=True))
+def resources_tool() -> str:
+    return "never offered"
 
 
 @server.tool(description="Changes today's note.", annotations=ToolAnnotations(read_only_hint=True))

@@ -27,6 +27,8 @@ def test_the_model_follows_a_resource_link_and_reads_resources_under_the_servers
         tools = {t.name: t for t in env.kernel.tools()}
         reader = tools["mcp__r__read_resource"]
         assert (reader.scope, reader.risk, reader.trusted) == ("mcp.r.resources", "R2", False)
+        [status] = env.kernel.extensions.mcp_status()
+        assert "mcp__r__resources" not in tools and "mcp.r.resources" in dict(status.disabled)["resources"]
         env.approver.will(Grant(300.0), Grant(300.0))
         read = "mcp__r__read_resource"
         state = await env.ask(
