@@ -191,7 +191,7 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
         lines = ToolLines(info.id, stdout, stderr)
         kernel.subscribe(lines)
         pictures = [await kernel.agents.attach_image(info.id, data, "file", label) for label, data in images]
-        kernel.agents.send(info.id, await _prompt_or_text(kernel, info.id, args.prompt), tuple(pictures) or None)
+        kernel.agents.send(info.id, await prompt_or_text(kernel, info.id, args.prompt), tuple(pictures) or None)
         interrupted = _on_interrupt(lambda: kernel.agents.kill(info.id, reason="interrupted (Ctrl-C)"))
         await kernel.agents.wait(info.id)
         final = kernel.agents.get(info.id)
@@ -205,7 +205,7 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
         ledger.close()
 
 
-async def _prompt_or_text(kernel: KernelFacade, agent_id: str, text: str) -> str:
+async def prompt_or_text(kernel: KernelFacade, agent_id: str, text: str) -> str:
     """``text``, or "" once an MCP prompt it names (``/server:prompt a=b``) waits for the message (cli/ask_prompt)."""
     from .ask_prompt import is_prompt_command
 

@@ -162,7 +162,7 @@ class ExtensionsDesk:
         from ..extensions.mcp_client import McpError
 
         async def one(name: str) -> tuple[McpResource, ...]:
-            server = self._server(name)
+            server = await self._server(name)
             try:
                 await server.connection.request("connecting", _nothing)
                 return await list_resources(server.connection, server.resources) \
@@ -170,6 +170,7 @@ class ExtensionsDesk:
             except McpError:
                 return ()
 
+        await self._settled()
         names = () if self._hub is None else self._hub.server_names()
         return [r for found in await asyncio.gather(*(one(n) for n in names)) for r in found]
 
@@ -179,7 +180,7 @@ class ExtensionsDesk:
         from ..redaction.cuts import finder_of
 
         self.agent_of(agent_id)
-        found = self._server(server)
+        found = await self._server(server)
         return await self._turn_context().attach(agent_id, found.connection, found.resources, uri,
                                                  finder_of(self._services.ledger.redactor))
 
@@ -190,10 +191,11 @@ class ExtensionsDesk:
 
         async def one(name: str) -> tuple[McpPrompt, ...]:
             try:
-                return await list_prompts(self._server(name).connection)
+                return await list_prompts((await self._server(name)).connection)
             except McpError:
                 return ()
 
+        await self._settled()
         names = () if self._hub is None else self._hub.server_names()
         return [p for found in await asyncio.gather(*(one(n) for n in names)) for p in found]
 
@@ -202,7 +204,7 @@ class ExtensionsDesk:
         """Values ``server`` suggests for ``argument`` of its prompt ``prompt``, given what is typed."""
         from ..extensions.mcp_prompts import complete
 
-        return await complete(self._server(server).connection, prompt, argument, value, context)
+        return await complete((await self._server(server)).connection, prompt, argument, value, context)
 
     async def mcp_use_prompt(self, agent_id: str, command: str) -> McpPromptUsed:
         """``/server:prompt name=value …``: the prompt's messages join ``agent_id``'s next message as untrusted
@@ -215,12 +217,19 @@ class ExtensionsDesk:
         if parsed is None:
             raise ValueError("a prompt command is /server:prompt name=value …")
         server, name, arguments = parsed
-        found = self._server(server)
+        found = await self._server(server)
         piece, count = await prompt_piece(found.connection, name, arguments, found.resource_tool)
         self._turn_context().add(agent_id, piece)
         return McpPromptUsed(agent_id, server, name, tuple(arguments.items()), count, len(piece.content))
 
-    def _server(self, name: str) -> _Server:
+    async def _settled(self) -> None:
+        """A reading of mcp.json under way (the kernel's start) is over: its servers are known."""
+        if self._reading.locked():
+            async with self._reading:
+                pass
+
+    async def _server(self, name: str) -> _Server:
+        await self._settled()
         server = None if self._hub is None else self._hub.server(name)
         if server is None:
             raise ValueError(f"no MCP server named {name[:40]} is running")

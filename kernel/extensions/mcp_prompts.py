@@ -52,7 +52,8 @@ def parse_command(line: str) -> tuple[str, str, dict[str, str]] | None:
 
 async def list_prompts(connection: McpConnection) -> tuple[McpPrompt, ...]:
     """The server's prompts now (McpError when it fails; none when it offers none)."""
-    if getattr(connection.capabilities, "prompts", None) is None and connection.alive:
+    await connection.request("connecting", _connected)  # a server not started yet says what it offers
+    if getattr(connection.capabilities, "prompts", None) is None:
         return ()
 
     async def pages(client: Any) -> list[McpPrompt]:
@@ -135,7 +136,8 @@ def _message(message: Any, reader: str | None) -> str:
 async def complete(connection: McpConnection, prompt: str, argument: str, value: str,
                    context: Mapping[str, str] | None = None) -> list[str]:
     """Values the server suggests for ``argument`` of ``prompt`` given what is typed (``value``)."""
-    if getattr(connection.capabilities, "completions", None) is None and connection.alive:
+    await connection.request("connecting", _connected)
+    if getattr(connection.capabilities, "completions", None) is None:
         return []
     from mcp_types import PromptReference
 
@@ -145,3 +147,7 @@ async def complete(connection: McpConnection, prompt: str, argument: str, value:
         lambda c: c.complete(ref, {"name": argument, "value": value[:ARGUMENT_MAX]}, dict(context or {}) or None))
     values = getattr(getattr(result, "completion", None), "values", None) or []
     return [clean_text(str(v))[:TEXT_MAX] for v in values[:COMPLETIONS_MAX] if isinstance(v, str)]
+
+
+async def _connected(_client: Any) -> None:
+    """A request that only makes sure the server runs (its capabilities are known from then on)."""
