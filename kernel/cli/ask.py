@@ -191,6 +191,8 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
         lines = ToolLines(info.id, stdout, stderr)
         kernel.subscribe(lines)
         pictures = [await kernel.agents.attach_image(info.id, data, "file", label) for label, data in images]
+        from .ask_prompt import prompt_or_text
+
         kernel.agents.send(info.id, await prompt_or_text(kernel, info.id, args.prompt), tuple(pictures) or None)
         interrupted = _on_interrupt(lambda: kernel.agents.kill(info.id, reason="interrupted (Ctrl-C)"))
         await kernel.agents.wait(info.id)
@@ -203,19 +205,6 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
         await kernel.aclose()
         await providers.aclose()
         ledger.close()
-
-
-async def prompt_or_text(kernel: KernelFacade, agent_id: str, text: str) -> str:
-    """``text``, or "" once an MCP prompt it names (``/server:prompt a=b``) waits for the message (cli/ask_prompt)."""
-    from .ask_prompt import is_prompt_command
-
-    if not is_prompt_command(text):
-        return text
-    try:
-        await kernel.extensions.mcp_use_prompt(agent_id, text)
-    except ValueError as exc:
-        raise ConfigError(str(exc), "prompt") from None
-    return ""
 
 
 def _images(args: argparse.Namespace) -> list[tuple[str, str]]:

@@ -9,6 +9,12 @@ prompt that cannot be used (no such server or prompt, a required argument missin
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+from ..core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from ..api import KernelFacade
 
 _COMMAND = re.compile(r"^/[a-z][a-z0-9_-]{0,31}:[^\s=]")
 
@@ -16,3 +22,14 @@ _COMMAND = re.compile(r"^/[a-z][a-z0-9_-]{0,31}:[^\s=]")
 def is_prompt_command(text: str) -> bool:
     """Whether ``text`` names an MCP prompt (``/server:prompt``) rather than being a question."""
     return _COMMAND.match(text.strip()) is not None
+
+
+async def prompt_or_text(kernel: "KernelFacade", agent_id: str, text: str) -> str:
+    """``text``, or "" once the MCP prompt it names (``/server:prompt a=b``) waits for the message."""
+    if not is_prompt_command(text):
+        return text
+    try:
+        await kernel.extensions.mcp_use_prompt(agent_id, text)
+    except ValueError as exc:
+        raise ConfigError(str(exc), "prompt") from None
+    return ""
