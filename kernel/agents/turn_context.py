@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..core.messages import ImagePart
+
 from ..trust.markers import defang, wrap
 from .process import AgentProcess
 from .provenance import admit_untrusted
@@ -25,6 +27,7 @@ class ContextPiece:
     source: str
     heading: str
     content: str
+    images: tuple[ImagePart, ...] = ()  # pictures it holds (fitted, kept, marked untrusted), shown with the turn
 
 
 class TurnContext(Protocol):

@@ -152,6 +152,7 @@ class Agents:
         if not text.strip() and not pictures and not self.turn_context.waiting(agent_id):
             raise ValueError("the message is empty")
         text, pieces = self._with_context(agent, text)
+        pictures += tuple(image for piece in pieces for image in piece.images)
         turn = record_user_turn(agent, text, pictures)
         admit_context(agent, pieces, turn.seq)  # attached MCP resources, a chosen prompt: untrusted
         agent.append(Message("user", ((TextPart(text),) if text else ()) + pictures))

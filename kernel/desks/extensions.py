@@ -182,7 +182,7 @@ class ExtensionsDesk:
         self.agent_of(agent_id)
         found = await self._server(server)
         return await self._turn_context().attach(agent_id, found.connection, found.resources, uri,
-                                                 finder_of(self._services.ledger.redactor))
+                                                 finder_of(self._services.ledger.redactor), self._services.images)
 
     async def mcp_prompts(self) -> builtins.list[McpPrompt]:
         """Every running server's prompts: the slash commands ``/server:prompt`` (a failing server left out)."""

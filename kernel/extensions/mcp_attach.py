@@ -3,7 +3,7 @@ subscriptions that keep an attached resource current.
 
 Attaching reads the resource at once (the person sees what it is and how long), checked like the model's
 reads (``mcp_resources.check_uri``: only what the server offers), and keeps it as one untrusted piece of the
-next user turn (``agents/turn_context``). Pictures in an attached resource are named, not shown. When the
+next user turn (``agents/turn_context``), its pictures fitted and shown with it (untrusted). When the
 server keeps subscribers up to date, the attachment is subscribed (a ``subscriptions/listen`` stream on
 2026 revisions, ``resources/subscribe`` and ``notifications/resources/updated`` on 2025 ones): each update
 is read again and waits for the agent's next turn, headed as updated; only the newest update of a resource
@@ -24,6 +24,8 @@ from .mcp_offers import McpAttached
 from .mcp_resources import ServerResources, check_uri, contents_text, read_contents, subscribable
 
 if TYPE_CHECKING:
+    from ..core.messages import ImagePart
+    from ..images.store import ImageStore
     from ..redaction.cuts import Spans
 
 PENDING_MAX = 20   # pieces waiting for one agent's next turn
@@ -56,7 +58,7 @@ class McpTurnContext:
     # ---- attaching ------------------------------------------------------------------------
 
     async def attach(self, agent_id: str, connection: McpConnection, known: ServerResources, uri: str,
-                     finder: "Spans | None" = None) -> McpAttached:
+                     finder: "Spans | None" = None, images: "ImageStore | None" = None) -> McpAttached:
         """Read ``uri`` now and keep it for ``agent_id``'s next turn; subscribe when the server can."""
         from ..core.errors import ToolFailure
 
@@ -64,17 +66,19 @@ class McpTurnContext:
             await check_uri(connection, known, uri)
         except ToolFailure as exc:
             raise ValueError(exc.message) from None
-        text = await self._read(connection, uri, finder)
+        text, shown = await self._read(connection, uri, finder, images)
         name = known.listed[uri].name if uri in known.listed else uri
         self.add(agent_id, ContextPiece(_source(connection.name, uri),
                                         f"The user attached the resource {uri} ({name}) of the MCP server "
-                                        f"{connection.name}:", text))
+                                        f"{connection.name}:", text, shown))
         subscribed = subscribable(connection) and await self._subscribe(agent_id, connection, uri, finder)
-        return McpAttached(agent_id, connection.name, uri, name, len(text), 0, subscribed)
+        return McpAttached(agent_id, connection.name, uri, name, len(text), len(shown), subscribed)
 
-    async def _read(self, connection: McpConnection, uri: str, finder: "Spans | None") -> str:
-        text, _shown = await contents_text(await read_contents(connection, uri), None, connection.name, finder)
-        return text
+    async def _read(self, connection: McpConnection, uri: str, finder: "Spans | None",
+                    images: "ImageStore | None" = None) -> tuple[str, tuple[ImagePart, ...]]:
+        """The resource's text (pictures named), and its pictures fitted and kept when ``images`` is given."""
+        text, shown = await contents_text(await read_contents(connection, uri), images, connection.name, finder)
+        return text, tuple(shown)
 
     # ---- subscriptions --------------------------------------------------------------------
 
@@ -120,7 +124,7 @@ class McpTurnContext:
 
     async def _updated(self, connection: McpConnection, uri: str, finder: "Spans | None") -> None:
         try:
-            text = await self._read(connection, uri, finder)
+            text, _shown = await self._read(connection, uri, finder)  # an update's pictures are named, not shown
         except McpError:
             return
         for agent_id in sorted(self._watchers.get((connection.name, uri), ())):

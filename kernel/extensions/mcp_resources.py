@@ -33,6 +33,7 @@ from .mcp_offers import McpResource
 from .mcp_tools import OUTPUT_MAX_CHARS
 
 if TYPE_CHECKING:
+    from ..core.messages import ImagePart
     from ..images.store import ImageStore
     from ..tools.registry import ToolRegistry
     from ..redaction.cuts import Spans
@@ -185,7 +186,7 @@ async def read_output(connection: McpConnection, known: ServerResources, uri: st
 
 
 async def contents_text(contents: list[Any], images: "ImageStore | None", server: str,
-                        finder: "Spans | None" = None) -> tuple[str, tuple[Any, ...]]:
+                        finder: "Spans | None" = None) -> tuple[str, tuple[ImagePart, ...]]:
     """A read's contents as text the model reads (each part headed by its URI) and the pictures shown."""
     blocks = [types.SimpleNamespace(type="resource", resource=c) for c in contents]
     shown, notes = await pictures(blocks, images, server, "resource")

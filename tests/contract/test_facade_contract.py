@@ -19,7 +19,7 @@ import pytest
 
 from kernel.api import (
     AgentState, Automation, ChainIntact, ChannelConfig, ChannelPolicy, ConfigError, Event, FileChange, Grant, Intact,
-    InvalidState, KernelError, KernelFacade,
+    ImagePart, InvalidState, KernelError, KernelFacade,
     LeaseRequested, LedgerError, LedgerFilter, PolicyItem, ScheduleRefused, UnknownAgent,
 )
 from kernel.providers.scripted import reply
@@ -260,6 +260,8 @@ class FacadeContract:
             info = k.agents.spawn("reader", provider="scripted", model="m", budget=5000)
             attached = await k.extensions.mcp_attach(info.id, "r", "note://today")
             assert (attached.server, attached.uri, attached.subscribed) == ("r", "note://today", True)
+            picture = await k.extensions.mcp_attach(info.id, "r", "pic://dot")
+            assert picture.images == 1  # fitted and kept: shown with the message, untrusted
             with pytest.raises(ValueError, match="needs path"):
                 await k.extensions.mcp_use_prompt(info.id, "/r:review")
             with pytest.raises(ValueError, match="no MCP server named nope"):
@@ -268,7 +270,10 @@ class FacadeContract:
             assert (used.prompt, used.messages) == ("hello", 1)
             k.agents.send(info.id, "Read these.")
             assert (await k.agents.wait(info.id)).state is AgentState.IDLE
-            first = "".join(getattr(p, "text", "") for p in k.agents.conversation(info.id)[0].parts)
+            parts = k.agents.conversation(info.id)[0].parts
+            first = "".join(getattr(p, "text", "") for p in parts)
+            [image] = [p for p in parts if isinstance(p, ImagePart)]
+            assert (image.width, image.height, image.untrusted, image.origin) == (40, 30, True, "mcp")
             assert first.startswith("Read these.")
             assert '<untrusted source="MCP server r, resource note://today"' in first and "water the plants" in first
             assert '<untrusted source="MCP server r, prompt hello"' in first and "Hello from the server" in first
