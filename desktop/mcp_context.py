@@ -163,8 +163,9 @@ class McpContext(QObject):
     async def _attach(self, server: str, uri: str) -> None:
         attached = await self.kernel.extensions.mcp_attach(self.agent_id, server, uri)
         kept = ", kept current" if attached.subscribed else ""
+        pictures = f", {attached.images} picture{'s' if attached.images != 1 else ''}" if attached.images else ""
         self.attached.append(f"{attached.name} ({attached.uri} from {attached.server}, {attached.chars:,} "
-                             f"characters{kept})")
+                             f"characters{pictures}{kept})")
         self._show_attached()
         self.status.setText(f"attached {attached.uri}: it goes with your next message, marked as untrusted")
 
