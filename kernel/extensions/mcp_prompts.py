@@ -141,10 +141,11 @@ async def complete(connection: McpConnection, prompt: str, argument: str, value:
         return []
     from mcp_types import PromptReference
 
-    ref = PromptReference(type="ref/prompt", name=prompt)
+    ref = PromptReference(type="ref/prompt", name=prompt[:128])
+    known = {str(k)[:128]: str(v)[:ARGUMENT_MAX] for k, v in list((context or {}).items())[:50]}  # a client's words
     result = await connection.request(
         "completing an argument",
-        lambda c: c.complete(ref, {"name": argument, "value": value[:ARGUMENT_MAX]}, dict(context or {}) or None))
+        lambda c: c.complete(ref, {"name": argument[:128], "value": value[:ARGUMENT_MAX]}, known or None))
     values = getattr(getattr(result, "completion", None), "values", None) or []
     return [clean_text(str(v))[:TEXT_MAX] for v in values[:COMPLETIONS_MAX] if isinstance(v, str)]
 
