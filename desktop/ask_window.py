@@ -42,6 +42,7 @@ from .bridge import EventBridge
 from .budget_dialog import open_raise_budget
 from .confirm_stop import confirm_stop as ask_to_stop
 from .lease_dialog import ANSWER_SHORTCUT
+from .mcp_context import McpContext, is_prompt_command
 from .sizing import fit_to_screen
 from .widgets.budget_bar import BudgetBar
 from .widgets.attachments import AttachmentStrip, Pending
@@ -202,6 +203,7 @@ class AskWindow(QWidget):
         self.status_label = QLabel(self)
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
         self.status_label.setStyleSheet(f"color: {shade(MUTED, self.palette())};")
+        self.mcp = McpContext(self.kernel, self.agent_id, self.input, self.status_label, self)  # @ and /server:prompt
         input_row = QHBoxLayout()
         input_row.addWidget(self.input, 1)
         input_row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
@@ -225,6 +227,8 @@ class AskWindow(QWidget):
         layout.addWidget(self.transcript, 1)
         layout.addWidget(line2)
         layout.addWidget(self.attachments)
+        layout.addWidget(self.mcp.attached_label)
+        layout.addWidget(self.mcp.choices)
         layout.addLayout(input_row)
         layout.addWidget(self.status_label)
 
@@ -251,11 +255,12 @@ class AskWindow(QWidget):
 
     def send(self) -> None:
         text = self.input.toPlainText().strip()
-        if (text or self.attachments.pending) and self.info.state.busy and not self.info.state.final:
+        pending = bool(self.attachments.pending or self.mcp.attached)
+        if (text or pending) and self.info.state.busy and not self.info.state.final:
             self.status_label.setText(f"{self.info.name} is working: your message stays here; "
                                       "Enter sends it once the turn is over.")  # typed during a turn: kept for after
             return
-        if (not text and not self.attachments.pending) or not self.send_button.isEnabled():
+        if (not text and not pending) or not self.send_button.isEnabled():
             return
         if text == COMPACT_COMMAND or text.startswith(COMPACT_COMMAND + " "):  # /compact [focus]: never a turn
             if self.compact_now(text[len(COMPACT_COMMAND):].strip()):
@@ -265,6 +270,10 @@ class AskWindow(QWidget):
             return
         self._sent = True  # before the call: in process, the agent's "running" arrives during it
         self._route_settled()
+        if is_prompt_command(text):  # an MCP server's prompt: the kernel gets it, then the message goes
+            self._sending = asyncio.ensure_future(self._send_prompt(text))
+            self._working()
+            return
         if self.attachments.pending:  # the kernel fits them first (a worker thread), then the message goes
             self._sending = asyncio.ensure_future(self._send_with_pictures(text, self.attachments.take()))
             self._working()
@@ -275,13 +284,24 @@ class AskWindow(QWidget):
             self._sent = False
             self.status_label.setText(str(exc))
             return
+        self.mcp.sent()
         self._working()
+
+    async def _send_prompt(self, text: str) -> None:
+        problem = await self.mcp.send_prompt(text)
+        if problem is not None:  # a missing argument, no such prompt: said, and the line stays to fix
+            self._sent = False
+            self.input.setPlainText(text)
+            self.status_label.setText(problem)
+            self.input.setEnabled(True)
+            self.send_button.setEnabled(True)
 
     async def _send_with_pictures(self, text: str, pictures: list[Pending]) -> None:
         try:
             parts = [await self.kernel.agents.attach_image(self.agent_id, base64.b64encode(p.data).decode("ascii"),
                                                            "paste", p.label) for p in pictures]
             self.kernel.agents.send(self.agent_id, text, tuple(parts))
+            self.mcp.sent()
         except (KernelError, ValueError) as exc:
             self._sent = False
             self.status_label.setText(str(exc))

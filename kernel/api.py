@@ -104,6 +104,8 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.routes.words": ("answered_by",),  # model routes (issue 25): who answered a reply, in words
     "kernel.channels.model": ("ChannelConfig", "ChannelPolicy", "ChannelView", "PairingView"),  # issue 27
 }
+_FROM["kernel.extensions.mcp_offers"] = ("McpAttached", "McpPrompt", "McpPromptArgument", "McpPromptUsed",
+                                         "McpResource")  # MCP resources and prompts (issue 29)
 _FROM["ledger"] += ("RouteBreaker",)  # model routes (issue 25): a breaker's change travels over the socket too
 __getattr__, __dir__ = lazy_names(globals(), _FROM)
 
@@ -209,6 +211,13 @@ class ExtensionDesk(Protocol):
     # the MCP servers the kernel runs, and reading mcp.json again after a change
     def mcp_status(self) -> builtins.list[McpServerStatus]: ...
     async def mcp_reload(self) -> McpReload: ...
+    # resources and prompts a person adds to an agent's next message (untrusted context; ``send`` takes them)
+    async def mcp_resources(self) -> builtins.list[McpResource]: ...
+    async def mcp_attach(self, agent_id: str, server: str, uri: str) -> McpAttached: ...
+    async def mcp_prompts(self) -> builtins.list[McpPrompt]: ...
+    async def mcp_complete(self, server: str, prompt: str, argument: str, value: str,
+                           context: dict[str, str] | None = None) -> builtins.list[str]: ...
+    async def mcp_use_prompt(self, agent_id: str, command: str) -> McpPromptUsed: ...  # "/server:prompt a=b"
     # what the kernel finds for a workspace, and enabling one at the hash the user was shown
     async def skills(self, workspace: str | None = None) -> SkillCatalog: ...
     async def set_skill_enabled(self, folder: str, sha256: str, enabled: bool, mine: bool = False,
@@ -374,3 +383,11 @@ if TYPE_CHECKING:  # imported on first use, as above
 
 __all__ += ["ChannelDesk", "ChannelConfig", "ChannelPolicy", "ChannelView", "PairingView",
             "ChannelMessage", "PairingGrant", "PairingRequest", "PairingRevoke"]
+
+# MCP resources and prompts a person adds to a message (issue 29): the picker's rows, the slash commands.
+if TYPE_CHECKING:  # imported on first use, as above
+    from .extensions.mcp_offers import (  # noqa: E402
+        McpAttached, McpPrompt, McpPromptArgument, McpPromptUsed, McpResource,
+    )
+
+__all__ += ["McpAttached", "McpPrompt", "McpPromptArgument", "McpPromptUsed", "McpResource"]

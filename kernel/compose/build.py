@@ -132,8 +132,10 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
             gate.succeeded(event.agent_id)
 
     unsubscribe = bus.subscribe(run_progress)
+    extension_desk = ExtensionsDesk(services, extensions, held)
+    extension_desk.agent_of, agents.turn_context = agents.process, extension_desk  # attached MCP resources, prompts
     return Kernel(services=services, agents=agents, leases=Leases(services.leases, requests), ledger=window,
-                  extensions=ExtensionsDesk(services, extensions, held), outward=Outward(ledger, mail),
+                  extensions=extension_desk, outward=Outward(ledger, mail),
                   automations=automations, channels=channels, secrets=held, shell=shell, snapshots=snapshots, watchers=watchers,
                   provider_problem=provider_problem, on_close=(unlisten, unsubscribe))
 

@@ -25,6 +25,7 @@ from ..agents.rebuild import AgentRecord, conversation_of, summarise
 from ..agents.records import RESUME, USER_TURN, record_user_turn
 from ..agents.restore import history_item, other_models, process_from, served_by
 from ..agents.route_step import reopen_breakers
+from ..agents.turn_context import ContextPiece, NoContext, TurnContext, admit_context, with_context
 from ..api import HistoryItem, ReplySoFar, Spend
 from .attach import Attachments
 from ..core.errors import InvalidState, UnknownAgent
@@ -58,6 +59,7 @@ class Agents:
         self.table: dict[str, AgentProcess] = {}
         self._swept: set[str] = set()
         self._attachments = Attachments(services.images)
+        self.turn_context: TurnContext = NoContext()  # the extensions' (set by the composition root)
 
     # ---- the process table ------------------------------------------------------
 
@@ -152,13 +154,21 @@ class Agents:
         if agent.busy:
             raise InvalidState(agent.id, agent.state, "send while it is working (stop or wait first)")
         pictures = self._attachments.check(agent_id, tuple(images or ()))
-        if not text.strip() and not pictures:
+        if not text.strip() and not pictures and not self.turn_context.waiting(agent_id):
             raise ValueError("the message is empty")
-        record_user_turn(agent, text, pictures)
+        text, pieces = self._with_context(agent, text)
+        pictures += tuple(image for piece in pieces for image in piece.images)
+        turn = record_user_turn(agent, text, pictures)
+        admit_context(agent, pieces, turn.seq)  # attached MCP resources, a chosen prompt: untrusted
         agent.append(Message("user", ((TextPart(text),) if text else ()) + pictures))
         agent.request_reason = USER_TURN
         self._services.bus.publish(UserMessage(agent.id, text))
         self._start(agent)
+
+    def _with_context(self, agent: AgentProcess, text: str) -> tuple[str, tuple[ContextPiece, ...]]:
+        """The user's text with what the extensions keep for this turn (agents/turn_context.py)."""
+        pieces = self.turn_context.take(agent.id)
+        return (with_context(text, pieces, agent.nonce) if pieces else text), pieces
 
     def pause(self, agent_id: str) -> None:
         """Pause at the next step (before the next model request)."""

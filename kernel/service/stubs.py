@@ -14,8 +14,9 @@ from ..api import LedgerFilter
 if TYPE_CHECKING:
     from ..api import (AgentInfo, Automation, AutomationView, ChainBroken, ChainIntact, ChannelConfig,
         ChannelView, Checking, Decision, Entry, HistoryItem, ImagePart, InboxItem, Integrity, Lease,
-        LeaseRequest, McpReload, McpServerStatus, Message, OverlayStatus, PairingView, ReplySoFar, RunRecord,
-        SkillCatalog, Thumbnail, ToolInfo, UndoReport, UnknownIntent)
+        LeaseRequest, McpAttached, McpPrompt, McpPromptUsed, McpReload, McpResource, McpServerStatus,
+        Message, OverlayStatus, PairingView, ReplySoFar, RunRecord, SkillCatalog, Thumbnail, ToolInfo,
+        UndoReport, UnknownIntent)
 
 
 class Link(Protocol):
@@ -157,6 +158,25 @@ class RemoteExtensionDesk:
 
     async def mcp_reload(self) -> McpReload:
         return cast("McpReload", await self._link.acall("extensions.mcp_reload", {}))
+
+    async def mcp_resources(self) -> builtins.list[McpResource]:
+        return cast("builtins.list[McpResource]", await self._link.acall("extensions.mcp_resources", {}))
+
+    async def mcp_attach(self, agent_id: str, server: str, uri: str) -> McpAttached:
+        return cast("McpAttached", await self._link.acall("extensions.mcp_attach",
+            {"agent_id": agent_id, "server": server, "uri": uri}))
+
+    async def mcp_prompts(self) -> builtins.list[McpPrompt]:
+        return cast("builtins.list[McpPrompt]", await self._link.acall("extensions.mcp_prompts", {}))
+
+    async def mcp_complete(self, server: str, prompt: str, argument: str, value: str, context: dict[str,
+                           str] | None = None) -> builtins.list[str]:
+        return cast("builtins.list[str]", await self._link.acall("extensions.mcp_complete",
+            {"server": server, "prompt": prompt, "argument": argument, "value": value, "context": context}))
+
+    async def mcp_use_prompt(self, agent_id: str, command: str) -> McpPromptUsed:
+        return cast("McpPromptUsed", await self._link.acall("extensions.mcp_use_prompt",
+            {"agent_id": agent_id, "command": command}))
 
     async def skills(self, workspace: str | None = None) -> SkillCatalog:
         return cast("SkillCatalog", await self._link.acall("extensions.skills", {"workspace": workspace}))

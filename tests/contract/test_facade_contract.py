@@ -19,7 +19,7 @@ import pytest
 
 from kernel.api import (
     AgentState, Automation, ChainIntact, ChannelConfig, ChannelPolicy, ConfigError, Event, FileChange, Grant, Intact,
-    InvalidState, KernelError, KernelFacade,
+    ImagePart, InvalidState, KernelError, KernelFacade,
     LeaseRequested, LedgerError, LedgerFilter, PolicyItem, ScheduleRefused, UnknownAgent,
 )
 from kernel.providers.scripted import reply
@@ -245,6 +245,47 @@ class FacadeContract:
                 k.outward.settle(424242, True)
             with pytest.raises(LedgerError):
                 await k.outward.recheck(424242)
+
+        backend.run(body)
+
+    # ---- MCP resources and prompts (a real stdio server: tests/extensions/mcp_resource_server.py) ---------
+
+    def test_an_mcp_resource_and_prompt_are_listed_attached_and_sent_as_untrusted_context(self, backend: Any) -> None:
+        import sys
+
+        from kernel.extensions.mcp_config import McpServerConfig
+        from tests.extensions.test_mcp_resources import RESOURCE_SERVER
+
+        backend.start_mcp([McpServerConfig("r", command=sys.executable, args=(str(RESOURCE_SERVER),), timeout_s=30)])
+        backend.provider.script(reply("Seen."))
+
+        async def body(k: KernelFacade) -> None:
+            resources = {r.uri: r for r in await k.extensions.mcp_resources()}
+            assert resources["note://today"].name == "today" and resources["note://today"].server == "r"
+            prompts = {p.command: p for p in await k.extensions.mcp_prompts()}
+            assert set(prompts) == {"/r:review", "/r:hello"}
+            assert await k.extensions.mcp_complete("r", "review", "path", "t") == ["todo.md"]
+            info = k.agents.spawn("reader", provider="scripted", model="m", budget=5000)
+            attached = await k.extensions.mcp_attach(info.id, "r", "note://today")
+            assert (attached.server, attached.uri, attached.subscribed) == ("r", "note://today", True)
+            picture = await k.extensions.mcp_attach(info.id, "r", "pic://dot")
+            assert picture.images == 1  # fitted and kept: shown with the message, untrusted
+            with pytest.raises(ValueError, match="needs path"):
+                await k.extensions.mcp_use_prompt(info.id, "/r:review")
+            with pytest.raises(ValueError, match="no MCP server named nope"):
+                await k.extensions.mcp_use_prompt(info.id, "/nope:x")
+            used = await k.extensions.mcp_use_prompt(info.id, "/r:hello")
+            assert (used.prompt, used.messages) == ("hello", 1)
+            k.agents.send(info.id, "Read these.")
+            assert (await k.agents.wait(info.id)).state is AgentState.IDLE
+            parts = k.agents.conversation(info.id)[0].parts
+            first = "".join(getattr(p, "text", "") for p in parts)
+            [image] = [p for p in parts if isinstance(p, ImagePart)]
+            assert (image.width, image.height, image.untrusted, image.origin) == (40, 30, True, "mcp")
+            assert first.startswith("Read these.")
+            assert '<untrusted source="MCP server r, resource note://today"' in first and "water the plants" in first
+            assert '<untrusted source="MCP server r, prompt hello"' in first and "Hello from the server" in first
+            assert k.agents.get(info.id).tainted
 
         backend.run(body)
 
