@@ -11,14 +11,20 @@ executor runs reads. Each mode runs in a fresh process whose peak RSS
 - ``per call``: only each call's size cap (the tool without a turn, as before issue 23);
 - ``per turn``: the turn's budget, ``TURN_CALLS`` size caps over all its fetches (kernel/tools/web/tools.py).
 
-Run: ``.venv/bin/python benchmarks/web_turn_bench.py [calls]``.
+Run: ``.venv/bin/python benchmarks/web_turn_bench.py [calls]``. It also fetches one 2 MiB page
+(the default size cap) of links and one of a wide table, each in its own process.
 
-Measured 2026-12-03 on the shared 2-core CI machine (load ~18):
-per call 141 MB peak RSS, 5.5 MiB read, none refused; per turn 119 MB,
-2.0 MiB read, 3 of 11 refused in words (the others cut at the budget). The
-bodies read are bounded by the turn now; the peak is dominated by one page's
-conversion, which runs one at a time on the loop, so it falls less than the
-bytes do.
+Measured 2026-12-03 on the shared 2-core machine (load 9 to 20, so the seconds are loose):
+
+| case | before (8652b58) | markup bounded (``web/bound.py``) |
+|---|---|---|
+| one 2 MiB links page | 289 MB, 84 s | 139 MB, 27 s (cut at 20,000 of 70,647 elements) |
+| one 2 MiB table page | 426 MB, 211 s | 114 MB, 21 s (cut at 20,000 of 194,819 elements) |
+| 11 calls, per call | 150 MB, 323 s | 157 MB, 296 s |
+| 11 calls, per turn | 111 MB, 138 s, 0 refused | 139 MB, 88 s, 5 of 11 refused (budget) |
+
+Converting in a thread per call (``asyncio.to_thread``) had put the 11-call figures at 352 and
+266 MB (each thread's malloc arena kept its conversion's memory): conversions run in one thread.
 """
 
 from __future__ import annotations

@@ -17,8 +17,9 @@ Before conversion the markup is bounded (``bound``: at most 20,000 elements,
 no huge attributes): a hostile 2 MiB table took 439 MB and 104 s to convert
 unbounded. A page the converters still fail on is shown as its plain text. The
 model is told in words what was cut or not converted (``Readable.notes``).
-Conversions run one at a time (``CONVERTING``), off the event loop
-(``web.tools``), so eleven fetches of one turn never hold eleven conversions.
+Conversions run one at a time (``CONVERTING``), off the event loop in one
+thread (``web.tools.CONVERTER``), so eleven fetches of one turn never hold
+eleven conversions.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ fetches: the fetch past that is cut there, later ones get an error in words.
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping
 
 from ...redaction.cuts import finder_of, head_bytes
@@ -35,6 +36,10 @@ DEFAULT_COUNT = 5
 # (benchmarks/web_turn_bench.py: 11 hostile fetches in one turn).
 TURN_CALLS = 4
 KeyLookup = Callable[[str], "str | None"]
+# HTML conversions run in one thread of their own, one at a time: with a thread per call (asyncio.to_thread) each
+# conversion's memory stayed in its thread's malloc arena and 11 fetches of a turn peaked at 352 MB, not 157 MB
+# (benchmarks/web_turn_bench.py)
+CONVERTER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="web_fetch convert")
 
 FETCH_INPUT = obj({"url": string("the http:// or https:// URL to read")}, required=("url",))
 FETCH_OUTPUT = obj({
@@ -89,9 +94,9 @@ def web_fetch_tool(settings: Callable[[], Any], resolver: Resolver = system_reso
             raise _spent(turn)
         redactor = ctx.ledger.redactor if ctx is not None else None  # (unit tests run it without a context)
         kept = head_bytes(got.body, got.beyond, finder_of(redactor))  # no half secret left at the size cap
-        # off the loop (a big page takes seconds), one conversion at a time (convert.CONVERTING)
-        text = await asyncio.to_thread(readable, kept, got.content_type, got.charset, got.final_url,
-                                       max_elements)
+        # off the loop (a big page takes seconds), in the one converting thread (``CONVERTER``)
+        text = await asyncio.get_running_loop().run_in_executor(CONVERTER, readable, kept, got.content_type,
+                                                                got.charset, got.final_url, max_elements)
         body = text.text if text is not None else describe(got.content_type, len(got.body), got.total_bytes)
         head = f"{got.final_url} — HTTP {got.status} {got.reason}, {got.content_type}, {len(got.body):,} bytes"
         if got.redirects:
