@@ -38,7 +38,8 @@ from . import style
 from .budget_dialog import open_raise_budget
 from .confirm_stop import confirm_stop
 from .process_model import (
-    COL_ID, COL_KILL, COL_LEASES, COL_NAME, COL_STARTED, COL_STATE, COL_TOKENS, AgentRole, FractionRole, ModelRole,
+    COL_ID, COL_KILL, COL_LEASES, COL_NAME, COL_STARTED, COL_STATE, COL_TOKENS, COLUMNS, AgentRole, FractionRole,
+    ModelRole,
     ProcessTableModel,
 )
 
@@ -207,9 +208,17 @@ class ProcessView(QTableView):
         """Size the columns to the viewport, hiding the least needed ones first; returns the hidden ones."""
         room = self.viewport().width()
         widths = self.column_widths()
+        # the name column is never narrower than its header ("name · model" was cut at both ends at 1024 px
+        # beside a long lease); a long lease text gives up its tail first (it elides; the tooltip has it all)
+        name_min = max(NAME_MIN, self.horizontalHeader().fontMetrics().horizontalAdvance(COLUMNS[COL_NAME])
+                       + 4 * style.SPACING)
+        over = sum(w for c, w in widths.items() if c not in (COL_ID, COL_STARTED)) + name_min - room
+        if over > 0:
+            floor = self.fontMetrics().horizontalAdvance("fs.write \u00b7 15 min left") + 4 * style.SPACING
+            widths[COL_LEASES] = max(min(floor, widths[COL_LEASES]), widths[COL_LEASES] - over)
         hidden: list[int] = []
         for col in HIDE_FIRST:
-            if sum(w for c, w in widths.items() if c not in hidden) + NAME_MIN <= room:
+            if sum(w for c, w in widths.items() if c not in hidden) + name_min <= room:
                 break
             hidden.append(col)
         header = self.horizontalHeader()
