@@ -91,7 +91,7 @@ def test_the_words_of_an_mcp_tools_input_schema_reach_the_model_inside_the_marke
                 assert f'id="{nonce}"' in found.group(0), (key, text)
 
     server = stdio_server()
-    mcp_kernel([replace(server, env={"MCP_TEST_ECHO_NOTE": FORGED})], body)
+    mcp_kernel([replace(server, env={"MCP_TEST_SCHEMA_NOTE": FORGED})], body)
 
 
 def test_the_schema_the_kernel_checks_calls_against_stays_the_servers():
