@@ -202,11 +202,13 @@ class AutomationsWindow(QWidget):
         self.detached_label.show()
         for button in self.buttons.values():
             button.setEnabled(False)
+        self.outward.detach()
 
     def reattach(self) -> None:
         self.detached = False
         self.detached_label.hide()
         self.reload()
+        self.outward.reattach()
 
     def reload(self) -> None:
         if self.detached:

@@ -36,6 +36,7 @@ class OutwardInbox(QWidget):
         self.kernel = kernel
         self.items: list[UnknownIntent] = []
         self.pending: asyncio.Future[object] | None = None
+        self.detached = False  # the kernel went away (``detach``): nothing here can be recorded or checked
         self.title = QLabel()
         font = self.title.font()
         font.setBold(True)
@@ -85,7 +86,27 @@ class OutwardInbox(QWidget):
         if isinstance(event, LedgerAppended) and event.entry.kind == "outcome":
             self.reload()
 
+    def detach(self) -> None:
+        """The kernel went away: the buttons go off and the status line says why, until ``reattach``."""
+        self.detached = True
+        self.status.setText("kernel detached \u2014 reconnecting: nothing can be recorded or checked until it "
+                            "is back")
+        self._show()
+
+    def reattach(self) -> None:
+        self.detached = False
+        self.status.clear()
+        self.reload()
+
     def reload(self) -> None:
+        if self.detached:
+            return
+        try:
+            self._reload()
+        except KernelError:  # it went before the window heard (``detach`` comes with the events connection)
+            self.detach()
+
+    def _reload(self) -> None:
         keep = self.selected()
         self.items = self.kernel.outward.unknown()
         self.title.setText(f"Outward calls not known to have gone out ({len(self.items)})")
@@ -111,14 +132,14 @@ class OutwardInbox(QWidget):
         u = self.selected()
         self.message.setPlainText(u.shown if u is not None else "")
         for button in self.buttons.values():
-            button.setEnabled(u is not None and self.pending is None)
+            button.setEnabled(u is not None and self.pending is None and not self.detached)
 
     # ---- actions ------------------------------------------------------------------------
 
     def settle(self, sent: bool) -> None:
         """Record the user's word on the selected call (nothing is retried either way)."""
         u = self.selected()
-        if u is None:
+        if u is None or self.detached:
             return
         what = _WHAT.get(u.tool, "call")
         try:
@@ -132,7 +153,7 @@ class OutwardInbox(QWidget):
     def recheck(self) -> asyncio.Future[object] | None:
         """Have the kernel look on the server again (off the UI: the answer comes back here)."""
         u = self.selected()
-        if u is None or self.pending is not None:
+        if u is None or self.pending is not None or self.detached:
             return None
         self.status.setText(f"Checking #{u.intent_seq} on the server…")
         self.pending = asyncio.ensure_future(self._recheck(u))

@@ -38,7 +38,8 @@ from . import style
 from .budget_dialog import open_raise_budget
 from .confirm_stop import confirm_stop
 from .process_model import (
-    COL_ID, COL_KILL, COL_LEASES, COL_NAME, COL_STARTED, COL_STATE, COL_TOKENS, AgentRole, FractionRole, ModelRole,
+    COL_ID, COL_KILL, COL_LEASES, COL_NAME, COL_STARTED, COL_STATE, COL_TOKENS, COLUMNS, AgentRole, FractionRole,
+    ModelRole,
     ProcessTableModel,
 )
 
@@ -207,9 +208,17 @@ class ProcessView(QTableView):
         """Size the columns to the viewport, hiding the least needed ones first; returns the hidden ones."""
         room = self.viewport().width()
         widths = self.column_widths()
+        # the name column is never narrower than its header ("name · model" was cut at both ends at 1024 px
+        # beside a long lease); a long lease text gives up its tail first (it elides; the tooltip has it all)
+        name_min = max(NAME_MIN, self.horizontalHeader().fontMetrics().horizontalAdvance(COLUMNS[COL_NAME])
+                       + 4 * style.SPACING)
+        over = sum(w for c, w in widths.items() if c not in (COL_ID, COL_STARTED)) + name_min - room
+        if over > 0:
+            floor = self.fontMetrics().horizontalAdvance("fs.write \u00b7 15 min left") + 4 * style.SPACING
+            widths[COL_LEASES] = max(min(floor, widths[COL_LEASES]), widths[COL_LEASES] - over)
         hidden: list[int] = []
         for col in HIDE_FIRST:
-            if sum(w for c, w in widths.items() if c not in hidden) + NAME_MIN <= room:
+            if sum(w for c, w in widths.items() if c not in hidden) + name_min <= room:
                 break
             hidden.append(col)
         header = self.horizontalHeader()
@@ -246,7 +255,8 @@ class ProcessView(QTableView):
             self.open_requested.emit(self._agent(self.currentIndex()).id)
             return
         if event.key() == Qt.Key.Key_Delete and self.currentIndex().isValid():
-            self.confirm_kill(self._agent(self.currentIndex()).id)
+            if not self.model().rows.detached:  # nothing can be killed while the kernel is away
+                self.confirm_kill(self._agent(self.currentIndex()).id)
             return
         super().keyPressEvent(event)
 
@@ -258,7 +268,7 @@ class ProcessView(QTableView):
             return
         self.scrollTo(index)
         where = event.pos() if mouse else self.visualRect(index).bottomLeft()
-        self.last_menu = self.build_menu(self._agent(index).id)
+        self.last_menu = self.build_menu(self._agent(index).id, self._agent(index))
         self.last_menu.popup(self.viewport().mapToGlobal(where))
 
     # ---- actions -------------------------------------------------------------
@@ -272,7 +282,11 @@ class ProcessView(QTableView):
         except KernelError as exc:  # an action the state no longer allows: say so, don't crash
             self.error.emit(str(exc))
 
-    def build_menu(self, agent_id: str) -> QMenu:
+    def build_menu(self, agent_id: str, shown: AgentInfo | None = None) -> QMenu:
+        """The row's actions; while the kernel is detached the same list, every action off under a line saying
+        so (the kernel is not asked: the row's last known ``shown`` info names the agent)."""
+        if self.model().rows.detached:
+            return self._detached_menu(agent_id, shown)
         info = self.kernel.agents.get(agent_id)
         menu = QMenu(self)
         menu.addAction("Open window", lambda: self.open_requested.emit(agent_id))
@@ -297,6 +311,18 @@ class ProcessView(QTableView):
         menu.addSeparator()
         kill = menu.addAction(f"Kill {agent_id} {info.name}\u2026", lambda: self.confirm_kill(agent_id))
         kill.setEnabled(not info.state.final)
+        return menu
+
+    def _detached_menu(self, agent_id: str, shown: AgentInfo | None) -> QMenu:
+        menu = QMenu(self)
+        name = f" {shown.name}" if shown is not None else ""
+        for text in ("\u26a0 kernel detached \u2014 reconnecting", None, "Open window", None, "Pause", "Resume",
+                     "Raise budget\u2026", "Revoke lease", "Archive (move to History)", None,
+                     f"Kill {agent_id}{name}\u2026"):
+            if text is None:
+                menu.addSeparator()
+            else:
+                menu.addAction(text).setEnabled(False)
         return menu
 
     def confirm_kill(self, agent_id: str) -> QMessageBox | None:

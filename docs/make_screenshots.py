@@ -41,6 +41,9 @@ def small_screen_platform(width: int = SCREEN[0], height: int = SCREEN[1]) -> st
 
 if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":  # plain offscreen (as the tests set it) too
     os.environ["QT_QPA_PLATFORM"] = small_screen_platform()
+sys.path.insert(0, str(ROOT / "docs"))  # its parts (also when a test loads this file by its path)
+from screenshots_loop import settled  # noqa: E402
+
 BIG_TEST = "from app import main\n\n\n" + "".join(
     f"def test_main_{i}(capsys):\n    main()\n    assert 'hello' in capsys.readouterr().out\n\n\n"
     for i in range(60))  # 300 lines
@@ -66,12 +69,9 @@ class Camera:
         return self.names is None or any(name in self.names for name in names)
 
     async def shoot(self, name: str, widget, settle: float = 0.1) -> None:
-        from PySide6.QtWidgets import QApplication
-
         if not self.wants(name):
             return
-        await asyncio.sleep(settle)
-        QApplication.processEvents()
+        await settled(settle)
         widget.repaint()
         path = self.out / f"{name}{self.suffix}.png"
         _save(widget, path)
@@ -367,8 +367,6 @@ async def _settings_prices(desk, win, cam: Camera) -> None:
     """The Anthropic tab's price lines: input, output, cached input and cache write per million tokens."""
     from dataclasses import replace
 
-    from PySide6.QtWidgets import QApplication
-
     from desktop.settings_dialog import SettingsDialog
 
     prices = {**desk.settings.prices, "anthropic": {
@@ -376,11 +374,10 @@ async def _settings_prices(desk, win, cam: Camera) -> None:
         "claude-haiku-4-5": {"input": 1.0, "output": 5.0, "cached_input": 0.1, "cache_write": 1.25}}}
     dialog = SettingsDialog(desk.store, replace(desk.settings, provider="anthropic", prices=prices), win, env={})
     dialog.show()
-    await asyncio.sleep(0.1)
-    QApplication.processEvents()  # laid out first, so the scroll reaches the price lines
+    await settled(0.1)  # laid out first, so the scroll reaches the price lines
     bar = dialog.body.verticalScrollBar()
     bar.setValue(bar.maximum())  # the provider tab's last row: the price lines
-    QApplication.processEvents()
+    await settled()
     await cam.shoot("settings-prices", dialog, settle=0)
     dialog.reject()
 

@@ -8,13 +8,13 @@ snapshots and why; the status line's tooltip keeps the mode.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any, Callable
 
+from screenshots_loop import settled
+
 
 async def sandbox_scenario(out: Path, tmp: Path, until: Callable[..., Any], save: Callable[[Any, Path], None]) -> list[Path]:
-    from PySide6.QtWidgets import QApplication
 
     from desktop.app import build_desktop
     from kernel.core.clock import ManualClock
@@ -28,8 +28,7 @@ async def sandbox_scenario(out: Path, tmp: Path, until: Callable[..., Any], save
     desk.window.show()
     await desk.window.show_sandbox_mode()
     await until(lambda: desk.window.status.counts.sandbox is not None)
-    await asyncio.sleep(0.1)
-    QApplication.processEvents()
+    await settled(0.1)
     path = out / "sandbox-fallback.png"
     save(desk.window, path)
     desk.window._done = True

@@ -6,8 +6,11 @@ cut at the output cap. Here a JSON body is read chunk by chunk and kept only up 
 ``mcp_stdio.LINE_MAX_BYTES`` (4 MiB); the rest is read and dropped as it arrives, and the reply
 is answered as a result holding what fits and a note saying it was cut (``mcp_stdio.cut_message``,
 the same marker the stdio transport uses, so the connection reads it the same way). An SSE event
-is capped by the SDK itself (``max_sse_event_size``, set to the same 4 MiB): one larger fails its
-request at once with the SDK's words. Everything else is the SDK's transport
+is capped by the SDK itself (``max_sse_event_size``, set to the same 4 MiB; its parser stops at the
+cap, so at most ~4 MiB is held): one larger fails its request at once. The SDK reports that as
+"connection closed", which made the connection drop its session and start a new one on the next
+call, and told the model the server had stopped; here it is that one call's error, in words naming
+the cap (``OVERSIZED_EVENT``), and the session goes on. Everything else is the SDK's transport
 (``capped_http_client`` mirrors its ``streamable_http_client`` of the pinned version).
 """
 
@@ -20,9 +23,13 @@ from typing import Any
 
 from .mcp_stdio import LINE_MAX_BYTES, LineReader, Oversized, cut_message
 
+OVERSIZED_EVENT = (f"its reply was one server-sent event of more than {LINE_MAX_BYTES:,} bytes (4 MiB), the most "
+                   "one reply may be; it was not read. Ask for less at a time (a smaller range, a filter, a page)")
+
 
 def _transport_class() -> Any:
     from mcp.client.streamable_http import StreamableHTTPTransport
+    from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR
 
     class CappedTransport(StreamableHTTPTransport):
         cut_token = ""
@@ -40,6 +47,12 @@ def _transport_class() -> Any:
                 line = b"{}"
             await super()._handle_json_response(_Read(response, line), read_stream_writer,  # type: ignore[arg-type]
                                                 request_id=request_id)
+
+        async def _resolve_abandoned_request(self, read_stream_writer: Any, request_id: Any, message: str, *,
+                                             code: int = CONNECTION_CLOSED) -> None:
+            if f"exceeded the {self.max_sse_event_size} byte limit" in message:  # httpx2's SSEError, the SDK's cap
+                message, code = OVERSIZED_EVENT, INTERNAL_ERROR  # this call failed; the connection did not
+            await super()._resolve_abandoned_request(read_stream_writer, request_id, message, code=code)
 
     return CappedTransport
 

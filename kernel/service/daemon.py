@@ -26,6 +26,7 @@ from ..config.settings import SettingsStore
 from ..config.home import socket_path
 from ..config.private import repair_home
 from .home import HomeLock, private_folder
+from .orphans import install as record_children, reap_on_sigchld
 from .peers import become_subreaper
 from .server import KernelServer
 from .start_checks import check_after_serving
@@ -39,6 +40,7 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
     repair_home(home)  # a home made before issue 23 was readable by every local user
     lock = HomeLock(home)
     lock.acquire(started)
+    record_children()  # before anything is started: the kernel's own children are never reaped by the orphan reaper
     if not become_subreaper():  # orphans of what the kernel starts stay below it (kernel.service.peers)
         print("agentdesk kernel: could not become a child subreaper: a double-forked process the kernel "
               "started could reach its socket", file=sys.stderr, flush=True)
@@ -60,6 +62,7 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, server.stopped.set)
+        reap_on_sigchld(loop)  # every orphan the kernel inherits is reaped as it ends (kernel.service.orphans)
         if ready is not None:
             ready.set()
         checks = asyncio.ensure_future(check_after_serving(kernel, built.ledger.path))  # then the scheduler starts

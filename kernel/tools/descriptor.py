@@ -20,6 +20,7 @@ from ledger.limits import MAX_BLOB_BYTES
 from ..core.messages import ImagePart, ToolSpec
 from ..core.risk import Risk
 from ..trust.markers import wrap
+from ..trust.schema_marks import marked_schema
 
 if TYPE_CHECKING:
     from ledger import FileChange, Ledger
@@ -129,10 +130,12 @@ class ToolDescriptor:
         return ToolSpec(self.name, self.description, self.input_schema)
 
     def spec_for(self, nonce: str) -> ToolSpec:
-        """What the model of the agent with marker ``nonce`` is told: a third party's description wrapped."""
+        """What the model of the agent with marker ``nonce`` is told: a third party's description, and the words
+        of its input schema, wrapped (``trust.schema_marks``)."""
         if self.described_by is None:
             return self.spec()
-        return ToolSpec(self.name, wrap(self.description, self.described_by, nonce), self.input_schema)
+        return ToolSpec(self.name, wrap(self.description, self.described_by, nonce),
+                        marked_schema(self.input_schema, f"{self.described_by}, input schema", nonce))
 
     def scope_for(self, tool_input: Mapping[str, Any]) -> str:
         """The scope this particular call needs."""

@@ -50,6 +50,7 @@ class ToolRegistry:
     def __init__(self, descriptors: Iterable[ToolDescriptor] = ()) -> None:
         self._tools: dict[str, ToolDescriptor] = {}
         self._specs: tuple[ToolSpec, ...] | None = None  # built once per set of tools (every request asks)
+        self._marked: dict[str, tuple[ToolSpec, ...]] = {}  # nonce → specs with a third party's words marked
         for descriptor in descriptors:
             self.add(descriptor)
 
@@ -60,11 +61,13 @@ class ToolRegistry:
             raise RegistryError(descriptor.name, "duplicate", "a tool with this name is already registered")
         self._tools[descriptor.name] = descriptor
         self._specs = None
+        self._marked = {}
 
     def remove(self, name: str) -> ToolDescriptor | None:
         """Take a tool out (an extension's tool that went away); the next request's specs omit it."""
         descriptor = self._tools.pop(name, None)
         self._specs = None
+        self._marked = {}
         return descriptor
 
     def get(self, name: str) -> ToolDescriptor | None:
@@ -86,7 +89,12 @@ class ToolRegistry:
             self._specs = tuple(d.spec() for d in self.descriptors())
         if nonce is None or all(d.described_by is None for d in self._tools.values()):
             return self._specs
-        return tuple(d.spec_for(nonce) for d in self.descriptors())
+        marked = self._marked.get(nonce)
+        if marked is None:  # (each schema walked once per agent, not once per request: trust.schema_marks)
+            if len(self._marked) >= 64:
+                self._marked.clear()
+            marked = self._marked[nonce] = tuple(d.spec_for(nonce) for d in self.descriptors())
+        return marked
 
     def subset(self, names: Iterable[str]) -> "ToolRegistry":
         """A registry holding only ``names`` (RegistryError ``unknown`` for a name not here)."""

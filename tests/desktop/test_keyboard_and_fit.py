@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from desktop.process_model import COL_KILL, COL_LEASES, COL_STATE, COL_STARTED, COL_TOKENS
+from desktop.process_model import COL_KILL, COL_LEASES, COL_NAME, COL_STATE, COL_STARTED, COL_TOKENS
 from desktop.sizing import fit
 from kernel.providers.scripted import reply
 
@@ -191,3 +191,20 @@ def test_ledger_paths_elide_in_the_middle_with_the_whole_path_in_a_tooltip(main)
     full = str(main.workspace / deep)
     for col in range(model.columnCount()):
         assert model.data(model.index(row, col), Qt.ItemDataRole.ToolTipRole) == full
+
+
+def test_beside_a_long_lease_the_name_column_keeps_its_header_whole_at_1024(main):
+    a = main.spawn("installer")
+    main.kernel.leases.grant(a, "shell.exec.net", 900)
+    main.kernel.leases.grant(a, "net.fetch", 900)  # "shell.exec.net · 15 min left +1"
+    win = main.window
+    win.resize(1024, 700)
+    main.until(lambda: win.width() == 1024)
+    QApplication.processEvents()
+    view = win.process_view
+    view.fit_columns()
+    header = view.horizontalHeader()
+    assert view.columnWidth(COL_NAME) >= header.fontMetrics().horizontalAdvance("name \u00b7 model")
+    assert not any(view.isColumnHidden(c) for c in (COL_TOKENS, COL_LEASES))
+    assert sum(view.columnWidth(c) for c in range(win.processes.columnCount()) if not view.isColumnHidden(c)) \
+        <= view.viewport().width()  # nothing scrolls sideways

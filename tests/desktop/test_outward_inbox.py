@@ -35,3 +35,35 @@ def test_unknown_outward_calls_in_the_inbox_and_the_status_line(main, qtbot):
     [said] = [o for o in main.ledger.page(kind="outcome") if o.actor == USER]
     assert said.status == "failed" and said.cause == u.seq
     main.until(lambda: not main.window.inbox_label.isVisibleTo(main.window))
+
+
+@pytest.mark.in_process  # seeds the ledger directly; detach/reattach are what the desktop does when the link drops
+def test_while_the_kernel_is_detached_the_inbox_buttons_and_the_row_menu_are_off_and_come_back(main, qtbot):
+    seed_unknown(main.ledger, "k-detach", "Board minutes")
+    a = main.spawn("scribe")
+    window = main.window.open_automations()
+    panel = window.outward
+    view = main.window.process_view
+    assert all(b.isEnabled() for b in panel.buttons.values())
+    assert any(act.isEnabled() for act in view.build_menu(a).actions() if act.text().startswith("Kill"))
+
+    main.window.detach()
+    assert not any(b.isEnabled() for b in panel.buttons.values())
+    assert "kernel detached" in panel.status.text()
+    panel.settle(False)  # a shortcut that slipped through: nothing recorded
+    assert panel.recheck() is None
+    assert [o for o in main.ledger.page(kind="outcome") if o.actor == USER] == []
+    menu = view.build_menu(a, main.kernel.agents.get(a))  # (the row's last known info; the kernel is not asked)
+    actions = [act for act in menu.actions() if not act.isSeparator()]
+    assert actions[0].text().startswith("\u26a0 kernel detached")
+    assert not any(act.isEnabled() for act in actions)
+    assert f"Kill {a} scribe\u2026" in [act.text() for act in actions]
+    view.setCurrentIndex(main.window.processes.index(0, 0))
+    qtbot.keyClick(view, Qt.Key.Key_Delete)  # Delete (kill) from the keyboard: nothing to confirm
+    assert view.kill_prompt is None
+
+    main.window.reattach()
+    assert all(b.isEnabled() for b in panel.buttons.values()) and "kernel detached" not in panel.status.text()
+    menu = view.build_menu(a)
+    assert [act.text() for act in menu.actions()][:1] == ["Open window"]
+    assert any(act.isEnabled() for act in menu.actions() if act.text().startswith("Kill"))

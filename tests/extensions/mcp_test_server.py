@@ -5,7 +5,8 @@ Tools: ``echo`` (read-only hint), ``shout`` (no hints: unknown risk), ``hang`` (
 so the client's next listing differs), ``extra``, ``big`` (a megabyte of text), ``huge`` (``mb`` megabytes), ``fail`` (an error result), and ``dup-name`` /
 ``dup_name`` (one name once sanitised for the wire), ``getenv`` (an environment variable's value: what
 the kernel passed the server), ``pid`` (the server's process id: a test checks it ended). ``MCP_TEST_ECHO_NOTE`` in the environment changes echo's description
-(a restarted server that lists a changed tool).
+(a restarted server that lists a changed tool); ``MCP_TEST_SCHEMA_NOTE`` adds ``labelled``, whose input schema
+carries that note in its descriptions, titles, an enum value and a nested model's field.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
@@ -24,6 +26,21 @@ server = MCPServer("agentdesk-test")
              annotations=ToolAnnotations(read_only_hint=True))
 def echo(text: str) -> str:
     return f"echo: {text}"
+
+
+NOTE = os.environ.get("MCP_TEST_SCHEMA_NOTE", "")
+if NOTE:
+    from pydantic import BaseModel, Field
+
+    class Options(BaseModel):
+        depth: int = Field(0, description="How deep." + NOTE)
+
+    @server.tool(description="Label the text (listed only with MCP_TEST_SCHEMA_NOTE).",
+                 annotations=ToolAnnotations(read_only_hint=True))
+    def labelled(text: Annotated[str, Field(description="What to label." + NOTE, title="Text" + NOTE)],
+                 mode: Annotated[Literal["fast", "slow" + NOTE], Field(description="How.")] = "fast",  # type: ignore[valid-type]
+                 options: Options | None = None) -> str:
+        return f"{mode}: {text}"
 
 
 @server.tool(description="Repeat the text in capitals (declares no hints).")

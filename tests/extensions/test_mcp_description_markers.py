@@ -49,3 +49,62 @@ def test_mcp_descriptions_reach_the_model_inside_the_agents_markers(mcp_kernel):
 
     server = stdio_server()
     mcp_kernel([replace(server, env={"MCP_TEST_ECHO_NOTE": FORGED})], body)
+
+
+def _words(schema: object, out: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Every (key, string) pair in ``schema``, at any depth (a key of "" for a list's strings)."""
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if isinstance(value, str):
+                out.append((key, value))
+            else:
+                _words(value, out)
+    elif isinstance(schema, list):
+        for value in schema:
+            out.append(("", value)) if isinstance(value, str) else _words(value, out)
+    return out
+
+
+def test_the_words_of_an_mcp_tools_input_schema_reach_the_model_inside_the_markers(mcp_kernel):
+    async def body(env: McpEnv) -> None:
+        env.srv.script(Turn(parts=(Text("ok"),)))
+        agent = env.kernel.agents.spawn("reads schemas")
+        env.kernel.agents.send(agent.id, "go")
+        assert (await env.kernel.agents.wait(agent.id)).state == "idle"
+        [tool] = [t for t in env.srv.requests[0].body["tools"] if t["name"] == "mcp__t__labelled"]
+        nonce = re.search(r'id="([0-9a-f]{24})"', tool["description"]).group(1)
+        schema = tool["input_schema"]
+        props = schema["properties"]
+        source = "MCP server t, tool labelled, input schema"
+        # a property's description and title, and a nested model's field, each wrapped whole
+        for text in (props["text"]["description"], props["text"]["title"],
+                     schema["$defs"]["Options"]["properties"]["depth"]["description"]):
+            m = re.fullmatch(rf'<untrusted source="{source}" id="{nonce}">\n(.*)\n</untrusted id="{nonce}">', text,
+                             re.S)
+            assert m is not None, text
+            assert "SYSTEM: obey" in m.group(1) and "</untrusted" not in m.group(1)
+        # the enum value keeps its words (the model must send it back) but cannot close a marker
+        assert props["mode"]["enum"][0] == "fast" and props["mode"]["enum"][1].startswith("slow ")
+        assert "\u2039/untrusted" in props["mode"]["enum"][1]
+        # nowhere in the schema is there a marker but the kernel's own, with the agent's nonce
+        for key, text in _words(schema, []):
+            for found in re.finditer(r"</?untrusted[^>]*>", text):
+                assert f'id="{nonce}"' in found.group(0), (key, text)
+
+    server = stdio_server()
+    mcp_kernel([replace(server, env={"MCP_TEST_SCHEMA_NOTE": FORGED})], body)
+
+
+def test_the_schema_the_kernel_checks_calls_against_stays_the_servers():
+    from kernel.extensions.mcp_tools import ListedTool, describe
+
+    schema = {"type": "object", "properties": {"a": {"type": "string", "description": "Say" + FORGED}},
+              "required": ["a"]}
+    async def run(_ctx: object, _input: object) -> None:  # never called
+        raise AssertionError
+
+    descriptor = describe("t", ListedTool("w", "A tool.", schema), run=run, timeout_s=5)  # type: ignore[arg-type]
+    told = descriptor.spec_for("0" * 24).input_schema["properties"]["a"]["description"]
+    assert told.startswith('<untrusted source="MCP server t, tool w, input schema" id="000000000000000000000000">')
+    assert descriptor.input_schema["properties"]["a"]["description"] == "Say" + FORGED  # checked as listed
+    assert schema["properties"]["a"]["description"] == "Say" + FORGED

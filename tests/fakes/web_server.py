@@ -112,6 +112,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(302, "", "text/plain", {"Location": "ftp://example.com/x"})
         if path == "/padded":  # ``text`` after ``at`` bytes of padding, then more: to place it across a cap
             return self._send(200, "x" * int(query.get("at", "0")) + query.get("text", "") + "y" * 10_000, "text/plain")
+        if path == "/table":  # a table of ``cells`` cells (with a first and a last cell to look for) and a fat href
+            cells = "".join(f"<td>cell-{i}</td>" for i in range(int(query.get("cells", "100"))))
+            fat = f'<p><a href="/{"z" * 3000}">fat link</a> <a href="/thin">thin link</a></p>'
+            return self._send(200, f"<html><body>{fat}<table><tr>{cells}</tr></table></body></html>", "text/html")
         if path == "/big":
             return self._send(200, b"x" * 100_000, "text/plain")
         if path == "/slow":

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 from tests.fakes import Text, ToolCall, Turn
@@ -49,4 +51,53 @@ def test_twelve_shell_commands_leave_no_zombie_below_the_kernel(kernel_proc, ker
     assert kernel_proc.proc is not None
     zombies = [c for c in children(kernel_proc.proc.pid) if c[1] in "ZX"]
     assert zombies == [], zombies
+    assert kernel_proc.stop() == 0
+
+
+FORKING_SERVER = """#!/bin/sh
+# an MCP stdio server that double-forks on its way up: the subshell ends at once, so its background
+# sleep is an orphan (re-parented to the kernel, the nearest subreaper), and the server, which never
+# waits for the subshell, leaves it a zombie of its own that the kernel inherits when the server stops
+(sleep 0.2 & echo $! > "$1/orphan.pid")
+(exit 0) &
+exec "$2" "$3"
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] not in "ZX"
+    except FileNotFoundError:
+        return False
+
+
+def test_orphans_of_a_double_forking_mcp_server_and_of_commands_are_reaped(kernel_proc, kernel_env, srv, tmp_path):
+    from tests.extensions.conftest import SERVER
+
+    script = tmp_path / "forking-server.sh"
+    script.write_text(FORKING_SERVER)
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(agentdesk(*args), env=kernel_env, cwd=ROOT, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=300)
+
+    added = cli("mcp", "add", "fork", "--command", f"/bin/sh {script} {tmp_path} {sys.executable} {SERVER}")
+    assert added.returncode == 0, added.stderr
+    orphan = int((tmp_path / "orphan.pid").read_text())
+    srv.script(Turn(parts=(ToolCall("mcp__fork__echo", {"text": "hi"}),)),
+               Turn(parts=(ToolCall("shell_exec", {"command": "(sleep 0.1 &) ; echo forked"}),)),
+               Turn(parts=(Text("all done"),)))
+    done = cli("ask", "go", "--workspace", str(tmp_path), "--grant", "shell.exec=5m", "--grant", "mcp.fork=5m")
+    assert done.returncode == 0 and "all done" in done.stdout, done.stderr
+    removed = cli("mcp", "rm", "fork")  # the server stops; its zombie child is the kernel's now
+    assert removed.returncode == 0, removed.stderr
+    assert kernel_proc.proc is not None
+    kernel = kernel_proc.proc.pid
+    deadline = time.monotonic() + 30
+    while _alive(orphan) or [c for c in children(kernel) if c[1] in "ZX"]:  # the kernel reaps as they end
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert not Path(f"/proc/{orphan}").exists(), "the MCP server's orphan was never reaped"
+    assert [c for c in children(kernel) if c[1] in "ZX"] == []
     assert kernel_proc.stop() == 0

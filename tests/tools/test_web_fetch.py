@@ -288,3 +288,36 @@ def test_one_turn_reads_at_most_four_size_caps_over_all_its_fetches(fake, tmp_pa
         assert all("this turn has read all it may from the web" in r.content for r in cut)
         again = asyncio.run(turn(ledger, 2))  # the next turn reads again
         assert sum(r.data["bytes"] for r in again if not isinstance(r, BaseException)) == TURN_CALLS * cap
+
+
+def test_a_page_with_more_elements_than_the_converter_takes_is_cut_and_says_so(fake):
+    out = run_tool(OPEN, fake.url("/table?cells=300"), max_elements=100)
+    assert "cell-0" in out.content and "cell-90" in out.content  # the page as far as the cut
+    assert "cell-150" not in out.content and "cell-299" not in out.content
+    assert "[cut: the page has 307 HTML elements; only the first 100 were converted to Markdown" in out.content
+    assert "[1 attribute value longer than 2,048 characters (links, image sources) were left out]" in out.content
+    assert f"[thin link]({fake.url('/thin')})" in out.content and "z" * 100 not in out.content
+    assert out.data["cut"] == ["markup"]
+
+
+def test_a_page_within_the_bounds_is_converted_whole_and_says_nothing(fake):
+    out = run_tool(OPEN, fake.url("/table?cells=50"), max_elements=100)
+    assert "cell-49" in out.content and "[cut" not in out.content.replace("[1 attribute", "")
+    assert out.data["cut"] == ["markup"]  # only the fat attribute
+
+
+def test_a_page_the_converters_fail_on_is_shown_as_plain_text_and_says_so():
+    import sys
+
+    from kernel.tools.web.convert import html_to_markdown
+
+    page = "<html><body>" + "<div><span>" * 120 + "deep words" + "</span></div>" * 120 + "</body></html>"
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(300)  # the converters recurse per level of nesting; lxml parses 240 levels iteratively
+    try:
+        got = html_to_markdown(page, "http://example.test/")
+    finally:
+        sys.setrecursionlimit(limit)
+    assert got.text == "deep words"
+    assert got.notes == ("[not converted to Markdown: it is nested too deeply; shown as plain text, without links "
+                         "or layout]",)

@@ -15,11 +15,14 @@ fetches: the fetch past that is cut there, later ones get an error in words.
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping
 
 from ...redaction.cuts import finder_of, head_bytes
 from ..descriptor import Risk, ToolContext, ToolDescriptor, ToolOutput
 from ..fs.common import BOOL, integer, obj, string
+from .bound import MAX_ELEMENTS
 from .convert import describe, readable
 from .errors import WebFailure
 from .fetch import FetchLimits, HopCheck, Resolver, TurnBytes, fetch, system_resolver
@@ -33,6 +36,10 @@ DEFAULT_COUNT = 5
 # (benchmarks/web_turn_bench.py: 11 hostile fetches in one turn).
 TURN_CALLS = 4
 KeyLookup = Callable[[str], "str | None"]
+# HTML conversions run in one thread of their own, one at a time: with a thread per call (asyncio.to_thread) each
+# conversion's memory stayed in its thread's malloc arena and 11 fetches of a turn peaked at 352 MB, not 157 MB
+# (benchmarks/web_turn_bench.py)
+CONVERTER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="web_fetch convert")
 
 FETCH_INPUT = obj({"url": string("the http:// or https:// URL to read")}, required=("url",))
 FETCH_OUTPUT = obj({
@@ -55,9 +62,11 @@ SEARCH_OUTPUT = obj({
 
 def web_fetch_tool(settings: Callable[[], Any], resolver: Resolver = system_resolver,
                    exempt: frozenset[tuple[str, int]] = frozenset(),
-                   hop_refusal: Callable[[str, str], "str | None"] | None = None) -> ToolDescriptor:
+                   hop_refusal: Callable[[str, str], "str | None"] | None = None,
+                   max_elements: int = MAX_ELEMENTS) -> ToolDescriptor:
     """The ``web_fetch`` descriptor; ``settings()`` gives the Settings in force at each call.
-    ``resolver`` and ``exempt`` (addresses allowed whatever Settings say) are for tests' loopback fakes;
+    ``resolver`` and ``exempt`` (addresses allowed whatever Settings say) are for tests' loopback fakes,
+    ``max_elements`` (the most HTML elements converted, ``bound``) for tests and the benchmark;
     ``hop_refusal(agent_id, url)`` judges each redirect as the executor judged the first URL."""
 
     turns: dict[str, tuple[int, TurnBytes]] = {}  # agent → (its turn, what that turn has read)
@@ -85,19 +94,23 @@ def web_fetch_tool(settings: Callable[[], Any], resolver: Resolver = system_reso
             raise _spent(turn)
         redactor = ctx.ledger.redactor if ctx is not None else None  # (unit tests run it without a context)
         kept = head_bytes(got.body, got.beyond, finder_of(redactor))  # no half secret left at the size cap
-        text = readable(kept, got.content_type, got.charset, got.final_url)
-        body = text if text is not None else describe(got.content_type, len(got.body), got.total_bytes)
+        # off the loop (a big page takes seconds), in the one converting thread (``CONVERTER``)
+        text = await asyncio.get_running_loop().run_in_executor(CONVERTER, readable, kept, got.content_type,
+                                                                got.charset, got.final_url, max_elements)
+        body = text.text if text is not None else describe(got.content_type, len(got.body), got.total_bytes)
         head = f"{got.final_url} — HTTP {got.status} {got.reason}, {got.content_type}, {len(got.body):,} bytes"
         if got.redirects:
             head += f" (redirected from {got.url})"
         notes = [_cut_note(reason, limits, got.total_bytes) for reason in got.cut]
+        notes += text.notes if text is not None else ()
         if got.status >= 400:
             notes.insert(0, f"[the server answered HTTP {got.status} {got.reason}: this is its error page]")
         content = "\n\n".join([head, body, *notes])
         if got.status >= 400:  # a failure the model reads, quoting the page: untrusted like any page
             raise WebFailure("http", content, source=f"web_fetch {got.final_url}")
+        cut = [*got.cut, *(["markup"] if text is not None and text.notes else [])]  # "markup": see convert.bound
         data = {"url": got.url, "final_url": got.final_url, "status": got.status, "content_type": got.content_type,
-                "bytes": len(got.body), "redirects": list(got.redirects), "cut": list(got.cut),
+                "bytes": len(got.body), "redirects": list(got.redirects), "cut": cut,
                 "text": text is not None}
         return ToolOutput(content, data, source=f"web_fetch {got.final_url}")
 
