@@ -92,9 +92,11 @@ async def _warm_provider(name: str, providers: Any, store: SettingsStore) -> Non
     this machine anthropic's SDK alone took 3.3 s to import (2026-12-01), which was the first Ask's
     wait. A provider without a key is left alone (asking says why); a failure here is said on
     stderr and left for the first request to meet again."""
+    from ..core.daemon_thread import in_daemon_thread
     from ..providers.lazy import missing_key_message
 
-    if await asyncio.to_thread(missing_key_message, name, store) is not None:  # (the keyring: ~0.2 s to load)
+    if await in_daemon_thread(lambda: missing_key_message(name, store), "key-check") is not None:  # (the keyring:
+        # ~0.2 s to load; a daemon thread: a kernel stopping meanwhile exits at once)
         return
     try:
         warm = getattr(providers(name), "warm", None)

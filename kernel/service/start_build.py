@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ..core.daemon_thread import in_daemon_thread
 
 if TYPE_CHECKING:
     from ..compose.home import HomeKernel
@@ -48,24 +49,7 @@ def import_modules(names: tuple[str, ...] = KERNEL_MODULES) -> None:
 
 async def imported_off_loop(names: tuple[str, ...] = KERNEL_MODULES) -> None:
     """Import ``names`` in a daemon thread and return when it is done (never holds up the process's exit)."""
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[None] = loop.create_future()
-
-    def finish() -> None:
-        if not done.done():
-            done.set_result(None)
-
-    def work() -> None:
-        try:
-            import_modules(names)
-        finally:
-            try:
-                loop.call_soon_threadsafe(finish)
-            except RuntimeError:  # the loop closed meanwhile (the kernel stopped): nobody waits
-                pass
-
-    threading.Thread(target=work, name="kernel-imports", daemon=True).start()
-    await done
+    await in_daemon_thread(lambda: import_modules(names), "kernel-imports")
 
 
 async def _unless_stopped(step: asyncio.Future[None], stopped: asyncio.Event) -> bool:
