@@ -42,15 +42,16 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
     repair_home(home)  # a home made before issue 23 was readable by every local user
     lock = HomeLock(home)
     lock.acquire(started)
-    if not become_subreaper():  # orphans of what the kernel starts stay below it (kernel.service.peers)
-        print("agentdesk kernel: could not become a child subreaper: a double-forked process the kernel "
-              "started could reach its socket", file=sys.stderr, flush=True)
     try:
         path = socket_path(home)
         if path.parent != home:  # a runtime folder (the home's path was too long for a socket address)
             private_folder(path.parent)
         server = KernelServer(None, path)  # listening before the kernel is built (start_build.py)
         await server.start()
+        if not become_subreaper():  # orphans of what the kernel starts stay below it (kernel.service.peers);
+            # before it starts anything: nothing is started before the kernel is built
+            print("agentdesk kernel: could not become a child subreaper: a double-forked process the kernel "
+                  "started could reach its socket", file=sys.stderr, flush=True)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, server.stopped.set)
