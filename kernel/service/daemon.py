@@ -76,7 +76,7 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
         try:
             await server.stopped.wait()
         finally:
-            checks.cancel()  # (a check under way in its thread finishes there; its result is dropped)
+            checks.cancel()  # (a check under way in its daemon thread is dropped with the process)
             mcp.cancel()
             warming.cancel()
             channels.cancel()
