@@ -34,6 +34,15 @@ def run(args: argparse.Namespace) -> int:
 
         say_error("kernel", exc)
         return EXIT_ERROR
+    except Exception as exc:  # noqa: BLE001 - narrowed below (ledger is imported only once it is needed)
+        from ledger import LedgerError
+
+        from ._home_ledger import say_error
+
+        if not isinstance(exc, LedgerError):
+            raise
+        say_error("kernel", f"cannot start: {exc}")  # the ledger cannot be opened: a sentence, not a traceback
+        return EXIT_ERROR
 
 
 async def _serve() -> int:

@@ -60,7 +60,11 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
         from ..providers import preimport
 
         preimport.start(home)  # the SDK loads beside the build (kernel/providers/preimport.py)
-        built = await build_after_serving(home, server.stopped)
+        try:
+            built = await build_after_serving(home, server.stopped)
+        except BaseException:  # (a settings file it cannot start with: said by the CLI) the socket goes first
+            await server.stop()
+            raise
         if built is None:  # stopped while it was being built
             await server.stop()
             return 0

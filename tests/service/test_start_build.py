@@ -108,3 +108,16 @@ def test_a_stop_while_the_kernel_still_imports_ends_the_build_and_closes_held_re
         sys.path.remove(str(tmp_path))
     assert stopped["result"] is True and built is None
     assert rest == b""  # the held request's connection closed unanswered
+
+
+def test_a_kernel_that_cannot_be_built_after_listening_says_why_and_leaves_no_socket(tmp_path: Path) -> None:
+    from .conftest import KernelProcess, clean_env
+
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    (home / "ledger.db").mkdir()  # the ledger cannot be opened: found only after the socket listens
+    kernel = KernelProcess(home, clean_env(home))
+    kernel.start(checked=False)  # the readiness line came first
+    assert kernel.proc.wait(timeout=60) != 0
+    assert kernel.proc.stderr is not None and b"agentdesk kernel:" in kernel.proc.stderr.read()
+    assert not kernel.socket.exists()  # a client is told no kernel listens, not left waiting
