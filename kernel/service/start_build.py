@@ -22,8 +22,10 @@ A stop (SIGTERM, ``shutdown``) during any step ends the build there.
 Measured (2026-12-03, this shared 2-core machine at load 16, the 100 × 200 home, the kernel before this
 change and after it started alternately, medians of 5): start → ``hello`` answered 11.1 s → 0.6 s of wall
 time, and the kernel's CPU time by then 1,970 ms → 190 ms (the wall figures follow the load; on a quiet
-machine the old start took 2.2 s). What is left before listening is the interpreter, asyncio, argparse and
-json: the floor of any asyncio server in Python here.
+machine the old start took 2.2 s); at load 7.7, 2,840 ms → 294 ms (CPU 1,990 → 160 ms). ``start_bench.py``
+at load 8 (``import anthropic`` 5.8 s in the same run): accepting after 254 ms on the verified home, 297 ms
+on the never-verified one. What is left before listening is the interpreter, asyncio, argparse and json:
+the floor of any asyncio server in Python here.
 """
 
 from __future__ import annotations
