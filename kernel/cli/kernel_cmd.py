@@ -9,8 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..config.settings import home
-from ._home_ledger import say_error
+from ..config.home import home
 
 EXIT_OK, EXIT_ERROR = 0, 1
 STOP_WAIT_S = 30.0
@@ -28,13 +27,21 @@ def run(args: argparse.Namespace) -> int:
 
     if args.stop:
         return _stop()
-    from ..providers import preimport
-
-    preimport.start(home())  # the SDK loads while the kernel builds and serves (kernel/providers/preimport.py)
     try:
         return asyncio.run(_serve())
     except HomeLocked as exc:
+        from ._home_ledger import say_error
+
         say_error("kernel", exc)
+        return EXIT_ERROR
+    except Exception as exc:  # noqa: BLE001 - narrowed below (ledger is imported only once it is needed)
+        from ledger import LedgerError
+
+        from ._home_ledger import say_error
+
+        if not isinstance(exc, LedgerError):
+            raise
+        say_error("kernel", f"cannot start: {exc}")  # the ledger cannot be opened: a sentence, not a traceback
         return EXIT_ERROR
 
 
@@ -67,6 +74,7 @@ def _stop() -> int:
     from ..config.home import socket_path
     from ..service.home import is_locked
     from ..service.protocol import ServiceError
+    from ._home_ledger import say_error
 
     where = home()
     channel = SyncChannel(socket_path(where), "kernel --stop", timeout=10.0)

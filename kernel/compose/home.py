@@ -117,5 +117,6 @@ def open_home(root: Path, *, out_of_process: bool, settings: Settings | None = N
                           restore=restore,  # the agents on the record come back (working ones: interrupted)
                           secrets=SecretRegistry([*store.held_secrets(), *held_account_secrets(store)]),
                           web_keys=store.web_key, mail=mail_for_home(store), check_later=check_later,
-                          channel_token=SecretStore(store).get)
+                          channel_token=lambda name: SecretStore(store).get(name))  # (the keyring: ~0.2 s to
+    # detect, at a channel's start rather than the kernel's)
     return HomeKernel(kernel, ledger, made, store)

@@ -14,6 +14,7 @@ import asyncio
 import importlib
 from typing import Any, AsyncIterator, Awaitable, Callable, Sequence
 
+from ..core.daemon_thread import in_daemon_thread
 from ..core.errors import ProviderError
 from .base import ProviderRequest, StreamEnd, StreamEvent
 from .failures import broken_stream, incomplete
@@ -43,12 +44,13 @@ class SdkAdapter:
             await events.aclose()  # type: ignore[attr-defined]
 
     async def warm(self) -> None:
-        """Import the SDK and build the client now, in a worker thread: importing an SDK takes
-        0.1-1.5 s and building a client (TLS context, CA bundle) a few hundred ms more, none of
-        which may stall the caller's loop. Safe to call more than once, and concurrently."""
+        """Import the SDK and build the client now, in a daemon thread: importing an SDK takes
+        0.1-3 s and building a client (TLS context, CA bundle) a few hundred ms more, none of
+        which may stall the caller's loop, nor keep a process that is stopping from exiting
+        (``kernel.core.daemon_thread``). Safe to call more than once, and concurrently."""
         async with self._warming:
             if self._client_obj is None:
-                await asyncio.to_thread(self._warm_up)
+                await in_daemon_thread(self._warm_up, f"{self.name or 'provider'}-warm-up")
 
     def _warm_up(self) -> None:
         _import_all(self.sdk_modules)

@@ -1,12 +1,17 @@
-"""The configured provider's SDK, imported the moment the kernel process starts (issue 28).
+"""The configured provider's SDK, imported the moment the kernel's socket listens (issue 28).
 
-``import anthropic`` costs 2-3 s on this 2-core machine (3.3 s measured by
-``benchmarks/start_bench.py`` at load 9, 2026-12-03), longer than the kernel
-takes to serve: a first ``ask`` sent at the kernel's readiness line used to
-wait for it, because the warm-up began only after serving. Now
-``agentdesk kernel`` starts this import first, in a thread, before it builds
-anything, and the warm-up that follows serving (``daemon._warm_provider``)
-finds the modules loaded and only builds the client.
+``import anthropic`` costs 2-3 s on this 2-core machine (2.7 s of CPU,
+3.3 s of wall time measured by ``benchmarks/start_bench.py``, 2026-12-03),
+far longer than the kernel takes to serve: a first ``ask`` sent at the
+kernel's readiness line used to wait for it, because the warm-up began only
+after serving. Now ``agentdesk kernel`` starts this import in a thread right
+after its socket listens (``daemon.serve``; started at the process's start
+instead, it took turns at the GIL with the imports before listening and
+doubled the time to accept), beside the kernel's build, and the warm-up
+that follows (``daemon._warm_provider``) finds the modules loaded and only
+builds the client. That import is the floor under the first ``ask`` after a
+cold start: no reordering inside one interpreter brings it under the SDK's
+import time.
 
 A thread rather than a pre-started helper process: the request needs the SDK
 in the kernel's own process (that is where it streams: see

@@ -12,9 +12,12 @@ asking is the safe side when the conversation would leave for another company.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..core.errors import ConfigError
-from ..providers.retry import RetryLimits
+
+if TYPE_CHECKING:  # a field's type only: the settings' schema parses targets, and the desktop's first screen
+    from ..providers.retry import RetryLimits  # reads the settings without the provider layer (issue 28)
 
 MODEL_MAX = 200
 

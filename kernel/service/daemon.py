@@ -4,9 +4,11 @@ It takes the home's lock (one kernel per home), builds the kernel as the
 terminal's ``ask`` does (providers in this process: there is no UI here to
 keep responsive, see ``benchmarks/service_bench.py`` for why no provider host
 process either), and serves until SIGTERM, SIGINT or a client's ``shutdown``.
-It serves first and checks after (issue 28): the ledger's and the automation
-records' chain checks, the MCP servers and the provider's warm-up all start
-once the socket is served; ``start_checks.py`` says what waits for the checks.
+It serves first and checks after (issue 28): the socket listens and answers
+``hello`` before the kernel is even imported (``start_build.py``: the build
+follows, and requests wait for it); the ledger's and the automation records'
+chain checks, the MCP servers and the provider's warm-up all start once the
+kernel is attached; ``start_checks.py`` says what waits for the checks.
 Lease requests wait for a client that can answer them (the desktop, an
 ``ask`` on a terminal); "attached" in the system prompt is live: true while
 such a client is connected.
@@ -20,51 +22,59 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..config.settings import SettingsStore
 from ..config.home import socket_path
 from ..config.private import repair_home
 from .home import HomeLock, private_folder
 from .orphans import install as record_children, reap_on_sigchld
 from .peers import become_subreaper
 from .server import KernelServer
+from .start_build import build_after_serving
 from .start_checks import check_after_serving
+
+if TYPE_CHECKING:
+    from ..config.settings import SettingsStore
 
 
 async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
     """Run the kernel for ``home`` until asked to stop; exit status 0 (HomeLocked when one runs)."""
-    from ..compose import open_home
-
     started = time.time()
     repair_home(home)  # a home made before issue 23 was readable by every local user
     lock = HomeLock(home)
     lock.acquire(started)
     record_children()  # before anything is started: the kernel's own children are never reaped by the orphan reaper
-    if not become_subreaper():  # orphans of what the kernel starts stay below it (kernel.service.peers)
-        print("agentdesk kernel: could not become a child subreaper: a double-forked process the kernel "
-              "started could reach its socket", file=sys.stderr, flush=True)
     try:
-        built = open_home(home, out_of_process=False, watch_workspaces=True,  # no UI here to keep responsive
-                          restore=False,  # (below, once the open outward calls are settled)
-                          check_later=True)  # served first, checked after (start_checks.py says what waits)
-        kernel, store, providers = built.kernel, built.store, built.providers
-        await kernel.outward.resume()  # outward calls a crashed kernel left open: verified, never redone
-        kernel.agents.restore()  # the agents on the record come back (working ones: interrupted); a call cut
-        # short mid-send is answered with how it ended, as just verified (kernel.tools.outward.interrupted_words)
         path = socket_path(home)
         if path.parent != home:  # a runtime folder (the home's path was too long for a socket address)
             private_folder(path.parent)
-        server = KernelServer(kernel, path, status=lambda: health(kernel, store),
-                              on_attached=kernel.set_attached, on_settings=providers.forget)
-        kernel.extensions.use_mcp_home(home)  # before any client can ask: mcp_reload reads this home's mcp.json
+        server = KernelServer(None, path)  # listening before the kernel is built (start_build.py)
         await server.start()
+        if not become_subreaper():  # orphans of what the kernel starts stay below it (kernel.service.peers);
+            # before it starts anything: nothing is started before the kernel is built
+            print("agentdesk kernel: could not become a child subreaper: a double-forked process the kernel "
+                  "started could reach its socket", file=sys.stderr, flush=True)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, server.stopped.set)
         reap_on_sigchld(loop)  # every orphan the kernel inherits is reaped as it ends (kernel.service.orphans)
         if ready is not None:
             ready.set()
+        from ..providers import preimport
+
+        preimport.start(home)  # the SDK loads beside the build (kernel/providers/preimport.py)
+        try:
+            built = await build_after_serving(home, server.stopped)
+        except BaseException:  # (a settings file it cannot start with: said by the CLI) the socket goes first
+            await server.stop()
+            raise
+        if built is None:  # stopped while it was being built
+            await server.stop()
+            return 0
+        kernel, store, providers = built.kernel, built.store, built.providers
+        kernel.extensions.use_mcp_home(home)  # before any client can ask: mcp_reload reads this home's mcp.json
+        server.attach(kernel, status=lambda: health(kernel, store), on_attached=kernel.set_attached,
+                      on_settings=providers.forget)
         checks = asyncio.ensure_future(check_after_serving(kernel, built.ledger.path))  # then the scheduler starts
         mcp = asyncio.ensure_future(_start_mcp(kernel, home))
         warming = asyncio.ensure_future(_warm_provider(kernel.settings.provider, providers, store))
@@ -73,7 +83,7 @@ async def serve(home: Path, *, ready: asyncio.Event | None = None) -> int:
         try:
             await server.stopped.wait()
         finally:
-            checks.cancel()  # (a check under way in its thread finishes there; its result is dropped)
+            checks.cancel()  # (a check under way in its daemon thread is dropped with the process)
             mcp.cancel()
             warming.cancel()
             channels.cancel()
@@ -90,9 +100,11 @@ async def _warm_provider(name: str, providers: Any, store: SettingsStore) -> Non
     this machine anthropic's SDK alone took 3.3 s to import (2026-12-01), which was the first Ask's
     wait. A provider without a key is left alone (asking says why); a failure here is said on
     stderr and left for the first request to meet again."""
+    from ..core.daemon_thread import in_daemon_thread
     from ..providers.lazy import missing_key_message
 
-    if await asyncio.to_thread(missing_key_message, name, store) is not None:  # (the keyring: ~0.2 s to load)
+    if await in_daemon_thread(lambda: missing_key_message(name, store), "key-check") is not None:  # (the keyring:
+        # ~0.2 s to load; a daemon thread: a kernel stopping meanwhile exits at once)
         return
     try:
         warm = getattr(providers(name), "warm", None)

@@ -26,7 +26,6 @@ user can, which is why each one is confirmed (``kernel.tools.shell``).
 
 from __future__ import annotations
 
-import ctypes
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +44,8 @@ class PeerRefused:
 
 def become_subreaper() -> bool:
     """Make this process the reaper of its descendants' orphans; False where Linux or libc says no."""
+    import ctypes  # (~5 ms to import: after the kernel's socket listens, not before)
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         return int(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0

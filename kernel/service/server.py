@@ -10,6 +10,14 @@ dropped, never silently short of events). Every ``StreamWriter`` is kept in
 garbage-collected closes its socket. Bad input of any kind (not JSON, not a
 request, unknown method, wrong params, a line over ``MAX_LINE``) is an error
 reply or a closed connection for that client alone.
+
+The server can listen before its kernel exists (issue 28: the kernel serves
+first): ``KernelServer(None, path)`` answers ``hello`` and ``shutdown`` at
+once and holds every other request of a connection, in order, until
+``attach(kernel)``. This module imports nothing of the kernel's rooms at the
+top for that reason: what the socket's first answer needs is json, asyncio and
+``protocol``; the facade's method table (``methods``, ~0.3 s of imports) and
+the event classes are loaded by the time a kernel is attached.
 """
 
 from __future__ import annotations
@@ -23,11 +31,13 @@ import struct
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
 
-from ..core.events import Event, LedgerAppended
 from . import codec, peers, protocol as p
-from .methods import METHODS
+
+if TYPE_CHECKING:
+    from ..core.events import Event
+    from .methods import Method
 
 log = logging.getLogger(__name__)
 REPLAY_PAGE = 500  # ledger entries read per step of a replay
@@ -67,22 +77,47 @@ def listen_backlog(somaxconn: Path = Path("/proc/sys/net/core/somaxconn")) -> in
 
 
 class KernelServer:
-    """Serves ``kernel`` (a ``kernel.facade.Kernel``) on ``path`` until ``stop`` is called."""
+    """Serves ``kernel`` (a ``kernel.facade.Kernel``) on ``path`` until ``stop`` is called; ``kernel`` None:
+    listens at once and serves the kernel handed to ``attach`` later (requests wait for it)."""
 
-    def __init__(self, kernel: Any, path: Path, *, status: Callable[[], dict[str, Any]] | None = None,
+    def __init__(self, kernel: Any | None, path: Path, *, status: Callable[[], dict[str, Any]] | None = None,
                  on_attached: Callable[[bool], None] | None = None, on_settings: Callable[[], None] | None = None,
                  queue_limit: int = p.QUEUE_LIMIT) -> None:
-        self.kernel, self.path = kernel, path
+        self.kernel: Any = None
+        self.path = path
         self.started_at = time.time()
         self.stopped = asyncio.Event()
-        self._status = status or (lambda: {})
-        self._on_attached = on_attached or (lambda attached: None)
-        self._on_settings = on_settings or (lambda: None)  # keys or base URLs may have changed
+        self._kernel_ready = asyncio.Event()
+        self._status: Callable[[], dict[str, Any]] = lambda: {}
+        self._on_attached: Callable[[bool], None] = lambda attached: None
+        self._on_settings: Callable[[], None] = lambda: None  # keys or base URLs may have changed
         self._queue_limit = queue_limit
         self._connections: set[Connection] = set()
         self._server: asyncio.base_events.Server | None = None
+        self._seq = 0
+        self._unsubscribe: Callable[[], None] = lambda: None
+        self._methods: Mapping[str, Method] = {}
+        self._appended: type[Any] = type(None)  # LedgerAppended, once a kernel is attached
+        if kernel is not None:
+            self.attach(kernel, status=status, on_attached=on_attached, on_settings=on_settings)
+
+    def attach(self, kernel: Any, *, status: Callable[[], dict[str, Any]] | None = None,
+               on_attached: Callable[[bool], None] | None = None,
+               on_settings: Callable[[], None] | None = None) -> None:
+        """Serve ``kernel`` from now on: the requests held since listening go on, in order."""
+        from ..core.events import LedgerAppended
+        from .methods import METHODS
+
+        self._methods, self._appended = METHODS, LedgerAppended
+        self._status = status or self._status
+        self._on_attached = on_attached or self._on_attached
+        self._on_settings = on_settings or self._on_settings
+        self.kernel = kernel
         self._seq = kernel.ledger.last_seq()
         self._unsubscribe = kernel.subscribe(self._publish)
+        self._kernel_ready.set()
+        if self.attached():  # a desktop said hello before the kernel was there: it answers lease requests
+            self._attached_changed()
 
     async def start(self) -> None:
         if self.path.is_socket():
@@ -112,7 +147,7 @@ class KernelServer:
     # ---- events ------------------------------------------------------------
 
     def _publish(self, event: Event) -> None:
-        if isinstance(event, LedgerAppended):
+        if isinstance(event, self._appended):
             self._seq = max(self._seq, event.entry.seq)
         line: bytes | None = None
         for conn in self._connections:
@@ -160,7 +195,7 @@ class KernelServer:
             window_end = min(after + REPLAY_PAGE, upto)
             page = self.kernel.ledger.page(after=after, before=window_end + 1, limit=REPLAY_PAGE)
             for entry in reversed(page):
-                event = LedgerAppended(entry)
+                event = self._appended(entry)
                 conn.writer.write(codec.dumps(p.notification("event", {"seq": entry.seq,
                                                                        "event": codec.encode(event)})))
             after = window_end
@@ -189,7 +224,7 @@ class KernelServer:
             for task in conn.tasks:
                 task.cancel()
             writer.close()
-            if conn.answers_leases:
+            if conn.answers_leases and self.kernel is not None:
                 self._attached_changed()
 
     async def _refuse(self, conn: Connection, reason: str) -> None:
@@ -258,17 +293,30 @@ class KernelServer:
         if not conn.greeted:
             await self._reply(conn, p.error(rid, p.NOT_HELLO, "say hello first"))
             return
+        if method == "shutdown":
+            await self._reply(conn, p.result(rid, True))
+            asyncio.get_running_loop().call_soon(self.stopped.set)
+            return
+        if not self._kernel_ready.is_set() and not await self._kernel_came():
+            return  # stopped before a kernel was attached: the connection is closed unanswered
         if method == "subscribe":
             await self._reply(conn, self._subscribe(conn, rid, params))
             return
         if method == "status":
             await self._reply(conn, p.result(rid, self.status()))
             return
-        if method == "shutdown":
-            await self._reply(conn, p.result(rid, True))
-            asyncio.get_running_loop().call_soon(self.stopped.set)
-            return
         await self._call(conn, rid, method, params)
+
+    async def _kernel_came(self) -> bool:
+        """Wait (listening before the kernel is built) until a kernel is attached (True) or the server stops."""
+        came = asyncio.ensure_future(self._kernel_ready.wait())
+        stopping = asyncio.ensure_future(self.stopped.wait())
+        try:
+            await asyncio.wait({came, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            came.cancel()
+            stopping.cancel()
+        return self._kernel_ready.is_set()
 
     def _hello(self, conn: Connection, rid: Any, params: Any) -> dict[str, Any]:
         if not isinstance(params, dict) or params.get("version") != p.VERSION:
@@ -277,7 +325,8 @@ class KernelServer:
         leases = params.get("answers_leases") is True
         if leases and not conn.answers_leases:
             conn.answers_leases = True
-            self._attached_changed()
+            if self.kernel is not None:  # (else told when the kernel is attached)
+                self._attached_changed()
         return p.result(rid, {"version": p.VERSION, "pid": os.getpid(), "started_at": self.started_at})
 
     def _subscribe(self, conn: Connection, rid: Any, params: Any) -> dict[str, Any]:
@@ -294,7 +343,7 @@ class KernelServer:
         return p.result(rid, {"last_seq": self._seq})
 
     async def _call(self, conn: Connection, rid: Any, name: str, params: Any) -> None:
-        method = METHODS.get(name)
+        method = self._methods.get(name)
         if method is None:
             await self._reply(conn, p.error(rid, p.METHOD_NOT_FOUND, f"no method {name!r}"))
             return

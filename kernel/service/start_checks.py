@@ -44,7 +44,10 @@ if TYPE_CHECKING:
 
 async def check_after_serving(kernel: Any, ledger_path: str) -> None:
     """Run both checks off the loop, hand their results to ``kernel``, then start the automation scheduler."""
-    ledger_found, chain_found = await asyncio.to_thread(run_checks, ledger_path)
+    from ..core.daemon_thread import in_daemon_thread
+
+    # a daemon thread: a kernel stopped during a full walk (a never-verified home) exits without waiting for it
+    ledger_found, chain_found = await in_daemon_thread(lambda: run_checks(ledger_path), "checks-at-start")
     kernel.start_checked(ledger_found, chain_found)
     kernel.automations.start()  # scheduled runs fire from here on, with or without a desktop
     await asyncio.sleep(0)  # the scheduler's first look (its claims commit on this loop) comes before the line:
