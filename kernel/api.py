@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence
 
 from ledger.lazy import lazy_names
 
@@ -102,6 +102,9 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.routes.words": ("answered_by",),  # model routes (issue 25): who answered a reply, in words
     "kernel.channels.model": ("ChannelConfig", "ChannelPolicy", "ChannelView", "PairingView"),  # issue 27
 }
+_FROM["ledger"] += ("McpElicit",)  # MCP elicitation (issue 29): a server's question and its answer, recorded
+_FROM["kernel.core.events"] += ("McpQuestionAsked", "McpQuestionClosed", "ToolProgress")  # issue 29
+_FROM["kernel.extensions.mcp_elicit"] = ("ElicitAnswer", "ElicitField", "ElicitQuestion")  # issue 29
 _FROM["ledger"] += ("RouteBreaker",)  # model routes (issue 25): a breaker's change travels over the socket too
 __getattr__, __dir__ = lazy_names(globals(), _FROM)
 
@@ -206,6 +209,11 @@ class ExtensionDesk(Protocol):
     # the MCP servers the kernel runs, and reading mcp.json again after a change
     def mcp_status(self) -> builtins.list[McpServerStatus]: ...
     async def mcp_reload(self) -> McpReload: ...
+    # a server's question for the user (MCP elicitation, issue 29): the ones waiting, and the user's answer
+    def questions(self) -> builtins.list[ElicitQuestion]: ...
+    def answer_question(self, question_id: int, action: str,
+                        content: Mapping[str, str | int | float | bool | builtins.list[str] | None] | None = None
+                        ) -> bool: ...
     # what the kernel finds for a workspace, and enabling one at the hash the user was shown
     async def skills(self, workspace: str | None = None) -> SkillCatalog: ...
     async def set_skill_enabled(self, folder: str, sha256: str, enabled: bool, mine: bool = False,
@@ -369,3 +377,12 @@ if TYPE_CHECKING:  # imported on first use, as above
 
 __all__ += ["ChannelDesk", "ChannelConfig", "ChannelPolicy", "ChannelView", "PairingView",
             "ChannelMessage", "PairingGrant", "PairingRequest", "PairingRevoke"]
+
+# MCP as a whole client (issue 29): a server's question for the user, its answer on the record, progress.
+if TYPE_CHECKING:  # imported on first use, as above
+    from ledger import McpElicit  # noqa: E402
+    from .core.events import McpQuestionAsked, McpQuestionClosed, ToolProgress  # noqa: E402
+    from .extensions.mcp_elicit import ElicitAnswer, ElicitField, ElicitQuestion  # noqa: E402
+
+__all__ += ["McpElicit", "McpQuestionAsked", "McpQuestionClosed", "ToolProgress", "ElicitAnswer", "ElicitField",
+            "ElicitQuestion"]

@@ -6,13 +6,16 @@ from __future__ import annotations
 import asyncio
 import builtins
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 if TYPE_CHECKING:
     from ..agents.services import Services
     from ..extensions.context import Extensions
     from ..extensions.mcp_config import McpSecrets, McpServerConfig
+    from ..extensions.mcp_elicit import ElicitQuestion, Value
+    from ..extensions.mcp_hooks import McpHooks
     from ..extensions.mcp_hub import McpHub
+    from ..extensions.mcp_questions import McpQuestions
     from ..extensions.mcp_status import McpReload, McpServerStatus
     from ..extensions.mcp_watch import McpFile
     from ..extensions.skill_info import SkillCatalog
@@ -22,9 +25,12 @@ if TYPE_CHECKING:
 class ExtensionsDesk:
     """``kernel.api.ExtensionDesk`` in process, and what the kernel's owner starts and stops."""
 
-    def __init__(self, services: Services, extensions: Extensions, secrets: SecretRegistry) -> None:
+    def __init__(self, services: Services, extensions: Extensions, secrets: SecretRegistry,
+                 questions: McpQuestions | None = None) -> None:
         """``extensions``: AGENTS.md and the skills (the same object the agents see through their port);
-        ``secrets``: the ledger redactor's registry (an MCP server's secrets are kept out of the record)."""
+        ``secrets``: the ledger redactor's registry (an MCP server's secrets are kept out of the record);
+        ``questions``: who answers servers' questions for the user (none: every one is declined)."""
+        self._questions = questions
         self._services = services
         self._extensions = extensions
         self._secrets = secrets
@@ -43,7 +49,8 @@ class ExtensionsDesk:
         from ..extensions.mcp_hub import McpHub
 
         if self._hub is None:
-            self._hub = McpHub(self._services.tools, self._services.leases, log_dir=log_dir, mode=mode)
+            self._hub = McpHub(self._services.tools, self._services.leases, log_dir=log_dir, mode=mode,
+                               hooks=self._hooks())
         for config, secrets in servers:
             self._hold_secrets(config.name, secrets)
             self._hub.add_server(config, secrets)
@@ -99,11 +106,10 @@ class ExtensionsDesk:
         found = configured_mcp(root)
         if self._hub is None and found.servers:
             from ..extensions.mcp_config import McpStore
-            from ..extensions.mcp_hooks import McpHooks
             from ..extensions.mcp_oauth import LazyVault
 
             book = McpStore(root).book
-            hooks = McpHooks(vault=LazyVault(lambda: book.store), hold=self._secrets.add)  # OAuth: the key store
+            hooks = self._hooks(vault=LazyVault(lambda: book.store), hold=self._secrets.add)  # OAuth: the key store
             self._hub = McpHub(self._services.tools, self._services.leases, log_dir=root / "logs", hooks=hooks)
         for config, secrets in found.servers:
             self._hold_secrets(config.name, secrets)
@@ -117,6 +123,20 @@ class ExtensionsDesk:
             done = McpReload(reloaded.started, reloaded.stopped, reloaded.restarted,
                              (*found.problems, *reloaded.problems))
         return done
+
+    def _hooks(self, **more: Any) -> McpHooks:
+        """What every connection is handed: the user's answerer of servers' questions, and ``more`` (OAuth)."""
+        from ..extensions.mcp_hooks import McpHooks
+
+        return McpHooks(elicit=self._questions, publish=self._services.bus.publish, **more)
+
+    def questions(self) -> builtins.list[ElicitQuestion]:
+        """Servers' questions waiting for the user, oldest first (the desktop shows each in a dialog)."""
+        return [] if self._questions is None else self._questions.pending()
+
+    def answer_question(self, question_id: int, action: str, content: Mapping[str, Value] | None = None) -> bool:
+        """The user's answer (accept with ``content``, decline, cancel); False when it is no longer open."""
+        return False if self._questions is None else self._questions.answer(question_id, action, content)
 
     def _hold_secrets(self, server: str, secrets: McpSecrets) -> None:
         for label, value in secrets.values():  # kept out of the ledger from now on

@@ -26,8 +26,10 @@ from typing import Any, Awaitable, TypeVar
 from ..core.errors import KernelError
 from ..core.json_safe import clean_text
 from ..trust.untrusted import capped
+from .mcp_calls import InFlight
 from .mcp_config import McpSecrets, McpServerConfig
 from .mcp_hooks import McpHooks
+from .mcp_progress import Progress, progress_of
 from .mcp_tools import ListedTool
 
 T = TypeVar("T")
@@ -66,6 +68,7 @@ class McpConnection:
         self.last_error: str | None = None
         self.protocol: str | None = None
         self._cut_token = token_hex(12)  # marks a reply our stdio transport cut (mcp_stdio.is_cut)
+        self.calls = InFlight(config.name)  # who is calling now: whose a server's question is (mcp_calls)
 
     @property
     def name(self) -> str:
@@ -104,11 +107,15 @@ class McpConnection:
         async with asyncio.timeout(max(self.config.timeout_s, START_TIMEOUT_S)):
             return await self._race(pages(), "listing its tools")
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> tuple[list[Any], Any, bool]:
-        """Call one tool: (content blocks, structured content, is_error). McpError when the server fails."""
+    async def call(self, tool: str, arguments: dict[str, Any], agent_id: str = "", call_id: str = "",
+                   on_progress: Progress | None = None) -> tuple[list[Any], Any, bool]:
+        """Call one tool for ``agent_id``: (content blocks, structured content, is_error). McpError when the
+        server fails. Every call carries a progress token; ``on_progress`` hears the server's notices."""
         client = await self._ensure()
-        async with asyncio.timeout(self.config.timeout_s):
-            result = await self._race(client.call_tool(tool, arguments), f"calling {tool}")
+        with self.calls.calling(agent_id, call_id):
+            async with asyncio.timeout(self.config.timeout_s):
+                result = await self._race(client.call_tool(tool, arguments, progress_callback=progress_of(on_progress)),
+                                          f"calling {tool}")
         from .mcp_stdio import is_cut
 
         cut = is_cut(result, self._cut_token)  # too large: cut as it streamed, flagged an error only for the SDK
@@ -230,10 +237,13 @@ class McpConnection:
         """A server's question for the user: asked through the hooks (declined when nobody can answer)."""
         import mcp_types as types
 
+        from dataclasses import replace
+
         from .mcp_elicit import DECLINED, question_of
 
-        question = question_of(self.name, getattr(params, "message", ""), getattr(params, "requested_schema", None),
-                               getattr(params, "url", None))
+        question = replace(question_of(self.name, getattr(params, "message", ""),
+                                       getattr(params, "requested_schema", None), getattr(params, "url", None)),
+                           agent_id=self.calls.sole())
         answer = DECLINED if self.hooks.elicit is None else await self.hooks.elicit(question)
         content = dict(answer.content) if answer.action == "accept" and question.url is None else None
         return types.ElicitResult(action=answer.action, content=content)  # type: ignore[arg-type]

@@ -10,10 +10,13 @@ has none.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .mcp_elicit import Elicitor
 from .mcp_oauth import Browser, Vault
+
+if TYPE_CHECKING:
+    from ..core.events import Event
 
 
 @dataclass(frozen=True)
@@ -23,3 +26,4 @@ class McpHooks:
     browser: Browser | None = None                      # interactive sign-in; None: "needs sign-in"
     elicit: Elicitor | None = None                      # None: every question is declined
     client_metadata_url: str | None = None              # our client ID metadata document, when we have one
+    publish: "Callable[[Event], None] | None" = None     # kernel events (a call's progress: ``ToolProgress``)

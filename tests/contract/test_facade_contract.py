@@ -240,6 +240,13 @@ class FacadeContract:
 
         backend.run(body)
 
+    def test_no_mcp_question_is_open_and_an_answer_to_none_is_refused(self, backend: Any) -> None:
+        async def body(k: KernelFacade) -> None:
+            assert k.extensions.questions() == []
+            assert k.extensions.answer_question(4242, "accept", {"name": "Ada", "count": 2}) is False
+
+        backend.run(body)
+
     def test_automations_are_added_listed_paused_and_deleted_by_the_user(self, backend: Any) -> None:
         async def body(k: KernelFacade) -> None:
             assert k.automations.list() == [] and k.automations.inbox() == []

@@ -1,0 +1,161 @@
+"""MCP as a whole client (issue 29): a server's questions answered by the user (never the model) and
+recorded, declined when nobody can answer; progress notices reaching the tool card; stopping an agent
+cancelling its call on the server. A real stdio server (tests/extensions/mcp_client_server.py, the
+official SDK) and the loopback fake provider through the real Anthropic SDK."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import pytest
+
+from kernel.cli.ask_questions import TerminalQuestions
+from kernel.compose import build_kernel
+from kernel.config.settings import Settings
+from kernel.core.clock import ManualClock
+from kernel.core.events import Event, McpQuestionAsked, McpQuestionClosed
+from kernel.extensions.mcp_config import McpSecrets, McpServerConfig
+from kernel.extensions.mcp_elicit import ElicitAnswer, ElicitField, ElicitQuestion, Elicitor
+from kernel.leases.approver import Grant
+from ledger import KERNEL, USER, Ledger, McpElicit
+from tests.fakes import FakeProviderServer, Text, ToolCall, Turn
+from tests.kernel.conftest import ScriptedApprover
+
+from .conftest import McpEnv
+
+SERVER = Path(__file__).with_name("mcp_client_server.py")
+
+
+@pytest.fixture
+def client_kernel(tmp_path: Path, agentdesk_home: Path) -> Callable[..., Any]:
+    """``client_kernel(body, attached=..., elicitor=...)``: a kernel running mcp_client_server.py as ``c`` (on the
+    2025 handshake by default: the npm reference servers' revision, where a server sends its own requests)."""
+    def go(body: Callable[[McpEnv], Awaitable[Any]], *, attached: bool = True, elicitor: Elicitor | None = None,
+           mode: str = "legacy") -> Any:
+        ws = tmp_path / "ws"
+        ws.mkdir(exist_ok=True)
+        config = McpServerConfig("c", command=sys.executable, args=(str(SERVER),), timeout_s=30,
+                                 env={"MCP_CANCEL_FILE": str(tmp_path / "cancelled")})
+        with Ledger(tmp_path / "ledger.db", clock=ManualClock().now) as ledger, \
+                FakeProviderServer(expected_key="test-key") as srv:
+            async def main() -> Any:
+                from kernel.providers.anthropic import AnthropicProvider
+
+                provider = AnthropicProvider(api_key="test-key", base_url=srv.anthropic_base_url, timeout_s=20.0)
+                approver = ScriptedApprover()
+                kernel = build_kernel(ledger=ledger, settings=Settings(workspace=str(ws)),
+                                      providers=lambda _n: provider, approver=approver, attached=attached,
+                                      elicitor=elicitor)
+                try:
+                    problems = await kernel.extensions.start_mcp([(config, McpSecrets())], log_dir=tmp_path / "logs",
+                                                                 mode=mode)
+                    return await body(McpEnv(kernel, srv, approver, ledger, ws.resolve(), problems))
+                finally:
+                    await kernel.aclose()
+                    await provider.aclose()
+
+            out = asyncio.run(asyncio.wait_for(main(), timeout=120))
+            srv.assert_done()
+            return out
+
+    return go
+
+
+def _read_by_model(env: McpEnv, request: int) -> str:
+    return json.dumps(env.srv.requests[request].body, ensure_ascii=False)
+
+
+def test_a_servers_question_goes_to_the_user_is_recorded_and_is_declined_when_nobody_is_there(client_kernel):
+    async def body(env: McpEnv) -> None:
+        assert env.problems == {}
+        asked: list[ElicitQuestion] = []
+        closed: list[tuple[int, str]] = []
+
+        def desktop(event: Event) -> None:  # what the desktop's dialog does: answer through the facade
+            if isinstance(event, McpQuestionAsked):
+                asked.append(event.question)
+                assert [q.id for q in env.kernel.extensions.questions()] == [event.question.id]
+                asyncio.get_running_loop().call_soon(
+                    env.kernel.extensions.answer_question, event.question.id, "accept",
+                    {"count": 5, "password": "hunter2-correct-horse", "stray": "dropped"})
+            elif isinstance(event, McpQuestionClosed):
+                closed.append((event.question_id, event.action))
+
+        env.kernel.subscribe(desktop)
+        env.approver.will(Grant(300.0), Grant(300.0))
+        state = await env.ask(Turn(parts=(ToolCall("mcp__c__ask_user", {}, id="c1"),)), Turn(parts=(Text("ok"),)))
+        assert state == "idle"
+        [question] = asked
+        agent_id = env.kernel.agents.list()[0].id
+        assert (question.server, question.message, question.agent_id) == ("c", "What should I order?", agent_id)
+        assert {f.name: f.default for f in question.fields} == {"name": "Ada", "count": 2, "gift": False,
+                                                                "password": ""}
+        assert closed == [(question.id, "accept")] and env.kernel.extensions.questions() == []
+        # the server got the user's values with its defaults filled in, and nothing the form did not ask
+        assert "accept: {'name': 'Ada', 'count': 5, 'gift': False, 'password': 'hunter2-correct-horse'}" in \
+            _read_by_model(env, 1)
+        [entry] = env.ledger.page(kind="mcp.elicit")
+        assert isinstance(entry, McpElicit) and (entry.actor, entry.action, entry.subject) == (USER, "accept", agent_id)
+        assert dict(entry.answer) == {"name": "Ada", "count": 5, "gift": False, "password": "[withheld]"}
+        # nobody attached: declined at once by the kernel, with why, and nobody is asked
+        env.kernel.set_attached(False)
+        state = await env.ask(Turn(parts=(ToolCall("mcp__c__ask_user", {}, id="c2"),)), Turn(parts=(Text("ok"),)))
+        assert state == "idle" and len(asked) == 1
+        assert "decline" in _read_by_model(env, 3)
+        latest = env.ledger.page(kind="mcp.elicit")[0]
+        assert isinstance(latest, McpElicit) and (latest.actor, latest.action) == (KERNEL, "decline")
+        assert "no one is attached" in latest.reason
+
+    client_kernel(body)
+
+
+def test_at_a_terminal_the_person_answers_field_by_field_and_it_is_recorded(tmp_path: Path) -> None:
+    from kernel.extensions.mcp_questions import McpQuestions
+    from kernel.extensions.mcp_elicit import question_of
+
+    typed = io.StringIO("\n7\ny\n\na\n" "x\nn\n")  # keep Ada, count 7, a gift, no password, accept; then no page
+    stderr = io.StringIO()
+    opened: list[str] = []
+    terminal = TerminalQuestions(typed, stderr, browser=lambda url: opened.append(url) or True)
+    schema = {"type": "object", "properties": {"name": {"type": "string", "default": "Ada"},
+                                               "count": {"type": "integer", "default": 2},
+                                               "gift": {"type": "boolean", "default": False},
+                                               "password": {"type": "string", "title": "Password"}}}
+    with Ledger(tmp_path / "ledger.db", clock=ManualClock().now) as ledger:
+        published: list[object] = []
+        questions = McpQuestions(ledger, published.append, lambda _agent: None, terminal, lambda _a: "scribe")
+        form = question_of("c", "What should I order?", schema)
+        answer = asyncio.run(questions(replace(form, agent_id="a7")))
+        assert answer == ElicitAnswer("accept", {"name": "Ada", "count": 7, "gift": True})
+        url = asyncio.run(questions(ElicitQuestion("c", "Sign in", url="https://shop.example/login", agent_id="a7")))
+        assert url == ElicitAnswer("decline") and opened == [] and published == []  # nothing waits on the facade
+        entries = ledger.page(kind="mcp.elicit")
+        assert [(e.actor, e.action, e.subject) for e in entries] == [(USER, "decline", "a7"), (USER, "accept", "a7")]
+    said = stderr.getvalue()
+    assert "The MCP server c asks you, during a call by scribe (a7)" in said and "[Ada]" in said
+    assert "that is not a integer" not in said and "https://shop.example/login" in said
+
+
+def test_a_url_question_opens_the_browser_after_yes_and_hostile_answers_are_tamed() -> None:
+    opened: list[str] = []
+    url_question = ElicitQuestion("s", "Sign in", url="https://x.example/\x1b[2Jlogin")
+    terminal = TerminalQuestions(io.StringIO("y\n"), io.StringIO(), browser=lambda url: opened.append(url) or True)
+    assert asyncio.run(terminal(url_question)) == ElicitAnswer("accept")
+    assert opened == ["https://x.example/\x1b[2Jlogin"]
+    from kernel.extensions.mcp_questions import checked
+
+    form = ElicitQuestion("s", "?", (ElicitField("n", "integer", default=1), ElicitField("c", "string", required=True,
+                                                                                        choices=("a", "b"))))
+    assert checked(form, ElicitAnswer("accept", {"n": 3, "c": "b", "x": 1})) == ElicitAnswer("accept", {"n": 3,
+                                                                                                       "c": "b"})
+    assert checked(form, ElicitAnswer("accept", {"n": "3", "c": "b"})).action == "cancel"   # wrong kind
+    assert checked(form, ElicitAnswer("accept", {"c": "z"})).action == "cancel"              # not a choice
+    assert checked(form, ElicitAnswer("accept", {})).action == "cancel"                      # required, missing
+    assert checked(form, ElicitAnswer("obey", {})).action == "cancel"
+    assert checked(url_question, ElicitAnswer("accept", {"n": 1})) == ElicitAnswer("accept")  # a URL: no content
