@@ -30,6 +30,7 @@ from ..core.loop import KernelLoop
 from ..core.states import Outcome
 from ..extensions.context import Extensions
 from ..extensions.mcp_questions import McpQuestions
+from ..extensions.mcp_sampling import McpSampler
 from ..desks import Agents, ExtensionsDesk, Leases, LedgerWindow, Outward, RunHost
 from ..facade import Kernel
 from ..leases.book import LeaseBook
@@ -139,7 +140,8 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
     questions = McpQuestions(ledger, bus.publish, lambda agent_id: nobody_answers(services, agents, agent_id),
                              elicitor, lambda agent_id: agents.table[agent_id].name if agent_id in agents.table else agent_id)
     return Kernel(services=services, agents=agents, leases=Leases(services.leases, requests), ledger=window,
-                  extensions=ExtensionsDesk(services, extensions, held, questions), outward=Outward(ledger, mail),
+                  extensions=ExtensionsDesk(services, extensions, held, questions,
+                                            McpSampler(lambda agent_id: agents.table.get(agent_id))), outward=Outward(ledger, mail),
                   automations=automations, channels=channels, secrets=held, shell=shell, snapshots=snapshots, watchers=watchers,
                   provider_problem=provider_problem, on_close=(unlisten, unsubscribe))
 

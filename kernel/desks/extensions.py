@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ..extensions.mcp_hooks import McpHooks
     from ..extensions.mcp_hub import McpHub
     from ..extensions.mcp_questions import McpQuestions
+    from ..extensions.mcp_sampling import Sampler
     from ..extensions.mcp_status import McpReload, McpServerStatus
     from ..extensions.mcp_watch import McpFile
     from ..extensions.skill_info import SkillCatalog
@@ -26,11 +27,13 @@ class ExtensionsDesk:
     """``kernel.api.ExtensionDesk`` in process, and what the kernel's owner starts and stops."""
 
     def __init__(self, services: Services, extensions: Extensions, secrets: SecretRegistry,
-                 questions: McpQuestions | None = None) -> None:
+                 questions: McpQuestions | None = None, sampler: Sampler | None = None) -> None:
         """``extensions``: AGENTS.md and the skills (the same object the agents see through their port);
         ``secrets``: the ledger redactor's registry (an MCP server's secrets are kept out of the record);
-        ``questions``: who answers servers' questions for the user (none: every one is declined)."""
+        ``questions``: who answers servers' questions for the user (none: every one is declined);
+        ``sampler``: servers' model requests on the calling agent's behalf (none: not offered)."""
         self._questions = questions
+        self._sampler = sampler
         self._services = services
         self._extensions = extensions
         self._secrets = secrets
@@ -128,7 +131,7 @@ class ExtensionsDesk:
         """What every connection is handed: the user's answerer of servers' questions, and ``more`` (OAuth)."""
         from ..extensions.mcp_hooks import McpHooks
 
-        return McpHooks(elicit=self._questions, publish=self._services.bus.publish, **more)
+        return McpHooks(elicit=self._questions, publish=self._services.bus.publish, sample=self._sampler, **more)
 
     def questions(self) -> builtins.list[ElicitQuestion]:
         """Servers' questions waiting for the user, oldest first (the desktop shows each in a dialog)."""

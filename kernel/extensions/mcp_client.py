@@ -170,6 +170,7 @@ class McpConnection:
                 client = mcp.Client(await self._transport(mcp, errlog, stack), mode=self._mode,
                                     client_info=mcp.Implementation(name=CLIENT_NAME, version=_version()),
                                     elicitation_callback=self._elicited, message_handler=self._noticed,
+                                    sampling_callback=self._sampled if self.hooks.sample is not None else None,
                                     logging_callback=self._logged, log_level="info")
                 self._errlog_file = errlog
                 await stack.enter_async_context(client)
@@ -247,6 +248,13 @@ class McpConnection:
         answer = DECLINED if self.hooks.elicit is None else await self.hooks.elicit(question)
         content = dict(answer.content) if answer.action == "accept" and question.url is None else None
         return types.ElicitResult(action=answer.action, content=content)  # type: ignore[arg-type]
+
+    async def _sampled(self, context: Any, params: Any) -> Any:
+        """A server's model request: the calling agent's, under its scope and budget (mcp_sampling)."""
+        from .mcp_sampling import answer_sampling
+
+        assert self.hooks.sample is not None  # advertised only then
+        return await answer_sampling(self.hooks.sample, self.name, self.calls.sole(), params)
 
     async def _watch_tools(self, client: Any) -> None:
         """Hear the server's "tools changed" notices: a notification on 2025 revisions (``_noticed``), a
