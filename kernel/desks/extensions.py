@@ -34,6 +34,7 @@ class ExtensionsDesk:
         ``sampler``: servers' model requests on the calling agent's behalf (none: not offered)."""
         self._questions = questions
         self._sampler = sampler
+        services.on_pause.append(self._paused)
         self._services = services
         self._extensions = extensions
         self._secrets = secrets
@@ -132,6 +133,11 @@ class ExtensionsDesk:
         from ..extensions.mcp_hooks import McpHooks
 
         return McpHooks(elicit=self._questions, publish=self._services.bus.publish, sample=self._sampler, **more)
+
+    def _paused(self, agent_id: str) -> None:
+        """A busy agent was paused: its MCP calls in flight end, and each server is told they were cancelled."""
+        if self._hub is not None:
+            self._hub.stop_calls(agent_id, "its agent was paused")
 
     def questions(self) -> builtins.list[ElicitQuestion]:
         """Servers' questions waiting for the user, oldest first (the desktop shows each in a dialog)."""

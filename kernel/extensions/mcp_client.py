@@ -112,10 +112,10 @@ class McpConnection:
         """Call one tool for ``agent_id``: (content blocks, structured content, is_error). McpError when the
         server fails. Every call carries a progress token; ``on_progress`` hears the server's notices."""
         client = await self._ensure()
-        with self.calls.calling(agent_id, call_id):
+        with self.calls.calling(agent_id, call_id) as caller:
             async with asyncio.timeout(self.config.timeout_s):
-                result = await self._race(client.call_tool(tool, arguments, progress_callback=progress_of(on_progress)),
-                                          f"calling {tool}")
+                work = client.call_tool(tool, arguments, progress_callback=progress_of(on_progress))
+                result = await self._race(caller.watch(work), f"calling {tool}")
         from .mcp_stdio import is_cut
 
         cut = is_cut(result, self._cut_token)  # too large: cut as it streamed, flagged an error only for the SDK
@@ -349,6 +349,8 @@ class McpConnection:
         if self.needs_sign_in or type(exc).__name__ == "SignInNeeded":
             self.needs_sign_in = True
             return f"needs sign-in: run `agentdesk mcp login {self.name}`"
+        if type(exc).__name__ == "CallStopped":  # on purpose (mcp_calls): the server was told it was cancelled
+            return f"the call was cancelled: {exc}"
         if isinstance(exc, FileNotFoundError):
             return f"could not be started: {exc.filename or self.config.command} was not found"
         text = clean_text(str(exc)) or type(exc).__name__

@@ -167,6 +167,10 @@ class McpHub:
     async def aclose(self) -> None:
         await asyncio.gather(*(s.connection.close() for s in self._servers.values()), return_exceptions=True)
 
+    def stop_calls(self, agent_id: str, why: str) -> int:
+        """End the agent's MCP calls in flight (each server is told it was cancelled); how many (mcp_calls)."""
+        return sum(s.connection.calls.stop(agent_id, why) for s in self._servers.values())
+
     # ---- keeping the registry in step --------------------------------------------------------
 
     def _apply(self, name: str, server: _Server, listed: tuple[ListedTool, ...]) -> tuple[str, ...]:

@@ -48,8 +48,9 @@ async def steps(n: int, ctx: Context) -> str:
     return f"{n} steps"
 
 
-@server.tool(description="Waits until cancelled; records the cancel.", annotations=READ)
-async def wait_cancel() -> str:
+@server.tool(description="Says it started, waits until cancelled; records the cancel.", annotations=READ)
+async def wait_cancel(ctx: Context) -> str:
+    await ctx.report_progress(0, None, "waiting")
     try:
         await asyncio.Event().wait()
     except asyncio.CancelledError:

@@ -19,7 +19,7 @@ from kernel.cli.ask_questions import TerminalQuestions
 from kernel.compose import build_kernel
 from kernel.config.settings import Settings
 from kernel.core.clock import ManualClock
-from kernel.core.events import Event, McpQuestionAsked, McpQuestionClosed
+from kernel.core.events import Event, McpQuestionAsked, McpQuestionClosed, ToolProgress
 from kernel.extensions.mcp_config import McpSecrets, McpServerConfig
 from kernel.extensions.mcp_elicit import ElicitAnswer, ElicitField, ElicitQuestion, Elicitor
 from kernel.leases.approver import Grant
@@ -186,5 +186,57 @@ def test_a_servers_model_request_is_the_calling_agents_under_its_scope_budget_an
         assert [r.scope for r in env.approver.requests][2:] == ["mcp.c.sample"]
         assert "refused the sampling request" in _read_by_model(env, 4) and "in its budget" in _read_by_model(env, 4)
         assert len([e for e in env.ledger.page(kind="request") if e.reason == "mcp.c.sampling"]) == 1
+
+    client_kernel(body)
+
+
+async def _until(done: Callable[[], bool], timeout_s: float = 30.0) -> None:
+    """Wait for observable state (a file the server wrote), checking every few milliseconds."""
+    async with asyncio.timeout(timeout_s):
+        while not done():
+            await asyncio.sleep(0.02)
+
+
+def test_progress_reaches_the_card_and_pausing_or_killing_an_agent_cancels_its_call_on_the_server(
+        client_kernel, tmp_path: Path):
+    cancelled = tmp_path / "cancelled"
+
+    async def body(env: McpEnv) -> None:
+        heard: list[ToolProgress] = []
+        started = asyncio.Event()
+
+        def watch(event: Event) -> None:
+            if isinstance(event, ToolProgress):
+                heard.append(event)
+                if event.message == "waiting":
+                    started.set()
+
+        env.kernel.subscribe(watch)
+        env.approver.will(Grant(300.0))
+        await env.ask(Turn(parts=(ToolCall("mcp__c__steps", {"n": 3}, id="s1"),)), Turn(parts=(Text("ok"),)))
+        agent = env.kernel.agents.list()[0]
+        assert [(e.agent_id, e.call_id, e.progress, e.total, e.message) for e in heard] == [
+            (agent.id, "s1", float(i), 3.0, f"step {i} of 3") for i in (1, 2, 3)]
+        # pausing a busy agent ends its call in flight: the server hears notifications/cancelled
+        env.approver.will(Grant(300.0))
+        env.srv.script(Turn(parts=(ToolCall("mcp__c__wait_cancel", {}, id="w1"),)))
+        paused = env.kernel.agents.spawn("paused")
+        env.kernel.agents.send(paused.id, "go")
+        await asyncio.wait_for(started.wait(), 30)
+        env.kernel.agents.pause(paused.id)
+        assert (await env.kernel.agents.wait(paused.id)).state == "paused"
+        await _until(cancelled.exists)
+        [error] = [e for e in env.ledger.page(kind="error") if e.call == "w1"]
+        assert "the call was cancelled: its agent was paused" in error.message
+        # killing one does the same
+        cancelled.unlink()
+        started.clear()
+        env.approver.will(Grant(300.0))
+        env.srv.script(Turn(parts=(ToolCall("mcp__c__wait_cancel", {}, id="w2"),)))
+        killed = env.kernel.agents.spawn("killed")
+        env.kernel.agents.send(killed.id, "go")
+        await asyncio.wait_for(started.wait(), 30)
+        env.kernel.agents.kill(killed.id)
+        await _until(cancelled.exists)
 
     client_kernel(body)
