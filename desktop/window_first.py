@@ -43,6 +43,7 @@ _NOTHING: dict[tuple[str, str], Callable[[], object]] = {
     ("agents", "list"): list, ("leases", "list"): list, ("leases", "pending"): list,
     ("ledger", "page"): list, ("ledger", "count"): int, ("ledger", "last_seq"): int, ("ledger", "undone_by"): dict,
     ("automations", "inbox"): list, ("outward", "unknown"): list,
+    ("extensions", "questions"): list,  # MCP servers' questions waiting for the user (issue 29)
     ("ledger", "integrity"): lambda: Checking("ledger", time.time()),
     ("automations", "integrity"): lambda: Checking("automation records", time.time()),
 }
