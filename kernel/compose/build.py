@@ -141,7 +141,9 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
                              elicitor, lambda agent_id: agents.table[agent_id].name if agent_id in agents.table else agent_id)
     return Kernel(services=services, agents=agents, leases=Leases(services.leases, requests), ledger=window,
                   extensions=ExtensionsDesk(services, extensions, held, questions,
-                                            McpSampler(lambda agent_id: agents.table.get(agent_id))), outward=Outward(ledger, mail),
+                                            McpSampler(lambda agent_id: agents.table.get(agent_id)),
+                                            lambda agent_id: agents.table[agent_id].workspace
+                                            if agent_id in agents.table else None), outward=Outward(ledger, mail),
                   automations=automations, channels=channels, secrets=held, shell=shell, snapshots=snapshots, watchers=watchers,
                   provider_problem=provider_problem, on_close=(unlisten, unsubscribe))
 

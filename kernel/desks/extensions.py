@@ -27,13 +27,15 @@ class ExtensionsDesk:
     """``kernel.api.ExtensionDesk`` in process, and what the kernel's owner starts and stops."""
 
     def __init__(self, services: Services, extensions: Extensions, secrets: SecretRegistry,
-                 questions: McpQuestions | None = None, sampler: Sampler | None = None) -> None:
+                 questions: McpQuestions | None = None, sampler: Sampler | None = None,
+                 workspace: Callable[[str], str | None] | None = None) -> None:
         """``extensions``: AGENTS.md and the skills (the same object the agents see through their port);
         ``secrets``: the ledger redactor's registry (an MCP server's secrets are kept out of the record);
         ``questions``: who answers servers' questions for the user (none: every one is declined);
         ``sampler``: servers' model requests on the calling agent's behalf (none: not offered)."""
         self._questions = questions
         self._sampler = sampler
+        self._workspace = workspace  # agent id → its workspace (MCP roots)
         services.on_pause.append(self._paused)
         self._services = services
         self._extensions = extensions
@@ -132,7 +134,12 @@ class ExtensionsDesk:
         """What every connection is handed: the user's answerer of servers' questions, and ``more`` (OAuth)."""
         from ..extensions.mcp_hooks import McpHooks
 
-        return McpHooks(elicit=self._questions, publish=self._services.bus.publish, sample=self._sampler, **more)
+        return McpHooks(elicit=self._questions, publish=self._services.bus.publish, sample=self._sampler,
+                        roots=self._workspace_of if self._workspace is not None else None, **more)
+
+    def _workspace_of(self, agent_id: str) -> str | None:
+        """An agent's workspace: the roots its MCP calls show their server (extensions/mcp_roots.py)."""
+        return self._workspace(agent_id) if self._workspace is not None else None
 
     def _paused(self, agent_id: str) -> None:
         """A busy agent was paused: its MCP calls in flight end, and each server is told they were cancelled."""

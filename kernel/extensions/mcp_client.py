@@ -30,6 +30,7 @@ from .mcp_calls import InFlight
 from .mcp_config import McpSecrets, McpServerConfig
 from .mcp_hooks import McpHooks
 from .mcp_progress import Progress, progress_of
+from .mcp_roots import Roots
 from .mcp_tools import ListedTool
 
 T = TypeVar("T")
@@ -69,6 +70,7 @@ class McpConnection:
         self.protocol: str | None = None
         self._cut_token = token_hex(12)  # marks a reply our stdio transport cut (mcp_stdio.is_cut)
         self.calls = InFlight(config.name)  # who is calling now: whose a server's question is (mcp_calls)
+        self._roots = None if hooks.roots is None else Roots(hooks.roots)  # the caller's workspace (mcp_roots)
 
     @property
     def name(self) -> str:
@@ -114,6 +116,7 @@ class McpConnection:
         client = await self._ensure()
         with self.calls.calling(agent_id, call_id) as caller:
             async with asyncio.timeout(self.config.timeout_s):
+                await self._roots_changed(client)
                 work = client.call_tool(tool, arguments, progress_callback=progress_of(on_progress))
                 result = await self._race(caller.watch(work), f"calling {tool}")
         from .mcp_stdio import is_cut
@@ -171,6 +174,7 @@ class McpConnection:
                                     client_info=mcp.Implementation(name=CLIENT_NAME, version=_version()),
                                     elicitation_callback=self._elicited, message_handler=self._noticed,
                                     sampling_callback=self._sampled if self.hooks.sample is not None else None,
+                                    list_roots_callback=self._rooted if self._roots is not None else None,
                                     logging_callback=self._logged, log_level="info")
                 self._errlog_file = errlog
                 await stack.enter_async_context(client)
@@ -248,6 +252,25 @@ class McpConnection:
         answer = DECLINED if self.hooks.elicit is None else await self.hooks.elicit(question)
         content = dict(answer.content) if answer.action == "accept" and question.url is None else None
         return types.ElicitResult(action=answer.action, content=content)  # type: ignore[arg-type]
+
+    async def _rooted(self, context: Any) -> Any:
+        """``roots/list``: the calling agent's workspace (mcp_roots)."""
+        assert self._roots is not None  # advertised only then
+        return self._roots.answer(self.calls.sole())
+
+    async def _roots_changed(self, client: Any) -> None:
+        """Tell a server that asked for roots before when this call's would differ (a 2025 revision's notice)."""
+        if self._roots is None or not self._roots.changed_for(self.calls.sole()):
+            return
+        self._roots.told = None  # it will ask again
+        if str(client.protocol_version or "").startswith("2026"):
+            return  # no such notice at 2026: roots are asked per request there
+        with contextlib.suppress(Exception):  # a notice it missed is no reason to fail the call
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                await client.send_roots_list_changed()
 
     async def _sampled(self, context: Any, params: Any) -> Any:
         """A server's model request: the calling agent's, under its scope and budget (mcp_sampling)."""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable
 
 from .mcp_elicit import Elicitor
 from .mcp_oauth import Browser, Vault
+from .mcp_roots import RootsOf
 from .mcp_sampling import Sampler
 
 if TYPE_CHECKING:
@@ -29,3 +30,4 @@ class McpHooks:
     client_metadata_url: str | None = None              # our client ID metadata document, when we have one
     publish: "Callable[[Event], None] | None" = None     # kernel events (a call's progress: ``ToolProgress``)
     sample: Sampler | None = None                       # a server's model request; None: not advertised
+    roots: RootsOf | None = None                        # an agent's workspace, its roots; None: not advertised

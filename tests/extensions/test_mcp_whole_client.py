@@ -228,7 +228,18 @@ def test_progress_reaches_the_card_and_pausing_or_killing_an_agent_cancels_its_c
         await _until(cancelled.exists)
         [error] = [e for e in env.ledger.page(kind="error") if e.call == "w1"]
         assert "the call was cancelled: its agent was paused" in error.message
-        # killing one does the same
+        # roots: the calling agent's workspace, whichever agent calls
+        other = tmp_path / "other"
+        other.mkdir()
+        for name, where, call in (("r1", env.workspace, "r1"), ("r2", other.resolve(), "r2")):
+            env.approver.will(Grant(300.0))
+            env.srv.script(Turn(parts=(ToolCall("mcp__c__roots", {}, id=call),)), Turn(parts=(Text("ok"),)))
+            rooted = env.kernel.agents.spawn(name, workspace=str(where))
+            env.kernel.agents.send(rooted.id, "go")
+            assert (await env.kernel.agents.wait(rooted.id)).state == "idle"
+            [result] = [e for e in env.ledger.page(kind="result") if e.call == call]
+            assert where.as_uri() in str(result.content)
+        # killing one ends its call the same way
         cancelled.unlink()
         started.clear()
         env.approver.will(Grant(300.0))
