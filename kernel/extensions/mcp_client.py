@@ -124,15 +124,16 @@ class McpConnection:
         cut = is_cut(result, self._cut_token)  # too large: cut as it streamed, flagged an error only for the SDK
         return list(result.content or []), result.structured_content, bool(result.is_error) and not cut
 
-    async def close(self) -> None:
-        """Stop the server (its owner task leaves the SDK's context, which ends the process)."""
+    async def close(self, grace_s: float = 10.0) -> None:
+        """Stop the server (its owner task leaves the SDK's context, which ends the process); after ``grace_s``
+        (0: at once, a sign-in abandoned mid-way) the owner is cancelled."""
         owner, self._owner = self._owner, None
         if owner is None:
             return
         if self._stop is not None:
             self._stop.set()
         with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
-            async with asyncio.timeout(10):
+            async with asyncio.timeout(grace_s):
                 await asyncio.wait({owner})
         if not owner.done():
             owner.cancel()
