@@ -10,7 +10,7 @@ server's text, escaped (``shown``); stdin is read in a worker thread so the kern
 from __future__ import annotations
 
 import asyncio
-from typing import Callable, TextIO
+from typing import Any, Callable, TextIO
 
 from ..extensions.mcp_elicit import ElicitAnswer, ElicitField, ElicitQuestion, Value
 from .terminal import shown
@@ -97,3 +97,29 @@ def parsed(spec: ElicitField, text: str) -> Value:
         items = [t.strip() for t in text.split(",") if t.strip()]
         return items if all(not spec.choices or t in spec.choices for t in items) else None
     return text if not spec.choices or text in spec.choices else None
+
+
+class RemoteQuestions:
+    """``agentdesk ask`` attached to the kernel service: the agent's questions asked at this terminal, the answer
+    sent through the facade; one answered elsewhere first (the desktop) stops the prompt."""
+
+    def __init__(self, kernel: Any, agent_id: str, terminal: TerminalQuestions) -> None:
+        self.kernel, self.agent_id, self.terminal = kernel, agent_id, terminal
+        self._asking: dict[int, asyncio.Task[None]] = {}
+
+    def __call__(self, event: object) -> None:
+        from ..core.events import McpQuestionAsked, McpQuestionClosed
+
+        if isinstance(event, McpQuestionAsked) and event.question.agent_id == self.agent_id:
+            question = event.question
+            self._asking[question.id] = asyncio.get_running_loop().create_task(self._ask(question))
+        elif isinstance(event, McpQuestionClosed) and event.question_id in self._asking:
+            task = self._asking.pop(event.question_id)
+            if not task.done():
+                task.cancel()
+                print("\n(answered in another window)", file=self.terminal.stderr)
+
+    async def _ask(self, question: ElicitQuestion) -> None:
+        answer = await self.terminal(question)
+        self._asking.pop(question.id, None)
+        self.kernel.extensions.answer_question(question.id, answer.action, dict(answer.content))
