@@ -51,6 +51,7 @@ def test_a_question_waits_unannounced_comes_up_on_the_shortcut_and_sends_the_acc
     entry = main.ledger.page(kind="mcp.elicit")[0]
     assert isinstance(entry, McpElicit) and (entry.actor, entry.action, entry.subject) == (USER, "accept", agent_id)
     qtbot.waitUntil(lambda: dialogs.open == {} and dialogs.waiting == {})
+    assert main.window.ledger_view.model.pager.what(entry) == f"shop asked {agent_id}: accept"  # the ledger view
 
     again = asyncio.ensure_future(questions(ElicitQuestion("shop", "Sign in", url="https://shop.example/login",
                                                            agent_id=agent_id)))
