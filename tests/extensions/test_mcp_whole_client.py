@@ -186,6 +186,17 @@ def test_a_servers_model_request_is_the_calling_agents_under_its_scope_budget_an
         assert [r.scope for r in env.approver.requests][2:] == ["mcp.c.sample"]
         assert "refused the sampling request" in _read_by_model(env, 4) and "in its budget" in _read_by_model(env, 4)
         assert len([e for e in env.ledger.page(kind="request") if e.reason == "mcp.c.sampling"]) == 1
+        # an unattended agent with a lease on the tool but none on sampling: refused by the kernel, nobody asked
+        env.srv.script(Turn(parts=(ToolCall("mcp__c__sample", {"prompt": "say hi"}, id="c3"),)),
+                       Turn(parts=(Text("could not"),)))
+        alone = env.kernel.agents.spawn("alone", unattended=True)
+        env.kernel.leases.grant(alone.id, "mcp.c.sample", 300)
+        env.kernel.agents.send(alone.id, "go")
+        assert (await env.kernel.agents.wait(alone.id)).state == "idle"
+        assert len(env.approver.requests) == 3  # nobody was asked
+        [refused] = [e for e in env.ledger.page(kind="denied") if e.subject == alone.id]
+        assert (refused.scope, refused.actor) == ("mcp.c.sampling", KERNEL)
+        assert len([e for e in env.ledger.page(kind="request") if e.reason == "mcp.c.sampling"]) == 1
 
     client_kernel(body)
 
