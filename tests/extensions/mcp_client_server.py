@@ -3,7 +3,8 @@
 Tools: ``ask_user`` (a form elicitation with defaults: answers what the client sent back), ``ask_url``
 (a URL elicitation), ``steps`` (reports progress ``n`` times, then answers), ``wait_cancel`` (waits
 until the client cancels it, and writes "cancelled" to the file ``MCP_CANCEL_FILE`` names), ``sample``
-(a sampling request: answers the model's text) and ``roots`` (the client's roots).
+(a sampling request: answers the model's text) and ``roots`` (the client's roots, and how many
+roots/list_changed notices it heard).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 from pydantic import BaseModel, Field
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import ToolAnnotations
+from mcp.types import NotificationParams, ToolAnnotations
 
 server = MCPServer("agentdesk-client-test")
 READ = ToolAnnotations(read_only_hint=True)
@@ -70,10 +71,21 @@ async def sample(prompt: str, ctx: Context) -> str:
     return f"sampled: {getattr(content, 'text', content)}"
 
 
-@server.tool(description="The client's roots.", annotations=READ)
+ROOTS_CHANGED = [0]
+
+
+async def _roots_changed(_ctx: object, _params: object) -> None:
+    ROOTS_CHANGED[0] += 1
+
+
+server._lowlevel_server.add_notification_handler(  # the SDK's low-level hook: MCPServer has no decorator for it
+    "notifications/roots/list_changed", NotificationParams, _roots_changed)
+
+
+@server.tool(description="The client's roots, and how many times it said they changed.", annotations=READ)
 async def roots(ctx: Context) -> str:
     listed = await ctx.request_context.session.list_roots()
-    return " ".join(str(r.uri) for r in listed.roots)
+    return f"changed {ROOTS_CHANGED[0]}: " + " ".join(str(r.uri) for r in listed.roots)
 
 
 if __name__ == "__main__":

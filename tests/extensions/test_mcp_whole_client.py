@@ -239,17 +239,17 @@ def test_progress_reaches_the_card_and_pausing_or_killing_an_agent_cancels_its_c
         await _until(cancelled.exists)
         [error] = [e for e in env.ledger.page(kind="error") if e.call == "w1"]
         assert "the call was cancelled: its agent was paused" in error.message
-        # roots: the calling agent's workspace, whichever agent calls
+        # roots: the calling agent's workspace, whichever agent calls; another workspace is announced first
         other = tmp_path / "other"
         other.mkdir()
-        for name, where, call in (("r1", env.workspace, "r1"), ("r2", other.resolve(), "r2")):
+        for name, where, call, changed in (("r1", env.workspace, "r1", 0), ("r2", other.resolve(), "r2", 1)):
             env.approver.will(Grant(300.0))
             env.srv.script(Turn(parts=(ToolCall("mcp__c__roots", {}, id=call),)), Turn(parts=(Text("ok"),)))
             rooted = env.kernel.agents.spawn(name, workspace=str(where))
             env.kernel.agents.send(rooted.id, "go")
             assert (await env.kernel.agents.wait(rooted.id)).state == "idle"
             [result] = [e for e in env.ledger.page(kind="result") if e.call == call]
-            assert where.as_uri() in str(result.content)
+            assert f"changed {changed}: {where.as_uri()}" in str(result.content)
         # killing one ends its call the same way
         cancelled.unlink()
         started.clear()
