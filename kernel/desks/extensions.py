@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from ..agents.services import Services
     from ..extensions.context import Extensions
     from ..extensions.mcp_config import McpSecrets, McpServerConfig
-    from ..extensions.mcp_elicit import ElicitQuestion, Value
+    from ..extensions.mcp_elicit import ElicitQuestion
     from ..extensions.mcp_hooks import McpHooks
     from ..extensions.mcp_hub import McpHub
     from ..extensions.mcp_questions import McpQuestions
@@ -150,7 +150,9 @@ class ExtensionsDesk:
         """Servers' questions waiting for the user, oldest first (the desktop shows each in a dialog)."""
         return [] if self._questions is None else self._questions.pending()
 
-    def answer_question(self, question_id: int, action: str, content: Mapping[str, Value] | None = None) -> bool:
+    def answer_question(self, question_id: int, action: str,
+                        content: Mapping[str, str | int | float | bool | builtins.list[str] | None] | None = None
+                        ) -> bool:
         """The user's answer (accept with ``content``, decline, cancel); False when it is no longer open."""
         return False if self._questions is None else self._questions.answer(question_id, action, content)
 
