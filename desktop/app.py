@@ -188,7 +188,8 @@ def open_settings(desk: Desktop) -> Any:
     dialog = SettingsDialog(desk.store, desk.settings, desk.window, mcp_status=desk.kernel.extensions.mcp_status,
                             mcp_reload=desk.kernel.extensions.mcp_reload,  # a saved change applies at once
                             sandbox=desk.window.status.counts.sandbox,
-                            skills=desk.kernel)  # Settings → Skills lists what the kernel finds
+                            skills=desk.kernel,  # Settings → Skills lists what the kernel finds
+                            kernel=desk.kernel)  # Settings → Channels asks the kernel
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.saved.connect(lambda new: apply_settings(desk, new))
     desk.extras["settings_dialog"] = dialog

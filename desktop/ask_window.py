@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFrame, QHBoxLayout, QInputDialog, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget,
+    QApplication, QFrame, QHBoxLayout, QInputDialog, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget,
 )
 
 from kernel.api import (
@@ -35,6 +35,7 @@ from kernel.api import (
 from kernel.api import AgentTainted, ImagePart
 from kernel.api import ToolProgress  # an MCP server's progress on a running call (issue 29)
 from kernel.api import Compaction, LedgerAppended, answered_by  # routes (25), the context engine (24)
+from kernel.api import PROVIDERS
 
 from .theme import ERROR, MUTED, STATES, mono_font, shade
 from .wording import lease_waiting_text, relative_diff, taint_text
@@ -42,16 +43,21 @@ from .bridge import EventBridge
 from .budget_dialog import open_raise_budget
 from .confirm_stop import confirm_stop as ask_to_stop
 from .lease_dialog import ANSWER_SHORTCUT
+from .mcp_context import McpContext, is_prompt_command
 from .sizing import fit_to_screen
 from .widgets.budget_bar import BudgetBar
 from .widgets.attachments import AttachmentStrip, Pending
 from .widgets.flag_label import FlagLabel
 from .widgets.message_input import MessageInput
+from .route_choice import configured
+from .widgets.route_form import RouteForm
 from .widgets.state_badge import StateBadge
+from .widgets.tool_card import PICTURE_THUMB
 from .widgets.transcript import Transcript
 
 DETACHED_WORDS = ("The kernel is not reachable (it stopped or is restarting); the desktop reconnects by itself. "
                   "What you type stays here to send once it is back.")
+ROUTE_SHORTCUT = "Alt+R"  # the route form of a new agent (a mnemonic is not shown on every platform)
 STOPPED_PLACEHOLDER = "This agent was stopped and takes no more messages. Ctrl+N starts a new agent to continue."
 
 
@@ -61,6 +67,7 @@ class AskWindow(QWidget):
 
     view_closed = Signal(str)
     answer_requested = Signal(str)  # the user clicked the waiting-request flag: bring its dialog up
+    route_chosen = Signal(str, object)  # (agent id, RouteChoice): start the agent anew on that route
 
     def __init__(self, kernel: KernelFacade, agent_id: str, bridge: EventBridge, open_settings: Callable[[], object],
                  parent: QWidget | None = None) -> None:
@@ -76,6 +83,8 @@ class AskWindow(QWidget):
         self._build()
         so_far = kernel.agents.reply_so_far(agent_id)  # opened mid-reply: what streamed before it opened shows too
         self.transcript.load_history(so_far.conversation)
+        # a new agent that has been sent nothing yet: its route may still be chosen ("Route…")
+        self.fresh = not so_far.conversation and not so_far.streaming and self.info.state is AgentState.IDLE
         if so_far.streaming:
             self.transcript.add_text(so_far.streaming)
         self._shown_upto = so_far.streamed  # reply text before this offset is on screen (deltas in flight skip it)
@@ -103,12 +112,18 @@ class AskWindow(QWidget):
         self.stop_button = QPushButton("Stop", self)
         self.stop_button.setToolTip("Stop this agent for good (Ctrl+. asks first)")
         self.stop_button.clicked.connect(self.stop)
-        for button in (self.pause_button, self.stop_button):  # a click leaves the keyboard in the message box
+        self.route_button = QPushButton("Route\u2026", self)  # model routes: before the first message only
+        self.route_button.setToolTip("Choose this agent's model and fallbacks before its first message "
+                                     f"(default: Settings \u2192 Models) \u2014 {ROUTE_SHORTCUT}")
+        QShortcut(QKeySequence(ROUTE_SHORTCUT), self, self.choose_route, context=Qt.ShortcutContext.WindowShortcut)
+        self.route_button.clicked.connect(self.choose_route)
+        self.route_form: RouteForm | None = None  # built on first use: Ctrl+N pays nothing for it
+        for button in (self.route_button, self.pause_button, self.stop_button):  # a click leaves the keyboard
             button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.stop_prompt: QMessageBox | None = None
         QShortcut(QKeySequence("Ctrl+."), self, self.confirm_stop, context=Qt.ShortcutContext.WindowShortcut)
-        for keys in ("Esc", "Ctrl+W"):  # closes the view; the agent keeps running
-            QShortcut(QKeySequence(keys), self, self.close, context=Qt.ShortcutContext.WindowShortcut)
+        QShortcut(QKeySequence("Ctrl+W"), self, self.close, context=Qt.ShortcutContext.WindowShortcut)
+        QShortcut(QKeySequence("Esc"), self, self._escape, context=Qt.ShortcutContext.WindowShortcut)
 
         header = QHBoxLayout()
         header.setSpacing(8)
@@ -123,6 +138,7 @@ class AskWindow(QWidget):
         header.addWidget(self.model_label)
         header.addWidget(self.state_badge)
         header.addWidget(self.reason_label, 1)
+        header.addWidget(self.route_button)
         header.addWidget(self.pause_button)
         header.addWidget(self.stop_button)
 
@@ -188,6 +204,7 @@ class AskWindow(QWidget):
         self.status_label = QLabel(self)
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
         self.status_label.setStyleSheet(f"color: {shade(MUTED, self.palette())};")
+        self.mcp = McpContext(self.kernel, self.agent_id, self.input, self.status_label, self)  # @ and /server:prompt
         input_row = QHBoxLayout()
         input_row.addWidget(self.input, 1)
         input_row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
@@ -206,28 +223,32 @@ class AskWindow(QWidget):
         layout.addWidget(self.key_notice)
         layout.addWidget(self.lease_notice)
         layout.addWidget(self.taint_notice)
+        self._route_slot = layout.count()  # where the route form goes when it is opened
         layout.addWidget(line)
         layout.addWidget(self.transcript, 1)
         layout.addWidget(line2)
         layout.addWidget(self.attachments)
+        layout.addWidget(self.mcp.attached_label)
+        layout.addWidget(self.mcp.choices)
         layout.addLayout(input_row)
         layout.addWidget(self.status_label)
 
     # ---- actions ----------------------------------------------------------------
 
     async def _show_pictures(self, call_id: str, images: tuple[ImagePart, ...]) -> None:
-        """Thumbnails of the pictures a call showed the model, read from the kernel's blob store."""
+        """Thumbnails of the pictures a call showed the model, made by the kernel from its blob store (a small
+        PNG: the picture itself, up to 1.5 MB, is neither sent over the socket nor decoded on the window's loop)."""
         for image in images:
             try:
-                encoded = await self.kernel.ledger.picture(image.sha256)
+                thumb = await self.kernel.ledger.thumbnail(image.sha256, PICTURE_THUMB * 2)  # sharp on 2x screens
             except (KernelError, ValueError, OSError):
                 return  # the kernel went away: the card stays as it is
             card = self.transcript.cards.get(call_id)
-            if encoded is None or card is None:
+            if thumb is None or card is None:
                 continue
             untrusted = ", untrusted" if image.untrusted else ""
-            card.add_picture(base64.b64decode(encoded), f"{image.label or 'picture'}: {image.width}\u00d7{image.height} "
-                                                        f"{image.format}{untrusted}")
+            card.add_picture(base64.b64decode(thumb.data_b64), f"{image.label or 'picture'}: {image.width}\u00d7"
+                                                               f"{image.height} {image.format}{untrusted}")
 
     def _offered(self, pictures: list[Pending]) -> None:
         for item in pictures:
@@ -235,11 +256,12 @@ class AskWindow(QWidget):
 
     def send(self) -> None:
         text = self.input.toPlainText().strip()
-        if (text or self.attachments.pending) and self.info.state.busy and not self.info.state.final:
+        pending = bool(self.attachments.pending or self.mcp.attached)
+        if (text or pending) and self.info.state.busy and not self.info.state.final:
             self.status_label.setText(f"{self.info.name} is working: your message stays here; "
                                       "Enter sends it once the turn is over.")  # typed during a turn: kept for after
             return
-        if (not text and not self.attachments.pending) or not self.send_button.isEnabled():
+        if (not text and not pending) or not self.send_button.isEnabled():
             return
         if text == COMPACT_COMMAND or text.startswith(COMPACT_COMMAND + " "):  # /compact [focus]: never a turn
             if self.compact_now(text[len(COMPACT_COMMAND):].strip()):
@@ -248,6 +270,11 @@ class AskWindow(QWidget):
         if self.check_key():
             return
         self._sent = True  # before the call: in process, the agent's "running" arrives during it
+        self._route_settled()
+        if is_prompt_command(text):  # an MCP server's prompt: the kernel gets it, then the message goes
+            self._sending = asyncio.ensure_future(self._send_prompt(text))
+            self._working()
+            return
         if self.attachments.pending:  # the kernel fits them first (a worker thread), then the message goes
             self._sending = asyncio.ensure_future(self._send_with_pictures(text, self.attachments.take()))
             self._working()
@@ -258,13 +285,24 @@ class AskWindow(QWidget):
             self._sent = False
             self.status_label.setText(str(exc))
             return
+        self.mcp.sent()
         self._working()
+
+    async def _send_prompt(self, text: str) -> None:
+        problem = await self.mcp.send_prompt(text)
+        if problem is not None:  # a missing argument, no such prompt: said, and the line stays to fix
+            self._sent = False
+            self.input.setPlainText(text)
+            self.status_label.setText(problem)
+            self.input.setEnabled(True)
+            self.send_button.setEnabled(True)
 
     async def _send_with_pictures(self, text: str, pictures: list[Pending]) -> None:
         try:
             parts = [await self.kernel.agents.attach_image(self.agent_id, base64.b64encode(p.data).decode("ascii"),
                                                            "paste", p.label) for p in pictures]
             self.kernel.agents.send(self.agent_id, text, tuple(parts))
+            self.mcp.sent()
         except (KernelError, ValueError) as exc:
             self._sent = False
             self.status_label.setText(str(exc))
@@ -281,6 +319,53 @@ class AskWindow(QWidget):
         # reply); the box keeps the keyboard, and what is typed meanwhile waits there
         if not self.info.state.busy and self._sent:
             self.send_button.setEnabled(False)
+
+    def choose_route(self) -> RouteForm | None:
+        """"Route…": open (or close) the route form above the transcript, its first field focused."""
+        if self.route_form is not None and self.route_form.isVisible():
+            self._close_route_form()
+            return self.route_form
+        if not self.fresh:
+            return None
+        if self.route_form is None:
+            usable = configured(PROVIDERS, self.kernel.provider_problem)
+            if not usable:
+                self.status_label.setText("No provider is configured: add a key in Settings \u2192 Providers.")
+                return None
+            self.route_form = RouteForm(self.kernel.settings, usable, self.info.provider, self.info.model, self)
+            self.route_form.chosen.connect(lambda choice: self.route_chosen.emit(self.agent_id, choice))
+            self.route_form.cancelled.connect(self._close_route_form)
+            layout = self.layout()
+            assert isinstance(layout, QVBoxLayout)
+            layout.insertWidget(self._route_slot, self.route_form)
+        self.route_form.show()
+        self.route_form.focus_first()
+        return self.route_form
+
+    def _escape(self) -> None:
+        """Esc closes the view (the agent keeps running); inside the open route form it closes the form only."""
+        form, focus = self.route_form, QApplication.focusWidget()
+        if form is not None and form.isVisible() and focus is not None and form.isAncestorOf(focus):
+            self._close_route_form()
+            return
+        self.close()
+
+    def route_refused(self, why: str) -> None:
+        """The kernel would not start an agent on the chosen route: say why in the form."""
+        if self.route_form is not None:
+            self.route_form.refused(why)
+
+    def _close_route_form(self) -> None:
+        if self.route_form is not None:
+            self.route_form.hide()
+        self.input.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _route_settled(self) -> None:
+        """The first message went: the route is the one the agent has."""
+        self.fresh = False
+        self.route_button.hide()
+        if self.route_form is not None:
+            self.route_form.hide()
 
     def compact_now(self, focus: str) -> bool:
         """Ask the kernel to summarize the earlier conversation (``focus``: what to keep; recorded only)."""
@@ -326,6 +411,7 @@ class AskWindow(QWidget):
         match event:
             case UserMessage(agent_id=self.agent_id, text=text):
                 self.transcript.add_user(text)
+                self._route_settled()
             case TextDelta(agent_id=self.agent_id, text=text, offset=offset):
                 self._add_text(text, offset)
             case TurnFinished(agent_id=self.agent_id):
@@ -447,6 +533,7 @@ class AskWindow(QWidget):
             self.status_label.clear()
         if not info.state.busy and self.status_label.text().startswith("Pausing"):
             self.status_label.clear()
+        self.route_button.setVisible(self.fresh and not killed and not info.state.busy and not self.detached)
         if killed:
             self.input.setPlaceholderText(STOPPED_PLACEHOLDER)
             self.input.setToolTip(STOPPED_PLACEHOLDER)

@@ -1,5 +1,6 @@
 """The Automations window: the list, Run now / Pause / Resume / Delete, run history, and the Inbox
-(with the outward calls whose outcome is unknown: ``outward_inbox``).
+(with the outward calls whose outcome is unknown: ``outward_inbox``; chat channels' pairing requests:
+``pairing_inbox``).
 
 A view of ``kernel.automations`` that reloads on ``AutomationsChanged``
 events and the bridge's tick (for "in 3 h"). Each run opens read-only: its
@@ -31,6 +32,7 @@ from kernel.api import (
 from . import style
 from .automations_form import AutomationForm
 from .outward_inbox import OutwardInbox
+from .pairing_inbox import PairingInbox
 from .sizing import fit_to_screen, keep_on_screen, show_rows
 from .wording import plain_tip
 
@@ -145,6 +147,7 @@ class AutomationsWindow(QWidget):
         top_layout.addWidget(self.empty)
         top_layout.addWidget(self.list)
         self.outward = OutwardInbox(kernel)  # outward calls whose outcome is unknown (kernel/tools/outward.py)
+        self.pairing = PairingInbox(kernel)  # chat channels' pairing codes: Approve / Deny, and Revoke (issue 27)
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(_titled("Runs (Enter opens one)", self.history))
         # The refused requests above the outward calls, each with room for a few rows (a splitter between them).
@@ -152,6 +155,7 @@ class AutomationsWindow(QWidget):
         inbox_box = _titled("Inbox", self.inbox, inbox_bar)
         self.inbox_split.addWidget(inbox_box)
         self.inbox_split.addWidget(self.outward)
+        self.inbox_split.addWidget(self.pairing)
         self.inbox_split.setChildrenCollapsible(False)
         bottom.addWidget(self.inbox_split)
         show_rows(self.list, 3)
@@ -185,6 +189,8 @@ class AutomationsWindow(QWidget):
         if isinstance(event, AutomationsChanged):
             self.reload()
         self.outward.on_event(event)
+        if not self.detached:
+            self.pairing.on_event(event)
 
     def selected(self) -> AutomationView | None:
         row = self.list.currentRow()
@@ -241,6 +247,7 @@ class AutomationsWindow(QWidget):
                                         item.detail)):
                 self.inbox.setItem(row, col, _cell(text))
         self.inbox.resizeRowsToContents()
+        self.pairing.reload()
         self._enable()
 
     def _show_runs(self) -> None:

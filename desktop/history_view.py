@@ -29,8 +29,8 @@ from .sizing import fit_to_screen
 from .table_model import RowsTableModel
 from .widgets.transcript import Transcript
 
-COLUMNS = ("id", "name", "first prompt", "last active", "tokens", "cost")
-COL_ID, COL_NAME, COL_PROMPT, COL_DATE, COL_TOKENS, COL_COST = range(len(COLUMNS))
+COLUMNS = ("id", "name", "first prompt", "last active", "tokens", "cost", "model")
+COL_ID, COL_NAME, COL_PROMPT, COL_DATE, COL_TOKENS, COL_COST, COL_MODEL = range(len(COLUMNS))
 EMPTY_TEXT = ("Archived agents appear here (right-click a finished agent in the process table and choose "
               "Archive), and so do agents killed before the desktop last started.")
 ItemRole = Qt.ItemDataRole.UserRole + 1
@@ -43,6 +43,16 @@ def when(ts: float) -> str:
 
 def cost_words(item: HistoryItem) -> str:
     return money(item.cost) if item.cost is not None else "tokens only"
+
+
+def model_words(item: HistoryItem) -> str:
+    """Its model, and who else answered it when a fallback did (model routes): "claude-sonnet-4-5 · answered
+    by openai:gpt-5"."""
+    served = getattr(item, "served", ())  # a kernel from before routes sends none
+    if not served:
+        return item.model
+    more = f" (+{len(served) - 1} more)" if len(served) > 1 else ""
+    return f"{item.model} \u00b7 answered by {served[0]}{more}"
 
 
 class HistoryModel(RowsTableModel):
@@ -68,10 +78,13 @@ class HistoryModel(RowsTableModel):
             return item
         if role == Qt.ItemDataRole.DisplayRole:
             return (item.id, item.name, " ".join(item.first_prompt.split()) or "(no message)", when(item.last_at),
-                    style.short_tokens(item.input_tokens + item.output_tokens), cost_words(item))[col]
+                    style.short_tokens(item.input_tokens + item.output_tokens), cost_words(item),
+                    model_words(item))[col]
         if role == Qt.ItemDataRole.ToolTipRole:
             state = "archived" if item.archived else "killed"
-            return (f"{item.name} ({item.id}), {state}; {item.provider} \u00b7 {item.model}\n"
+            served = getattr(item, "served", ())
+            answered = f"; answered by {', '.join(served)} too" if served else ""
+            return (f"{item.name} ({item.id}), {state}; {item.provider} \u00b7 {item.model}{answered}\n"
                     f"started {when(item.started_at)}, last active {when(item.last_at)}\n"
                     f"{item.input_tokens:,} tokens in, {item.output_tokens:,} out; {cost_words(item)}\n"
                     f"{item.first_prompt[:500]}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import time
 from dataclasses import dataclass
 from typing import Callable, Protocol
@@ -26,6 +27,50 @@ from kernel.api import Compaction  # the context engine (issue 24)
 from .wording import plural
 
 JSON_LINK = "agentdesk:json"  # the detail pane's "show JSON" toggle
+THUMB_URL = "agentdesk-thumb:"  # + a blob's sha256: its thumbnail (the view loads it from the kernel)
+TILE_URL = "agentdesk-tile:"    # + words: a framed tile saying why a side has no picture
+NO_FILE = "no file"
+NO_PICTURE = "no picture"       # not kept, damaged, or not a picture at all
+LOADING = "loading\u2026"
+PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp", ".tif", ".tiff", ".svg")
+
+
+def is_picture_path(path: str) -> bool:
+    """A file shown as pictures, before and after (by its name: its contents are the kernel's to read)."""
+    return os.path.splitext(path)[1].lower() in PICTURE_SUFFIXES
+
+
+class Pictures(Protocol):
+    """Thumbnails the detail pane can show (``desktop.picture_tiles.Thumbnails`` is one)."""
+
+    def known(self, sha: str) -> bool: ...
+    def has_image(self, sha: str) -> bool: ...
+    def size_words(self, sha: str) -> str: ...
+    def want(self, sha: str) -> None: ...
+
+
+def side_of(pictures: Pictures, sha: str | None) -> tuple[str, str]:
+    """One side of a picture file: the image's URL and the words under it (asking for it when unknown)."""
+    if sha is None:
+        return TILE_URL + NO_FILE, NO_FILE
+    if not pictures.known(sha):
+        pictures.want(sha)
+        return TILE_URL + LOADING, LOADING
+    if not pictures.has_image(sha):
+        return TILE_URL + NO_PICTURE, NO_PICTURE
+    return THUMB_URL + sha, pictures.size_words(sha)
+
+
+def pictures_html(change: FileChange, pictures: Pictures, p: "Palette") -> str:
+    """The file before and after, side by side: thumbnails, or tiles saying "no file"/"no picture"."""
+    cells = []
+    for label, sha in (("before", change.before), ("after", change.after)):
+        url, words = side_of(pictures, sha)
+        words = f"{label}: {words}" if words else label
+        cells.append(f'<td align="center" style="padding:4px"><img src="{html.escape(url)}"><br>'
+                     f'<span style="color:{p.muted}">{html.escape(words)}</span></td>')
+    return ("<table cellspacing='0' style='margin:4px 0'><tr>" + cells[0]
+            + f"<td valign='middle' style='color:{p.muted}; padding:4px'>\u2192</td>" + cells[1] + "</tr></table>")
 
 
 def local_time(ts: float) -> str:
@@ -112,7 +157,8 @@ def _h(text: str) -> str:
     return f"<h4 style='margin:8px 0 4px 0'>{html.escape(text)}</h4>"
 
 
-def _change_html(ledger: "LedgerReader", change: FileChange, rel: Callable[[str, str | None], str], p: Palette) -> str:
+def _change_html(ledger: "LedgerReader", change: FileChange, rel: Callable[[str, str | None], str], p: Palette,
+                 pictures: Pictures | None = None) -> str:
     try:
         diff = ledger.diff(change.seq)
     except LedgerError as exc:
@@ -122,7 +168,13 @@ def _change_html(ledger: "LedgerReader", change: FileChange, rel: Callable[[str,
     title = f"#{change.seq} fs.write  {shown}"
     if change.reverts is not None:
         title += f"  (reverts #{change.reverts})"
-    return f'<p style="font-family:{p.mono}; margin:8px 0 4px 0"><b>{html.escape(title)}</b></p>' + diff_html(diff, p)
+    head = f'<p style="font-family:{p.mono}; margin:8px 0 4px 0"><b>{html.escape(title)}</b></p>'
+    if pictures is None or not is_picture_path(change.path):
+        return head + diff_html(diff, p)
+    shown = pictures_html(change, pictures, p)
+    if diff.startswith("Binary file"):  # the pictures say it better than a byte count (an SVG keeps its diff)
+        return head + shown
+    return head + shown + diff_html(diff, p)
 
 
 class LedgerReader(Protocol):
@@ -134,8 +186,9 @@ class LedgerReader(Protocol):
 
 
 def entry_html(ledger: LedgerReader, entry: Entry, rel: Callable[[str, str | None], str], p: Palette,
-               undone_by: int | None = None, show_json: bool = False) -> str:
-    """The detail pane's contents for ``entry`` (its raw JSON below when ``show_json``)."""
+               undone_by: int | None = None, show_json: bool = False, pictures: Pictures | None = None) -> str:
+    """The detail pane's contents for ``entry`` (its raw JSON below when ``show_json``); a picture file's
+    change shows its thumbnails before and after when ``pictures`` is given."""
     head = (f"<b>#{entry.seq}</b> · {html.escape(entry.kind)} · {html.escape(entry.actor)}"
             f" · {local_time(entry.ts)}")
     if undone_by is not None:
@@ -143,7 +196,7 @@ def entry_html(ledger: LedgerReader, entry: Entry, rel: Callable[[str, str | Non
     parts = [f"<p style='margin:0 0 4px 0'>{head}</p>"]
     match entry:
         case FileChange():
-            parts.append(_change_html(ledger, entry, rel, p))
+            parts.append(_change_html(ledger, entry, rel, p, pictures))
         case ToolCall(tool=tool, scope=scope, input=tool_input):
             parts.append(f'<p style="font-family:{p.mono}; margin:0">{html.escape(tool)}  {html.escape(scope)}</p>')
             parts.append(_h("Input"))
@@ -159,7 +212,7 @@ def entry_html(ledger: LedgerReader, entry: Entry, rel: Callable[[str, str | Non
             changes = [c for c in caused if isinstance(c, FileChange)]
             if changes:
                 parts.append(_h(f"File changes ({len(changes)})"))
-                parts.extend(_change_html(ledger, c, rel, p) for c in changes)
+                parts.extend(_change_html(ledger, c, rel, p, pictures) for c in changes)
             elif not caused:
                 parts.append(f'<p style="color:{p.muted}">No result recorded yet.</p>')
         case Undo(reversed=rev, conflicts=conflicts):
@@ -170,7 +223,7 @@ def entry_html(ledger: LedgerReader, entry: Entry, rel: Callable[[str, str | Non
                              f'{html.escape(rel(path, None))}</p>')
             for c in ledger.caused_by(entry.seq):
                 if isinstance(c, FileChange):
-                    parts.append(_change_html(ledger, c, rel, p))
+                    parts.append(_change_html(ledger, c, rel, p, pictures))
         case _:
             words = entry_words(entry)
             if words is not None:

@@ -18,7 +18,7 @@ import os
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QUrl, Signal
-from PySide6.QtGui import QFontMetrics, QResizeEvent
+from PySide6.QtGui import QFontMetrics, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMenu, QPushButton, QSplitter,
     QStackedWidget, QTableView, QTextBrowser, QVBoxLayout, QWidget,
@@ -33,6 +33,7 @@ from .ledger_model import (
     COL_ACTOR, COL_CAUSE, COL_KIND, COL_SCOPE, COL_SEQ, COL_TIME, COL_WHAT, EntryRole, LedgerPager,
     LedgerTableModel,
 )
+from .picture_tiles import Thumbnails, resource
 
 if TYPE_CHECKING:
     from .undo_dialogs import UndoConfirmDialog, UndoResultDialog  # imported on first use (issue 28)
@@ -77,6 +78,22 @@ class LedgerTable(QTableView):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
         self.fit_columns()
+
+
+class DetailBrowser(QTextBrowser):
+    """The detail pane: HTML whose pictures (a picture file's before and after) come from ``Thumbnails``."""
+
+    def __init__(self, thumbnails: Thumbnails) -> None:
+        super().__init__()
+        self._thumbnails = thumbnails
+
+    def loadResource(self, kind: int, url: QUrl | str, /) -> object:  # noqa: N802 - Qt's name
+        if kind == QTextDocument.ResourceType.ImageResource.value:
+            name = url.toString() if isinstance(url, QUrl) else url
+            found = resource(name, self._thumbnails, style.role_colour("muted"))
+            if found is not None:
+                return found
+        return super().loadResource(kind, url)
 
 
 def _is_agent(actor: str) -> bool:
@@ -149,7 +166,9 @@ class LedgerView(QWidget):
         self.stack.addWidget(self.table)
         self.stack.addWidget(self.empty)
 
-        self.detail = QTextBrowser()
+        self.thumbnails = Thumbnails(self.kernel.ledger, parent=self)
+        self.thumbnails.arrived.connect(self._thumbnail_arrived)
+        self.detail = DetailBrowser(self.thumbnails)
         self.detail.setOpenLinks(False)
         self.show_json = False  # the raw entry behind a toggle, kept from one entry to the next
         self.detail.anchorClicked.connect(self._on_link)
@@ -235,9 +254,18 @@ class LedgerView(QWidget):
         if entry is None:
             self.detail.clear()
             return
+        self.thumbnails.waited.clear()
         html = entry_html(self.kernel.ledger, entry, self.model.pager.relative, self.palette_for_detail(),
-                          self.model.pager.undone.get(entry.seq), show_json=self.show_json)
+                          self.model.pager.undone.get(entry.seq), show_json=self.show_json, pictures=self.thumbnails)
         self.detail.setHtml(html)
+
+    def _thumbnail_arrived(self, sha: str) -> None:
+        """A picture the detail pane waits for came: draw the entry again where the reader was."""
+        if sha not in self.thumbnails.waited:
+            return
+        scroll = self.detail.verticalScrollBar().value()
+        self.show_detail(self.table.currentIndex())
+        self.detail.verticalScrollBar().setValue(scroll)
 
     def _on_link(self, url: QUrl) -> None:
         if url.toString() == JSON_LINK:
@@ -288,7 +316,7 @@ class LedgerView(QWidget):
         report = self.kernel.ledger.undo(entry.seq, only_actor=actor, dry_run=True)
         from .undo_dialogs import UndoConfirmDialog  # (on first use: not on the way to the first window)
 
-        dialog = UndoConfirmDialog(self.window(), report, self._rel, who=actor)
+        dialog = UndoConfirmDialog(self.window(), report, self._rel, who=actor, thumbnails=self.thumbnails)
         dialog.confirmed.connect(lambda: self.apply_undo(entry.seq, actor))
         dialog.open()
         self.last_dialog = dialog

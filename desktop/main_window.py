@@ -15,6 +15,7 @@ available area (``sizing``), down to 1024×700.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import TYPE_CHECKING, Callable
 
@@ -29,6 +30,7 @@ from kernel.api import (
     AgentArchived, AgentKilled, AutomationsChanged, ConfigError,
     KernelFacade, LeaseRequested, LeaseRequestResolved, LedgerAppended, StartChecked, plural,
 )
+from kernel.api import KernelError  # model routes: a route the kernel refuses
 
 from . import style
 from .bridge import EventBridge
@@ -43,6 +45,7 @@ from .wording import plain_tip
 
 if TYPE_CHECKING:
     from .history_view import HistoryWindow  # imported when first opened: its transcript view loads markdown
+    from .route_choice import RouteChoice
 
 WindowFactory = Callable[[str], QWidget]
 LeaseBringer = Callable[[str | None], object]  # an agent's lease dialog brought up (None: the oldest open)
@@ -116,8 +119,8 @@ class MainWindow(QMainWindow):
         self.automations_window: QWidget | None = None  # the Automations window, made on first use
         self._sandbox_mode: object = None  # the task asking the kernel for it (kept while it runs)
         self.inbox_label = QLabel()
-        self.inbox_label.setToolTip("Requests automation runs were refused, notices, and mails or events not known "
-                                    "to have gone out (Automations window)")
+        self.inbox_label.setToolTip("Requests automation runs were refused, notices, mails or events not known to "
+                                    "have gone out, and chat senders' pairing codes (Automations window)")
         self.statusBar().addPermanentWidget(self.inbox_label)
         self._update_inbox()
         self.statusBar().setSizeGripEnabled(False)
@@ -184,7 +187,8 @@ class MainWindow(QMainWindow):
                 self.kernel.automations.integrity()
             self.status.refresh()
         if isinstance(event, AutomationsChanged) or (isinstance(event, LedgerAppended)
-                                                      and event.entry.kind == "outcome"):
+                                                      and (event.entry.kind == "outcome"
+                                                           or event.entry.kind.startswith("pairing."))):
             self._update_inbox()
 
     def probe_sandbox_mode(self) -> None:
@@ -207,8 +211,9 @@ class MainWindow(QMainWindow):
 
     def _update_inbox(self) -> None:
         """The Inbox's count in the status line (hidden when it is empty): refused requests and notices of
-        automations, and outward calls whose outcome is unknown."""
-        count = len(self.kernel.automations.inbox()) + len(self.kernel.outward.unknown())
+        automations, outward calls whose outcome is unknown, and chat channels' pairing codes."""
+        count = len(self.kernel.automations.inbox()) + len(self.kernel.outward.unknown()) + \
+            len(self.kernel.channels.pending())
         self.inbox_label.setText(f"Inbox: {plural(count, 'item')}")
         self.inbox_label.setVisible(count > 0)
 
@@ -302,6 +307,30 @@ class MainWindow(QMainWindow):
             return None
         return self.window_for(info.id)
 
+    def start_with_route(self, agent_id: str, choice: RouteChoice) -> QWidget | None:
+        """A new Ask window's route was chosen before its first message: the kernel starts an agent on that
+        route (spawn), the blank one goes to History (archived: it was sent nothing), and the new agent's
+        window takes the old one's place with what was typed. A route the kernel refuses is said in the form."""
+        old = self.windows.get(agent_id)
+        try:
+            info = self.kernel.agents.spawn(provider=choice.provider, model=choice.model,
+                                            fallbacks=choice.fallbacks, any_vendor=choice.any_vendor)
+        except (KernelError, ValueError) as exc:
+            refused = getattr(old, "route_refused", None)
+            if refused is not None:
+                refused(str(exc)[:1].upper() + str(exc)[1:])
+            return None
+        with contextlib.suppress(KernelError):  # already gone (killed meanwhile): nothing to put away
+            self.kernel.agents.archive(agent_id)
+        window = self.window_for(info.id)
+        if old is not None:
+            window.setGeometry(old.geometry())
+            typed, box = getattr(old, "input", None), getattr(window, "input", None)
+            if typed is not None and box is not None:
+                box.setPlainText(typed.toPlainText())
+            old.close()
+        return window
+
     def window_for(self, agent_id: str, activate: bool = True) -> QWidget:
         """The agent's Ask window, opened and raised (``activate``), or just shown without taking the keyboard."""
         window = self.windows.get(agent_id)
@@ -313,6 +342,9 @@ class MainWindow(QMainWindow):
             closed = getattr(window, "view_closed", None)
             if closed is not None:
                 closed.connect(lambda aid: self.remember_windows(closing=aid))  # still visible while it closes
+            chosen = getattr(window, "route_chosen", None)  # a route chosen before the first message
+            if chosen is not None:
+                chosen.connect(self.start_with_route)
             answer = getattr(window, "answer_requested", None)  # a click on its waiting-request flag
             if answer is not None and self._bring_up_lease is not None:
                 answer.connect(self._bring_up_lease)

@@ -25,7 +25,7 @@ from . import style
 from .sizing import show_rows
 from .wording import plain_tip
 
-_WHAT = {"mail_send": "mail", "calendar_create": "event"}
+_WHAT = {"mail_send": "mail", "calendar_create": "event", "channel_send_file": "file"}
 
 
 class OutwardInbox(QWidget):

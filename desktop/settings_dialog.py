@@ -84,13 +84,14 @@ class SettingsDialog(QDialog):
     def __init__(self, store: SettingsStore, settings: Settings, parent: QWidget | None = None,
                  env: Mapping[str, str] | None = None, mcp_status: Callable[[], list[Any]] | None = None,
                  mcp_reload: Callable[[], Awaitable[Any]] | None = None,
-                 sandbox: OverlayStatus | None = None, skills: Any = None) -> None:
+                 sandbox: OverlayStatus | None = None, skills: Any = None, kernel: Any = None) -> None:
         super().__init__(parent)
         self.store, self.settings, self.env = store, settings, env
         self.sandbox = sandbox  # how the kernel captures shell commands (its ``sandbox_mode``), when known
         self.mcp_status = mcp_status  # the running kernel's word on each MCP server, for that page
         self.mcp_reload = mcp_reload  # asks the running kernel to read mcp.json again after the page saves
         self.skills = skills  # the kernel the Skills page asks for its catalogue (extension_pages.SkillsSource)
+        self.kernel = kernel  # the running kernel's facade, for Settings → Channels (None: the page is off)
         self.setWindowTitle("Settings")
         self.setWindowModality(Qt.WindowModality.WindowModal if parent is not None else Qt.WindowModality.NonModal)
         self.setMinimumWidth(560)
@@ -136,6 +137,14 @@ class SettingsDialog(QDialog):
         self.utility_model = QLineEdit(values.utility_model, self)
         self.utility_model.setPlaceholderText("provider:model for summaries and titles (empty: each agent's own)")
         form.addRow("Utility model", self.utility_model)
+        self.compact_at = QSpinBox(self)  # the kernel reads it before every request: a change applies at once
+        self.compact_at.setRange(1, 100)  # what is typed is checked on Save, with the reason (settings_form)
+        self.compact_at.setSuffix("% of the model's window")
+        self.compact_at.setValue(values.compact_at_percent)
+        form.addRow("Make the context smaller at", self.compact_at)
+        self.context_window = QLineEdit(values.context_window, self)
+        self.context_window.setPlaceholderText("each model's known window (set it for a local model)")
+        form.addRow("Context window, tokens", self.context_window)
         self.read_only = QPlainTextEdit(values.sandbox_read_only, self)
         self.read_only.setPlaceholderText("one folder per line, e.g. ~/datasets")
         self.read_only.setTabChangesFocus(True)
@@ -214,7 +223,15 @@ class SettingsDialog(QDialog):
         self.accounts_button = QPushButton("Mail and calendar accounts\u2026", self)  # Settings → Accounts
         self.accounts_button.clicked.connect(self.open_accounts)
         self.accounts_dialog: QDialog | None = None
-        layout.addWidget(self.accounts_button, 0, Qt.AlignmentFlag.AlignLeft)
+        self.channels_button = QPushButton("Chat c&hannels\u2026", self)  # Settings → Channels (issue 27)
+        self.channels_button.clicked.connect(self.open_channels)
+        self.channels_button.setEnabled(self.kernel is not None)
+        self.channels_dialog: QDialog | None = None
+        people = QHBoxLayout()  # on one row: the dialog must still fit a 700-pixel screen
+        people.addWidget(self.accounts_button)
+        people.addWidget(self.channels_button)
+        people.addStretch(1)
+        layout.addLayout(people)
         outer.addWidget(self.body, 1)
         for below in (self.error_label, self.buttons):
             outer.addWidget(below)
@@ -252,6 +269,7 @@ class SettingsDialog(QDialog):
             providers={name: tab.values() for name, tab in self.provider_tabs.items()},
             sandbox_read_only=self.read_only.toPlainText(),
             fallback_any_vendor=self.any_vendor.isChecked(), utility_model=self.utility_model.text(),
+            compact_at_percent=self.compact_at.value(), context_window=self.context_window.text(),
         )
 
     def save(self) -> bool:
@@ -317,6 +335,16 @@ class SettingsDialog(QDialog):
         self.accounts_dialog = AccountsDialog(AccountStore(self.store.root, SecretStore(self.store)), self)
         self.accounts_dialog.open()
         return self.accounts_dialog
+
+    def open_channels(self) -> QDialog | None:
+        """Settings → Channels: who can reach an agent through each chat channel, and the paired senders."""
+        if self.kernel is None:
+            return None
+        from .channels_page import ChannelsDialog
+
+        self.channels_dialog = ChannelsDialog(self.kernel, self)
+        self.channels_dialog.open()
+        return self.channels_dialog
 
     def choose_workspace(self) -> QFileDialog:
         dialog = QFileDialog(self, "Choose the workspace folder", self.workspace.text())

@@ -43,6 +43,8 @@ class FormValues:
     sandbox_read_only: str = ""   # one folder per line: what shell commands may read besides the workspace
     fallback_any_vendor: bool = False  # default routes may send a conversation to another vendor
     utility_model: str = ""            # provider:model for housekeeping (summaries, titles); empty: the agent's own
+    compact_at_percent: int = 75       # the share of the model's window at which the context is made smaller
+    context_window: str = ""           # tokens, as typed ("32,768"); empty: each model's known window
 
 
 def values_from(settings: Settings) -> FormValues:
@@ -58,7 +60,38 @@ def values_from(settings: Settings) -> FormValues:
                    for p in PROVIDERS},
         sandbox_read_only="\n".join(settings.sandbox_read_only),
         fallback_any_vendor=settings.fallback_any_vendor, utility_model=settings.utility_model,
+        compact_at_percent=round(settings.compact_at * 100),
+        context_window=f"{settings.context_window:,}" if settings.context_window > 0 else "",
     )
+
+
+COMPACT_AT_RANGE = (10, 95)  # percent: below, a conversation is summarized almost at once; above, too late to fit
+WINDOW_MIN, WINDOW_MAX = 1_024, 100_000_000
+
+
+def window_tokens(text: str) -> int | None:
+    """The context window typed ("32,768", "32 768", "32768"; empty: 0, each model's known one), or None."""
+    digits = text.strip().replace(",", "").replace("_", "").replace(" ", "").replace("\u00a0", "")
+    if not digits:
+        return 0
+    return int(digits) if digits.isascii() and digits.isdigit() else None
+
+
+def context_problems(values: FormValues) -> list[tuple[str, str]]:
+    """The compaction threshold and the user's context window, in words a person can act on."""
+    errors: list[tuple[str, str]] = []
+    low, high = COMPACT_AT_RANGE
+    if not low <= values.compact_at_percent <= high:
+        errors.append(("compact_at", f"Compact the conversation at {low}% to {high}% of the model's window "
+                                     f"({values.compact_at_percent}% is outside that)."))
+    window = window_tokens(values.context_window)
+    if window is None:
+        errors.append(("context_window", "The context window must be a whole number of tokens, such as 32,768 "
+                                         "(empty: each model's known window)."))
+    elif window and not WINDOW_MIN <= window <= WINDOW_MAX:
+        errors.append(("context_window", f"The context window must be from {WINDOW_MIN:,} to {WINDOW_MAX:,} tokens "
+                                         "(empty: each model's known window)."))
+    return errors
 
 
 def fallback_list(text: str) -> list[str]:
@@ -149,6 +182,7 @@ def check_form(values: FormValues, agentdesk_home: Path | None = None) -> list[t
     if chosen is not None and not chosen.model.strip():
         errors.append((f"{values.provider}.model", f"Enter a default model for {values.provider}."))
     errors.extend(route_problems(values))
+    errors.extend(context_problems(values))
     for folder in read_only_folders(values.sandbox_read_only):
         if not (folder.startswith("/") or folder.startswith("~")):
             errors.append(("sandbox_read_only", f"Folders commands may read must be absolute paths or start "
@@ -177,7 +211,8 @@ def apply_form(values: FormValues, base: Settings, agentdesk_home: Path | None =
     fallbacks = {name: tuple(fallback_list(pv.fallbacks)) for name, pv in values.providers.items()
                  if fallback_list(pv.fallbacks)}
     base = replace(base, fallbacks=fallbacks, fallback_any_vendor=values.fallback_any_vendor,
-                   utility_model=values.utility_model.strip())
+                   utility_model=values.utility_model.strip(), compact_at=values.compact_at_percent / 100,
+                   context_window=window_tokens(values.context_window) or 0)
     new = replace(base, user_name=values.user_name.strip(), workspace=str(Path(values.workspace.strip()).expanduser()),
                   default_lease_s=float(values.default_lease_min * 60), request_expiry_s=float(values.request_expiry_s),
                   default_budget=values.default_budget, provider=values.provider, models=models, base_urls=base_urls,

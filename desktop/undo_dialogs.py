@@ -3,7 +3,10 @@
 ``describe_plan`` and ``describe_result`` turn the kernel's ``UndoReport``
 into rows of words (action, file, note) with paths relative to the
 workspace; the dialogs only lay those rows out. Both dialogs are
-window-modal to the main window, never application-modal.
+window-modal to the main window, never application-modal. A picture file's
+row also says which picture goes and which comes back, as two small
+thumbnails (the kernel's, through ``picture_tiles.Thumbnails``; "no file"
+when that side has none), filled in as they arrive.
 """
 
 from __future__ import annotations
@@ -11,14 +14,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QLabel, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
+    QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
+    QWidget,
 )
 
 from kernel.api import UndoReport
 
 from . import style
+from .ledger_detail import LOADING, NO_FILE, NO_PICTURE, is_picture_path
+from .picture_tiles import Thumbnails, tile
 from .wording import plural
 
 Relative = Callable[[str], str]
@@ -26,11 +33,17 @@ VERBS = {"restore": "restore", "delete": "delete", "create": "create again"}
 PAST = {"restore": "restored", "delete": "deleted", "create": "created again"}
 
 
+PICTURE_EDGE = 64  # px: a thumbnail's long side in the undo dialogs
+
+
 @dataclass(frozen=True)
 class FileRow:
     action: str   # restore · delete · create · conflict
     path: str
     note: str
+    goes: str | None = None   # the blob the undo takes away (None: no file there now)
+    back: str | None = None   # the blob that comes back (None: the file goes away)
+    picture: bool = False     # a picture file: both sides are shown as thumbnails
 
 
 def _rows(report: UndoReport, rel: Relative, words: dict[str, str]) -> list[FileRow]:
@@ -42,7 +55,8 @@ def _rows(report: UndoReport, rel: Relative, words: dict[str, str]) -> list[File
         seen.add(step.path)
         oldest = [s for s in report.steps if s.path == step.path][-1]
         note = f"back to how it was before #{oldest.change.seq} (by {oldest.change.actor})"
-        rows.append(FileRow(words.get(oldest.action, oldest.action), rel(step.path), note))
+        rows.append(FileRow(words.get(oldest.action, oldest.action), rel(step.path), note, goes=step.change.after,
+                            back=oldest.restore, picture=is_picture_path(step.path)))
     for conflict in report.conflicts:
         rows.append(FileRow("conflict", rel(conflict.path), conflict.reason + " — left untouched"))
     return rows
@@ -75,8 +89,58 @@ def describe_result(report: UndoReport, rel: Relative) -> tuple[str, list[FileRo
     return head, rows
 
 
+class PicturePair(QWidget):
+    """The picture that goes, an arrow, the picture that comes back: small thumbnails, or "no file"."""
+
+    def __init__(self, row: FileRow, thumbnails: Thumbnails) -> None:
+        super().__init__()
+        self._thumbnails = thumbnails
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 2, 0, 2)
+        layout.setSpacing(style.SPACING)
+        self.goes, self.back = QLabel(), QLabel()
+        self.sides = {"goes": row.goes, "back": row.back}
+        arrow = QLabel("\u2192")
+        for label, words in ((self.goes, "goes"), (self.back, "comes back")):
+            label.setFixedSize(PICTURE_EDGE, PICTURE_EDGE)
+            label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            label.setToolTip(f"the picture that {words}")
+        layout.addWidget(self.goes)
+        layout.addWidget(arrow)
+        layout.addWidget(self.back)
+        layout.addStretch(1)
+        for sha in (row.goes, row.back):
+            if sha is not None:
+                thumbnails.want(sha)
+        thumbnails.arrived.connect(self.refresh)
+        self.refresh()
+
+    def words(self, side: str) -> str:
+        """What a side shows: "picture", or the tile's words (no file, no picture, loading…)."""
+        sha = self.sides[side]
+        if sha is None:
+            return NO_FILE
+        if not self._thumbnails.known(sha):
+            return LOADING
+        return "picture" if self._thumbnails.has_image(sha) else NO_PICTURE
+
+    def refresh(self, *args: object) -> None:
+        muted = style.role_colour("muted")
+        for label, side in ((self.goes, "goes"), (self.back, "back")):
+            sha = self.sides[side]
+            image = self._thumbnails.image(sha) if sha is not None else None
+            if image is None:
+                image = tile(self.words(side), PICTURE_EDGE, muted)
+            pixmap = QPixmap.fromImage(image)
+            if max(pixmap.width(), pixmap.height()) > PICTURE_EDGE:
+                pixmap = pixmap.scaled(PICTURE_EDGE, PICTURE_EDGE, Qt.AspectRatioMode.KeepAspectRatio,
+                                       Qt.TransformationMode.SmoothTransformation)
+            label.setPixmap(pixmap)
+
+
 class _FilesDialog(QDialog):
-    def __init__(self, parent: QWidget | None, title: str, head: str, rows: list[FileRow]) -> None:
+    def __init__(self, parent: QWidget | None, title: str, head: str, rows: list[FileRow],
+                 thumbnails: Thumbnails | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(title)
         self.setWindowModality(Qt.WindowModality.WindowModal)
@@ -86,7 +150,9 @@ class _FilesDialog(QDialog):
         layout.addWidget(self.headline)
         self.files = QTreeWidget()
         self.files.setRootIsDecorated(False)
-        self.files.setHeaderLabels(["action", "file", "note"])
+        pictures = thumbnails is not None and any(r.picture for r in rows)
+        self.files.setHeaderLabels(["action", "file", "note"] + (["picture: goes \u2192 comes back"] if pictures else []))
+        self.pictures: dict[str, PicturePair] = {}  # by the row's path
         for row in rows:
             item = QTreeWidgetItem([row.action, row.path, row.note])
             item.setFont(1, style.mono_font())
@@ -94,7 +160,12 @@ class _FilesDialog(QDialog):
                 for col in range(3):
                     item.setForeground(col, style.role_colour("error"))
             self.files.addTopLevelItem(item)
-        for col in range(3):
+            if pictures and thumbnails is not None and row.picture and row.action != "conflict":
+                pair = PicturePair(row, thumbnails)
+                item.setSizeHint(3, QSize(PICTURE_EDGE * 2 + 40, PICTURE_EDGE + 4))
+                self.files.setItemWidget(item, 3, pair)
+                self.pictures[row.path] = pair
+        for col in range(4 if pictures else 3):
             self.files.resizeColumnToContents(col)
         self.files.setVisible(bool(rows))
         layout.addWidget(self.files)
@@ -102,7 +173,7 @@ class _FilesDialog(QDialog):
         self.buttons = QDialogButtonBox()
         layout.addWidget(self.buttons)
         style.grid(self, margins=3, spacing=2)
-        self.resize(640, 320 if rows else 120)
+        self.resize(640 + (PICTURE_EDGE * 2 + 40 if pictures else 0), 320 if rows else 120)
 
 
 class UndoConfirmDialog(_FilesDialog):
@@ -110,11 +181,12 @@ class UndoConfirmDialog(_FilesDialog):
 
     confirmed = Signal()
 
-    def __init__(self, parent: QWidget | None, report: UndoReport, rel: Relative, who: str | None = None) -> None:
+    def __init__(self, parent: QWidget | None, report: UndoReport, rel: Relative, who: str | None = None,
+                 thumbnails: Thumbnails | None = None) -> None:
         head, rows = describe_plan(report, rel)
         if who:
             head = head.replace("made after", f"made by {who} after")
-        super().__init__(parent, "Undo changes", head, rows)
+        super().__init__(parent, "Undo changes", head, rows, thumbnails)
         self.undo_button: QPushButton | None = None
         if report.steps:
             self.undo_button = self.buttons.addButton("Undo", QDialogButtonBox.ButtonRole.AcceptRole)

@@ -178,6 +178,8 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
     confirm = view.confirm_undo(tool_entry)
     await cam.shoot("undo-confirm", confirm)
     confirm.reject()
+    if cam.wants("ledger-pictures", "undo-pictures"):
+        await _ledger_pictures(desk, view, scribe, ws, cam)
     await _mail_shots(desk, agent, providers, cam)
 
     await extension_pages(cam, tmp, ws)
@@ -290,6 +292,44 @@ async def extension_pages(cam: Camera, tmp: Path, ws: Path) -> None:
         kernel.shutdown()
         await kernel.aclose()
         await _until(lambda: not kernel_running(home), timeout=30)
+
+
+def _chart(values: list[int], colour: tuple[int, int, int]) -> bytes:
+    """A small bar chart, as an agent plotting numbers would draw it (PNG bytes)."""
+    import io
+
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (640, 400), (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    draw.line((40, 360, 620, 360), fill=(60, 60, 60), width=2)
+    for i, value in enumerate(values):
+        x = 60 + i * 90
+        draw.rectangle((x, 360 - value * 3, x + 60, 360), fill=colour)
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    return out.getvalue()
+
+
+async def _ledger_pictures(desk, view, agent: str, ws: Path, cam: Camera) -> None:
+    """A chart the agent redrew: the ledger's detail shows the picture before and after (issue 26)."""
+    from kernel.api import LedgerFilter
+
+    chart = ws / "notes" / "chart.png"
+    desk.ledger.write_file(actor=agent, path=chart, content=_chart([40, 70, 55, 90, 30, 65], (90, 120, 200)),
+                           cause=None)
+    change = desk.ledger.write_file(actor=agent, path=chart, content=_chart([45, 80, 60, 100, 50, 85],
+                                                                             (220, 120, 60)), cause=None)
+    view.model.set_filters(LedgerFilter())  # written straight to the record: read the page again
+    view.select_seq(change.seq)
+    await _until(lambda: view.thumbnails.known(change.before) and view.thumbnails.known(change.after))
+    view.splitter.setSizes([160, 420])
+    await cam.shoot("ledger-pictures", view.window(), settle=0.2)
+    if cam.wants("undo-pictures"):  # undo after the first chart: the orange one goes, the blue one comes back
+        confirm = view.confirm_undo(desk.ledger.page(before=change.seq, limit=1)[0])
+        await _until(lambda: all(pair.words("back") != "loading\u2026" for pair in confirm.pictures.values()))
+        await cam.shoot("undo-pictures", confirm, settle=0.2)
+        confirm.reject()
 
 
 def _mail_account(home: Path) -> None:

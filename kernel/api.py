@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # what mypy sees; at run time each name is imported on first 
     from .leases.lease import Lease, describe_duration, describe_left
     from .accounting.prices import CACHE_WRITE, PRICE_FIELDS, PRICE_MAX, money
     from .core.messages import ImagePart, Message, TextPart, ToolResultPart, ToolUse
+    from .images.thumbnail import Thumbnail
     from .context.state import is_state_block
     from .context.compaction import is_compacted_context
     from .tools.outward import UnknownIntent
@@ -85,6 +86,7 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.leases.lease": ("Lease", "describe_duration", "describe_left"),
     "kernel.accounting.prices": ("CACHE_WRITE", "PRICE_FIELDS", "PRICE_MAX", "money"),
     "kernel.core.messages": ("ImagePart", "Message", "TextPart", "ToolResultPart", "ToolUse"),
+    "kernel.images.thumbnail": ("Thumbnail",),  # a file's picture in the ledger's detail (issue 26)
     "kernel.context.state": ("is_state_block",),
     "kernel.context.compaction": ("is_compacted_context",),
     "kernel.config.settings": ("BASE_URL_VARIABLES", "KEY_VARIABLES", "PROVIDERS", "KeySource", "Settings"),
@@ -105,6 +107,8 @@ _FROM: dict[str, tuple[str, ...]] = {
 _FROM["ledger"] += ("McpElicit",)  # MCP elicitation (issue 29): a server's question and its answer, recorded
 _FROM["kernel.core.events"] += ("McpQuestionAsked", "McpQuestionClosed", "ToolProgress")  # issue 29
 _FROM["kernel.extensions.mcp_elicit"] = ("ElicitAnswer", "ElicitField", "ElicitQuestion")  # issue 29
+_FROM["kernel.extensions.mcp_offers"] = ("McpAttached", "McpPrompt", "McpPromptArgument", "McpPromptUsed",
+                                         "McpResource")  # MCP resources and prompts (issue 29)
 _FROM["ledger"] += ("RouteBreaker",)  # model routes (issue 25): a breaker's change travels over the socket too
 __getattr__, __dir__ = lazy_names(globals(), _FROM)
 
@@ -200,6 +204,7 @@ class LedgerDesk(Protocol):
     def undone_by(self, seqs: Sequence[int]) -> dict[int, int]: ...
     def diff(self, seq: int) -> str: ...
     async def picture(self, sha256: str) -> str | None: ...  # a stored picture, base64 (None: not a picture)
+    async def thumbnail(self, sha256: str, edge: int = 256) -> Thumbnail | None: ...  # a blob's small picture
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport: ...
 
 
@@ -214,6 +219,13 @@ class ExtensionDesk(Protocol):
     def answer_question(self, question_id: int, action: str,
                         content: Mapping[str, str | int | float | bool | builtins.list[str] | None] | None = None
                         ) -> bool: ...
+    # resources and prompts a person adds to an agent's next message (untrusted context; ``send`` takes them)
+    async def mcp_resources(self) -> builtins.list[McpResource]: ...
+    async def mcp_attach(self, agent_id: str, server: str, uri: str) -> McpAttached: ...
+    async def mcp_prompts(self) -> builtins.list[McpPrompt]: ...
+    async def mcp_complete(self, server: str, prompt: str, argument: str, value: str,
+                           context: dict[str, str] | None = None) -> builtins.list[str]: ...
+    async def mcp_use_prompt(self, agent_id: str, command: str) -> McpPromptUsed: ...  # "/server:prompt a=b"
     # what the kernel finds for a workspace, and enabling one at the hash the user was shown
     async def skills(self, workspace: str | None = None) -> SkillCatalog: ...
     async def set_skill_enabled(self, folder: str, sha256: str, enabled: bool, mine: bool = False,
@@ -261,6 +273,7 @@ class ChannelDesk(Protocol):
     def pending(self) -> builtins.list[PairingView]: ...  # codes given to unknown senders, not yet approved
     def paired(self) -> builtins.list[PairingView]: ...
     def approve(self, code: str) -> PairingView: ...
+    def deny(self, code: str) -> PairingView: ...  # the code dropped; its sender silent until it would expire
     def revoke(self, channel: str, chat_kind: str, chat: str, sender: str) -> bool: ...
 
 
@@ -315,6 +328,7 @@ __all__ = [
     "CallPreview", "Decision", "Denial", "Grant", "Lease", "LeaseRequest",
     # the conversation
     "ImagePart", "Message", "TextPart", "ToolResultPart", "ToolUse", "is_state_block", "is_compacted_context",
+    "Thumbnail",
     # ledger entries and reports
     "KINDS", "KERNEL", "NOT_AGENTS", "OUTSIDE", "USER", "AgentKill", "AgentSpawn", "Broken", "Conflict", "Denied", "Entry", "Expired", "FileChange", "Integrity",
     "Intact", "LeaseGrant", "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "UndoReport",
@@ -386,3 +400,10 @@ if TYPE_CHECKING:  # imported on first use, as above
 
 __all__ += ["McpElicit", "McpQuestionAsked", "McpQuestionClosed", "ToolProgress", "ElicitAnswer", "ElicitField",
             "ElicitQuestion"]
+# MCP resources and prompts a person adds to a message (issue 29): the picker's rows, the slash commands.
+if TYPE_CHECKING:  # imported on first use, as above
+    from .extensions.mcp_offers import (  # noqa: E402
+        McpAttached, McpPrompt, McpPromptArgument, McpPromptUsed, McpResource,
+    )
+
+__all__ += ["McpAttached", "McpPrompt", "McpPromptArgument", "McpPromptUsed", "McpResource"]

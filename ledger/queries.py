@@ -77,6 +77,17 @@ class Queries:
                 "ORDER BY seq DESC LIMIT 1 OFFSET ?", (actor, after, max(0, n - 1))).fetchone()
         return int(row[0]) if row is not None else None
 
+    def newest_values(self, actor: str, kind: str, name: str, limit: int = PAGE_LIMIT_MAX) -> list[tuple[int, Any]]:
+        """(seq, the body field ``name``: a string or number as it is, an object or list as its JSON text) of
+        ``actor``'s newest ``kind`` entries, newest first, at most ``limit``, without building entries (compaction reads the user's words and its own earlier modes this way: 500
+        user turns built as entries took 11 ms of CPU on a 10,000-entry record, their texts alone well under 1)."""
+        if not name.isidentifier():
+            raise ValueError(f"not a field name: {name!r}")
+        with self._lock:
+            return [(int(seq), value) for seq, value in self._db.execute(
+                "SELECT seq, json_extract(body, ?) FROM entries WHERE actor = ? AND kind = ? ORDER BY seq DESC LIMIT ?",
+                (f"$.{name}", actor, kind, max(0, min(limit, PAGE_LIMIT_MAX))))]
+
     def body_values(self, kind: str, name: str) -> list[tuple[int, Any]]:
         """(seq, the body field ``name``) of every ``kind`` entry, oldest first, without building entries
         (the outward calls' idempotency keys: 10,000 intents read in one query, not 20 pages)."""

@@ -26,7 +26,7 @@ PROVIDER_VARIABLES = (
     "GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_GENAI_API_VERSION",
     "BRAVE_API_KEY", "TAVILY_API_KEY", "SEARXNG_API_KEY",  # the web search back-ends' keys
 )
-pytest_plugins = ["tests.qt_loop"]  # the qasync loop fixture of the desktop tests
+pytest_plugins = ["tests.qt_loop", "tests.cpu_log"]  # the qasync loop fixture; the CPU log (issue 22)
 
 for _name in PROVIDER_VARIABLES:
     os.environ.pop(_name, None)

@@ -70,16 +70,18 @@ async def compact(agent: AgentProcess, trigger: str, focus: str = "", *, before:
     agent.conversation = after_cut(messages, cut, recorded)
     ctx.states = states_after_cut(ctx.states, cut)
     ctx.composed, ctx.sizes, ctx.last_sent, ctx.reported_input, ctx.just_compacted = {}, {}, 0, 0, True
+    ctx.restored_input = 0
     return True
 
 
 def _range(agent: AgentProcess, kept: tuple[object, ...]) -> tuple[int, int, int]:
-    """The first and last seq of the entries summarized, and how many there are."""
+    """The first and last seq of the entries summarized, and how many there are (read from the indexes and
+    one JSON field each: an agent compacted a hundred times holds a hundred compacted contexts on record)."""
     ledger = agent.services.ledger
-    spawn = next(e for e in ledger.of_actor(agent.id, (AgentSpawn.KIND,)) if isinstance(e, AgentSpawn))
-    earlier = [e for e in ledger.of_actor(agent.id, (Compaction.KIND,)) if isinstance(e, Compaction)
-               and e.mode == "summary"]
-    first = (earlier[-1].seq if earlier else spawn.seq) + 1
+    spawns = ledger.newest_values(agent.id, AgentSpawn.KIND, "name", limit=1)
+    earlier = next((seq for seq, mode in ledger.newest_values(agent.id, Compaction.KIND, "mode") if mode == "summary"),
+                   None)
+    first = (earlier if earlier is not None else spawns[0][0] if spawns else 0) + 1
     kept_replies = sum(1 for m in kept if getattr(m, "role", "") == "assistant")
     found = ledger.nth_last_reply(agent.id, kept_replies, after=first - 1) if kept_replies else None
     last = found - 1 if found is not None else ledger.last_seq()
@@ -88,8 +90,8 @@ def _range(agent: AgentProcess, kept: tuple[object, ...]) -> tuple[int, int, int
 
 def _frontier(agent: AgentProcess) -> str:
     s = agent.services
-    last_turn = s.ledger.page(actor=agent.id, kind=UserTurn.KIND, limit=1)
-    since = last_turn[0].seq if last_turn else 0
+    last_turn = s.ledger.newest_values(agent.id, UserTurn.KIND, "text", limit=1)
+    since = last_turn[0][0] if last_turn else 0
     entries = s.ledger.of_actor(agent.id, FRONTIER_KINDS, after=since)
     entries += [o for i in entries if isinstance(i, Intent) for o in s.ledger.caused_by(i.seq)
                 if isinstance(o, Outcome) and o.actor != agent.id]  # done by the user or the kernel's check
@@ -102,6 +104,7 @@ def _frontier(agent: AgentProcess) -> str:
 
 
 def _user_texts(agent: AgentProcess) -> list[str]:
-    """The user's messages, oldest first: the newest ``USER_TURNS_READ`` (the words shown are capped anyway)."""
-    newest = agent.services.ledger.page(actor=agent.id, kind=UserTurn.KIND, limit=USER_TURNS_READ)
-    return [e.text for e in reversed(newest) if isinstance(e, UserTurn) and isinstance(e.text, str)]
+    """The user's messages, oldest first: the newest ``USER_TURNS_READ`` (the words shown are capped anyway),
+    their texts alone read from the record."""
+    newest = agent.services.ledger.newest_values(agent.id, UserTurn.KIND, "text", limit=USER_TURNS_READ)
+    return [text for _, text in reversed(newest) if isinstance(text, str)]

@@ -58,8 +58,9 @@ def clear_old_results(agent: AgentProcess, trigger: str) -> bool:
         return False
     agent.conversation = smaller
     ctx = agent.context
-    ctx.sizes = {}  # the replaced messages' sizes go with them
-    ctx.reported_input = 0  # the reported figure was for the uncleared conversation: count afresh
+    # the sizes of the messages kept as they were stay known (the memo checks identity, and next_request_tokens
+    # starts it afresh when replaced messages pile up): measuring 5,720 messages again took ~20 ms of CPU
+    ctx.reported_input = ctx.restored_input = 0  # the reported figure was for the uncleared conversation
     after = next_request_tokens(agent)
     s.record(Compaction(actor=agent.id, mode="clear", trigger=trigger, last=upto, tokens_before=before,
                         tokens_after=after, entries=count))

@@ -24,6 +24,7 @@ from .process import AgentProcess
 from .records import TOOL_RESULTS
 from .tool_runner import run_tool_calls
 from .route_step import request_routed_turn
+from .widen_step import widen
 
 
 async def run_loop(agent: AgentProcess) -> None:
@@ -38,11 +39,14 @@ async def run_loop(agent: AgentProcess) -> None:
             try:
                 turn = await request_routed_turn(agent)
             except ProviderError as exc:
-                if exc.kind == "too_long" and not exc.started and not overflowed:
-                    overflowed = True
-                    with contextlib.suppress(ProviderError):
-                        if await fit(agent, OVERFLOW):
-                            continue  # made smaller at once and retried once; a second overflow fails
+                if exc.kind == "too_long" and not exc.started:
+                    if not overflowed:
+                        overflowed = True
+                        with contextlib.suppress(ProviderError):
+                            if await fit(agent, OVERFLOW):
+                                continue  # made smaller at once and retried once
+                    if widen(agent):
+                        continue  # still too long: a model on the route with a larger window (else it fails)
                 agent.failure_kind = exc.kind
                 agent.set_state(AgentState.FAILED, _failure_reason(exc))
                 return
@@ -60,6 +64,8 @@ async def run_loop(agent: AgentProcess) -> None:
     except Exception as exc:  # a kernel bug must show as a failed agent, not vanish in a task
         agent.set_state(AgentState.FAILED, f"internal error: {type(exc).__name__}: {exc}")
         raise
+    finally:
+        agent.widened = None  # the turn is over: the next one starts on the primary again
 
 
 def _should_pause(agent: AgentProcess) -> bool:

@@ -20,7 +20,7 @@ from ..core.states import AgentState
 from ..workspace.root import Workspace
 from ..trust.markers import new_nonce
 from ..trust.taint import Taint
-from ..routes.route import Route
+from ..routes.route import Route, Widened
 from ..routes.target import Attempt, Target
 from ..context.layout import ContextState
 from ..context.window import window_tokens
@@ -61,6 +61,8 @@ class AgentProcess:
     attempt: Attempt | None = None
     sticky: Target | None = None
     degraded: str = ""  # why it answers on a fallback, in words ("" on its primary)
+    tried: Target | None = None  # the candidate of the last request sent (which model a too-long error came from)
+    widened: Widened | None = None  # this turn outgrew a window even after compaction (agents/widen_step)
     priced: dict[Model, Usage] = field(default_factory=dict)  # finished requests' tokens per model that served them
 
     @property
@@ -92,7 +94,7 @@ class AgentProcess:
                          self.budget.limit, used.input_tokens, used.output_tokens, self.started_at, self.workspace,
                          tainted=self.taint.reason if self.taint is not None else "", unattended=self.unattended,
                          cost=cost, degraded=self.degraded, cached_tokens=used.cached_tokens,
-                         context_tokens=self.context.reported_input,
+                         context_tokens=self.context.reported_input or self.context.restored_input,
                          context_window=window_tokens(self.provider, self.model, self.services.settings))
 
     def taint_with(self, source: str, seq: int, ts: float, content: str) -> None:

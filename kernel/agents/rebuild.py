@@ -62,6 +62,7 @@ class AgentRecord:
     states: list[Placed] = field(default_factory=list)  # the state blocks it was sent (context.layout)
     result_seqs: list[int] = field(default_factory=list)  # the entry of each tool result, in conversation order
     outcome_seqs: dict[str, int] = field(default_factory=dict)
+    last_input: int = 0  # the input tokens of its last ok request (0 after a compaction): how full the context is
 
     @property
     def id(self) -> str:
@@ -221,6 +222,7 @@ def converse(rec: AgentRecord, e: Entry) -> None:
             if 0 < cut < len(rec.conversation):
                 rec.conversation = after_cut(rec.conversation, cut, context)
                 rec.states = states_after_cut(rec.states, cut)
+            rec.last_input = 0
         case ModelRequest():
             rec.settle()
             if isinstance(e.state, str) and e.state:  # the state block it appended to the newest turn
@@ -230,6 +232,7 @@ def converse(rec: AgentRecord, e: Entry) -> None:
             _bill(rec, e)
             rec.failure = (_text(e.error) or "the request failed") if e.status == "error" else None
             if e.status == "ok":
+                rec.last_input = _count(e.input_tokens)
                 calls = e.tool_calls if isinstance(e.tool_calls, tuple) else ()
                 rec.pending = [c for c in calls if isinstance(c, Mapping)]
                 rec.conversation = appended(rec.conversation, _reply(_text(e.text), rec.pending))
@@ -245,6 +248,7 @@ def converse(rec: AgentRecord, e: Entry) -> None:
         case Compaction(mode="clear", last=last) if isinstance(last, int):
             rec.settle()
             rec.conversation, _ = cleared(rec.conversation, rec.result_seqs, last)
+            rec.last_input = 0
 
 
 def _user_turn(e: UserTurn) -> Message:

@@ -29,8 +29,10 @@ RESUME = "resume"
 AUTOMATION = "automation"
 
 
-def record_user_turn(agent: AgentProcess, text: str, images: tuple[ImagePart, ...] = ()) -> None:
-    agent.services.record(UserTurn(actor=agent.id, text=text, images=tuple(image_json(i) for i in images)))
+def record_user_turn(agent: AgentProcess, text: str, images: tuple[ImagePart, ...] = ()) -> UserTurn:
+    entry = agent.services.record(UserTurn(actor=agent.id, text=text, images=tuple(image_json(i) for i in images)))
+    assert isinstance(entry, UserTurn)
+    return entry
 
 
 @dataclass

@@ -17,6 +17,7 @@ from ledger import SystemPrompt
 from ..context.layout import cache_breaks, ordered_tools, place, with_states
 from ..context.estimate import size_chars
 from ..context.state import block_if_changed
+from ..context.window import cache_key
 from ..core.messages import ToolSpec
 from ..images.layout import ImageBudget, lay_out
 from ..providers.base import ProviderRequest
@@ -51,7 +52,7 @@ def build_request(agent: AgentProcess) -> ProviderRequest:
     ctx.sent_chars = size_chars(system, tools, messages, ctx.sizes)
     ctx.sent = with_images(agent, ProviderRequest(
         system=system, messages=messages, tools=tools, model=target.model, max_tokens=s.settings.max_tokens,
-        cache_key=agent.id, cache_ttl=UNATTENDED_TTL if agent.unattended else PERSON_TTL, cache_breaks=breaks))
+        cache_key=cache_key(target.provider, s.settings, agent.id), cache_ttl=UNATTENDED_TTL if agent.unattended else PERSON_TTL, cache_breaks=breaks))
     return ctx.sent
 
 

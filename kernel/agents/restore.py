@@ -18,9 +18,11 @@ from ..accounting.mixed import by_price, mixed_cost
 from ..core.states import AgentState
 from ..routes.build import route_of_spawn
 from .process import AgentProcess
-from ledger import AgentSpawn
+from ledger import AgentSpawn, ModelRequest
 
-from .rebuild import AgentRecord, record_of
+from ..routes.words import another_model
+
+from .rebuild import UTILITY, AgentRecord, record_of
 from .services import Services
 
 STOPPED = "the kernel stopped while it worked; resume to continue"
@@ -37,6 +39,7 @@ def process_from(rec: AgentRecord, services: Services) -> AgentProcess:
     agent.state, agent.reason = _state(rec, agent.budget)
     agent.request_reason = "resume"
     _keep_prefix(agent, rec)
+    agent.context.restored_input = rec.last_input  # "context 41%" in the Ask window before the next request
     return agent
 
 
@@ -69,10 +72,31 @@ def _state(rec: AgentRecord, budget: Budget) -> tuple[AgentState, str]:
     return AgentState.INTERRUPTED, STOPPED
 
 
-def history_item(rec: AgentRecord, services: Services) -> HistoryItem:
+def history_item(rec: AgentRecord, services: Services, served: tuple[str, ...] = ()) -> HistoryItem:
+    """``served``: the other models that answered it (``served_by``)."""
     spawn, used = rec.spawn, rec.usage
     return HistoryItem(
         rec.id, spawn.name, rec.first_prompt, spawn.ts, rec.last_ts, used.input_tokens, used.output_tokens,
         mixed_cost(services.settings.prices, (spawn.provider, spawn.model), used,
                    by_price(services.settings.prices, rec.served)),
-        spawn.provider, spawn.model, rec.archived, rec.killed)
+        spawn.provider, spawn.model, rec.archived, rec.killed, served)
+
+
+def served_by(services: Services) -> dict[str, set[tuple[str, str]]]:
+    """For each agent: who answered its own requests (served provider, model), from one grouped query;
+    housekeeping (``route: utility``) is left out: it answers for the agent, never as the agent."""
+    groups = services.ledger.per_actor_groups(ModelRequest.KIND, ("route", "served_provider", "served_model"), ())
+    out: dict[str, set[tuple[str, str]]] = {}
+    for actor, rows in groups.items():
+        for (route, provider, model), _sums in rows:
+            if route != UTILITY and isinstance(provider, str) and isinstance(model, str):
+                out.setdefault(actor, set()).add((provider, model))
+    return out
+
+
+def other_models(spawn: AgentSpawn, answered: set[tuple[str, str]]) -> tuple[str, ...]:
+    """The models other than the agent's own (a dated snapshot of it is its own) that answered it, sorted."""
+    if not (isinstance(spawn.provider, str) and isinstance(spawn.model, str)):
+        return ()
+    return tuple(sorted(f"{provider}:{model}" for provider, model in answered
+                        if another_model(spawn.provider, spawn.model, provider, model)))

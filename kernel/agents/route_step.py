@@ -24,11 +24,14 @@ from ..core.errors import ProviderError
 from ..providers.retry import RetryLimits
 from ..routes.breaker import Go, Skip, Transition
 from ..routes.fallover import falls_over, failure_words
+from ..routes.restart import READ_BACK, remembered
 from ..routes.route import Route, plan
 from ..routes.target import Attempt, Target
 from .process import AgentProcess
 from .records import USER_TURN
+from .services import Services
 from .turn import AssistantTurn, request_turn
+from .widen_step import wide_enough
 
 
 def route_of(agent: AgentProcess) -> Route:
@@ -38,13 +41,13 @@ def route_of(agent: AgentProcess) -> Route:
 async def request_routed_turn(agent: AgentProcess) -> AssistantTurn:
     """The next reply, from the first candidate of the agent's route that answers."""
     route = route_of(agent)
-    candidates = plan(route, agent.services.settings.prices).candidates
-    if agent.request_reason == USER_TURN:
+    candidates = wide_enough(agent, plan(route, agent.services.settings.prices).candidates)
+    if agent.request_reason == USER_TURN and agent.widened is None:
         agent.sticky = None  # a new user turn: the primary gets its chance again
     if agent.sticky in candidates:
         candidates = candidates[candidates.index(agent.sticky):]
     if len(candidates) == 1 and candidates[0] == route.primary:
-        agent.sticky, agent.degraded = None, ""
+        agent.sticky, agent.degraded, agent.tried = None, "", route.primary
         return await request_turn(agent)
     return await _over(agent, route, candidates)
 
@@ -52,7 +55,7 @@ async def request_routed_turn(agent: AgentProcess) -> AssistantTurn:
 async def _over(agent: AgentProcess, route: Route, candidates: tuple[Target, ...]) -> AssistantTurn:
     s = agent.services
     board = s.breakers
-    why = ""
+    why = agent.widened.reason if agent.widened is not None else ""  # a larger window, after a too-long conversation (widen_step)
     number = 0
     for index, target in enumerate(candidates):
         last = index == len(candidates) - 1
@@ -62,7 +65,9 @@ async def _over(agent: AgentProcess, route: Route, candidates: tuple[Target, ...
             continue
         _note(agent, admission.transition)
         number += 1
-        agent.attempt = Attempt(target, route.primary, number, _reason(target, route, why), limits=_limits(admission, last))
+        agent.tried = target
+        agent.attempt = Attempt(target, route.primary, number, _reason(target, route, why, agent.widened is not None),
+                                limits=_limits(admission, last))
         try:
             turn = await request_turn(agent)
         except ProviderError as exc:
@@ -91,9 +96,11 @@ def _limits(admission: Go, last: bool) -> RetryLimits | None:
     return None if last else RetryLimits(give_up_beyond_cap=True)
 
 
-def _reason(target: Target, route: Route, why: str) -> str:
+def _reason(target: Target, route: Route, why: str, widened: bool = False) -> str:
     if target == route.primary:
         return ""
+    if widened:
+        return why
     return f"fallback after {why}" if why else "fallback kept for this turn"
 
 
@@ -124,3 +131,10 @@ def _note(agent: AgentProcess, transition: Transition | None) -> None:
 
 def _clock(when: float) -> str:
     return time.strftime("%H:%M:%S", time.gmtime(when)) + " UTC"
+
+
+def reopen_breakers(s: Services) -> None:
+    """At start: the breakers the record left open stay open until their time, then are probed."""
+    newest = s.ledger.page(kind=RouteBreaker.KIND, limit=READ_BACK)
+    for kept in remembered((e for e in newest if isinstance(e, RouteBreaker)), s.clock.now()):
+        s.breakers.reopen(kept.target, kept.until, kept.window_s, kept.reason)

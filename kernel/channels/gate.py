@@ -46,15 +46,18 @@ def pairing_text(code: str, ttl_s: float) -> str:
             f"Ask its owner to approve it (agentdesk channel approve {code}); it expires in {span}.")
 
 
-def judge(inbound: Inbound, book: PairingBook, guard: LoopGuard, ttl_s: float, own_ids: frozenset[str]) -> Verdict:
-    """Admit a paired sender's message; give an unknown one a code at most once; drop everything else."""
+def judge(inbound: Inbound, book: PairingBook, guard: LoopGuard, ttl_s: float, own_ids: frozenset[str],
+          open_to_anyone: bool = False) -> Verdict:
+    """Admit a paired sender's message (anyone's on a channel whose access is "open"); give an unknown one a
+    code at most once; drop everything else. Our own messages, malformed ones and a looping bot are dropped
+    on an open channel too."""
     if inbound.sender in own_ids:
         return Drop(inbound, "our own message")
     if not inbound.sender or not inbound.chat or not inbound.message_id:
         return Drop(inbound, "no sender, chat or message id")
     if inbound.sender_is_bot and not guard.allow(inbound.channel, inbound.sender):
         return Drop(inbound, "bot loop guard: too many messages from this bot this minute")
-    if book.paired(inbound.subject):
+    if book.paired(inbound.subject) or open_to_anyone:
         return Admit(inbound)
     asked = book.ask(inbound, ttl_s)
     if isinstance(asked, NewCode):

@@ -19,18 +19,23 @@ from typing import TYPE_CHECKING, Any, Callable, Coroutine
 
 from ledger import USER
 
+from ..tools.outward import NotDone
+
 from .adapters import make_adapter
 from .gate import Admit, Drop, Reply, judge
 from .inbound import InboundClaims
 from .loop_guard import LoopGuard
 from .model import ChannelConfig, ChannelError, ChannelView, Inbound, PairingView, Subject
 from .pairing import PairingBook
+from .send_file import FILE_KINDS, NAME as SEND_FILE, send_file_tool
 from .sessions import Sessions
 
 if TYPE_CHECKING:
     from ledger import Ledger
 
     from ..redaction import SecretRegistry
+    from ..tools.registry import ToolRegistry
+    from ..workspace.root import Workspace
     from .adapters.base import Adapter
     from .approver import ChannelApprover
     from .host import ChannelHost
@@ -50,8 +55,10 @@ class Figures:
 
 class ChannelHub:
     def __init__(self, host: ChannelHost, ledger: Ledger, store: ChannelStore, approver: ChannelApprover,
-                 token: Callable[[str], str | None], secrets: SecretRegistry) -> None:
+                 token: Callable[[str], str | None], secrets: SecretRegistry,
+                 tools: ToolRegistry | None = None) -> None:
         self._host = host
+        self._tools = tools
         self._store = store
         self._token = token
         self._secrets = secrets
@@ -95,6 +102,8 @@ class ChannelHub:
             return self._problems[config.name]
         self._problems.pop(config.name, None)
         self.adapters[config.name] = adapter
+        if self._tools is not None and SEND_FILE not in self._tools:  # offered once a channel runs
+            self._tools.add(send_file_tool(lambda: self))
         return ""
 
     async def _stop(self, name: str) -> None:
@@ -147,7 +156,7 @@ class ChannelHub:
         if adapter is None:
             return
         verdict = judge(inbound, self.book, self.guard, config.pairing_ttl_s,
-                        adapter.own_ids | {adapter.account} - {""})
+                        adapter.own_ids | {adapter.account} - {""}, open_to_anyone=config.open)
         if isinstance(verdict, Drop):
             self.figures.dropped[verdict.why] = self.figures.dropped.get(verdict.why, 0) + 1
         elif isinstance(verdict, Reply):
@@ -163,6 +172,36 @@ class ChannelHub:
             await self.sessions.handle(config, adapter, inbound)
         except Exception as exc:  # noqa: BLE001 - one message that fails is said in the chat, the hub goes on
             await adapter.send(inbound.chat, f"(this message could not be handled: {type(exc).__name__})")
+
+    # ---- what channel_send_file asks (send_file.py) ----------------------------------
+
+    def where(self, agent_id: str) -> str | None:
+        """The chat ``agent_id`` answers, in words, or None when it is no channel's agent."""
+        found = self.sessions.where(agent_id)
+        if found is None:
+            return None
+        channel, chat, kind = found
+        return f"{'the direct messages' if kind == 'dm' else 'the group'} {chat} on channel {channel}"
+
+    def sends_files(self, agent_id: str) -> bool:
+        """Whether the chat ``agent_id`` answers is on a service files can be sent to (Telegram, WebChat)."""
+        found = self.sessions.where(agent_id)
+        adapter = self.adapters.get(found[0]) if found is not None else None
+        return adapter is not None and adapter.kind in FILE_KINDS
+
+    def workspace_of(self, agent_id: str) -> Workspace:
+        return self._host.process(agent_id).root
+
+    async def send_file(self, agent_id: str, name: str, data: bytes, caption: str) -> str:
+        """Send ``data`` as a file named ``name`` to the chat ``agent_id`` answers; the message's id."""
+        found = self.sessions.where(agent_id)
+        adapter = self.adapters.get(found[0]) if found is not None else None
+        if found is None or adapter is None:
+            raise NotDone("the chat you answer is not reachable now (its channel is not running)")
+        try:
+            return await adapter.send_file(found[1], name, data, caption)
+        except ChannelError as exc:  # refused before anything was sent (not built for this service)
+            raise NotDone(exc.reason) from None
 
     # ---- the desk --------------------------------------------------------------------
 
@@ -208,6 +247,14 @@ class ChannelHub:
             adapter = self.adapters[s.channel]
             config = self._store.get(s.channel)
             self._spawn(self._admitted(config, adapter, first))
+        return PairingView(s.channel, s.chat_kind, s.chat, s.sender, pending.sender_name, pending.code,
+                           pending.expires)
+
+    def deny(self, code: str) -> PairingView:
+        """Refuse the sender of ``code``: the code is gone (recorded), and the sender hears nothing more until it
+        would have expired."""
+        pending = self.book.deny(code, by=USER)
+        s = pending.subject
         return PairingView(s.channel, s.chat_kind, s.chat, s.sender, pending.sender_name, pending.code,
                            pending.expires)
 

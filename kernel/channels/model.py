@@ -18,8 +18,18 @@ ChatKind = Literal["dm", "group"]
 KINDS = ("telegram", "webchat", "slack", "discord", "whatsapp")
 # How long one message may be on each channel (characters); longer replies are split.
 LIMITS = {"telegram": 4096, "webchat": 16000, "slack": 4000, "discord": 2000, "whatsapp": 4096}
-# Where a reply can be streamed by editing the message it started as.
-EDITS = {"telegram": True, "webchat": True, "slack": True, "discord": True, "whatsapp": False}
+# Where a reply can be streamed by editing the message it started as, and the least time between two edits
+# of one message (seconds): Telegram allows about one edit a second per chat, Slack's chat.update is a
+# Tier 3 method (about 50 a minute), Discord allows 5 edits per 5 s per channel. WhatsApp cannot edit.
+EDIT_EVERY_S: dict[str, float | None] = {"telegram": 1.0, "webchat": 0.1, "slack": 1.2, "discord": 1.0,
+                                         "whatsapp": None}
+# Who reaches an agent: "pairing" (the default: an unknown sender gets a code, the owner approves) or
+# "open" (anyone who can write to the channel, no pairing: a named policy the user chooses deliberately;
+# there is no wildcard pairing). Either way the messages are untrusted and a sender never answers a lease.
+ACCESS = ("pairing", "open")
+OPEN_WARNING = ("is OPEN: anyone who can write to it reaches an agent, without a pairing code or your approval. "
+                "Their messages stay untrusted and they can never answer a lease request, but they spend the "
+                "channel's budget and use the leases its policy grants.")
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 DEFAULT_PAIRING_TTL_S = 3600.0
 
@@ -53,6 +63,11 @@ class ChannelConfig:
     policy: tuple[ChannelPolicy, ...] = ()
     pairing_ttl_s: float = DEFAULT_PAIRING_TTL_S
     options: Mapping[str, str] = field(default_factory=dict)  # per-kind, non-secret (phone id, app id)
+    access: str = "pairing"     # ACCESS: "open" lets anyone in without pairing (chosen deliberately)
+
+    @property
+    def open(self) -> bool:
+        return self.access == "open"
 
     def check(self) -> None:
         if not _NAME.match(self.name):
@@ -61,6 +76,8 @@ class ChannelConfig:
             raise ChannelError(f"unknown channel kind {self.kind!r}: one of {', '.join(KINDS)}")
         if self.budget <= 0:
             raise ChannelError("a channel's budget must be a positive number of tokens")
+        if self.access not in ACCESS:
+            raise ChannelError(f"a channel's access is {' or '.join(ACCESS)} (got {str(self.access)[:40]!r})")
         if not 60 <= self.pairing_ttl_s <= 7 * 86400:
             raise ChannelError("a pairing code lives between one minute and seven days")
         if self.listen and not self.listen.startswith(("127.0.0.1:", "[::1]:", "localhost:")) \
@@ -79,7 +96,8 @@ class ChannelConfig:
         return {"name": self.name, "kind": self.kind, "base_url": self.base_url, "listen": self.listen,
                 "provider": self.provider, "model": self.model, "budget": self.budget,
                 "workspace": self.workspace, "policy": [[p.scope, p.duration_s] for p in self.policy],
-                "pairing_ttl_s": self.pairing_ttl_s, "options": dict(self.options)}
+                "pairing_ttl_s": self.pairing_ttl_s, "options": dict(self.options),
+                "access": self.access}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ChannelConfig:
@@ -90,7 +108,8 @@ class ChannelConfig:
                        listen=str(data.get("listen", "")), provider=str(data.get("provider", "")),
                        model=str(data.get("model", "")), budget=int(data.get("budget", 100_000)),
                        workspace=str(data.get("workspace", "")), policy=policy,
-                       pairing_ttl_s=float(data.get("pairing_ttl_s", DEFAULT_PAIRING_TTL_S)), options=options)
+                       pairing_ttl_s=float(data.get("pairing_ttl_s", DEFAULT_PAIRING_TTL_S)), options=options,
+                       access=str(data.get("access", "pairing")))
         except (KeyError, TypeError, ValueError) as exc:
             raise ChannelError(f"a channel entry in channels.json is malformed ({exc})") from None
 

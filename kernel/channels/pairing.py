@@ -62,6 +62,7 @@ class PairingBook:
         self._now = now
         self._paired: set[Subject] = set()
         self._pending: dict[str, Pending] = {}  # code → pending
+        self._denied: dict[Subject, float] = {}  # refused by the owner: silent until their code would expire
         for entry in ledger.scan((PairingRequest.KIND, PairingGrant.KIND, PairingRevoke.KIND)):
             self._fold(entry)
         self._expire()
@@ -78,6 +79,9 @@ class PairingBook:
             self._paired.add(subject)
         elif isinstance(entry, PairingRevoke):
             self._paired.discard(subject)
+            for code, p in [(c, p) for c, p in self._pending.items() if p.subject == subject]:
+                del self._pending[code]  # a denied code
+                self._denied[subject] = p.expires
 
     def paired(self, subject: Subject) -> bool:
         return subject in self._paired
@@ -93,7 +97,7 @@ class PairingBook:
         """An unknown sender wrote: a new code (recorded), or silence."""
         self._expire()
         subject = inbound.subject
-        if any(p.subject == subject for p in self._pending.values()):
+        if any(p.subject == subject for p in self._pending.values()) or self._denied.get(subject, 0) > self._now():
             return AlreadyPending()
         if sum(1 for p in self._pending.values() if p.subject.channel == subject.channel) >= MAX_PENDING:
             return Full()
@@ -121,6 +125,20 @@ class PairingBook:
         self._paired.add(s)
         return pending
 
+    def deny(self, typed: str, by: str = USER) -> Pending:
+        """Refuse the subject of a live code (ChannelError when there is none): recorded as a revocation of
+        what was asked; the sender gets no new code until this one would have expired."""
+        self._expire()
+        code = normalize(typed)
+        pending = self._pending.pop(code, None) if well_formed(code) else None
+        if pending is None:
+            raise ChannelError(f"no pending pairing code {typed.strip()!r} (it may have expired)")
+        s = pending.subject
+        self._ledger.append(PairingRevoke(actor=by, channel=s.channel, chat=s.chat, chat_kind=s.chat_kind,
+                                          sender=s.sender, reason=f"pairing code {code} denied by the user"))
+        self._denied[s] = pending.expires
+        return pending
+
     def revoke(self, subject: Subject, by: str = USER, reason: str = "revoked by the user") -> bool:
         """End a pairing; False when there was none."""
         if subject not in self._paired:
@@ -141,3 +159,5 @@ class PairingBook:
         now = self._now()
         for code in [c for c, p in self._pending.items() if p.expires <= now]:
             del self._pending[code]
+        for subject in [s for s, until in self._denied.items() if until <= now]:
+            del self._denied[subject]

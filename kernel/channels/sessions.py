@@ -1,9 +1,10 @@
 """Sessions: each (channel, account, chat, sender) talks to one agent, one message at a time.
 
 Only an ``Admit`` from the gate gets here. Then, in order: the typing
-indicator, media downloads (placeholders until the image issue lands), the
-session's agent (spawned on first use with the channel's provider, model,
-budget and workspace, its policy's leases granted by ``channel:<name>``), the
+indicator, the session's agent (spawned on first use with the channel's
+provider, model, budget and workspace, its policy's leases granted by
+``channel:<name>``), media downloads (a photo becomes an ``ImagePart``: fitted
+once, untrusted, origin "channel"; anything else a one-line note), the
 ``channel.message`` entry, and the message itself, wrapped in provenance
 markers and admitted as untrusted (the agent is tainted before the model
 reads it). The reply streams back through ``Streamer``. A killed agent is
@@ -19,12 +20,12 @@ from typing import TYPE_CHECKING
 from ledger import ChannelMessage
 
 from ..agents.provenance import admit_untrusted
-from ..core.errors import KernelError
+from ..core.errors import ImageRefused, KernelError
 from ..core.events import Event, TextDelta
-from ..core.messages import TextPart
+from ..core.messages import ImagePart, TextPart
 from ..core.states import AgentState
 from ..trust.markers import wrap
-from .model import EDITS, LIMITS, ChannelConfig, Inbound
+from .model import EDIT_EVERY_S, LIMITS, ChannelConfig, Inbound
 from .stream import Streamer
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ ENDED = (AgentState.KILLED, AgentState.FAILED)
 class Session:
     agent: str | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    chat_kind: str = "dm"
 
 
 def actor(config: ChannelConfig) -> str:
@@ -56,27 +58,39 @@ class Sessions:
         found = self._sessions.get((channel, account, chat, sender))
         return None if found is None else found.agent
 
+    def where(self, agent_id: str) -> tuple[str, str, str] | None:
+        """The (channel, chat, chat kind) ``agent_id`` answers, or None when it is no channel's agent."""
+        for (channel, _account, chat, _sender), session in self._sessions.items():
+            if session.agent == agent_id:
+                return channel, chat, session.chat_kind
+        return None
+
     async def handle(self, config: ChannelConfig, adapter: Adapter, inbound: Inbound) -> list[str]:
         """Answer one admitted message; the reply's pieces as sent."""
         session = self._sessions.setdefault((inbound.channel, adapter.account, inbound.chat, inbound.sender),
-                                            Session())
+                                            Session(chat_kind=inbound.chat_kind))
         async with session.lock:
             await adapter.typing(inbound.chat)
-            notes = [await self._media(adapter, m) for m in inbound.media[:MAX_MEDIA]]
             agent_id = self._agent(config, session, inbound)
+            who = inbound.sender_name or inbound.sender
+            taken = [await self._media(adapter, agent_id, m, f"{config.kind} photo from {who}")
+                     for m in inbound.media[:MAX_MEDIA]]
+            notes = [t for t in taken if isinstance(t, str)]
+            pictures = tuple(t for t in taken if isinstance(t, ImagePart))
             entry = self._host.record(ChannelMessage(
                 actor=actor(config), channel=inbound.channel, account=adapter.account, chat=inbound.chat,
                 chat_kind=inbound.chat_kind, sender=inbound.sender, message_id=inbound.message_id, agent=agent_id,
                 text=inbound.text, media=len(inbound.media)))
-            content = "\n".join([inbound.text, *notes]).strip() or "(an empty message)"
+            content = "\n".join([inbound.text, *notes]).strip() or \
+                ("(a picture)" if pictures else "(an empty message)")
             source = f"{config.kind} {inbound.chat_kind} from {inbound.sender}"
             process = self._host.process(agent_id)
             admit_untrusted(process, "channel", source, content, entry.seq)
-            who = inbound.sender_name or inbound.sender
             text = (f"A message from {who} on {config.name} ({config.kind}, "
                     f"{'direct message' if inbound.chat_kind == 'dm' else 'group ' + inbound.chat}). "
                     "Your reply goes back to that chat.\n" + wrap(content, source, process.nonce))
-            streamer = Streamer(adapter, inbound.chat, LIMITS[config.kind], EDITS[config.kind])
+            streamer = Streamer(adapter, inbound.chat, LIMITS[config.kind], EDIT_EVERY_S[config.kind],
+                                self._host.clock.now)
 
             def on(event: Event) -> None:
                 if isinstance(event, TextDelta) and event.agent_id == agent_id:
@@ -85,7 +99,7 @@ class Sessions:
             unsubscribe = self._host.subscribe(on)
             before = len(process.conversation)
             try:
-                self._host.send(agent_id, text)
+                self._host.send(agent_id, text, pictures)
                 info = await self._host.wait(agent_id)
             finally:
                 unsubscribe()
@@ -108,12 +122,17 @@ class Sessions:
         session.agent = info.id
         return info.id
 
-    async def _media(self, adapter: Adapter, media_id: str) -> str:
+    async def _media(self, adapter: Adapter, agent_id: str, media_id: str, label: str) -> ImagePart | str:
+        """An attachment as a picture the agent is shown (fitted, untrusted, origin "channel"), or a note
+        saying why not (it could not be fetched, or it is not a picture: a PDF, a voice message)."""
         try:
             data = await adapter.download(media_id)
         except Exception as exc:  # noqa: BLE001 - a file that cannot be fetched is said, not fatal
             return f"[an attachment could not be downloaded: {type(exc).__name__}]"
-        return f"[an attachment of {len(data)} bytes; images are not shown to agents yet]"
+        try:
+            return await self._host.ingest_image(agent_id, data, label)
+        except ImageRefused as exc:
+            return f"[an attachment of {len(data):,} bytes that is not a picture the agent can see: {exc.message}]"
 
 
 def _final_text(conversation: tuple[object, ...]) -> str:

@@ -193,7 +193,9 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
         lines = ToolLines(info.id, stdout, stderr)
         kernel.subscribe(lines)
         pictures = [await kernel.agents.attach_image(info.id, data, "file", label) for label, data in images]
-        kernel.agents.send(info.id, args.prompt, tuple(pictures) or None)
+        from .ask_prompt import prompt_or_text
+
+        kernel.agents.send(info.id, await prompt_or_text(kernel, info.id, args.prompt), tuple(pictures) or None)
         interrupted = _on_interrupt(lambda: kernel.agents.kill(info.id, reason="interrupted (Ctrl-C)"))
         await kernel.agents.wait(info.id)
         final = kernel.agents.get(info.id)

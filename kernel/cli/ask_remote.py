@@ -115,7 +115,7 @@ def ask_attached(args: argparse.Namespace, home: Path, workspace: Path, stdin: T
             print(f"granted {scope} for {describe_duration(seconds)}", file=stderr)
         pictures = tuple(sync.call("agents.attach_image", {"agent_id": agent_id, "data_b64": data, "origin": "file",
                                                            "label": label}) for label, data in images)
-        sync.call_raw("agents.send", {"agent_id": agent_id, "text": args.prompt,
+        sync.call_raw("agents.send", {"agent_id": agent_id, "text": _prompt_or_text(sync, agent_id, args.prompt),
                                       **({"images": pictures} if pictures else {})})
         return agent_id
 
@@ -130,10 +130,23 @@ def continue_attached(home: Path, agent_id: str, text: str | None, stdin: TextIO
         if text is None:
             sync.call_raw("agents.resume", {"agent_id": agent_id})
         else:
-            sync.call_raw("agents.send", {"agent_id": agent_id, "text": text})
+            sync.call_raw("agents.send", {"agent_id": agent_id, "text": _prompt_or_text(sync, agent_id, text)})
         return agent_id
 
     return _attach_and_follow(home, stdin.isatty(), start, stdin, stdout, stderr, on_interrupt)
+
+
+def _prompt_or_text(sync: "SyncChannel", agent_id: str, text: str) -> str:
+    """``text``, or "" once the MCP prompt it names (``/server:prompt a=b``) waits for the message (ask_prompt)."""
+    from .ask_prompt import is_prompt_command
+
+    if not is_prompt_command(text):
+        return text
+    try:
+        sync.call_raw("extensions.mcp_use_prompt", {"agent_id": agent_id, "command": text})
+    except ValueError as exc:
+        raise ConfigError(str(exc), "prompt") from None
+    return ""
 
 
 def _attach_and_follow(home: Path, interactive: bool, start: "Callable[[SyncChannel], str]", stdin: TextIO,

@@ -1,4 +1,4 @@
-"""``agentdesk channel add|list|rm|test|pending|approve|revoke``: chat channels and their pairing gate.
+"""``agentdesk channel add|list|rm|test|pending|approve|deny|revoke``: chat channels and their pairing gate.
 
 ``add`` reads the channel's token (a Telegram bot token; for Slack the app
 token and the bot token; for WhatsApp the access token, the app secret and
@@ -9,7 +9,9 @@ When this home's kernel runs, every action goes through it over the socket
 (``channels.<method>``), so an added channel starts at once and an approval
 answers the waiting sender; with none running, a kernel is built in this
 process for the record (an approval then pairs the sender, whose next
-message is answered once the kernel runs). Exit status: 0 done, 1 refused
+message is answered once the kernel runs). ``add --open`` makes a channel
+open to anyone (no pairing): a named policy, never a default, said in a
+warning when chosen and in ``list`` after. Exit status: 0 done, 1 refused
 or not found, 2 bad usage.
 """
 
@@ -50,12 +52,16 @@ def add_parser(sub: Any) -> None:
     add.add_argument("--provider", help="provider (default: Settings)")
     add.add_argument("--model", help="model (default: Settings for the provider)")
     add.add_argument("--pairing-ttl", default="1h", help="how long a pairing code lives (default 1h)")
+    add.add_argument("--open", action="store_true",
+                     help="DANGER: no pairing at all; anyone who can write to the channel reaches an agent")
     acts.add_parser("list", help="list channels (never their tokens)")
     for name, text in (("rm", "remove a channel, its token and its pairings"), ("test", "check its token")):
         acts.add_parser(name, help=text).add_argument("name")
     acts.add_parser("pending", help="pairing codes waiting for approval, and the pairings in force")
     approve = acts.add_parser("approve", help="pair the sender who was given CODE")
     approve.add_argument("code")
+    deny = acts.add_parser("deny", help="refuse the sender who was given CODE (no new code until it expires)")
+    deny.add_argument("code")
     revoke = acts.add_parser("revoke", help="end a pairing (see `agentdesk channel pending`)")
     revoke.add_argument("channel")
     revoke.add_argument("sender")
@@ -66,13 +72,13 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace, stdin: Any = None, stdout: Any = None, stderr: Any = None) -> int:
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
     try:
-        return asyncio.run(_run(args, stdin, stdout))
+        return asyncio.run(_run(args, stdin, stdout, stderr))
     except (ConfigError, KernelError, ValueError) as exc:
         print(f"agentdesk channel: {one_line(getattr(exc, 'reason', exc))}", file=stderr)
         return 1 if isinstance(exc, KernelError) and not isinstance(exc, ConfigError) else EXIT_USAGE
 
 
-async def _run(args: argparse.Namespace, stdin: Any, stdout: Any) -> int:
+async def _run(args: argparse.Namespace, stdin: Any, stdout: Any, stderr: Any) -> int:
     from ..service.client import RemoteKernel, kernel_running
     from .automation_cmd import home_kernel
 
@@ -86,11 +92,11 @@ async def _run(args: argparse.Namespace, stdin: Any, stdout: Any) -> int:
     if kernel_running(root):
         remote = await RemoteKernel.for_home(root, client="agentdesk channel").start()
         try:
-            return await _act(remote, args, stdout, secrets)
+            return await _act(remote, args, stdout, secrets, stderr)
         finally:
             await remote.aclose()
     async with home_kernel(channel_token=secrets.get) as kernel:
-        return await _act(kernel, args, stdout, secrets)
+        return await _act(kernel, args, stdout, secrets, stderr)
 
 
 def _token(stdin: Any, name: str) -> str:
@@ -99,9 +105,10 @@ def _token(stdin: Any, name: str) -> str:
     return str(stdin.readline()).strip()
 
 
-async def _act(kernel: Any, args: argparse.Namespace, out: Any, secrets: SecretStore) -> int:
-    from ..channels.model import ChannelConfig, ChannelPolicy
+async def _act(kernel: Any, args: argparse.Namespace, out: Any, secrets: SecretStore, err: Any = None) -> int:
+    from ..channels.model import OPEN_WARNING, ChannelConfig, ChannelPolicy
 
+    err = err or sys.stderr
     desk = kernel.channels
     if args.action == "add":
         policy = tuple(ChannelPolicy(s, d) for s, d in parse_grants(args.allow, kernel.settings.default_lease_s))
@@ -110,13 +117,16 @@ async def _act(kernel: Any, args: argparse.Namespace, out: Any, secrets: SecretS
             provider=args.provider or "", model=args.model or "", budget=args.budget,
             workspace=str(Path(args.workspace).resolve()) if args.workspace else "", policy=policy,
             pairing_ttl_s=parse_duration(args.pairing_ttl),
-            options={"phone_id": args.phone_id} if args.phone_id else {}))
+            options={"phone_id": args.phone_id} if args.phone_id else {}, access="open" if args.open else "pairing"))
+        if view.config.open:
+            print(f"warning: channel {args.name} {OPEN_WARNING}", file=err)
         print(f"added {args.name} ({args.kind}); " + ("running" if view.running else f"not running: {view.problem}")
               + (f"; page at {view.address}" if view.address else ""), file=out)
         return 0
     if args.action == "list":
         for v in desk.list():
             state = "running" if v.running else f"stopped ({v.problem or 'starts with the kernel'})"
+            state += "\tOPEN to anyone (no pairing)" if v.config.open else ""
             print(f"{v.config.name}\t{v.config.kind}\t{state}\ttoken in {secrets.where}"
                   + (f"\t{v.address}" if v.address else ""), file=out)
         return 0
@@ -134,6 +144,10 @@ async def _act(kernel: Any, args: argparse.Namespace, out: Any, secrets: SecretS
             print(f"{p.code}\t{p.channel}\t{p.chat_kind}\t{p.sender}\t{p.sender_name}\tuntil {until}", file=out)
         for p in desk.paired():
             print(f"paired\t{p.channel}\t{p.chat_kind}\t{p.sender}\tchat {p.chat}", file=out)
+        return 0
+    if args.action == "deny":
+        p = desk.deny(args.code)
+        print(f"denied {p.sender_name or p.sender} on {p.channel}", file=out)
         return 0
     if args.action == "approve":
         p = desk.approve(args.code)

@@ -63,7 +63,9 @@ async def _continue_here(root: Any, agent_id: str, text: str | None, stdin: Text
         if text is None:
             kernel.agents.resume(agent_id)
         else:
-            kernel.agents.send(agent_id, text)
+            from .ask_prompt import prompt_or_text
+
+            kernel.agents.send(agent_id, await prompt_or_text(kernel, agent_id, text))  # "/server:prompt a=b" too
         interrupted = on_interrupt(lambda: kernel.agents.kill(agent_id, reason="interrupted (Ctrl-C)"))
         final = await kernel.agents.wait(agent_id)
         lines.finish()

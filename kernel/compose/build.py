@@ -130,7 +130,7 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
         store.check_at_start(None if ledger.path in ("", ":memory:") else chain_start.head_path(ledger.path))
     automations = Automations(RunHost(agents, services), store, gate, bus.publish, chain)
     channels = ChannelHub(RunHost(agents, services), ledger, ChannelStore(home), channel_approver,
-                          channel_token or (lambda _name: None), held)
+                          channel_token or (lambda _name: None), held, tools)
 
     def run_progress(event: Event) -> None:
         if isinstance(event, ToolCallFinished) and event.outcome is Outcome.OK:
@@ -139,11 +139,13 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
     unsubscribe = bus.subscribe(run_progress)
     questions = McpQuestions(ledger, bus.publish, lambda agent_id: nobody_answers(services, agents, agent_id),
                              elicitor, lambda agent_id: agents.table[agent_id].name if agent_id in agents.table else agent_id)
+    extension_desk = ExtensionsDesk(services, extensions, held, questions,
+                                    McpSampler(lambda agent_id: agents.table.get(agent_id)),
+                                    lambda agent_id: agents.table[agent_id].workspace
+                                    if agent_id in agents.table else None)  # MCP elicitation, sampling, roots (29)
+    extension_desk.agent_of, agents.turn_context = agents.process, extension_desk  # attached MCP resources, prompts
     return Kernel(services=services, agents=agents, leases=Leases(services.leases, requests), ledger=window,
-                  extensions=ExtensionsDesk(services, extensions, held, questions,
-                                            McpSampler(lambda agent_id: agents.table.get(agent_id)),
-                                            lambda agent_id: agents.table[agent_id].workspace
-                                            if agent_id in agents.table else None), outward=Outward(ledger, mail),
+                  extensions=extension_desk, outward=Outward(ledger, mail),
                   automations=automations, channels=channels, secrets=held, shell=shell, snapshots=snapshots, watchers=watchers,
                   provider_problem=provider_problem, on_close=(unlisten, unsubscribe))
 

@@ -151,7 +151,7 @@ SETTINGS_RULES: dict[str, Rule] = {
     "image_budget_count": number(0, 100, "images", whole=True),
     "image_budget_mb": number(0, 100, "megabytes"),
     "context_window": number(0, 100_000_000, "tokens", whole=True),
-    "compact_at": number(0.2, 0.95, "share of the context window"),
+    "compact_at": number(0.1, 0.95, "share of the context window"),
     "max_retries": number(0, 10, "retries", whole=True),
     "retry_cap_s": number(0, 3600, "seconds"),
     "request_timeout_s": number(1, 3600, "seconds"),

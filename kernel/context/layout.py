@@ -41,6 +41,8 @@ class ContextState:
     sent_chars: int = 0             # its size in characters (context.estimate)
     reported_input: int = 0         # the input tokens the provider reported for the last request
     reported_chars: int = 0         # that request's size in characters
+    restored_input: int = 0         # after a restart, the last request's input on record (shown, never estimated
+                                    # from: the size it was measured at is not known until the conversation is read)
     just_compacted: bool = False    # the context was made smaller and no request has been made since
     sizes: dict[int, tuple[Message, int]] = field(default_factory=dict)  # each message's size (context.estimate)
 

@@ -27,10 +27,11 @@ class HistoryItem:
     model: str
     archived: bool
     killed: bool
+    served: tuple[str, ...] = ()  # model routes: other models that answered it ("openai:gpt-5"), first first
 
     def matches(self, query: str) -> bool:
         """Whether a search for ``query`` (words, any case) finds it by id, name, first prompt or model."""
-        text = " ".join((self.id, self.name, self.first_prompt, self.model)).casefold()
+        text = " ".join((self.id, self.name, self.first_prompt, self.model, *self.served)).casefold()
         return all(word in text for word in query.casefold().split())
 
 

@@ -23,7 +23,9 @@ from ..agents.loop import run_loop
 from ..agents.process import AgentProcess
 from ..agents.rebuild import AgentRecord, conversation_of, summarise
 from ..agents.records import RESUME, USER_TURN, record_user_turn
-from ..agents.restore import history_item, process_from
+from ..agents.restore import history_item, other_models, process_from, served_by
+from ..agents.route_step import reopen_breakers
+from ..agents.turn_context import ContextPiece, NoContext, TurnContext, admit_context, with_context
 from ..api import HistoryItem, ReplySoFar, Spend
 from .attach import Attachments
 from ..core.errors import InvalidState, UnknownAgent
@@ -57,6 +59,7 @@ class Agents:
         self.table: dict[str, AgentProcess] = {}
         self._swept: set[str] = set()
         self._attachments = Attachments(services.images)
+        self.turn_context: TurnContext = NoContext()  # the extensions' (set by the composition root)
 
     # ---- the process table ------------------------------------------------------
 
@@ -138,6 +141,10 @@ class Agents:
         self.process(agent_id)
         return await self._attachments.attach(agent_id, data_b64, origin, label)
 
+    def admit_picture(self, agent_id: str, part: ImagePart) -> None:
+        """A picture the kernel took in for ``agent_id`` (a channel's photo): ``send`` then takes it."""
+        self._attachments.admit(agent_id, part)
+
     def send(self, agent_id: str, text: str, images: tuple[ImagePart, ...] | None = None) -> None:
         """Add a user message (with pictures attached by ``attach_image``) and start the loop, which runs until
         idle, paused, failed or killed (``await wait(agent_id)`` for that: a task cannot cross the socket)."""
@@ -147,13 +154,21 @@ class Agents:
         if agent.busy:
             raise InvalidState(agent.id, agent.state, "send while it is working (stop or wait first)")
         pictures = self._attachments.check(agent_id, tuple(images or ()))
-        if not text.strip() and not pictures:
+        if not text.strip() and not pictures and not self.turn_context.waiting(agent_id):
             raise ValueError("the message is empty")
-        record_user_turn(agent, text, pictures)
+        text, pieces = self._with_context(agent, text)
+        pictures += tuple(image for piece in pieces for image in piece.images)
+        turn = record_user_turn(agent, text, pictures)
+        admit_context(agent, pieces, turn.seq)  # attached MCP resources, a chosen prompt: untrusted
         agent.append(Message("user", ((TextPart(text),) if text else ()) + pictures))
         agent.request_reason = USER_TURN
         self._services.bus.publish(UserMessage(agent.id, text))
         self._start(agent)
+
+    def _with_context(self, agent: AgentProcess, text: str) -> tuple[str, tuple[ContextPiece, ...]]:
+        """The user's text with what the extensions keep for this turn (agents/turn_context.py)."""
+        pieces = self.turn_context.take(agent.id)
+        return (with_context(text, pieces, agent.nonce) if pieces else text), pieces
 
     def pause(self, agent_id: str) -> None:
         """Pause at the next step (before the next model request)."""
@@ -226,6 +241,7 @@ class Agents:
         """Bring back every agent on the record that was not killed or archived (see agents.restore)."""
         s = self._services
         s.inflight.record_cut(s.ledger)  # requests a killed kernel left in flight: their tokens count
+        reopen_breakers(s)  # model routes: a model that was down a minute ago is not hammered again
         restored = summarise(s.ledger, s.clock.now())
         for rec in restored.agents.values():
             if not (rec.killed or rec.archived):
@@ -269,8 +285,9 @@ class Agents:
         their id, name, first prompt and model."""
         s = self._services
         restored = summarise(s.ledger, s.clock.now(), tails=False)
-        items = [history_item(rec, s) for rec in restored.agents.values()
-                 if rec.id not in self.table and (rec.archived or rec.killed)]
+        answered = served_by(s)  # model routes: who answered each, when not its own model
+        items = [history_item(rec, s, other_models(rec.spawn, answered.get(rec.id, set())))
+                 for rec in restored.agents.values() if rec.id not in self.table and (rec.archived or rec.killed)]
         return sorted((i for i in items if i.matches(query)), key=lambda i: i.last_at, reverse=True)
 
     def revive(self, agent_id: str) -> AgentInfo:

@@ -8,13 +8,13 @@ file's old contents) and have it shown to a model.
 
 from __future__ import annotations
 
-import base64
 import binascii
 from typing import TYPE_CHECKING
 
 from ..core.json_safe import clean_text
 from ..core.messages import ImagePart
 from ..images.fit import MAX_SOURCE_BYTES
+from ..images.store import decode_b64
 
 if TYPE_CHECKING:
     from ..images.store import ImageStore
@@ -36,13 +36,18 @@ class Attachments:
         if not isinstance(data_b64, str) or len(data_b64) > MAX_BASE64_CHARS:
             raise ValueError(f"an attached picture is base64 text of at most {MAX_SOURCE_BYTES:,} bytes")
         try:
-            data = base64.b64decode(data_b64, validate=True)
+            data = await decode_b64(data_b64)
         except (binascii.Error, ValueError):
             raise ValueError("an attached picture must be base64 text") from None
         words = clean_text(label)[:LABEL_MAX] or ("pasted image" if origin == "paste" else "attached image")
         part = await self._images.ingest(data, origin="paste" if origin == "paste" else "file", label=words)
         self._attached.setdefault(agent_id, set()).add(part.sha256)
         return part
+
+    def admit(self, agent_id: str, part: ImagePart) -> None:
+        """A picture the kernel itself took in for ``agent_id`` (a chat channel's photo), to send with its next
+        message."""
+        self._attached.setdefault(agent_id, set()).add(part.sha256)
 
     def check(self, agent_id: str, images: tuple[ImagePart, ...]) -> tuple[ImagePart, ...]:
         """``images`` when every one was attached to ``agent_id`` here (ValueError otherwise)."""

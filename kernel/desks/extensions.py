@@ -10,6 +10,10 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 if TYPE_CHECKING:
     from ..agents.services import Services
+    from ..agents.turn_context import ContextPiece
+    from ..extensions.mcp_attach import McpTurnContext
+    from ..extensions.mcp_hub import _Server
+    from ..extensions.mcp_offers import McpAttached, McpPrompt, McpPromptUsed, McpResource
     from ..extensions.context import Extensions
     from ..extensions.mcp_config import McpSecrets, McpServerConfig
     from ..extensions.mcp_elicit import ElicitQuestion
@@ -45,6 +49,8 @@ class ExtensionsDesk:
         self._file: McpFile | None = None  # that file and the version last read (extensions/mcp_watch.py)
         self._watch: asyncio.Task[None] | None = None
         self._reading = asyncio.Lock()  # one reading of mcp.json at a time: a later one never applies first
+        self._turns: McpTurnContext | None = None  # resources and prompts waiting for an agent's next message
+        self.agent_of: Callable[[str], object] = lambda _agent: None  # UnknownAgent for no such agent (compose)
 
     # ---- MCP servers ------------------------------------------------------------------
 
@@ -173,8 +179,106 @@ class ExtensionsDesk:
         """The watch on mcp.json and every MCP server end (with the kernel)."""
         if self._watch is not None:
             self._watch.cancel()
+        if self._turns is not None:
+            await self._turns.aclose()
         if self._hub is not None:
             await self._hub.aclose()
+
+    # ---- MCP resources and prompts a person adds to a message (extensions/mcp_attach.py, mcp_prompts.py) ----
+
+    def waiting(self, agent_id: str) -> bool:
+        """``agents.turn_context.TurnContext``: whether attachments wait for ``agent_id``'s next message."""
+        return self._turns is not None and self._turns.waiting(agent_id)
+
+    def take(self, agent_id: str) -> tuple[ContextPiece, ...]:
+        return () if self._turns is None else self._turns.take(agent_id)
+
+    async def mcp_resources(self) -> builtins.list[McpResource]:
+        """Every running server's resources (a server that fails to list is left out)."""
+        from ..extensions.mcp_resources import list_resources, offers_resources
+
+        from ..extensions.mcp_client import McpError
+
+        async def one(name: str) -> tuple[McpResource, ...]:
+            server = await self._server(name)
+            try:
+                await server.connection.request("connecting", _nothing)
+                return await list_resources(server.connection, server.resources) \
+                    if offers_resources(server.connection) else ()
+            except McpError:
+                return ()
+
+        await self._settled()
+        names = () if self._hub is None else self._hub.server_names()
+        return [r for found in await asyncio.gather(*(one(n) for n in names)) for r in found]
+
+    async def mcp_attach(self, agent_id: str, server: str, uri: str) -> McpAttached:
+        """Read ``uri`` of ``server`` now and add it to ``agent_id``'s next message as untrusted context (kept
+        current while the server sends updates); ValueError when the server does not offer it."""
+        from ..redaction.cuts import finder_of
+
+        self.agent_of(agent_id)
+        found = await self._server(server)
+        return await self._turn_context().attach(agent_id, found.connection, found.resources, uri,
+                                                 finder_of(self._services.ledger.redactor), self._services.images)
+
+    async def mcp_prompts(self) -> builtins.list[McpPrompt]:
+        """Every running server's prompts: the slash commands ``/server:prompt`` (a failing server left out)."""
+        from ..extensions.mcp_client import McpError
+        from ..extensions.mcp_prompts import list_prompts
+
+        async def one(name: str) -> tuple[McpPrompt, ...]:
+            try:
+                return await list_prompts((await self._server(name)).connection)
+            except McpError:
+                return ()
+
+        await self._settled()
+        names = () if self._hub is None else self._hub.server_names()
+        return [p for found in await asyncio.gather(*(one(n) for n in names)) for p in found]
+
+    async def mcp_complete(self, server: str, prompt: str, argument: str, value: str,
+                           context: dict[str, str] | None = None) -> builtins.list[str]:
+        """Values ``server`` suggests for ``argument`` of its prompt ``prompt``, given what is typed."""
+        from ..extensions.mcp_prompts import complete
+
+        return await complete((await self._server(server)).connection, prompt, argument, value, context)
+
+    async def mcp_use_prompt(self, agent_id: str, command: str) -> McpPromptUsed:
+        """``/server:prompt name=value …``: the prompt's messages join ``agent_id``'s next message as untrusted
+        context (``send`` it, with or without words of one's own); ValueError with the reason otherwise."""
+        from ..extensions.mcp_offers import McpPromptUsed
+        from ..extensions.mcp_prompts import parse_command, prompt_piece
+
+        self.agent_of(agent_id)
+        parsed = parse_command(command)
+        if parsed is None:
+            raise ValueError("a prompt command is /server:prompt name=value …")
+        server, name, arguments = parsed
+        found = await self._server(server)
+        piece, count = await prompt_piece(found.connection, name, arguments, found.resource_tool)
+        self._turn_context().add(agent_id, piece)
+        return McpPromptUsed(agent_id, server, name, tuple(arguments.items()), count, len(piece.content))
+
+    async def _settled(self) -> None:
+        """A reading of mcp.json under way (the kernel's start) is over: its servers are known."""
+        if self._reading.locked():
+            async with self._reading:
+                pass
+
+    async def _server(self, name: str) -> _Server:
+        await self._settled()
+        server = None if self._hub is None else self._hub.server(name)
+        if server is None:
+            raise ValueError(f"no MCP server named {name[:40]} is running")
+        return server
+
+    def _turn_context(self) -> McpTurnContext:
+        if self._turns is None:
+            from ..extensions.mcp_attach import McpTurnContext
+
+            self._turns = McpTurnContext()
+        return self._turns
 
     # ---- skills (Settings → Skills reads and pins them here: extensions/skill_info.py) ----
 
@@ -194,3 +298,7 @@ class ExtensionsDesk:
 
         where = workspace_path(workspace)
         return await asyncio.to_thread(set_enabled, self._extensions, folder, sha256, enabled, mine, where)
+
+
+async def _nothing(_client: object) -> None:
+    """A request that only connects (a server not started yet answers its capabilities)."""

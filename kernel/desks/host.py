@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..config.settings import Settings
     from ..core.clock import Clock
     from ..core.events import AgentInfo, Event
+    from ..core.messages import ImagePart
     from ..leases.lease import Lease
     from .agents import Agents
 
@@ -32,8 +33,8 @@ class RunHost:
         return self._agents.spawn(name, provider=provider, model=model, budget=budget, workspace=workspace,
                                   unattended=unattended, fallbacks=fallbacks, any_vendor=any_vendor)
 
-    def send(self, agent_id: str, text: str) -> None:
-        self._agents.send(agent_id, text)
+    def send(self, agent_id: str, text: str, images: tuple[ImagePart, ...] = ()) -> None:
+        self._agents.send(agent_id, text, images)
 
     async def wait(self, agent_id: str) -> AgentInfo:
         return await self._agents.wait(agent_id)
@@ -68,3 +69,10 @@ class RunHost:
 
     def subscribe(self, fn: Callable[[Event], None]) -> Callable[[], None]:
         return self._services.bus.subscribe(fn)
+
+    async def ingest_image(self, agent_id: str, data: bytes, label: str) -> ImagePart:
+        """A chat photo fitted and kept (untrusted, origin "channel") for ``agent_id``'s next message;
+        ``ImageRefused`` when it is not a picture that can be shown."""
+        part = await self._services.images.ingest(data, origin="channel", label=label, untrusted=True)
+        self._agents.admit_picture(agent_id, part)
+        return part

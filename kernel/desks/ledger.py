@@ -16,6 +16,8 @@ from ..core.errors import KernelError
 if TYPE_CHECKING:
     from ledger import Entry, Integrity, Ledger, UndoReport
 
+    from ..images.thumbnail import Thumbnail
+
 
 class LedgerWindow:
     """``kernel.api.LedgerDesk`` in process: reads the ledger; writes only undo, as the user."""
@@ -79,6 +81,28 @@ class LedgerWindow:
         if sniff(data[:32]) not in ("png", "jpeg", "webp", "gif"):
             return None
         return base64.b64encode(data).decode("ascii")
+
+    async def thumbnail(self, sha256: str, edge: int = 256) -> Thumbnail | None:
+        """A small picture of a stored blob (the ledger's detail and the undo confirmation show a file's
+        before and after): PNG at most ``edge`` px a side, or an SVG cleaned of scripts and outside references
+        (``kernel.images.thumbnail``); None when the blob is unknown, damaged or not a picture. Bounded: the
+        file itself never crosses the socket."""
+        if not (isinstance(sha256, str) and len(sha256) == 64 and all(c in "0123456789abcdef" for c in sha256)):
+            return None
+        if isinstance(edge, bool) or not isinstance(edge, int):
+            raise ValueError("a thumbnail's edge is a whole number of pixels")
+        return await asyncio.to_thread(self._thumbnail, sha256, edge)
+
+    def _thumbnail(self, sha256: str, edge: int) -> Thumbnail | None:
+        from ledger.errors import CorruptBlob, UnknownBlob
+
+        from ..images.thumbnail import thumbnail
+
+        try:
+            data = self._ledger.blob(sha256)
+        except (UnknownBlob, CorruptBlob):
+            return None
+        return thumbnail(data, edge)
 
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport:
         """Reverse the file changes after ``after_seq``. Not while the check at start runs: undo writes files

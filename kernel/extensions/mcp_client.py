@@ -21,7 +21,7 @@ import contextlib
 import os
 from secrets import token_hex
 from pathlib import Path
-from typing import Any, Awaitable, TypeVar
+from typing import Any, Awaitable, Callable, TypeVar
 
 from ..core.errors import KernelError
 from ..core.json_safe import clean_text
@@ -71,6 +71,7 @@ class McpConnection:
         self._cut_token = token_hex(12)  # marks a reply our stdio transport cut (mcp_stdio.is_cut)
         self.calls = InFlight(config.name)  # who is calling now: whose a server's question is (mcp_calls)
         self._roots = None if hooks.roots is None else Roots(hooks.roots)  # the caller's workspace (mcp_roots)
+        self.resource_updated: dict[str, Callable[[str], None]] = {}  # uri → told of its updates (mcp_attach)
 
     @property
     def name(self) -> str:
@@ -123,6 +124,19 @@ class McpConnection:
 
         cut = is_cut(result, self._cut_token)  # too large: cut as it streamed, flagged an error only for the SDK
         return list(result.content or []), result.structured_content, bool(result.is_error) and not cut
+
+    @property
+    def capabilities(self) -> Any:
+        """What the running server said it offers (its ``ServerCapabilities``), or None when it is not running."""
+        client = self._client
+        return None if client is None else getattr(client, "server_capabilities", None)
+
+    async def request(self, doing: str, make: Callable[[Any], Awaitable[T]]) -> T:
+        """``make(client)`` (one request of the SDK client: resources, prompts, completion), connecting first,
+        within the server's timeout and raced against the server stopping (McpError with ``doing`` in words)."""
+        client = await self._ensure()
+        async with asyncio.timeout(self.config.timeout_s):
+            return await self._race(make(client), doing)
 
     async def close(self, grace_s: float = 10.0) -> None:
         """Stop the server (its owner task leaves the SDK's context, which ends the process); after ``grace_s``
@@ -306,6 +320,10 @@ class McpConnection:
         """A server notification: a changed tool list marks the listing stale (listed again before the next use)."""
         if type(message).__name__ == "ToolListChangedNotification":
             self.tools_changed = True
+        elif type(message).__name__ == "ResourceUpdatedNotification":  # 2025 revisions: a subscribed resource
+            uri = str(getattr(getattr(message, "params", None), "uri", ""))
+            if uri in self.resource_updated:
+                self.resource_updated[uri](uri)
 
     async def _logged(self, params: Any) -> None:
         """A server's log message goes to its log file (the same one as its stderr), one line, capped."""

@@ -40,6 +40,7 @@ from .mcp_names import scope_name, server_scope
 from .mcp_progress import progress_to
 from .mcp_status import McpReload, McpServerStatus
 from .mcp_images import pictures
+from .mcp_resources import ServerResources, offer_resource_tool, read_output, scope_of_resources
 from .mcp_tools import ListedTool, describe, result_text
 
 if TYPE_CHECKING:
@@ -56,6 +57,8 @@ class _Server:
     disabled: dict[str, str] = field(default_factory=dict)          # server's tool name → reason
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     redescribe: bool = False  # its config changed: every tool is described again (timeout) on the next listing
+    resources: ServerResources = field(default_factory=ServerResources)  # what it offers to read (mcp_resources)
+    resource_tool: str | None = None  # the wire name of its mcp__<server>__read_resource, once registered
 
 
 class McpHub:
@@ -125,7 +128,7 @@ class McpHub:
         self._skipped.pop(name, None)
         if server is None:
             return
-        for wire in server.registered.values():
+        for wire in (*server.registered.values(), *((server.resource_tool,) if server.resource_tool else ())):
             self._registry.remove(wire)
         self._revoke(name, sorted(set(server.listed) | set(server.registered)), removed=True)
         await server.connection.close()
@@ -198,6 +201,10 @@ class McpHub:
         server.listed = new
         server.disabled = {k: v for k, v in server.disabled.items() if k in new and k not in gone}
         scopes = {scope_name(name, t): t for t in server.registered}
+        server.resource_tool = offer_resource_tool(self._registry, name, server.connection, server.resource_tool,
+                                                   self._resource_runner(name))
+        if server.resource_tool is not None:  # a tool named "resources" would share its scope: refused below
+            scopes[scope_of_resources(name)] = server.resource_tool
         for tool_name, tool in sorted(new.items()):
             if tool_name in server.registered or tool_name in server.disabled:
                 continue
@@ -251,12 +258,30 @@ class McpHub:
         # (a timeout or a cancellation propagates at once: listing a hung server would only hang too)
         await self._after_call(name)
         shown, notes = await pictures(content, images, name, tool) if not is_error else ((), {})
-        text = result_text(content, structured, finder, notes)
+        server.resources.note_links(content)  # a link it hands over may be read (mcp_resources)
+        text = result_text(content, structured, finder, notes, server.resource_tool)
         if is_error:  # the server's own words: untrusted, like its results
             raise ToolFailure(f"the MCP tool {tool} of {name} reported an error: {text}",
                               source=f"MCP server {name}, tool {tool}")
         return ToolOutput(text, data={"server": name, "tool": tool, "chars": len(text), "images": len(shown)},
                           source=f"MCP server {name}, tool {tool}", images=shown)
+
+    def _resource_runner(self, name: str) -> Callable[[ToolContext, Mapping[str, Any]], Any]:
+        async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
+            server = self._servers.get(name)
+            if server is None:
+                raise ToolFailure(f"the MCP server {name} was removed")
+            return await read_output(server.connection, server.resources, str(tool_input.get("uri", "")),
+                                     ctx.images, finder_of(ctx.ledger.redactor))
+
+        return run
+
+    def server(self, name: str) -> "_Server | None":
+        """A running server's connection and what it offers to read (resources, prompts), or None."""
+        return self._servers.get(name)
+
+    def server_names(self) -> tuple[str, ...]:
+        return tuple(sorted(self._servers))
 
     async def _after_call(self, name: str) -> None:
         """List again when the server said its tools changed (or restarted, or cannot tell us)."""

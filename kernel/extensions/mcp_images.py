@@ -8,13 +8,13 @@ bomb, an animation) is named in the result's text with the reason, never a faile
 
 from __future__ import annotations
 
-import base64
 import binascii
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ImageRefused
 from ..core.messages import ImagePart
 from ..images.fit import MAX_SOURCE_BYTES
+from ..images.store import decode_b64
 
 if TYPE_CHECKING:
     from ..images.store import ImageStore
@@ -55,7 +55,7 @@ async def pictures(content: list[Any], store: "ImageStore | None", server: str,
             notes[index] = f"[image {mime} from the server, not shown: over {MAX_SOURCE_BYTES:,} bytes]"
             continue
         try:
-            data = base64.b64decode(encoded, validate=True)
+            data = await decode_b64(encoded)  # megabytes of base64: off the loop
             part = await store.ingest(data, origin="mcp", label=f"MCP {server} {tool}", untrusted=True)
         except (binascii.Error, ValueError):
             notes[index] = f"[image {mime} from the server, not shown: its data is not base64]"

@@ -98,10 +98,10 @@ def describe(server: str, tool: ListedTool, run: Runner, timeout_s: float) -> To
 
 
 def result_text(content: list[Any], structured: Any, finder: "Spans | None" = None,
-                notes: Mapping[int, str] | None = None) -> str:
+                notes: Mapping[int, str] | None = None, reader: str | None = None) -> str:
     """A call result's content blocks as text the model can read (media are named, not inlined; ``notes``
-    words the pictures shown beside the text, by block index), capped (around any secret crossing a cut,
-    given the kernel's redactor as ``finder``)."""
+    words the pictures shown beside the text, by block index; a resource link names ``reader``, the tool
+    that reads it), capped (around any secret crossing a cut, given the kernel's redactor as ``finder``)."""
     parts: list[str] = []
     for index, block in enumerate(content):
         kind = getattr(block, "type", None)
@@ -117,7 +117,7 @@ def result_text(content: list[Any], structured: Any, finder: "Spans | None" = No
             text = getattr(inner, "text", None)
             parts.append(str(text) if text is not None else f"[resource {getattr(inner, 'uri', '?')}, not shown]")
         elif kind == "resource_link":
-            parts.append(f"[resource link {getattr(block, 'uri', '?')}]")
+            parts.append(link_words(block, reader))
         else:
             parts.append(f"[{kind or 'unknown'} content, not shown]")
     if not parts and structured is not None:
@@ -126,3 +126,13 @@ def result_text(content: list[Any], structured: Any, finder: "Spans | None" = No
         except (TypeError, ValueError, RecursionError):
             parts.append("[structured content that is not JSON]")
     return capped(clean_text("\n".join(parts)), OUTPUT_MAX_CHARS, finder)
+
+
+def link_words(block: Any, reader: str | None) -> str:
+    """A ``resource_link`` as the model reads it: its URI, its name, and the tool that reads it (if any)."""
+    uri = str(getattr(block, "uri", "?"))[:2048]
+    name = getattr(block, "name", None)
+    named = f" ({str(name)[:200]})" if name and name != uri else ""
+    if reader is None:
+        return f"[resource link {uri}{named}: this server offers no way to read it]"
+    return f'[resource link {uri}{named}: read it with the tool {reader}, {{"uri": "{uri}"}}]'

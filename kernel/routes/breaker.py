@@ -76,6 +76,11 @@ class BreakerBoard:
     def __init__(self) -> None:
         self._breakers: dict[Target, _Breaker] = {}
 
+    def reopen(self, target: Target, until: float, window_s: float, reason: str) -> None:
+        """An open breaker read back from the record at start (``routes/restart.py``): skipped until ``until``,
+        then probed, its next window twice ``window_s``."""
+        self._breakers[target] = _Breaker(BreakerState.OPEN, until, window_s, reason)
+
     def state(self, target: Target) -> BreakerState:
         breaker = self._breakers.get(target)
         return breaker.state if breaker is not None else BreakerState.CLOSED

@@ -45,6 +45,15 @@ class Plan:
     dropped: tuple[tuple[Target, str], ...] = field(default_factory=tuple)
 
 
+@dataclass(frozen=True)
+class Widened:
+    """A turn outgrew every window up to ``past`` tokens (even after compaction): its requests go to a model
+    with a larger one (``agents/widen_step.py``); ``reason`` is their route reason, in words."""
+
+    past: int
+    reason: str
+
+
 def plan(route: Route, prices: PriceTable) -> Plan:
     """The route's usable candidates: the primary, then each allowed fallback once."""
     kept: list[Target] = [route.primary]

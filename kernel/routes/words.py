@@ -21,8 +21,13 @@ def answered_by(entry: Any) -> str:
     if not (isinstance(provider, str) and isinstance(model, str) and isinstance(asked_provider, str)
             and isinstance(asked_model, str)):
         return ""
-    if provider == asked_provider and model.startswith(asked_model):
+    if not another_model(asked_provider, asked_model, provider, model):
         return ""
     reason = getattr(entry, "route_reason", "")
     why = f" ({reason})" if isinstance(reason, str) and reason else ""
     return f"answered by {provider}:{model}{why}"
+
+
+def another_model(asked_provider: str, asked_model: str, provider: str, model: str) -> bool:
+    """Whether ``provider:model`` answered instead of the model asked for (its dated snapshot does not count)."""
+    return not (provider == asked_provider and model.startswith(asked_model))

@@ -14,8 +14,9 @@ from ..api import LedgerFilter
 if TYPE_CHECKING:
     from ..api import (AgentInfo, Automation, AutomationView, ChainBroken, ChainIntact, ChannelConfig,
         ChannelView, Checking, Decision, ElicitQuestion, Entry, HistoryItem, ImagePart, InboxItem, Integrity,
-        Lease, LeaseRequest, Mapping, McpReload, McpServerStatus, Message, OverlayStatus, PairingView,
-        ReplySoFar, RunRecord, SkillCatalog, ToolInfo, UndoReport, UnknownIntent)
+        Lease, LeaseRequest, Mapping, McpAttached, McpPrompt, McpPromptUsed, McpReload, McpResource,
+        McpServerStatus, Message, OverlayStatus, PairingView, ReplySoFar, RunRecord, SkillCatalog, Thumbnail,
+        ToolInfo, UndoReport, UnknownIntent)
 
 
 class Link(Protocol):
@@ -138,6 +139,9 @@ class RemoteLedgerDesk:
     async def picture(self, sha256: str) -> str | None:
         return cast("str | None", await self._link.acall("ledger.picture", {"sha256": sha256}))
 
+    async def thumbnail(self, sha256: str, edge: int = 256) -> Thumbnail | None:
+        return cast("Thumbnail | None", await self._link.acall("ledger.thumbnail", {"sha256": sha256, "edge": edge}))
+
     def undo(self, after_seq: int, *, only_actor: str | None = None, dry_run: bool = False) -> UndoReport:
         return cast("UndoReport", self._link.call("ledger.undo",
             {"after_seq": after_seq, "only_actor": only_actor, "dry_run": dry_run}))
@@ -162,6 +166,25 @@ class RemoteExtensionDesk:
                         str | int | float | bool | builtins.list[str] | None] | None = None) -> bool:
         return cast("bool", self._link.call("extensions.answer_question",
             {"question_id": question_id, "action": action, "content": content}))
+
+    async def mcp_resources(self) -> builtins.list[McpResource]:
+        return cast("builtins.list[McpResource]", await self._link.acall("extensions.mcp_resources", {}))
+
+    async def mcp_attach(self, agent_id: str, server: str, uri: str) -> McpAttached:
+        return cast("McpAttached", await self._link.acall("extensions.mcp_attach",
+            {"agent_id": agent_id, "server": server, "uri": uri}))
+
+    async def mcp_prompts(self) -> builtins.list[McpPrompt]:
+        return cast("builtins.list[McpPrompt]", await self._link.acall("extensions.mcp_prompts", {}))
+
+    async def mcp_complete(self, server: str, prompt: str, argument: str, value: str, context: dict[str,
+                           str] | None = None) -> builtins.list[str]:
+        return cast("builtins.list[str]", await self._link.acall("extensions.mcp_complete",
+            {"server": server, "prompt": prompt, "argument": argument, "value": value, "context": context}))
+
+    async def mcp_use_prompt(self, agent_id: str, command: str) -> McpPromptUsed:
+        return cast("McpPromptUsed", await self._link.acall("extensions.mcp_use_prompt",
+            {"agent_id": agent_id, "command": command}))
 
     async def skills(self, workspace: str | None = None) -> SkillCatalog:
         return cast("SkillCatalog", await self._link.acall("extensions.skills", {"workspace": workspace}))
@@ -269,6 +292,9 @@ class RemoteChannelDesk:
 
     def approve(self, code: str) -> PairingView:
         return cast("PairingView", self._link.call("channels.approve", {"code": code}))
+
+    def deny(self, code: str) -> PairingView:
+        return cast("PairingView", self._link.call("channels.deny", {"code": code}))
 
     def revoke(self, channel: str, chat_kind: str, chat: str, sender: str) -> bool:
         return cast("bool", self._link.call("channels.revoke",

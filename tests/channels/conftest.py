@@ -67,7 +67,7 @@ class Env:
 def make_env(tmp_path: Path, fake: ChannelsFake, loop: asyncio.AbstractEventLoop) -> Iterator[Callable[..., Env]]:
     made: list[Env] = []
 
-    def make(**settings: Any) -> Env:
+    def make(approver: Any = None, **settings: Any) -> Env:
         fake.reset()
         ws = tmp_path / "ws"
         ws.mkdir(exist_ok=True)
@@ -75,7 +75,7 @@ def make_env(tmp_path: Path, fake: ChannelsFake, loop: asyncio.AbstractEventLoop
         ledger = Ledger(tmp_path / "ledger.db", clock=clock.now)
         provider = ScriptedProvider()
         kernel = build_kernel(ledger=ledger, settings=Settings(user_name="Ada", workspace=str(ws), **settings),
-                              providers=lambda _name: provider, clock=clock, approver=DenyAll(),
+                              providers=lambda _name: provider, clock=clock, approver=approver or DenyAll(),
                               channel_token=token_for)
         env = Env(kernel, provider, clock, ledger, fake, loop)
         kernel.subscribe(env.events.append)
@@ -88,8 +88,35 @@ def make_env(tmp_path: Path, fake: ChannelsFake, loop: asyncio.AbstractEventLoop
         env.ledger.close()
 
 
+class Confirming:
+    """The desktop's user, confirming every request it is shown (kept in ``asked``)."""
+
+    def __init__(self) -> None:
+        self.asked: list[Any] = []
+
+    async def decide(self, request: Any) -> Any:
+        from kernel.leases.approver import Grant
+
+        self.asked.append(request)
+        return Grant(60.0)
+
+
 def telegram(fake: ChannelsFake, name: str = "tg", **changes: Any) -> ChannelConfig:
     return ChannelConfig(name=name, kind="telegram", base_url=fake.url, options={"poll_s": "5"}, **changes)
+
+
+def ticking(env: Env, seconds: float) -> None:
+    """The kernel clock moves ``seconds`` with each piece of a streamed reply (a model writing at that pace)."""
+    from kernel.core.events import TextDelta
+
+    env.kernel.subscribe(lambda e: env.clock.advance(seconds) if isinstance(e, TextDelta) else None)
+
+
+def pictures(env: Env, request: int = 0) -> list[Any]:
+    """The pictures in the user turn the model was sent in its ``request``-th request."""
+    from kernel.core.messages import ImagePart
+
+    return [p for p in env.provider.requests[request].messages[-1].parts if isinstance(p, ImagePart)]
 
 
 async def until(predicate: Callable[[], bool], spins: int = 200_000) -> None:

@@ -101,3 +101,20 @@ def test_replies_are_split_at_the_limit_at_a_break():
     assert all(0 < len(p) <= 480 for p in parts) and "".join("".join(parts).split()) == "".join(text.split())
     assert parts[-1] == "x" * 100  # cut at the paragraph break
     assert split("", 100) == ["…"]
+
+
+def test_a_denial_outlives_a_restart_and_ends_when_the_code_would_have_expired():
+    clock = ManualClock()
+    with Ledger(":memory:", clock=clock.now) as ledger:
+        book, guard = book_on(ledger, clock), LoopGuard(clock.now)
+        code = judge(message("eve", "eve"), book, guard, 600, frozenset())
+        assert isinstance(code, Reply)
+        book.deny(code.text.split("code: ")[1][:8])
+        again = book_on(ledger, clock)  # rebuilt from the record, as after a restart
+        assert again.pending() == []
+        assert isinstance(judge(message("eve", "eve", n=2), again, guard, 600, frozenset()), Drop)
+        clock.advance(601)
+        assert isinstance(judge(message("eve", "eve", n=3), again, guard, 600, frozenset()), Reply)
+        # an open channel admits a stranger, but never our own messages
+        assert isinstance(judge(message("mallory", "m"), again, guard, 600, frozenset(), open_to_anyone=True), Admit)
+        assert isinstance(judge(message("me", "m"), again, guard, 600, frozenset({"me"}), open_to_anyone=True), Drop)

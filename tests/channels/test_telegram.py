@@ -15,9 +15,9 @@ from kernel.channels.approver import NOBODY
 from kernel.channels.codes import ALPHABET, LENGTH
 from kernel.core.events import AgentSpawned
 from kernel.providers.scripted import reply
-from ledger import ChannelMessage, Denied, PairingGrant, PairingRequest, PairingRevoke
+from ledger import ChannelMessage, Denied, Intent, Outcome, PairingGrant, PairingRequest, PairingRevoke
 
-from .conftest import telegram, until
+from .conftest import Confirming, pictures, telegram, ticking, until
 
 ALICE = 501
 
@@ -187,6 +187,7 @@ def test_a_long_reply_streams_by_edits_and_is_split_at_telegrams_limit(make_env)
     env = make_env()
     started(env)
     long = " ".join(f"word{n}" for n in range(1200))  # ~9,000 characters
+    ticking(env, 0.5)
     fake = paired(env, reply(long, chunks=30), text="tell me everything")
     env.run(until(lambda: env.kernel.channels.figures.admitted == 1 and not env.kernel.channels._tasks))
     pieces = [s.text for s in fake.tg.sent[1:]]
@@ -207,3 +208,90 @@ def test_spawned_channel_agents_show_their_channel_in_the_process_table(make_env
     fake.tg_message(chat=ALICE, sender=ALICE, text="again", message_id=2)
     env.run(until(lambda: len(fake.tg.sent) == 3))
     assert fake.tg.sent[2].text == "A fresh agent." and len(env.kernel.agents.list()) == 2
+
+
+def test_only_a_channel_chosen_open_lets_a_stranger_in_and_then_untrusted_and_unable_to_grant(make_env):
+    env = make_env()
+    started(env)
+    fake = env.fake
+    fake.tg_message(chat=ALICE, sender=ALICE, text="let me in", message_id=1)
+    env.run(until(lambda: len(fake.tg.sent) == 1))
+    env.run(env.kernel.channels.drain())
+    assert "Pairing code" in fake.tg.sent[0].text and env.provider.requests == []  # pairing: a code, nothing else
+    view = started(env, access="open")
+    assert view.config.open and [v.config.access for v in env.kernel.channels.list()] == ["open"]
+    env.provider.script(reply(tools=(("fs_write", {"path": "x.txt", "content": "x"}),)), reply("Hello, stranger."))
+    fake.tg_message(chat=ALICE, sender=ALICE, text="write x.txt", message_id=2)
+    env.run(until(lambda: len(fake.tg.sent) == 2))
+    assert fake.tg.sent[1].text == "Hello, stranger." and env.kernel.channels.paired() == []
+    [agent] = env.kernel.agents.list()
+    assert agent.tainted
+    text = "".join(getattr(p, "text", "") for p in env.provider.requests[0].messages[-1].parts)
+    assert '<untrusted source="telegram dm from 501"' in text
+    [denied] = env.entries(Denied.KIND)
+    assert denied.actor == "kernel" and env.kernel.leases.list() == [] and env.kernel.leases.pending() == []
+    assert not (Path(agent.workspace) / "x.txt").exists()
+    env.provider.assert_done()
+
+
+def test_a_denied_code_is_gone_recorded_and_its_sender_not_given_another(make_env):
+    env = make_env()
+    started(env)
+    fake = env.fake
+    fake.tg_message(chat=ALICE, sender=ALICE, text="hi", message_id=1)
+    env.run(until(lambda: len(fake.tg.sent) == 1))
+    view = env.kernel.channels.deny(codes(env)[0])
+    assert view.sender == str(ALICE) and env.kernel.channels.pending() == []
+    [revoke] = env.entries(PairingRevoke.KIND)
+    assert revoke.actor == "user" and "denied" in revoke.reason
+    fake.tg_message(chat=ALICE, sender=ALICE, text="please?", message_id=2)
+    env.run(until(lambda: env.kernel.channels.figures.claimed == 2))
+    env.run(env.kernel.channels.drain())
+    assert len(fake.tg.sent) == 1 and env.provider.requests == []
+    with pytest.raises(Exception, match="no pending pairing code"):
+        env.kernel.channels.approve(codes(env)[0])
+
+
+def test_a_paired_senders_photo_becomes_an_untrusted_picture_and_a_strangers_is_never_fetched(make_env):
+    env = make_env()
+    started(env)
+    fake = paired(env, reply("A red square."), text="what is this?", photo=True)
+    assert fake.hits["telegram.getFile"] == 0 and fake.hits["telegram.file"] == 0  # before approval: nothing
+    env.run(until(lambda: len(fake.tg.sent) == 2))
+    assert fake.tg.sent[1].text == "A red square." and fake.hits["telegram.file"] == 1
+    [picture] = pictures(env)
+    assert (picture.origin, picture.untrusted, picture.media_type) == ("channel", True, "image/png")
+    assert (picture.width, picture.height) == (90, 60) and picture.label == "telegram photo from user501"
+    [agent] = env.kernel.agents.list()
+    assert any(picture in m.parts for m in env.kernel.agents.conversation(agent.id))
+    assert env.ledger.blob(picture.sha256)  # fitted once and kept in the blob store
+    env.provider.assert_done()
+
+
+def test_an_agent_sends_a_workspace_file_to_its_chat_once_the_desktop_confirms_confined_and_capped(make_env,
+                                                                                                   monkeypatch):
+    approver = Confirming()
+    env = make_env(approver=approver)
+    env.kernel.set_attached(True)  # a desktop is there to confirm
+    started(env)
+    ws = Path(env.kernel.settings.workspace)
+    (ws / "ok.txt").write_bytes(b"data")
+    (ws / "big.txt").write_bytes(b"numbers")
+    (ws.parent / "secret.txt").write_bytes(b"outside")
+    monkeypatch.setattr("kernel.channels.send_file.MAX_SEND_BYTES", 5)
+    send = "channel_send_file"
+    fake = paired(env, reply(tools=((send, {"path": "../secret.txt"}),)), reply(tools=((send, {"path": "big.txt"}),)),
+                  reply(tools=((send, {"path": "ok.txt", "caption": "Q3"}),)), reply("Sent."), text="send it")
+    env.run(until(lambda: len(fake.tg.sent) == 2))
+    assert fake.tg.sent[1].text == "Sent." and fake.tg.documents == [(str(ALICE), "ok.txt", b"data", "Q3")]
+    [asked] = approver.asked  # the outside path and the file over the cap were refused before anyone was asked
+    assert (asked.scope, asked.once) == ("channel.send_file", True)
+    assert asked.detail[:2] == ("Send the file: ok.txt (4 bytes)", "To: the direct messages 501 on channel tg")
+    results = [p for m in env.provider.requests[1].messages for p in m.parts if hasattr(p, "is_error")]
+    assert "outside the workspace" in str(results[-1])
+    assert "at most 5" in str([p for m in env.provider.requests[2].messages for p in m.parts][-1])
+    assert [t.name for t in env.kernel.tools() if t.name == send] == [send]
+    [intent] = env.entries(Intent.KIND)  # outward: an intent before sending, an outcome after
+    [outcome] = [o for o in env.entries(Outcome.KIND) if o.cause == intent.seq]
+    assert intent.tool == send and outcome.status == "done" and outcome.data["bytes"] == 4
+    env.provider.assert_done()

@@ -7,16 +7,23 @@ this server issued to a same-origin caller. Nothing refused reaches the ledger.
 
 from __future__ import annotations
 
+import base64
 import json
+from pathlib import Path
 
 import aiohttp
 import pytest
 
+from kernel.channels.approver import NOBODY
 from kernel.channels.model import ChannelConfig, ChannelError
 from kernel.providers.scripted import reply
-from ledger import ChannelMessage, PairingRequest
+from ledger import ChannelMessage, Denied, PairingRequest
 
-from .conftest import until
+from tests.fakes.channels_server import PHOTO
+
+from .conftest import Confirming, pictures, until
+
+PICTURE = "data:image/png;base64," + base64.b64encode(PHOTO).decode()
 
 
 def webchat(env):
@@ -67,12 +74,14 @@ def test_a_web_visitor_is_paired_like_anyone_and_then_answered(make_env):
         async with aiohttp.ClientSession() as http:
             async with http.ws_connect(base.replace("http", "ws") + "/ws", headers={"Origin": base},
                                        protocols=("agentdesk", f"token.{token}")) as ws:
-                await ws.send_str(json.dumps({"type": "message", "id": "m1", "text": "hello"}))
-                await ws.send_str(json.dumps({"type": "message", "id": "m1", "text": "hello"}))  # resent
+                first = {"type": "message", "id": "m1", "text": "hello", "image": PICTURE}
+                await ws.send_str(json.dumps(first))
+                await ws.send_str(json.dumps(first))  # resent
                 await ws.send_str("not json")
                 while len([m for m in got if m["type"] == "message"]) < 1:
                     got.append(json.loads((await ws.receive()).data))
                 code = env.entries(PairingRequest.KIND)[0].code
+                assert env.kernel.channels.adapters["web"].decoded == 0  # a stranger's picture: never decoded
                 env.provider.script(reply("Hello, visitor."))
                 env.kernel.channels.approve(code)
                 while len([m for m in got if m["type"] == "message"]) < 2:
@@ -86,9 +95,50 @@ def test_a_web_visitor_is_paired_like_anyone_and_then_answered(make_env):
     env.run(until(lambda: not env.kernel.channels._tasks))
     [entry] = env.entries(ChannelMessage.KIND)
     assert entry.text == "hello" and env.kernel.channels.figures.redelivered == 1
+    [picture] = pictures(env)  # paired: the picture came with the message, untrusted, from the channel
+    assert (picture.origin, picture.untrusted, picture.size) == ("channel", True, len(PHOTO))
+    assert env.kernel.channels.adapters["web"].decoded == 1
 
 
 def test_webchat_refuses_to_listen_beyond_loopback(make_env):
     env = make_env()
     with pytest.raises(ChannelError, match="loopback"):
         env.run(env.kernel.channels.add(ChannelConfig(name="web", kind="webchat", listen="0.0.0.0:8080")))
+
+
+def test_a_file_reaches_the_visitors_page_when_confirmed_and_is_refused_with_nobody_attached(make_env):
+    env = make_env(approver=Confirming())
+    env.kernel.set_attached(True)
+    base = webchat(env)
+    _, token = env.run(session_token(base, base))
+    (Path(env.kernel.settings.workspace) / "notes.md").write_bytes(b"# notes\n")
+    send = ("channel_send_file", {"path": "notes.md"})
+
+    async def chat() -> list[dict]:
+        got: list[dict] = []
+
+        async def until_got(kind: str, n: int) -> None:
+            while len([m for m in got if m["type"] == kind]) < n:
+                got.append(json.loads((await ws.receive()).data))
+
+        async with aiohttp.ClientSession() as http:
+            async with http.ws_connect(base.replace("http", "ws") + "/ws", headers={"Origin": base},
+                                       protocols=("agentdesk", f"token.{token}")) as ws:
+                await ws.send_str(json.dumps({"type": "message", "id": "m1", "text": "the notes, please"}))
+                await until_got("message", 1)
+                env.provider.script(reply(tools=(send,)), reply("There they are."))
+                env.kernel.channels.approve(env.entries(PairingRequest.KIND)[0].code)
+                await until_got("message", 2)
+                env.kernel.set_attached(False)  # the desktop went: nobody can confirm the next send
+                env.provider.script(reply(tools=(send,)), reply("I could not send it."))
+                await ws.send_str(json.dumps({"type": "message", "id": "m2", "text": "again"}))
+                await until_got("message", 3)
+        return got
+
+    got = env.run(chat())
+    [file] = [m for m in got if m["type"] == "file"]
+    assert (file["name"], base64.b64decode(file["data"])) == ("notes.md", b"# notes\n")
+    assert [m["text"] for m in got if m["type"] == "message"][1:] == ["There they are.", "I could not send it."]
+    [denied] = env.entries(Denied.KIND)
+    assert denied.actor == "kernel" and NOBODY.split(";")[0] in denied.reason
+    env.provider.assert_done()

@@ -12,7 +12,7 @@ from kernel.channels.model import ChannelConfig
 from kernel.providers.scripted import reply
 from ledger import ChannelMessage, PairingRequest
 
-from .conftest import WHATSAPP_TOKEN, until
+from .conftest import pictures, WHATSAPP_TOKEN, until
 
 SECRET = WHATSAPP_TOKEN.split()[1]
 
@@ -81,5 +81,7 @@ def test_a_signed_stranger_gets_a_code_then_an_answer_whole_with_no_download_bef
     env.run(until(lambda: len(fake.graph_sent) == 2))
     assert fake.graph_sent[1].text == "Got your photo."
     assert fake.hits["graph.GET bytes"] == 1  # downloaded once the sender was paired
+    [picture] = pictures(env)  # and shown to the model as a picture: untrusted, from the channel
+    assert (picture.origin, picture.untrusted, picture.width) == ("channel", True, 90)
     [entry] = env.entries(ChannelMessage.KIND)
     assert entry.media == 1 and entry.text == "hello"

@@ -5,7 +5,6 @@ the real stdio MCP test server (tests/extensions/mcp_test_server.py) and the loo
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from kernel.extensions.mcp_config import McpServerConfig, McpStore
 from ledger import Ledger
 from tests.extensions.conftest import SERVER
 from tests.fakes import FakeProviderServer, Text, ToolCall as FakeCall, Turn
+from tests.extensions.mcp_zygote import server_command
 
 from .test_ask import anthropic_env, ask
 
@@ -35,7 +35,8 @@ def _gone(pid: int) -> bool:
 
 def test_ask_in_process_starts_the_homes_mcp_servers_and_stops_them_at_the_end(srv, tmp_path, agentdesk_home):
     store = McpStore(agentdesk_home)
-    store.add(McpServerConfig("t", command=sys.executable, args=(str(SERVER),), timeout_s=30))
+    command, args = server_command(SERVER)
+    store.add(McpServerConfig("t", command=command, args=args, timeout_s=30))
     store.add(McpServerConfig("off", command=str(tmp_path / "never-started"), enabled=False))
     ws = tmp_path / "ws"
     ws.mkdir()

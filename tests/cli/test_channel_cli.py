@@ -59,3 +59,15 @@ def test_a_code_on_the_record_is_approved_with_no_kernel_running_and_a_wrong_one
     assert agentdesk(["channel", "revoke", "web", "web-1"], home, OFF).returncode == 1
     bad = agentdesk(["channel", "add", "Bad Name", "--kind", "webchat"], home, OFF)
     assert bad.returncode == 1 and "a channel name is" in bad.stderr
+
+
+def test_an_open_channel_is_chosen_by_name_with_a_warning_and_listed_as_open(tmp_path: Path):
+    home = tmp_path / "home"
+    plain = agentdesk(["channel", "add", "web", "--kind", "webchat", "--listen", "127.0.0.1:0"], home, OFF)
+    assert plain.returncode == 0 and "OPEN" not in plain.stderr
+    opened = agentdesk(["channel", "add", "lobby", "--kind", "webchat", "--listen", "127.0.0.1:0", "--open"], home, OFF)
+    assert opened.returncode == 0
+    assert opened.stderr.startswith("warning: channel lobby is OPEN: anyone who can write to it reaches an agent")
+    assert [c["access"] for c in json.loads((home / "channels.json").read_text())] == ["open", "pairing"]
+    listed = agentdesk(["channel", "list"], home, OFF).stdout.splitlines()
+    assert "OPEN to anyone (no pairing)" in listed[0] and "OPEN" not in listed[1]

@@ -42,10 +42,19 @@ class InProcess:
     def __init__(self, tmp: Path) -> None:
         self.provider = ScriptedProvider()
         self.kernel, self.ledger, self.workspace = _kernel(tmp, self.provider)
+        self._mcp: list[Any] = []
+
+    def start_mcp(self, servers: list[Any]) -> None:
+        """MCP servers the kernel starts on the loop ``run`` makes, before the body."""
+        self._mcp = list(servers)
 
     def run(self, body: Body) -> None:
         async def go() -> None:
             try:
+                if self._mcp:
+                    from kernel.extensions.mcp_config import McpSecrets
+
+                    await self.kernel.extensions.start_mcp([(s, McpSecrets()) for s in self._mcp])
                 await asyncio.wait_for(body(self.kernel), TIMEOUT_S)
             finally:
                 await self.kernel.aclose()
@@ -77,6 +86,12 @@ class OverSocket:
             return await coro
 
         return asyncio.run_coroutine_threadsafe(wrapped(), self.loop).result(timeout=TIMEOUT_S)
+
+    def start_mcp(self, servers: list[Any]) -> None:
+        """MCP servers the served kernel starts now, on its own loop."""
+        from kernel.extensions.mcp_config import McpSecrets
+
+        self._in_kernel(self.kernel.extensions.start_mcp([(s, McpSecrets()) for s in servers]))
 
     def run(self, body: Body) -> None:
         async def go() -> None:

@@ -19,7 +19,7 @@ import pytest
 
 from kernel.api import (
     AgentState, Automation, ChainIntact, ChannelConfig, ChannelPolicy, ConfigError, Event, FileChange, Grant, Intact,
-    InvalidState, KernelError, KernelFacade,
+    ImagePart, InvalidState, KernelError, KernelFacade,
     LeaseRequested, LedgerError, LedgerFilter, PolicyItem, ScheduleRefused, UnknownAgent,
 )
 from kernel.providers.scripted import reply
@@ -61,8 +61,11 @@ class FacadeContract:
 
     def test_attached_pictures_go_with_the_message_and_only_those(self, backend: Any) -> None:
         import base64
+        import io
 
-        from kernel.api import ImagePart
+        from PIL import Image
+
+        from kernel.api import ImagePart, Thumbnail
         from tests.images.pictures import screenshot
 
         backend.provider.script(reply("I cannot see it."))
@@ -85,6 +88,11 @@ class FacadeContract:
             assert stored is not None and base64.b64decode(stored).startswith(b"\x89PNG")
             assert await k.ledger.picture("../../etc/passwd") is None
             assert await k.ledger.picture("00" * 32) is None
+            thumb = await k.ledger.thumbnail(image.sha256, 64)  # bounded: a thumbnail crosses, never the file
+            assert isinstance(thumb, Thumbnail) and (thumb.media_type, thumb.width, thumb.height) == (
+                "image/png", 1313, 875)
+            assert Image.open(io.BytesIO(base64.b64decode(thumb.data_b64))).size == (64, 43)
+            assert await k.ledger.thumbnail("00" * 32) is None and await k.ledger.thumbnail("../x") is None
 
         backend.run(body)
         # a model that cannot see (the scripted provider's) was sent the one-line placeholder
@@ -247,6 +255,47 @@ class FacadeContract:
 
         backend.run(body)
 
+    # ---- MCP resources and prompts (a real stdio server: tests/extensions/mcp_resource_server.py) ---------
+
+    def test_an_mcp_resource_and_prompt_are_listed_attached_and_sent_as_untrusted_context(self, backend: Any) -> None:
+        import sys
+
+        from kernel.extensions.mcp_config import McpServerConfig
+        from tests.extensions.test_mcp_resources import RESOURCE_SERVER
+
+        backend.start_mcp([McpServerConfig("r", command=sys.executable, args=(str(RESOURCE_SERVER),), timeout_s=30)])
+        backend.provider.script(reply("Seen."))
+
+        async def body(k: KernelFacade) -> None:
+            resources = {r.uri: r for r in await k.extensions.mcp_resources()}
+            assert resources["note://today"].name == "today" and resources["note://today"].server == "r"
+            prompts = {p.command: p for p in await k.extensions.mcp_prompts()}
+            assert set(prompts) == {"/r:review", "/r:hello"}
+            assert await k.extensions.mcp_complete("r", "review", "path", "t") == ["todo.md"]
+            info = k.agents.spawn("reader", provider="scripted", model="m", budget=5000)
+            attached = await k.extensions.mcp_attach(info.id, "r", "note://today")
+            assert (attached.server, attached.uri, attached.subscribed) == ("r", "note://today", True)
+            picture = await k.extensions.mcp_attach(info.id, "r", "pic://dot")
+            assert picture.images == 1  # fitted and kept: shown with the message, untrusted
+            with pytest.raises(ValueError, match="needs path"):
+                await k.extensions.mcp_use_prompt(info.id, "/r:review")
+            with pytest.raises(ValueError, match="no MCP server named nope"):
+                await k.extensions.mcp_use_prompt(info.id, "/nope:x")
+            used = await k.extensions.mcp_use_prompt(info.id, "/r:hello")
+            assert (used.prompt, used.messages) == ("hello", 1)
+            k.agents.send(info.id, "Read these.")
+            assert (await k.agents.wait(info.id)).state is AgentState.IDLE
+            parts = k.agents.conversation(info.id)[0].parts
+            first = "".join(getattr(p, "text", "") for p in parts)
+            [image] = [p for p in parts if isinstance(p, ImagePart)]
+            assert (image.width, image.height, image.untrusted, image.origin) == (40, 30, True, "mcp")
+            assert first.startswith("Read these.")
+            assert '<untrusted source="MCP server r, resource note://today"' in first and "water the plants" in first
+            assert '<untrusted source="MCP server r, prompt hello"' in first and "Hello from the server" in first
+            assert k.agents.get(info.id).tainted
+
+        backend.run(body)
+
     def test_automations_are_added_listed_paused_and_deleted_by_the_user(self, backend: Any) -> None:
         async def body(k: KernelFacade) -> None:
             assert k.automations.list() == [] and k.automations.inbox() == []
@@ -280,6 +329,13 @@ class FacadeContract:
             assert (await k.channels.test("web")).startswith("serving http://127.0.0.1:")
             with pytest.raises(KernelError, match="no pending pairing code"):
                 k.channels.approve("ABCDEFGH")
+            with pytest.raises(KernelError, match="no pending pairing code"):
+                k.channels.deny("ABCDEFGH")
+            lobby = await k.channels.add(ChannelConfig(name="lobby", kind="webchat", listen="127.0.0.1:0",
+                                                       access="open"))
+            assert lobby.config.open and await k.channels.remove("lobby") is True
+            with pytest.raises(KernelError, match="access is pairing or open"):
+                await k.channels.add(ChannelConfig(name="any", kind="webchat", access="*"))
             assert k.channels.revoke("web", "dm", "nobody", "nobody") is False
             with pytest.raises(KernelError, match="unknown channel kind"):
                 await k.channels.add(ChannelConfig(name="irc", kind="irc"))

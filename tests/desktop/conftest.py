@@ -37,11 +37,14 @@ from tests.service.attached import WAIT_MS, AttachedKernel, ServerScript, open_d
 
 
 IN_PROCESS = "in_process"
+OPENAI_TOO = "openai_too"
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{IN_PROCESS}: the desktop over an in-process kernel (build_desktop), "
                                        "not attached to a kernel process")
+    config.addinivalue_line("markers", f"{OPENAI_TOO}: the attached kernel has OpenAI configured too, on the "
+                                       "same loopback fake server (a second vendor, for model routes)")
 
 
 @dataclass
@@ -159,7 +162,7 @@ def main(request: pytest.FixtureRequest, tmp_path: Path, qloop: qasync.QEventLoo
     ws = tmp_path / "ws"
     ws.mkdir()
     if request.node.get_closest_marker(IN_PROCESS) is None:
-        yield from _attached_main(tmp_path, ws, qtbot)
+        yield from _attached_main(tmp_path, ws, qtbot, request.node.get_closest_marker(OPENAI_TOO) is not None)
         return
     clock = ManualClock()
     providers: dict[str, ScriptedProvider] = {}
@@ -182,9 +185,9 @@ def main(request: pytest.FixtureRequest, tmp_path: Path, qloop: qasync.QEventLoo
     desk.ledger.close()
 
 
-def _attached_main(tmp_path: Path, ws: Path, qtbot) -> Iterator[Main]:
+def _attached_main(tmp_path: Path, ws: Path, qtbot, openai_too: bool = False) -> Iterator[Main]:
     """``main`` attached to a kernel process of its own home, as ``agentdesk`` starts."""
-    kernel = AttachedKernel(tmp_path / "home", Settings(user_name="Ada", workspace=str(ws)))
+    kernel = AttachedKernel(tmp_path / "home", Settings(user_name="Ada", workspace=str(ws)), openai_too)
     try:
         desk = open_desktop(kernel.home, qtbot)
         m = Main(desk, None, ws.resolve(), qtbot, server=ServerScript(kernel.srv, desk.kernel))

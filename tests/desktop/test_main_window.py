@@ -103,9 +103,9 @@ def test_missing_key_is_a_reason_not_a_crash(tmp_path):
     assert "ANTHROPIC_API_KEY" in provider.reason or "not installed" in provider.reason
 
 
-def test_startup_imports_no_provider_sdk():
+def test_startup_imports_no_provider_sdk():  # nor QtSvg (~170 ms): the first SVG thumbnail imports it
     code = ("import sys, desktop.app, desktop.main_window, desktop.ledger_view, kernel.providers.lazy; "
-            "print([m for m in ('anthropic', 'openai', 'google.genai') if m in sys.modules])")
+            "print([m for m in ('anthropic', 'openai', 'google.genai', 'PySide6.QtSvg') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin"}, cwd=".")
     assert out.stdout.strip() == "[]"

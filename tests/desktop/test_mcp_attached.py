@@ -6,7 +6,6 @@ tests/extensions/mcp_test_server.py, started by the kernel process."""
 from __future__ import annotations
 
 import asyncio
-import sys
 
 import pytest
 import shiboken6
@@ -17,6 +16,7 @@ from kernel.config.secrets import usable_keyring
 from tests.extensions.conftest import SERVER
 from tests.fakes import FakeProviderServer
 from tests.service.conftest import KernelProcess, clean_env
+from tests.extensions.mcp_zygote import server_command
 
 
 @pytest.fixture
@@ -26,7 +26,8 @@ def attached(qtbot, qloop, agentdesk_home, monkeypatch):
 
     monkeypatch.setenv("AGENTDESK_KEYRING", "off")  # a test never writes a real keyring
     usable_keyring.cache_clear()
-    McpStore(agentdesk_home).add(McpServerConfig("t", command=sys.executable, args=(str(SERVER),), timeout_s=30))
+    command, args = server_command(SERVER)
+    McpStore(agentdesk_home).add(McpServerConfig("t", command=command, args=args, timeout_s=30))
     with FakeProviderServer() as srv:
         env = clean_env(agentdesk_home, {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.anthropic_base_url,
                                          "AGENTDESK_KEYRING": "off"})

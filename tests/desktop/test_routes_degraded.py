@@ -1,5 +1,6 @@
 """The process table and the status line say when an agent is answered by a fallback model (issue 25):
-"degraded: anthropic overloaded ×3 — answering with openai:gpt-5", from the kernel's events alone."""
+"degraded: anthropic overloaded ×3 — answering with openai:gpt-5", from the kernel's events alone; History
+names who answered an agent when it was not its own model."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt
 
+from desktop.history_view import COL_MODEL, HistoryModel
 from desktop.process_model import COL_STATE, DEGRADED_BADGE, ProcessRows, ProcessTableModel
 from desktop.status import StatusCounts
-from kernel.api import AgentInfo, AgentSpawned, AgentState, UsageUpdated
+from kernel.api import AgentInfo, AgentSpawned, AgentState, HistoryItem, UsageUpdated
 
 WHY = "anthropic overloaded ×3 — answering with openai:gpt-5"
 
@@ -52,3 +54,18 @@ def test_the_ledger_view_says_who_answered_and_what_a_breaker_did() -> None:
     opened = RouteBreaker(actor="kernel", provider="anthropic", model="claude-sonnet-4-5", state="half_open",
                           reason="probing anthropic:claude-sonnet-4-5 after anthropic overloaded ×3")
     assert pager.what(opened).startswith("anthropic:claude-sonnet-4-5 half-open · probing")
+
+
+def _item(served: tuple[str, ...]) -> HistoryItem:
+    return HistoryItem("a1", "routed", "go", 1.0, 2.0, 10, 5, None, "anthropic", "claude-sonnet-4-5", True, False,
+                       served)
+
+
+def test_the_history_window_shows_who_answered(qapp) -> None:
+    model = HistoryModel()
+    model.set_items([_item(()), _item(("openai:gpt-5",)), _item(("gemini:gemini-2.5-pro", "openai:gpt-5"))])
+    cells = [model.index(row, COL_MODEL).data() for row in range(3)]
+    assert cells == ["claude-sonnet-4-5", "claude-sonnet-4-5 \u00b7 answered by openai:gpt-5",
+                     "claude-sonnet-4-5 \u00b7 answered by gemini:gemini-2.5-pro (+1 more)"]
+    tip = model.index(2, COL_MODEL).data(Qt.ItemDataRole.ToolTipRole)
+    assert "answered by gemini:gemini-2.5-pro, openai:gpt-5 too" in tip

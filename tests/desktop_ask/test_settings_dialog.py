@@ -195,3 +195,29 @@ def test_bad_automation_numbers_are_explained_and_nothing_is_saved(qtbot, tmp_pa
     page.pause_after.setText("1")
     assert page.save() is True
     assert (store.load().automation_grace_s, store.load().automation_pause_after) == (0.0, 1)
+
+
+def test_compaction_threshold_and_context_window_are_edited_checked_and_saved(qtbot, tmp_path, agentdesk_home):
+    store, dialog = make(qtbot, tmp_path, agentdesk_home)
+    assert dialog.compact_at.value() == 75 and dialog.context_window.text() == ""  # the defaults, as the kernel's
+    for threshold, window, words in ((5, "", "10% to 95%"), (96, "", "10% to 95%"),
+                                     (75, "512", "from 1,024"), (75, "lots", "whole number of tokens"),
+                                     (75, "-4096", "whole number of tokens"), (75, "200000000", "100,000,000")):
+        dialog.compact_at.setValue(threshold)
+        dialog.context_window.setText(window)
+        assert dialog.save() is False, (threshold, window)
+        assert words in dialog.error_label.text() and dialog.error_label.isVisibleTo(dialog)
+        assert not store.settings_path.exists()
+    dialog.compact_at.setValue(60)
+    dialog.context_window.setText("65,536")
+    with qtbot.waitSignal(dialog.saved, timeout=2000) as got:
+        qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Save), Qt.MouseButton.LeftButton)
+    new = got.args[0]
+    assert (new.compact_at, new.context_window) == (0.6, 65_536)
+    assert store.load() == new
+    reopened = SettingsDialog(store, new, None)
+    qtbot.addWidget(reopened)
+    assert reopened.compact_at.value() == 60 and reopened.context_window.text() == "65,536"
+    reopened.context_window.setText("")  # back to each model's known window
+    reopened.compact_at.setValue(10)  # the lowest the kernel's settings accept too
+    assert reopened.save() and (store.load().context_window, store.load().compact_at) == (0, 0.1)

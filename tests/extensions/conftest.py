@@ -4,7 +4,6 @@ and MCP servers started as real processes by the real ``mcp`` SDK."""
 from __future__ import annotations
 
 import asyncio
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -21,12 +20,16 @@ from ledger import Ledger
 from tests.fakes import FakeProviderServer, Turn
 from tests.kernel.conftest import ScriptedApprover
 
+from .mcp_zygote import server_command
+
 SERVER = Path(__file__).with_name("mcp_test_server.py")
 
 
 def stdio_server(name: str = "t", timeout_s: float = 30.0) -> McpServerConfig:
-    """Our small stdio server (tests/extensions/mcp_test_server.py) as a configured server."""
-    return McpServerConfig(name, command=sys.executable, args=(str(SERVER),), timeout_s=timeout_s)
+    """Our small stdio server (tests/extensions/mcp_test_server.py) as a configured server (forked from the
+    worker's pre-imported zygote: ``mcp_zygote``)."""
+    command, args = server_command(SERVER)
+    return McpServerConfig(name, command=command, args=args, timeout_s=timeout_s)
 
 
 @dataclass

@@ -37,7 +37,8 @@ def test_mcp_descriptions_reach_the_model_inside_the_agents_markers(mcp_kernel):
         assert echo.count(m.group(1)) == 2
         # every MCP tool is wrapped, with the same nonce; the built-in tools' own words are not
         assert all(d.startswith(f'<untrusted source="MCP server t, tool {n[len("mcp__t__"):]}" id="{m.group(1)}">')
-                   for n, d in sent.items() if n.startswith("mcp__t__") and not n.startswith("mcp__t__dup"))
+                   for n, d in sent.items() if n.startswith("mcp__t__") and not n.startswith("mcp__t__dup")
+                   and n != "mcp__t__read_resource")  # ours: reads the server's resources (mcp_resources)
         assert not sent["fs_read"].startswith("<untrusted")
         # another agent has another nonce
         env.srv.script(Turn(parts=(Text("ok"),)))

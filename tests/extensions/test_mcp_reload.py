@@ -4,7 +4,6 @@ Real stdio servers (tests/extensions/mcp_test_server.py) through the real ``mcp`
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from kernel.extensions.mcp_config import McpSecrets, McpServerConfig, McpStore
@@ -12,7 +11,9 @@ from kernel.extensions.setup import start_configured_mcp
 from kernel.config.secrets import SecretStore, usable_keyring
 from kernel.config.settings import SettingsStore
 
-from .conftest import SERVER, McpEnv
+from .conftest import SERVER
+from .conftest import McpEnv
+from .mcp_zygote import server_command
 
 
 def _store(home: Path) -> McpStore:
@@ -20,7 +21,8 @@ def _store(home: Path) -> McpStore:
 
 
 def _server(name: str = "t", **changes) -> McpServerConfig:
-    return McpServerConfig(name, command=sys.executable, args=(str(SERVER),), **{"timeout_s": 30.0, **changes})
+    command, args = server_command(SERVER)
+    return McpServerConfig(name, command=command, args=args, **{"timeout_s": 30.0, **changes})
 
 
 def test_reload_starts_restarts_and_stops_to_match_mcp_json(mcp_kernel, tmp_path, monkeypatch):

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -23,12 +22,14 @@ from kernel.config.settings import Settings, SettingsStore
 from ledger import Ledger
 
 from .conftest import SERVER
+from .mcp_zygote import server_command
 
 TICK = 2.0
 
 
 def _entry(**changes: Any) -> dict[str, Any]:
-    return {"command": sys.executable, "args": [str(SERVER)], "timeout_s": 30, **changes}
+    command, args = server_command(SERVER)
+    return {"command": command, "args": list(args), "timeout_s": 30, **changes}
 
 
 def _write(path: Path, text: str) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -28,6 +27,7 @@ from tests.fakes import FakeProviderServer, Text, ToolCall, Turn, Usage
 from tests.kernel.conftest import ScriptedApprover
 
 from .conftest import McpEnv
+from .mcp_zygote import server_command
 
 SERVER = Path(__file__).with_name("mcp_client_server.py")
 
@@ -40,7 +40,8 @@ def client_kernel(tmp_path: Path, agentdesk_home: Path) -> Callable[..., Any]:
            mode: str = "legacy") -> Any:
         ws = tmp_path / "ws"
         ws.mkdir(exist_ok=True)
-        config = McpServerConfig("c", command=sys.executable, args=(str(SERVER),), timeout_s=30,
+        command, args = server_command(SERVER)  # a real process, forked from the worker's pre-imported zygote
+        config = McpServerConfig("c", command=command, args=args, timeout_s=30,
                                  env={"MCP_CANCEL_FILE": str(tmp_path / "cancelled")})
         with Ledger(tmp_path / "ledger.db", clock=ManualClock().now) as ledger, \
                 FakeProviderServer(expected_key="test-key") as srv:

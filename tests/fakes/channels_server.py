@@ -19,6 +19,18 @@ from typing import Any
 
 from aiohttp import web
 
+def _photo() -> bytes:
+    """A real 90×60 PNG (a channel's photo must be a picture Pillow reads to become an image part)."""
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (90, 60), (200, 30, 30)).save(out, "PNG")
+    return out.getvalue()
+
+
+PHOTO = _photo()
 BOT_ID = 777000
 BOT_USERNAME = "desk_bot"
 
@@ -37,6 +49,7 @@ class TelegramState:
     next_message: int = 10_000
     sent: list[Sent] = field(default_factory=list)
     edits: list[Sent] = field(default_factory=list)
+    documents: list[tuple[str, str, bytes, str]] = field(default_factory=list)  # (chat, file name, bytes, caption)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -83,6 +96,7 @@ class ChannelsFake:
         app.router.add_route("*", "/graph/{path:.*}", self._graph)
         app.router.add_get("/api/v10/gateway/bot", self._discord_gateway_info)
         app.router.add_get("/discord/gw", self._discord_gw)
+        app.router.add_get("/discord/files/{name}", self._discord_file)
         app.router.add_route("*", "/api/v10/channels/{channel}/{rest:.*}", self._discord_rest)
         self._runner = web.AppRunner(app, shutdown_timeout=0.1)  # long polls are cut, not waited for
         await self._runner.setup()
@@ -118,7 +132,7 @@ class ChannelsFake:
         }
         if photo:
             message["photo"] = [{"file_id": f"photo-{message_id}", "file_unique_id": f"u{message_id}",
-                                 "width": 90, "height": 90, "file_size": 4}]
+                                 "width": 90, "height": 60, "file_size": len(PHOTO)}]
             message["caption"] = text
         else:
             message["text"] = text
@@ -150,11 +164,20 @@ class ChannelsFake:
             return _json({"ok": True, "result": {"message_id": edit.message_id, "date": 1_700_000_000,
                                                  "chat": {"id": int(edit.chat), "type": "private"},
                                                  "text": edit.text}})
+        if method == "sendDocument":
+            ref = str(form["document"])  # aiogram names the file part: "attach://<part>"
+            document = form[ref.removeprefix("attach://")] if ref.startswith("attach://") else form["document"]
+            self.tg.next_message += 1
+            self.tg.documents.append((str(form["chat_id"]), str(document.filename), document.file.read(),
+                                      str(form.get("caption", ""))))
+            return _json({"ok": True, "result": {"message_id": self.tg.next_message, "date": 1_700_000_000,
+                                                 "chat": {"id": int(str(form["chat_id"])), "type": "private"},
+                                                 "document": {"file_id": "doc", "file_unique_id": "d"}}})
         if method == "sendChatAction":
             return _json({"ok": True, "result": True})
         if method == "getFile":
             file_id = str(form["file_id"])
-            return _json({"ok": True, "result": {"file_id": file_id, "file_unique_id": "u", "file_size": 4,
+            return _json({"ok": True, "result": {"file_id": file_id, "file_unique_id": "u", "file_size": len(PHOTO),
                                                  "file_path": f"photos/{file_id}.jpg"}})
         return _json({"ok": False, "error_code": 404, "description": f"Not Found: {method}"})
 
@@ -172,7 +195,7 @@ class ChannelsFake:
 
     async def _telegram_file(self, request: web.Request) -> web.Response:
         self.hits["telegram.file"] += 1
-        return web.Response(body=b"\xff\xd8\xff\xd9", content_type="image/jpeg")
+        return web.Response(body=PHOTO, content_type="image/png")
 
     # ---- Slack: Web API and Socket Mode -------------------------------------------------
 
@@ -226,7 +249,7 @@ class ChannelsFake:
 
     async def _slack_file(self, request: web.Request) -> web.Response:
         self.hits["slack.file"] += 1
-        return web.Response(body=b"\x89PNG", content_type="image/png")
+        return web.Response(body=PHOTO, content_type="image/png")
 
     # ---- WhatsApp: the Graph API (outbound; inbound is the kernel's webhook) ----------------
 
@@ -241,7 +264,7 @@ class ChannelsFake:
             self.graph_sent.append(sent)
             return _json({"messaging_product": "whatsapp", "messages": [{"id": f"wamid.{sent.message_id}"}]})
         if path == "media/bytes":
-            return web.Response(body=b"\xff\xd8", content_type="image/jpeg")
+            return web.Response(body=PHOTO, content_type="image/png")
         return _json({"id": path, "url": self.url + "/graph/media/bytes", "display_phone_number": "+1 555"})
 
     # ---- Discord: REST and a zlib-stream gateway ----------------------------------------------
@@ -258,12 +281,15 @@ class ChannelsFake:
         await ws.send_bytes(deflate.compress(json.dumps(payload).encode()) + deflate.flush(zlib.Z_SYNC_FLUSH))
 
     async def discord_message(self, *, channel: str, author: str, content: str, message_id: str,
-                              guild: str | None = None, bot: bool = False) -> None:
+                              guild: str | None = None, bot: bool = False, photo: bool = False) -> None:
         """Dispatch MESSAGE_CREATE on every identified gateway socket (again: a re-send)."""
         d: dict[str, Any] = {
             "id": message_id, "channel_id": channel, "content": content, "timestamp": "2026-12-03T12:00:00+00:00",
             "edited_timestamp": None, "tts": False, "mention_everyone": False, "mentions": [], "mention_roles": [],
-            "attachments": [], "embeds": [], "pinned": False, "type": 0, "flags": 0,
+            "attachments": [{"id": f"9{message_id}", "filename": "photo.png", "size": len(PHOTO),
+                             "url": f"{self.url}/discord/files/photo.png", "proxy_url": f"{self.url}/discord/files/p",
+                             "content_type": "image/png", "width": 90, "height": 60}] if photo else [],
+            "embeds": [], "pinned": False, "type": 0, "flags": 0,
             "author": {"id": author, "username": f"user{author}", "discriminator": "0", "global_name": None,
                        "avatar": None, "bot": bot}}
         if guild is not None:
@@ -299,6 +325,10 @@ class ChannelsFake:
         finally:
             self.discord.sockets = [(w, d) for w, d in self.discord.sockets if w is not ws]
         return ws
+
+    async def _discord_file(self, request: web.Request) -> web.Response:
+        self.hits["discord.file"] += 1
+        return web.Response(body=PHOTO, content_type="image/png")
 
     async def _discord_rest(self, request: web.Request) -> web.Response:
         channel, rest = request.match_info["channel"], request.match_info["rest"]

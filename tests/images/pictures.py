@@ -48,3 +48,30 @@ def png_bomb(width: int = 50_000, height: int = 50_000) -> bytes:
 def size_of(data: bytes) -> tuple[int, int]:
     with Image.open(io.BytesIO(data)) as image:
         return image.size
+
+
+def hostile_svg(local_picture: str) -> bytes:
+    """An SVG that asks for a local file (a plain path in xlink:href, which QSvgRenderer loads even with
+    Tiny12FeaturesOnly; in href, which it loads without), a file:// URL, a script, an
+    event handler, a foreignObject and a CSS url(): a cleaned copy keeps only the red square it draws."""
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="100" '
+            f'height="100" onload="alert(1)"><script>alert(2)</script>'
+            f'<rect width="100" height="100" fill="red"/><circle r="1" style="fill:url(http://evil.example/x)"/>'
+            f'<image x="0" y="0" width="100" height="100" xlink:href="{local_picture}"/>'
+            f'<image x="0" y="0" width="100" height="100" href="{local_picture}"/>'
+            f'<image x="0" y="0" width="50" height="50" xlink:href="file://{local_picture}"/>'
+            f'<foreignObject width="10" height="10"><p xmlns="http://www.w3.org/1999/xhtml">hi</p></foreignObject>'
+            f'<style>@import url(http://evil.example/a.css); circle {{ fill: url(file:///etc/passwd) }}</style>'
+            f'</svg>').encode()
+
+
+def billion_laughs_svg() -> bytes:
+    """The entity expansion bomb, as an SVG: ten levels of ten, a thousand million ``lol``s."""
+    levels = ['<!ENTITY lol0 "lol">'] + [f'<!ENTITY lol{i} "{f"&lol{i - 1};" * 10}">' for i in range(1, 10)]
+    return ('<?xml version="1.0"?><!DOCTYPE svg [' + "".join(levels) + ']>'
+            '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&lol9;</text></svg>').encode()
+
+
+def external_entity_svg(path: str) -> bytes:
+    return (f'<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file://{path}">]>'
+            '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&x;</text></svg>').encode()

@@ -132,3 +132,75 @@ def test_compacted_conversations_are_accepted_by_every_real_sdk_and_the_strict_f
         srv.assert_done()
         assert srv.refused == []
         assert len(ledger.page(kind="compaction")) == 2
+
+
+def test_compaction_reads_the_users_words_and_its_range_without_building_old_entries(make_env, monkeypatch):
+    """A long-lived agent (300 user turns, 40 earlier compactions with their contexts on record): compaction
+    builds only the entries since the user's last message (the frontier); the user's words and the range come
+    from the indexes and one JSON field each (benchmarks/compaction_bench.py: the time this saves)."""
+    import ledger.queries as queries
+    from kernel.agents.compact_step import compact
+    from kernel.core.messages import Message, TextPart, ToolResultPart, ToolUse, user_text
+    from ledger import UserTurn
+
+    env = make_env(context_window=WINDOW)
+    a = env.kernel.agents.spawn("old-timer")
+    env.ledger.append_many([UserTurn(actor=a.id, text=f"request {i}") for i in range(300)]
+                           + [Compaction(actor=a.id, mode="summary" if i % 2 else "clear", trigger="auto",
+                                         context="an old compacted context " * 200) for i in range(40)]
+                           + [UserTurn(actor=a.id, text="the newest request")])
+    agent = env.kernel.agents.table[a.id]
+    use = ToolUse("c1", "fs_read", {"path": "a.txt"})
+    agent.conversation = (user_text("request 0"), Message("assistant", (use,)),
+                          Message("user", (ToolResultPart("c1", "fs_read", "text"),)),
+                          Message("assistant", (TextPart("read it"),)), user_text("the newest request"),
+                          Message("assistant", (TextPart("on it"),)))
+    env.provider.script(reply("Summary: one file read."))
+    built: list[str] = []
+    real = queries.from_row
+
+    def counting(row):
+        entry = real(row)
+        built.append(entry.KIND)
+        return entry
+
+    monkeypatch.setattr(queries, "from_row", counting)
+    assert run(compact(agent, "manual"))
+    assert built == []  # nothing since the user's last message: no entry was built to compact
+    [entry] = [e for e in env.ledger.page(kind="compaction", limit=1) if isinstance(e, Compaction)]
+    spawn = _spawn(env)
+    newest_summary = max(e.seq for e in env.ledger.page(kind="compaction", limit=50)
+                         if isinstance(e, Compaction) and e.mode == "summary" and e.seq != entry.seq)
+    assert entry.first == newest_summary + 1 > spawn.seq
+    assert "the newest request" in entry.context and "request 299" in entry.context
+
+
+def test_after_a_restart_the_context_figure_is_the_last_request_and_blank_after_a_compaction(make_env):
+    """The Ask window's "context N%" comes back from the record: the last request's input, until the next
+    request reports; none once the conversation was compacted after it (the figure was for the longer one)."""
+    from .test_durable import restarted
+
+    env = make_env(context_window=WINDOW, compact_at=0.75)
+    env.provider.script(reply("first", usage=(5_000, 10)))
+    a = env.kernel.agents.spawn("writer")
+
+    async def ask(kernel, text):
+        kernel.agents.send(a.id, text)
+        return await kernel.agents.wait(a.id)
+
+    assert run(ask(env.kernel, "one")).context_tokens == 5_000
+    back = restarted(env)
+    info = back.agents.get(a.id)
+    assert (info.context_tokens, info.context_window, info.context_share) == (5_000, WINDOW, 0.25)
+    # compacted (manually) after that request: the figure no longer describes the conversation
+    provider = back.agents.table[a.id].services.providers("anthropic")
+    provider.script(reply("second", usage=(6_000, 10)), reply("Summary of two answers.", usage=(500, 20)))
+    assert run(ask(back, "two")).context_tokens == 6_000
+    async def compact_now():
+        back.agents.compact(a.id, "")
+        return await back.agents.wait(a.id)
+
+    run(compact_now())
+    assert [e.mode for e in env.ledger.page(kind="compaction") if isinstance(e, Compaction)] == ["summary"]
+    assert back.agents.get(a.id).context_tokens == 0
+    assert restarted(env).agents.get(a.id).context_tokens == 0

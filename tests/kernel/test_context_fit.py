@@ -121,3 +121,30 @@ def test_the_catalog_knows_windows_and_a_local_model_takes_the_users_value():
     assert status_error("gemini", 400, "The input token count (2000000) exceeds the maximum number of tokens allowed",
                         model="m").kind == "too_long"
     assert status_error("anthropic", 400, "messages: roles must alternate", model="m").kind == "bad_request"
+
+
+def test_a_threshold_changed_in_settings_applies_to_a_running_agent_at_its_next_request(make_env):
+    """Settings → "Make the context smaller at" takes effect without a restart: the kernel reads the share
+    before every request, so an agent at 60% of its window is summarized once the threshold drops to 50%."""
+    from dataclasses import replace
+
+    from kernel.config.settings import Settings
+
+    env = make_env(context_window=10_000, compact_at=0.75)
+    env.provider.script(reply(tools=(("fs_list", {"path": "."}),), usage=(6_000, 10)), reply("listed", usage=(6_000, 5)),
+                        reply("Summary: the folder was listed.", usage=(1_000, 20)), reply("again", usage=(2_000, 5)))
+    a = env.kernel.agents.spawn("lister")
+    env.kernel.leases.grant(a.id, "fs.read", 3600)
+
+    async def turn(text):
+        env.kernel.agents.send(a.id, text)
+        return await env.kernel.agents.wait(a.id)
+
+    assert run(turn("list it")).state == "idle"
+    assert env.ledger.page(kind="compaction") == []  # 6,000 of 10,000 is under 75%
+    env.kernel.update_settings(replace(Settings(user_name="Ada", workspace=str(env.workspace)),
+                                       context_window=10_000, compact_at=0.5))
+    assert run(turn("list it again")).state == "idle"
+    [entry] = env.ledger.page(kind="compaction")
+    assert isinstance(entry, Compaction) and entry.mode == "summary" and entry.trigger == "auto"
+    env.provider.assert_done()

@@ -139,3 +139,34 @@ def test_a_prompt_entry_is_recorded_again_only_when_the_prompt_changes_in_kind(t
         assert bodies[0]["system"] == bodies[1]["system"] != bodies[2]["system"]
         requests = [e for e in reversed(ledger.page(kind="request")) if isinstance(e, ModelRequest)]
         assert all(r.state for r in requests)  # the date moved each time
+
+
+def test_no_prompt_cache_key_goes_to_a_local_openai_compatible_server(tmp_path: Path, agentdesk_home: Path) -> None:
+    """openai-chat with a base URL in Settings is a server of the user's (Ollama, vLLM, llama.cpp): it has no
+    use for OpenAI's prompt_cache_key and some refuse unknown fields, so none is sent; the record says so and
+    the request rebuilt from it is still the one sent. OpenAI's own endpoint gets it (the test above)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    clock = ManualClock()
+    with Ledger(tmp_path / "ledger.db", clock=clock.now) as ledger, FakeProviderServer() as srv:
+        srv.script(Turn(parts=(Text("Hello."),)))
+
+        async def work() -> None:
+            provider = _adapter("openai-chat", srv)
+            settings = Settings(workspace=str(ws), provider="openai-chat", models={"openai-chat": "qwen3:8b"},
+                                base_urls={"openai-chat": srv.openai_base_url})
+            kernel = build_kernel(ledger=ledger, settings=settings, providers=lambda _n: provider, clock=clock)
+            try:
+                agent = kernel.agents.spawn("local")
+                kernel.agents.send(agent.id, "hello")
+                assert (await kernel.agents.wait(agent.id)).state == "idle"
+            finally:
+                await provider.aclose()
+
+        run(work())
+        srv.assert_done()
+        [sent] = srv.requests
+        assert "prompt_cache_key" not in sent.body and sent.body["model"] == "qwen3:8b"
+        spawn = next(e for e in ledger.page(kind="agent.spawn") if isinstance(e, AgentSpawn))
+        [(entry, rebuilt)] = sent_requests(ledger, spawn)
+        assert entry.cache_key == "" and rebuilt.cache_key == ""

@@ -6,6 +6,7 @@ explain it: none may scan the whole entries table.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Callable
 
@@ -142,9 +143,22 @@ def test_queries_are_served_by_indexes(filled: tuple[Ledger, Path]) -> None:
         "caused_by": lambda: ledger.caused_by(undo.undo_seq),
         "undone_by": lambda: ledger.undone_by(list(range(last - 20, last + 1))),
         "file_changes": lambda: ledger.file_changes(last - 20),
+        "newest_values": lambda: ledger.newest_values("beta", "tool", "input", limit=5),
     }
     for name, query in queries.items():
         for sql, plan in _plans(ledger, query):
             for step in plan:
                 assert not step.startswith("SCAN"), f"{name}: {sql!r} scans: {plan}"
                 assert "USING" in step or "TEMP B-TREE" in step, f"{name}: {plan}"
+
+
+def test_newest_values_reads_one_field_of_an_actors_newest_entries(filled: tuple[Ledger, Path]) -> None:
+    ledger, _ = filled
+    values = ledger.newest_values("beta", "tool", "input", limit=3)
+    calls = [e for e in ledger.page(actor="beta", kind="tool", limit=3)]
+    assert [seq for seq, _ in values] == [e.seq for e in calls]  # newest first
+    # strings and numbers come as they are; an object or a list as its JSON text (SQLite's json_extract)
+    assert [json.loads(v) for _, v in values] == [dict(e.input) for e in calls if isinstance(e, ToolCall)]
+    assert ledger.newest_values("nobody", "tool", "input") == []
+    with pytest.raises(ValueError):
+        ledger.newest_values("beta", "tool", "input') --")

@@ -221,7 +221,7 @@ class AttachedKernel:
     server, settings written first (the test's user name and workspace). One per test: each test gets a home
     of its own (pytest's tmp folders are per xdist worker, and so is the socket, named by its home)."""
 
-    def __init__(self, home: Path, settings: Any) -> None:
+    def __init__(self, home: Path, settings: Any, openai_too: bool = False) -> None:
         from kernel.config.settings import SettingsStore
         from tests.fakes import FakeProviderServer
 
@@ -230,8 +230,11 @@ class AttachedKernel:
         SettingsStore(home).save(settings)
         self.home = home
         self.srv = FakeProviderServer().start()
-        env = clean_env(home, {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": self.srv.anthropic_base_url,
-                               "AGENTDESK_KEYRING": "off"})
+        extra = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": self.srv.anthropic_base_url,
+                 "AGENTDESK_KEYRING": "off"}
+        if openai_too:  # a second vendor (model routes): OpenAI's protocols on the same fake server
+            extra |= {"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": self.srv.openai_base_url}
+        env = clean_env(home, extra)
         try:
             self.proc = KernelProcess(home, env).start()
         except BaseException:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 import sys
 
 import pytest
@@ -17,6 +18,7 @@ from kernel.config.secrets import usable_keyring
 from kernel.service.client import RemoteKernel
 from tests.extensions.conftest import SERVER
 from tests.fakes import Text, ToolCall, Turn
+from tests.extensions.mcp_zygote import server_command
 
 from .conftest import KernelProcess
 
@@ -34,7 +36,8 @@ def no_keyring(monkeypatch):
 
 @pytest.fixture
 def mcp_kernel_proc(no_keyring, kernel_env, agentdesk_home):
-    McpStore(agentdesk_home).add(McpServerConfig("t", command=sys.executable, args=(str(SERVER),), timeout_s=30),
+    command, args = server_command(SERVER)
+    McpStore(agentdesk_home).add(McpServerConfig("t", command=command, args=args, timeout_s=30),
                                  McpSecrets(env={"MCP_TEST_SECRET": SECRET}))
     k = KernelProcess(agentdesk_home, {**kernel_env, "AGENTDESK_KEYRING": "off"}).start()
     yield k
@@ -69,7 +72,8 @@ def test_status_and_add_edit_rm_apply_in_the_running_kernel(mcp_kernel_proc, age
             assert SECRET not in repr(entries)
 
             # add: started at once
-            command = f"{sys.executable} {SERVER}"
+            program, args = server_command(SERVER)
+            command = shlex.join((program, *args))
             assert await asyncio.to_thread(main, ["mcp", "add", "u", "--command", command]) == 0
             out, err = capsys.readouterr()
             assert "the running kernel: started u" in err

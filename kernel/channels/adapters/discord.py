@@ -88,6 +88,9 @@ class DiscordAdapter:
     async def edit(self, chat: str, message_id: str, text: str) -> None:
         await self._bot.rest.edit_message(int(chat), int(message_id), text)
 
+    async def send_file(self, chat: str, name: str, data: bytes, caption: str) -> str:
+        raise ChannelError("sending files to Discord is not built yet (Telegram and WebChat take them)")
+
     async def typing(self, chat: str) -> None:
         await self._bot.rest.trigger_typing(int(chat))
 

@@ -110,6 +110,9 @@ class SlackAdapter:
     async def edit(self, chat: str, message_id: str, text: str) -> None:
         await self._web.chat_update(channel=chat, ts=message_id, text=text)
 
+    async def send_file(self, chat: str, name: str, data: bytes, caption: str) -> str:
+        raise ChannelError("sending files to Slack is not built yet (Telegram and WebChat take them)")
+
     async def typing(self, chat: str) -> None:
         return None  # Slack shows no typing indicator for bots on the Events API
 

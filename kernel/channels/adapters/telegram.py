@@ -132,6 +132,13 @@ class TelegramAdapter:
     async def edit(self, chat: str, message_id: str, text: str) -> None:
         await self._bot.edit_message_text(text=text, chat_id=int(chat), message_id=int(message_id))
 
+    async def send_file(self, chat: str, name: str, data: bytes, caption: str) -> str:
+        from aiogram.types import BufferedInputFile
+
+        sent = await self._bot.send_document(chat_id=int(chat), document=BufferedInputFile(data, filename=name),
+                                             caption=caption or None)
+        return str(sent.message_id)
+
     async def typing(self, chat: str) -> None:
         await self._bot.send_chat_action(chat_id=int(chat), action="typing")
 

@@ -9,15 +9,22 @@ themselves), and the subprotocol list carries a session token this server
 issued. Tokens are issued to same-origin ``POST /session`` calls only and
 travel in the URL fragment, never a query string. A session is one visitor:
 its sender id is derived from the token and it meets the pairing gate like
-anyone else. Messages are acknowledged (``ack``) once claimed.
+anyone else. Messages are acknowledged (``ack``) once claimed. A message may
+carry one picture as a data URL (PNG, JPEG, WebP or GIF, at most 8 MB of
+base64); it is held as text, at most ``HELD_IMAGES`` at a time, and decoded
+only when the gate admitted the message (``download``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import base64
+import binascii
 import itertools
 import json
+import re
 import secrets
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from ..model import ChannelConfig, ChannelError, Inbound
@@ -30,6 +37,9 @@ if TYPE_CHECKING:
 
 MAX_MESSAGE = 16_000
 MAX_SESSIONS = 100
+MAX_IMAGE_B64 = 8 * 1024 * 1024       # a picture's data URL (about 6 MB of image)
+HELD_IMAGES = 4                       # pictures waiting for the gate's word, oldest dropped first
+_DATA_URL = re.compile(r"^data:image/(png|jpeg|webp|gif);base64,([A-Za-z0-9+/=]+)$")
 
 
 class WebChatAdapter:
@@ -47,6 +57,8 @@ class WebChatAdapter:
         self._ids = itertools.count(1)
         self._deliver: Deliver | None = None
         self.refused = 0
+        self._images: OrderedDict[str, str] = OrderedDict()  # media id → base64, decoded only after the gate
+        self.decoded = 0  # pictures decoded ("downloaded"): only ever for a message the gate admitted
 
     async def check(self) -> str:
         return f"serving {self.address}" if self.address else "not serving"
@@ -111,7 +123,8 @@ class WebChatAdapter:
         if not self._same_origin(request) or session is None:
             self.refused += 1
             raise web.HTTPForbidden(text="refused")
-        ws = web.WebSocketResponse(protocols=("agentdesk",), max_msg_size=MAX_MESSAGE * 4, heartbeat=30)
+        ws = web.WebSocketResponse(protocols=("agentdesk",), max_msg_size=MAX_MESSAGE * 4 + MAX_IMAGE_B64,
+                                   heartbeat=30)
         await ws.prepare(request)
         self._sockets.setdefault(session, set()).add(ws)
         try:
@@ -133,11 +146,19 @@ class WebChatAdapter:
             return None
         if not isinstance(m, dict) or m.get("type") != "message":
             return None
-        text, mid = m.get("text"), m.get("id")
+        text, mid, image = m.get("text"), m.get("id"), m.get("image")
         if not isinstance(text, str) or not isinstance(mid, str) or not mid or len(mid) > 100:
             return None
+        media: tuple[str, ...] = ()
+        found = _DATA_URL.match(image) if isinstance(image, str) and len(image) <= MAX_IMAGE_B64 else None
+        if found is not None:
+            media_id = f"{session}/{mid}"
+            self._images[media_id] = found.group(2)
+            while len(self._images) > HELD_IMAGES:
+                self._images.popitem(last=False)
+            media = (media_id,)
         return Inbound(channel=self._config.name, chat=session, chat_kind="dm", sender=session, message_id=mid,
-                       text=text[:MAX_MESSAGE], sender_name=f"web visitor {session[4:10]}")
+                       text=text[:MAX_MESSAGE], sender_name=f"web visitor {session[4:10]}", media=media)
 
     # ---- what the hub asks ----------------------------------------------------------
 
@@ -157,11 +178,26 @@ class WebChatAdapter:
     async def edit(self, chat: str, message_id: str, text: str) -> None:
         await self._push(chat, {"type": "edit", "id": message_id, "text": text})
 
+    async def send_file(self, chat: str, name: str, data: bytes, caption: str) -> str:
+        """The file to the visitor's page, inline (base64): the page offers it as a download."""
+        mid = str(next(self._ids))
+        await self._push(chat, {"type": "file", "id": mid, "name": name, "caption": caption, "size": len(data),
+                                "data": base64.b64encode(data).decode()})
+        return mid
+
     async def typing(self, chat: str) -> None:
         await self._push(chat, {"type": "typing"})
 
     async def download(self, media_id: str) -> bytes:
-        raise ChannelError("WebChat takes text only")
+        """A picture sent with a message, decoded now (the gate admitted it); each is taken once."""
+        held = self._images.pop(media_id, None)
+        if held is None:
+            raise ChannelError("that picture is no longer held (too many came in at once)")
+        self.decoded += 1
+        try:
+            return base64.b64decode(held, validate=True)
+        except (binascii.Error, ValueError):
+            raise ChannelError("a picture that is not base64") from None
 
 
 __all__ = ["WebChatAdapter"]

@@ -13,7 +13,8 @@ PAGE = """<!doctype html>
 <style>body{font:15px sans-serif;max-width:40em;margin:1em auto}#log div{margin:.3em 0;white-space:pre-wrap}
 .me{text-align:right;color:#245}.agent{color:#222}.note{color:#777;font-style:italic}</style></head>
 <body><h1>Agentdesk</h1><div id="log"></div>
-<form id="f"><input id="text" autocomplete="off" size="50" aria-label="message"><button>Send</button></form>
+<form id="f"><input id="text" autocomplete="off" size="50" aria-label="message">
+<input id="pic" type="file" accept="image/png,image/jpeg,image/webp,image/gif" aria-label="picture"><button>Send</button></form>
 <script>
 (async () => {
   const log = document.getElementById("log");
@@ -33,17 +34,34 @@ PAGE = """<!doctype html>
     const m = JSON.parse(e.data);
     if (m.type === "message" || m.type === "edit") show("agent", m.text, m.id);
     else if (m.type === "typing") show("note", "typing…", "typing");
+    else if (m.type === "file") {
+      const bytes = Uint8Array.from(atob(m.data), (c) => c.charCodeAt(0));
+      const a = document.createElement("a");
+      a.href = URL.createObjectURL(new Blob([bytes], {type: "application/octet-stream"}));
+      a.download = m.name; a.textContent = "📎 " + m.name + (m.caption ? " — " + m.caption : "");
+      const el = document.createElement("div"); el.className = "agent"; el.appendChild(a); log.appendChild(el);
+    }
   };
   ws.onopen = () => { document.body.dataset.ready = "1"; };
   ws.onclose = () => { document.body.dataset.closed = "1"; };
   let n = 0;
-  document.getElementById("f").onsubmit = (e) => {
+  const picture = (file) => new Promise((resolve) => {
+    if (!file) { resolve(null); return; }
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => resolve(null);
+    reader.readAsDataURL(file);
+  });
+  document.getElementById("f").onsubmit = async (e) => {
     e.preventDefault();
-    const input = document.getElementById("text");
-    if (!input.value) return;
+    const input = document.getElementById("text"), pic = document.getElementById("pic");
+    const image = await picture(pic.files[0]);
+    if (!input.value && !image) return;
     const id = Date.now() + "-" + (n++);
-    ws.send(JSON.stringify({type: "message", id: id, text: input.value}));
-    show("me", input.value); input.value = "";
+    const m = {type: "message", id: id, text: input.value};
+    if (image) m.image = image;
+    ws.send(JSON.stringify(m));
+    show("me", input.value + (image ? " [picture]" : "")); input.value = ""; pic.value = "";
   };
 })();
 </script></body></html>

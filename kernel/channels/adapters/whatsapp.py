@@ -141,7 +141,10 @@ class WhatsAppAdapter:
         return str(found[0].get("id", "")) if isinstance(found, list) and found else ""
 
     async def edit(self, chat: str, message_id: str, text: str) -> None:
-        raise ChannelError("WhatsApp cannot edit a sent message")  # never asked: EDITS["whatsapp"] is False
+        raise ChannelError("WhatsApp cannot edit a sent message")  # never asked: EDIT_EVERY_S["whatsapp"] is None
+
+    async def send_file(self, chat: str, name: str, data: bytes, caption: str) -> str:
+        raise ChannelError("sending files to WhatsApp is not built yet (Telegram and WebChat take them)")
 
     async def typing(self, chat: str) -> None:
         return None

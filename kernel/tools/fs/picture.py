@@ -26,6 +26,7 @@ class PictureFile:
     data: bytes
     fmt: str
     source: str | None  # set when a tainted agent wrote these bytes
+    sha256: str = ""    # of ``data``, hashed in the thread (a 40 MB file is ~40 ms of sha256: not on the loop)
 
 
 def picture_format(head: bytes) -> str | None:
@@ -39,19 +40,20 @@ def read_picture(fh: IO[bytes], shown: str, size: int, fmt: str, source: str | N
         raise ToolFailure(f"{shown} is a {fmt} image of {size:,} bytes; pictures over {MAX_SOURCE_BYTES:,} bytes "
                           "are not read")
     fh.seek(0)
-    return PictureFile(shown, fh.read(MAX_SOURCE_BYTES + 1), fmt, source)
+    data = fh.read(MAX_SOURCE_BYTES + 1)
+    return PictureFile(shown, data, fmt, source, hashlib.sha256(data).hexdigest())
 
 
 async def show(ctx: ToolContext, picture: PictureFile) -> ToolOutput:
     """The picture fitted and kept, as the output the model sees (text plus the image part)."""
-    digest = hashlib.sha256(picture.data).hexdigest()
+    digest = picture.sha256 or hashlib.sha256(picture.data).hexdigest()
     data = {"path": picture.shown, "bytes": len(picture.data), "binary": True, "sha256": digest}
     if ctx.images is None:  # a tool context without an image store (a bare test): described like any binary
         return ToolOutput(f"{picture.shown} is a {picture.fmt} image, {len(picture.data):,} bytes, sha256 {digest}",
                           data, picture.source)
     try:
         part = await ctx.images.ingest(picture.data, origin="file", label=f"fs_read {picture.shown}",
-                                       path=picture.shown, untrusted=picture.source is not None)
+                                       path=picture.shown, untrusted=picture.source is not None, source_sha=digest)
     except ImageRefused as exc:
         raise ToolFailure(f"{picture.shown} looks like a {picture.fmt} image but cannot be shown: {exc.message}"
                           ) from None
