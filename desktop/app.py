@@ -134,9 +134,11 @@ def _desktop(root: Path, kernel: "KernelFacade", ledger: Any, store: Any, provid
                              default_root=str(Path(kernel.settings.workspace).expanduser()),
                              make_ask_window=lambda agent_id: _ask_window(desk, agent_id),
                              open_settings=lambda: open_settings(desk),
-                             bring_up_lease=lambda agent_id: desk.lease_dialogs.bring_up(agent_id),
+                             bring_up_lease=lambda agent_id: desk.lease_dialogs.bring_up(agent_id) or
+                             desk.extras["questions"].bring_up(agent_id),  # then a server's question (issue 29)
                              state=DesktopState(root), kernel_outlives=kernel_outlives)
     desk.lease_dialogs = _lease_dialogs(kernel, bridge, desk.window, grant_delay_ms)
+    desk.extras["questions"] = _question_dialogs(kernel, bridge, desk.window, grant_delay_ms)
     desk.window.reopen_windows()
     return desk
 
@@ -155,6 +157,14 @@ def _lease_dialogs(kernel: Any, bridge: Any, window: Any, grant_delay_ms: int | 
 
     delay = GRANT_DELAY_MS if grant_delay_ms is None else grant_delay_ms
     return LeaseDialogs(kernel, bridge, window.window_for, grant_delay_ms=delay, main_window=lambda: window)
+
+
+def _question_dialogs(kernel: Any, bridge: Any, window: Any, grant_delay_ms: int | None) -> Any:
+    """MCP servers' questions for the user, answered in dialogs the user brings up (question_dialog)."""
+    from .question_dialog import GRANT_DELAY_MS, QuestionDialogs
+
+    delay = GRANT_DELAY_MS if grant_delay_ms is None else grant_delay_ms
+    return QuestionDialogs(kernel, bridge, window.window_for, main_window=lambda: window, hold_ms=delay)
 
 
 def _ask_window(desk: Desktop, agent_id: str) -> Any:
@@ -299,6 +309,8 @@ def run(argv: list[str] | None = None) -> int:
         loop.run_until_complete(closed.wait())  # attached, the main window asked whether working agents keep running
         if desk.lease_dialogs is not None:
             desk.lease_dialogs.close()  # the keyboard watch and the tray go before the windows do
+        if "questions" in desk.extras:
+            desk.extras["questions"].close()
         if remote:
             loop.run_until_complete(desk.kernel.aclose())  # lets go of the kernel; it keeps running
         elif desk.in_process is not None:

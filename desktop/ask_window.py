@@ -33,6 +33,7 @@ from kernel.api import (
     UnknownAgent, UserMessage, money,
 )
 from kernel.api import AgentTainted, ImagePart
+from kernel.api import ToolProgress  # an MCP server's progress on a running call (issue 29)
 from kernel.api import Compaction, LedgerAppended, answered_by  # routes (25), the context engine (24)
 from kernel.api import PROVIDERS
 
@@ -421,6 +422,8 @@ class AskWindow(QWidget):
                 self.transcript.finish_call(e.call_id, e.outcome, e.content, e.duration_ms, e.changes)
                 if e.images:
                     self._pictures.append(asyncio.ensure_future(self._show_pictures(e.call_id, e.images)))
+            case ToolProgress(agent_id=self.agent_id) as e:
+                self.transcript.progress_call(e.call_id, e.progress, e.total, e.message)
             case LeaseRequested(request=request) if request.agent_id == self.agent_id:
                 self.transcript.waiting_for(request.call_id)
                 self._show_request(request)

@@ -27,6 +27,7 @@ from kernel.api import (
 )
 from kernel.api import AgentTainted
 from kernel.api import Compaction, LedgerAppended
+from kernel.api import ElicitQuestion, McpQuestionAsked, ToolProgress
 
 from .frame_clock import FrameClock
 
@@ -43,6 +44,8 @@ def agent_of(event: object) -> str | None:
             return info.id
         case LeaseRequested(request=request):
             return request.agent_id
+        case ToolProgress(agent_id=a) | McpQuestionAsked(question=ElicitQuestion(agent_id=a)):  # MCP (issue 29)
+            return a
         case LedgerAppended(entry=Compaction(actor=a)):  # the Ask window draws its divider (issue 24)
             return a
         case LedgerAppended(entry=entry) if entry.kind == "request":  # who answered (model routes)

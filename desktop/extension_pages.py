@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QLineEdit, QPlainTextEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from kernel import ConfigError, McpSecrets, McpStore, parse_server
+from kernel import ConfigError, McpSecrets, McpStore, mcp_sign_in, parse_server
 from kernel.api import McpChanged, SkillCatalog, SkillInfo
 
 from .theme import ERROR, MUTED, mono_font, shade
@@ -35,6 +35,13 @@ from .wording import plain_tip
 StatusFn = Callable[[], list[Any]]
 ReloadFn = Callable[[], Awaitable[Any]]
 SubscribeFn = Callable[[Callable[[Any], None]], Callable[[], None]]  # the facade's subscribe
+
+
+def _open_url(url: str) -> bool:
+    from PySide6.QtCore import QUrl
+    from PySide6.QtGui import QDesktopServices
+
+    return QDesktopServices.openUrl(QUrl(url))
 
 
 def _table(parent: QWidget, headers: list[str], stretch: int | None = None) -> QTableWidget:
@@ -83,9 +90,13 @@ class McpServersPage(QWidget):
     applied = Signal(object)  # the kernel's McpReload (or the exception) after a save was applied
 
     def __init__(self, store: McpStore, status: StatusFn | None = None, parent: QWidget | None = None,
-                 reload: ReloadFn | None = None, subscribe: SubscribeFn | None = None) -> None:
+                 reload: ReloadFn | None = None, subscribe: SubscribeFn | None = None,
+                 open_url: Callable[[str], bool] = _open_url) -> None:
         super().__init__(parent)
         self.store, self.status, self.reload = store, status, reload
+        self.open_url = open_url
+        self.signing_in: asyncio.Future[Any] | None = None  # a sign-in waiting for the browser: ends with the page
+        self.destroyed.connect(lambda *_: self.signing_in.cancel() if self.signing_in is not None else None)
         if subscribe is not None:  # a hand edit of mcp.json, applied by the kernel, shows here too
             unsubscribe = subscribe(self._kernel_event)
             self.destroyed.connect(lambda *_: unsubscribe())
@@ -123,6 +134,11 @@ class McpServersPage(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.remove_button)
+        self.sign_in_button = QPushButton("Sign &in", self)  # a remote server's OAuth, as `agentdesk mcp login`
+        self.sign_in_button.setToolTip("Opens your browser to sign in to the selected remote server")
+        self.sign_in_button.clicked.connect(self.sign_in)
+        self.sign_in_button.setEnabled(False)
+        buttons.addWidget(self.sign_in_button)
         buttons.addStretch(1)
         self.note = QLabel("Each tool becomes mcp__<server>__<tool> under the lease scope mcp.<server>.<tool>; a "
                            "lease on mcp.<server> covers the whole server. Their output is untrusted. " +
@@ -191,6 +207,34 @@ class McpServersPage(QWidget):
         self.plain.setPlainText("\n".join(f"{k}={v}" for k, v in pairs.items()))
         self.timeout.setText(f"{server.timeout_s:g}")
         self.secret.clear()
+        self.sign_in_button.setEnabled(server.url is not None)
+
+    def sign_in(self) -> None:
+        """Sign in to the selected remote server (the flow of ``agentdesk mcp login``): the browser opens on the
+        server's sign-in page, the tokens go where keys live, and the running kernel reads mcp.json again."""
+        name = self.name.text().strip()
+        if self.signing_in is not None and not self.signing_in.done():
+            return
+
+        async def browser(url: str) -> None:
+            opened = self.open_url(url)
+            self.note.setText(f"Sign in to {name} in your browser; Agentdesk waits for it to come back." if opened
+                              else f"Open this address to sign in to {name}: {url}")
+
+        self.note.setText(f"Signing in to {name}\u2026")
+        self.signing_in = asyncio.ensure_future(mcp_sign_in(self.store, name, browser))
+        self.signing_in.add_done_callback(lambda f: self._signed_in(name, f))
+
+    def _signed_in(self, name: str, future: "asyncio.Future[Any]") -> None:
+        if future.cancelled() or not shiboken6.isValid(self):
+            return
+        error = future.exception()
+        if error is not None:
+            self.problem.setText(f"Not signed in to {name}: {getattr(error, 'message', error)}")
+            self.problem.show()
+            return
+        self.note.setText(f"Signed in to {name}: {future.result()} tools.")
+        self._apply()
 
     def add(self) -> bool:
         import shlex

@@ -27,6 +27,7 @@ from kernel.api import (
 
 from kernel.api import Confirmed, HookRun, UntrustedSeen
 from kernel.api import Compaction, SystemPrompt  # the context engine (issue 24)
+from kernel.api import McpElicit  # an MCP server's question for the user (issue 29)
 
 from . import style
 from .table_model import RowsTableModel
@@ -193,6 +194,9 @@ class LedgerPager:
                 what = "summarized" if mode == "summary" else "old results cleared"
                 return f"{what} ({trigger}): {plural(n, 'entry' if mode == 'summary' else 'result')}, " \
                        f"{short_number(b)} → {short_number(a)} tokens"
+            case McpElicit(server=server, action=action, subject=subject, reason=reason):  # issue 29
+                asked = f"{server} asked {subject or 'the user'}: {action}"
+                return f"{asked} · {reason}" if reason else asked
             case SystemPrompt(text=text, tools=tools):
                 return f"system prompt · {short_number(len(text))} characters · {plural(len(tools), 'tool')}"
         return ""

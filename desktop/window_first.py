@@ -37,12 +37,14 @@ if TYPE_CHECKING:
     from .pending_ask import PendingAskWindow
 
 CONNECTING = "connecting to the kernel\u2026"
-DESKS = ("agents", "leases", "ledger", "extensions", "outward", "automations")
+DESKS = ("agents", "leases", "ledger", "extensions", "outward", "automations", "channels")
 # what each read the views make at start says while there is no kernel (anything else: KernelError)
 _NOTHING: dict[tuple[str, str], Callable[[], object]] = {
     ("agents", "list"): list, ("leases", "list"): list, ("leases", "pending"): list,
     ("ledger", "page"): list, ("ledger", "count"): int, ("ledger", "last_seq"): int, ("ledger", "undone_by"): dict,
     ("automations", "inbox"): list, ("outward", "unknown"): list,
+    ("extensions", "questions"): list,  # MCP servers' questions waiting for the user (issue 29)
+    ("channels", "pending"): list,  # chat channels' pairing requests, counted in the Inbox (issue 27)
     ("ledger", "integrity"): lambda: Checking("ledger", time.time()),
     ("automations", "integrity"): lambda: Checking("automation records", time.time()),
 }

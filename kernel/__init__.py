@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         McpSecrets as McpSecrets, McpServerConfig as McpServerConfig, McpStore as McpStore,
         parse_server as parse_server,
     )
+    from .extensions.mcp_sign_in import mcp_sign_in as mcp_sign_in
     from .extensions.skills import (
         Catalog as Catalog, SkillState as SkillState, find_skills as find_skills, set_pin as set_pin,
     )
@@ -32,11 +33,12 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.config.settings": ("SettingsStore", "home"),
     "kernel.extensions.mcp_config": ("McpSecrets", "McpServerConfig", "McpStore", "parse_server"),
     "kernel.extensions.skills": ("Catalog", "SkillState", "find_skills", "set_pin"),
+    "kernel.extensions.mcp_sign_in": ("mcp_sign_in",),  # Settings → MCP servers → Sign in (issue 29)
 }
 _LAZY = {name: module for module, names in _FROM.items() for name in names}
 
 _OWN = ["SettingsStore", "home", "McpSecrets", "McpServerConfig", "McpStore", "parse_server", "Catalog", "SkillState",
-        "find_skills", "set_pin"]
+        "find_skills", "set_pin", "mcp_sign_in"]
 
 
 def __getattr__(name: str) -> Any:

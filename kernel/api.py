@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence
 
 from ledger.lazy import lazy_names
 
@@ -104,6 +104,9 @@ _FROM: dict[str, tuple[str, ...]] = {
     "kernel.routes.words": ("answered_by",),  # model routes (issue 25): who answered a reply, in words
     "kernel.channels.model": ("ChannelConfig", "ChannelPolicy", "ChannelView", "PairingView"),  # issue 27
 }
+_FROM["ledger"] += ("McpElicit",)  # MCP elicitation (issue 29): a server's question and its answer, recorded
+_FROM["kernel.core.events"] += ("McpQuestionAsked", "McpQuestionClosed", "ToolProgress")  # issue 29
+_FROM["kernel.extensions.mcp_elicit"] = ("ElicitAnswer", "ElicitField", "ElicitQuestion")  # issue 29
 _FROM["kernel.extensions.mcp_offers"] = ("McpAttached", "McpPrompt", "McpPromptArgument", "McpPromptUsed",
                                          "McpResource")  # MCP resources and prompts (issue 29)
 _FROM["ledger"] += ("RouteBreaker",)  # model routes (issue 25): a breaker's change travels over the socket too
@@ -211,6 +214,11 @@ class ExtensionDesk(Protocol):
     # the MCP servers the kernel runs, and reading mcp.json again after a change
     def mcp_status(self) -> builtins.list[McpServerStatus]: ...
     async def mcp_reload(self) -> McpReload: ...
+    # a server's question for the user (MCP elicitation, issue 29): the ones waiting, and the user's answer
+    def questions(self) -> builtins.list[ElicitQuestion]: ...
+    def answer_question(self, question_id: int, action: str,
+                        content: Mapping[str, str | int | float | bool | builtins.list[str] | None] | None = None
+                        ) -> bool: ...
     # resources and prompts a person adds to an agent's next message (untrusted context; ``send`` takes them)
     async def mcp_resources(self) -> builtins.list[McpResource]: ...
     async def mcp_attach(self, agent_id: str, server: str, uri: str) -> McpAttached: ...
@@ -384,6 +392,14 @@ if TYPE_CHECKING:  # imported on first use, as above
 __all__ += ["ChannelDesk", "ChannelConfig", "ChannelPolicy", "ChannelView", "PairingView",
             "ChannelMessage", "PairingGrant", "PairingRequest", "PairingRevoke"]
 
+# MCP as a whole client (issue 29): a server's question for the user, its answer on the record, progress.
+if TYPE_CHECKING:  # imported on first use, as above
+    from ledger import McpElicit  # noqa: E402
+    from .core.events import McpQuestionAsked, McpQuestionClosed, ToolProgress  # noqa: E402
+    from .extensions.mcp_elicit import ElicitAnswer, ElicitField, ElicitQuestion  # noqa: E402
+
+__all__ += ["McpElicit", "McpQuestionAsked", "McpQuestionClosed", "ToolProgress", "ElicitAnswer", "ElicitField",
+            "ElicitQuestion"]
 # MCP resources and prompts a person adds to a message (issue 29): the picker's rows, the slash commands.
 if TYPE_CHECKING:  # imported on first use, as above
     from .extensions.mcp_offers import (  # noqa: E402

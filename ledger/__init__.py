@@ -32,7 +32,8 @@ _FROM: dict[str, tuple[str, ...]] = {
                        "LeaseRevoke", "Snapshot", "ToolCall", "ToolError", "ToolResult", "Undo", "iso_utc",
                        "Confirmed", "HookRun", "UntrustedSeen", "AgentArchive", "AgentBudget", "ModelRequest",
                        "UserTurn", "Intent", "Outcome", "ContextUsed", "RouteBreaker", "SystemPrompt", "Compaction",
-                       "ChannelMessage", "PairingGrant", "PairingRequest", "PairingRevoke"),  # channels (issue 27)
+                       "ChannelMessage", "PairingGrant", "PairingRequest", "PairingRevoke",  # channels (issue 27)
+                       "McpElicit"),  # MCP elicitation (issue 29)
     "ledger.errors": ("CorruptBlob", "LedgerError", "LedgerUnavailable", "NewerVersion", "NotAFileChange",
                       "SecretInName", "UnknownBlob", "UnknownKind", "UnknownSeq"),
     "ledger.integrity": ("Broken", "Head", "Integrity", "Intact"),
@@ -67,3 +68,7 @@ __all__ += ["Compaction", "SystemPrompt"]
 if TYPE_CHECKING:  # channels (issue 27): kept apart for clean merges
     from .entries import ChannelMessage, PairingGrant, PairingRequest, PairingRevoke  # noqa: E402
 __all__ += ["ChannelMessage", "PairingGrant", "PairingRequest", "PairingRevoke"]
+
+if TYPE_CHECKING:  # MCP elicitation (issue 29): apart for clean merges
+    from .entries import McpElicit  # noqa: E402
+__all__ += ["McpElicit"]

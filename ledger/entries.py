@@ -471,6 +471,24 @@ class PairingRevoke(Entry):
     reason: str = ""
 
 
+
+@dataclass(frozen=True, kw_only=True)
+class McpElicit(Entry):
+    """An MCP server's question for the user (elicitation) and what became of it (issue 29): ``action`` accept,
+    decline or cancel; ``actor`` who said so (the user, or the kernel when nobody could be asked, with
+    ``reason``); ``answer`` the values the server was sent (redacted like every entry; a secret-looking
+    field's value is never written)."""
+
+    KIND: ClassVar[str] = "mcp.elicit"
+    subject: str          # the agent whose call the server asked during ("" when it could not be told)
+    server: str
+    message: str = ""
+    action: str
+    reason: str = ""
+    url: str | None = None
+    answer: Mapping[str, Any] = field(default_factory=dict)
+
+
 ENTRY_TYPES: dict[str, type[Entry]] = {
     cls.KIND: cls
     for cls in (ToolCall, FileChange, ToolResult, ToolError, Denied, Expired, LeaseGrant,
@@ -484,6 +502,7 @@ ENTRY_TYPES[RouteBreaker.KIND] = RouteBreaker  # model routes (issue 25)
 ENTRY_TYPES[SystemPrompt.KIND] = SystemPrompt  # the context engine (issue 24)
 ENTRY_TYPES[Compaction.KIND] = Compaction
 ENTRY_TYPES.update({cls.KIND: cls for cls in (ChannelMessage, PairingRequest, PairingGrant, PairingRevoke)})
+ENTRY_TYPES[McpElicit.KIND] = McpElicit  # MCP elicitation (issue 29)
 KINDS = tuple(ENTRY_TYPES)
 
 

@@ -6,7 +6,8 @@ opens the full input, the output (or error) and a diff per file change.
 A failed, denied or expired call is drawn in the error colour with its
 reason in words on a second line, visible without a click. Pictures the
 call showed the model (an image fs_read, an MCP tool's image) are thumbnails
-under the line, their size and origin in the tooltip.
+under the line, their size and origin in the tooltip. A running call whose MCP server reports
+progress shows it in the line ("… 3 of 10 · its message") with a thin bar under it.
 """
 
 from __future__ import annotations
@@ -15,13 +16,20 @@ from typing import Any, Mapping, Sequence
 
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QPixmap
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QToolButton, QVBoxLayout, QWidget
 
 from ..theme import ERROR, MUTED, mono_font, shade
 from ..wording import CallOutcome, diff_counts, format_counts, format_duration_ms, format_input, summarize_input
 from .diff_view import DiffView
 
 PICTURE_THUMB = 96
+
+
+def _count(value: float | None) -> str:
+    """A progress figure in words: whole numbers without a point, grouped ("1,200"), others to one place."""
+    if value is None:
+        return "?"
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,.1f}"
 
 
 def _mono_label(text: str, parent: QWidget, selectable: bool = False) -> QLabel:
@@ -42,6 +50,7 @@ class ToolCard(QFrame):
         self.content = ""
         self.diffs: list[str] = []
         self._details: QWidget | None = None
+        self.progress_bar: QProgressBar | None = None  # shown once the call's server reports progress
 
         self.name_label = _mono_label(tool, self)
         self.name_label.setStyleSheet("font-weight: bold;")
@@ -85,6 +94,8 @@ class ToolCard(QFrame):
             self.counts_label.setText(format_counts(added, removed))
         ran = not outcome.failed or duration_ms > 0  # a refused call never ran: no duration to show
         self.status_label.setText(f"{outcome.mark} {format_duration_ms(duration_ms)}" if ran else outcome.mark)
+        if self.progress_bar is not None:
+            self.progress_bar.hide()
         if outcome.failed:
             self.reason_label.setText(outcome.words)
             self.reason_label.show()
@@ -93,6 +104,23 @@ class ToolCard(QFrame):
             self._details = None
             self._show_details()
         self._paint()
+
+    def show_progress(self, done: float, total: float | None, message: str) -> None:
+        """A running call's progress as its server said it: "3 of 10" and a bar (a total known), or "3 so far"."""
+        if self.outcome is not None:
+            return  # finished: a late notice changes nothing
+        if self.progress_bar is None:
+            self.progress_bar = QProgressBar(self)
+            self.progress_bar.setTextVisible(False)
+            self.progress_bar.setMaximumHeight(6)
+            self._layout.insertWidget(1, self.progress_bar)
+        if total:
+            self.progress_bar.setRange(0, 1000)
+            self.progress_bar.setValue(round(1000 * min(done, total) / total))
+        else:
+            self.progress_bar.setRange(0, 0)  # busy: no total to measure against
+        words = f"{_count(done)} of {_count(total)}" if total else f"{_count(done)} so far"
+        self.status_label.setText(f"\u2026 {words}" + (f" \u00b7 {message}" if message else ""))
 
     def add_picture(self, data: bytes, words: str) -> None:
         """A thumbnail of a picture the call showed the model (read, or returned by a tool), under its line."""

@@ -152,6 +152,12 @@ class Transcript(QScrollArea):
         if card is not None:
             card.finish(describe_outcome(outcome, content), content, duration_ms, self._load_diffs(changes))
 
+    def progress_call(self, call_id: str, done: float, total: float | None, message: str) -> None:
+        """A running call's progress (an MCP server's notice) on its card."""
+        card = self.cards.get(call_id)
+        if card is not None:
+            card.show_progress(done, total, message)
+
     def waiting_for(self, call_id: str) -> bool:
         """Mark the card of call ``call_id`` as waiting for a lease; False when there is no such card."""
         card = self.cards.get(call_id)

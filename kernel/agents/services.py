@@ -72,6 +72,8 @@ class Services:
     breakers: BreakerBoard = field(default_factory=BreakerBoard)  # one per kernel: per (provider, model)
     recent: RecentChanges = field(init=False)
     images: ImageStore = field(init=False)  # pictures fitted once, kept by hash in the ledger's blob store
+    # told of each pause asked of a busy agent (agent id): the MCP hub ends its calls in flight (issue 29)
+    on_pause: list[Callable[[str], None]] = field(default_factory=list)
     inflight: InFlightJournal = field(init=False)  # tokens of requests being streamed, for a kernel killed mid-way
 
     def __post_init__(self) -> None:

@@ -50,10 +50,11 @@ def utility_target(agent: AgentProcess) -> Target:
 
 
 async def utility_call(agent: AgentProcess, purpose: str, system: str, messages: tuple[Message, ...], *,
-                       max_tokens: int = 2048) -> UtilityReply:
-    """Ask the utility model for ``purpose`` ("compaction", "title", …) on ``agent``'s behalf."""
+                       max_tokens: int = 2048, target: Target | None = None) -> UtilityReply:
+    """Ask the utility model for ``purpose`` ("compaction", "title", …) on ``agent``'s behalf (``target``: another
+    model, e.g. the agent's own for an MCP server's sampling request)."""
     s = agent.services
-    target = utility_target(agent)
+    target = target or utility_target(agent)
     timer = RequestTimer(s.clock.now())
     text: list[str] = []
     usage = UsageReport()

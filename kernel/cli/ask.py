@@ -165,10 +165,12 @@ async def _ask_here(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     approver = TerminalApprover(stdin, stderr) if interactive else None
     from ..mail.wiring import held_account_secrets, mail_for_home
 
+    from .ask_questions import TerminalQuestions  # an MCP server's question for the user, at this terminal
+
     kernel = build_kernel(ledger=ledger, settings=settings, providers=providers,
                     approver=approver or _deny_all(), attached=interactive, snapshot_dir=store.root / "snapshots",
                     secrets=SecretRegistry([*store.held_secrets(), *held_account_secrets(store)]), web_keys=store.web_key,
-                    mail=mail_for_home(store))
+                    mail=mail_for_home(store), elicitor=TerminalQuestions(stdin, stderr) if interactive else None)
     from ..extensions.setup import start_configured_mcp  # MCP servers' tools, before --grant scopes are checked
 
     for line in await start_configured_mcp(kernel.extensions, store.root):

@@ -204,6 +204,10 @@ async def _follow(path: Path, sync: Any, subscribed: Any, agent_id: str, interac
     lines = ToolLines(agent_id, stdout, stderr)
     kernel.subscribe(lines)  # before the events connection is read: none of the agent's events is missed
     kernel.subscribe(RemoteLeases(kernel, agent_id, TerminalApprover(stdin, stderr) if interactive else None))
+    if interactive:  # an MCP server's question for the user, asked here too (issue 29)
+        from .ask_questions import RemoteQuestions, TerminalQuestions
+
+        kernel.subscribe(RemoteQuestions(kernel, agent_id, TerminalQuestions(stdin, stderr)))
     try:
         await kernel.start_subscribed(sync, subscribed)
         interrupted = on_interrupt(lambda: kernel.agents.kill(agent_id, reason="interrupted (Ctrl-C)"))

@@ -223,6 +223,7 @@ def _list(store: McpStore, as_json: bool, stdout: TextIO, stderr: TextIO) -> int
             print(json.dumps({"name": server.name, "transport": server.transport, "target": server.target(),
                               "enabled": server.enabled, "timeout_s": server.timeout_s,
                               "secrets": list(secret_names), "state": status.state, "error": status.error,
+                              "protocol": status.protocol,
                               "source": "kernel" if running is not None else "started to list",
                               "tools": [{"name": t, "scope": status.scope_of(t)} for t in status.tools],
                               "left_out": [{"name": t, "why": why} for t, why in status.disabled]}), file=stdout)

@@ -57,10 +57,10 @@ def run(args: argparse.Namespace, store: "McpStore", stdout: TextIO, stderr: Tex
 
 async def _login(args: argparse.Namespace, store: "McpStore", config: object, tokens: object, secret: str | None,
                  stdout: TextIO, stderr: TextIO, reload: Callable[[TextIO], bool]) -> int:
-    from ..extensions.mcp_client import McpConnection, McpError
+    from ..extensions.mcp_client import McpError
     from ..extensions.mcp_config import McpServerConfig
-    from ..extensions.mcp_hooks import McpHooks
     from ..extensions.mcp_oauth import KeyStoreTokens
+    from ..extensions.mcp_sign_in import mcp_sign_in
 
     assert isinstance(config, McpServerConfig) and isinstance(tokens, KeyStoreTokens)
     if args.client_id:
@@ -72,15 +72,11 @@ async def _login(args: argparse.Namespace, store: "McpStore", config: object, to
             webbrowser.open(url)
         print("waiting for the browser to come back ...", file=stderr, flush=True)
 
-    hooks = McpHooks(vault=store.book.store, browser=browser)
-    connection = McpConnection(config, store.secrets(config.name), hooks=hooks)
     try:
-        tools = await connection.list_tools()
+        tools = await mcp_sign_in(store, config.name, browser)  # the same flow as Settings → MCP servers → Sign in
     except McpError as exc:
         print(f"agentdesk mcp login: {exc.message}", file=stderr)
         return EXIT_FAILED
-    finally:
-        await connection.close()
-    print(f"signed in to {config.name}: {len(tools)} tools", file=stderr)
+    print(f"signed in to {config.name}: {tools} tools", file=stderr)
     reload(stderr)
     return 0

@@ -7,7 +7,8 @@ kernel serves first and checks after: "ledger: checking the ledger…", exit 0,
 report names the pid, uptime, agents by state, how far the ledger is
 verified, whether the shell sandbox can run here, how shell commands are
 captured (on an overlay, or by snapshots and why: the kernel's own answer when
-one runs), and which providers have a key (never the key).
+one runs), its MCP servers (state, protocol, tools: ``"mcp"`` in ``--json``), and which providers have a key
+(never the key).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
             report.pop("provider_env", None)  # keyed hashes for ask's check (service/provider_env.py), not a figure
             report["kernel"] = "up"
             mode = _kernel_mode(ch)
+            report["mcp"] = _mcp_servers(ch)
         except ServiceError as exc:
             report["kernel"] = f"not answering ({exc})"
         finally:
@@ -89,6 +91,8 @@ def _print(r: dict, sandbox_reason: str) -> None:
             print(f"automation records: {CHECKING_WORDS.replace('the ledger', 'them')}")
         elif r.get("automations_rows"):
             print(f"automation records: verified ({plural(int(r.get('automations_rows') or 0), 'row')})")
+        servers = r.get("mcp") or []
+        print("MCP servers: " + ("; ".join(_mcp_words(m) for m in servers) or "none"))
         keyed = r.get("providers_with_key") or []
         print("providers with a key: " + (", ".join(keyed) or "none"))
     if not r["sandbox_usable"]:
@@ -97,6 +101,28 @@ def _print(r: dict, sandbox_reason: str) -> None:
         print(f"sandbox: {r['sandbox_mode']}")
     else:
         print("sandbox: usable")
+
+
+def _mcp_servers(ch: "SyncChannel") -> list[dict[str, object]]:
+    """Each MCP server as the kernel runs it: name, state, protocol, how many tools, why it failed."""
+    from ..extensions.mcp_status import McpServerStatus
+
+    try:
+        statuses = ch.call("extensions.mcp_status")
+    except Exception:  # noqa: BLE001 - a detail of the report, never a reason to fail it
+        return []
+    return [{"name": s.name, "state": s.state, "protocol": s.protocol, "tools": len(s.tools), "error": s.error}
+            for s in statuses if isinstance(s, McpServerStatus)]
+
+
+def _mcp_words(server: dict) -> str:
+    from ..core.words import plural
+
+    detail = [str(server["protocol"])] if server.get("protocol") else []
+    if server.get("state") == "connected":
+        detail.append(plural(int(server.get("tools") or 0), "tool"))
+    words = f"{server['name']} {server['state']}" + (f" ({', '.join(detail)})" if detail else "")
+    return words + (f": {server['error']}" if server.get("error") else "")
 
 
 def _kernel_mode(ch: "SyncChannel") -> "OverlayStatus | None":

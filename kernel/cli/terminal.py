@@ -18,7 +18,7 @@ import re
 from typing import TextIO
 
 from ..leases.approver import Decision, Denial, Grant, LeaseRequest
-from ..core.events import Event, TextDelta, ToolCallFinished, ToolCallStarted
+from ..core.events import Event, TextDelta, ToolCallFinished, ToolCallStarted, ToolProgress
 from ..leases.lease import describe_duration
 from ..core.states import AgentState
 
@@ -40,6 +40,13 @@ def exit_status(final_state: AgentState, reason: str, interrupted: bool, stderr:
     return EXIT_IDLE
 
 SUMMARY_KEYS = ("path", "src", "command", "pattern")
+PROGRESS_LINES = 20  # the most progress lines one call prints
+
+
+def _count(value: float | None) -> str:
+    if value is None:
+        return "?"
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,.1f}"
 
 # What the model sent is shown as text, never obeyed by the terminal: C0/C1 controls (a carriage return,
 # ESC sequences that erase a line or recolour the prompt, OSC 52 clipboard writes) and the bidi controls
@@ -63,6 +70,8 @@ class ToolLines:
         self.stderr = stderr
         self._mid_line = False
         self._tty = _isatty(stdout)
+        self._tools: dict[str, str] = {}                       # call id → tool, for its progress lines
+        self._progress_said: dict[str, tuple[int, int]] = {}   # call id → (last tenth said, lines said)
 
     def __call__(self, event: Event) -> None:
         match event:
@@ -71,11 +80,27 @@ class ToolLines:
                 self.stdout.flush()
                 self._mid_line = not text.endswith("\n")
             case ToolCallStarted(agent_id=aid) if aid == self.agent_id:
+                self._tools[event.call_id] = event.tool
                 self._end_text_line()
+            case ToolProgress(agent_id=aid) if aid == self.agent_id:
+                self._progress(event)
             case ToolCallFinished(agent_id=aid) if aid == self.agent_id:
                 mark = "ok" if event.ok else "error"
                 detail = "" if event.ok else f": {shown(event.content, lines=True)}"
                 print(f"[tool] {shown(event.tool)} {mark} ({event.duration_ms:.0f} ms){detail}", file=self.stderr, flush=True)
+
+    def _progress(self, event: ToolProgress) -> None:
+        """A running call's progress, one line per tenth of the way (or per notice, at most
+        ``PROGRESS_LINES`` of them, when the server gives no total): a chatty server cannot flood the terminal."""
+        shown_before = self._progress_said.get(event.call_id, (-1, 0))
+        step = int(10 * event.progress / event.total) if event.total else shown_before[1] + 1
+        if step <= shown_before[0] or shown_before[1] >= PROGRESS_LINES:
+            return
+        self._progress_said[event.call_id] = (step, shown_before[1] + 1)
+        self._end_text_line()
+        done = f"{_count(event.progress)} of {_count(event.total)}" if event.total else f"{_count(event.progress)} so far"
+        note = f": {shown(event.message)}" if event.message else ""
+        print(f"[tool] {shown(self._tools.get(event.call_id, 'a tool'))} {done}{note}", file=self.stderr, flush=True)
 
     def _end_text_line(self) -> None:
         if self._mid_line:

@@ -29,6 +29,8 @@ from ..core.events import Event, EventBus, LedgerAppended, ToolCallFinished
 from ..core.loop import KernelLoop
 from ..core.states import Outcome
 from ..extensions.context import Extensions
+from ..extensions.mcp_questions import McpQuestions
+from ..extensions.mcp_sampling import McpSampler
 from ..desks import Agents, ExtensionsDesk, Leases, LedgerWindow, Outward, RunHost
 from ..facade import Kernel
 from ..leases.book import LeaseBook
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from ledger import Entry, Ledger
 
     from ..config.settings import Settings
+    from ..extensions.mcp_elicit import Elicitor
     from ..leases.approver import Approver
     from ..mail.tools import MailService
 
@@ -56,7 +59,8 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
                  provider_problem: Callable[[str], str | None] | None = None, restore: bool = False,
                  secrets: SecretRegistry | None = None, web_keys: Callable[[str], str | None] | None = None,
                  mail: MailService | None = None, check_later: bool = False,
-                 channel_token: Callable[[str], str | None] | None = None) -> Kernel:
+                 channel_token: Callable[[str], str | None] | None = None,
+                 elicitor: Elicitor | None = None) -> Kernel:
     """A kernel over ``ledger``. ``restore`` brings back the agents on the ledger's record (the kernel of a
     home does; a kernel sharing the file with another that runs must not); ``snapshot_dir`` keeps the shell
     tool's snapshot cache between runs; ``watch_workspaces`` records edits by other programs in every
@@ -67,7 +71,8 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
     ``automation_create``; ``mail``: the mail and calendar tools of the home's accounts (issue 16);
     ``check_later``: the ledger's and the automation records' checks at start are left to the caller, who
     serves first and hands the results over (``Kernel.start_checked``; kernel/service/start_checks.py).
-    ``channel_token(name)``: a channel's token from the key store (issue 27)."""
+    ``channel_token(name)``: a channel's token from the key store (issue 27). ``elicitor``: who answers MCP
+    servers' questions in this process (``agentdesk ask`` at a terminal) instead of a facade client (issue 29)."""
     held = redact_ledger(ledger, secrets)
     clock = clock or SystemClock()
     bus = bus or EventBus()
@@ -132,12 +137,30 @@ def build_kernel(*, ledger: Ledger, settings: Settings, providers: ProviderFacto
             gate.succeeded(event.agent_id)
 
     unsubscribe = bus.subscribe(run_progress)
-    extension_desk = ExtensionsDesk(services, extensions, held)
+    questions = McpQuestions(ledger, bus.publish, lambda agent_id: nobody_answers(services, agents, agent_id),
+                             elicitor, lambda agent_id: agents.table[agent_id].name if agent_id in agents.table else agent_id)
+    extension_desk = ExtensionsDesk(services, extensions, held, questions,
+                                    McpSampler(lambda agent_id: agents.table.get(agent_id)),
+                                    lambda agent_id: agents.table[agent_id].workspace
+                                    if agent_id in agents.table else None)  # MCP elicitation, sampling, roots (29)
     extension_desk.agent_of, agents.turn_context = agents.process, extension_desk  # attached MCP resources, prompts
     return Kernel(services=services, agents=agents, leases=Leases(services.leases, requests), ledger=window,
                   extensions=extension_desk, outward=Outward(ledger, mail),
                   automations=automations, channels=channels, secrets=held, shell=shell, snapshots=snapshots, watchers=watchers,
                   provider_problem=provider_problem, on_close=(unlisten, unsubscribe))
+
+
+def nobody_answers(services: Services, agents: Agents, agent_id: str) -> str | None:
+    """Why nobody can answer an MCP server's question for ``agent_id`` (None: someone can)."""
+    table = agents.table
+    if agent_id not in table:
+        return "no agent was calling the server"
+    if table[agent_id].unattended or services.approver is not None and \
+            getattr(services.approver, "unattended", lambda _a: False)(agent_id):
+        return "the agent runs unattended"
+    if not services.attached:
+        return "no one is attached to answer it"
+    return None
 
 
 def redact_ledger(ledger: Ledger, secrets: SecretRegistry | None) -> SecretRegistry:

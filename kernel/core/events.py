@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # annotations only: a client imports these with the first val
 
     from ..leases.approver import LeaseRequest
     from ..extensions.mcp_status import McpReload
+    from ..extensions.mcp_elicit import ElicitQuestion
     from ..leases.lease import Lease
 
 log = logging.getLogger(__name__)
@@ -215,11 +216,39 @@ class StartChecked:
     what: str
 
 
+@dataclass(frozen=True)
+class McpQuestionAsked:
+    """An MCP server asks the user something (elicitation) during an agent's call; it waits for
+    ``kernel.extensions.answer_question`` (a dialog in the desktop), never for the model."""
+
+    question: ElicitQuestion
+
+
+@dataclass(frozen=True)
+class McpQuestionClosed:
+    """The question is no longer open: answered (``action``), or the call ended first (``cancel``)."""
+
+    question_id: int
+    action: str
+
+
+@dataclass(frozen=True)
+class ToolProgress:
+    """A running tool call said how far it got (an MCP server's progress notice): the tool card shows it."""
+
+    agent_id: str
+    call_id: str
+    progress: float
+    total: float | None = None
+    message: str = ""
+
+
 Event = Union[
     AgentSpawned, AgentStateChanged, AgentKilled, TurnStarted, TurnFinished, UserMessage, TextDelta,
     ToolCallStarted, ToolCallFinished, LeaseRequested, LeaseRequestResolved, UsageUpdated,
     LeaseGranted, LeaseRevoked, LeaseExpired, LedgerAppended, AgentTainted, AgentArchived,
     AutomationsChanged, McpChanged, StartChecked,
+    McpQuestionAsked, McpQuestionClosed, ToolProgress,  # MCP as a whole client (issue 29)
 ]
 Subscriber = Callable[[Event], None]
 

@@ -177,6 +177,8 @@ class Agents:
             raise InvalidState(agent.id, agent.state, "pause")
         if agent.busy:
             agent.pause_requested = True
+            for told in self._services.on_pause:  # its MCP calls in flight end now (the server is told)
+                told(agent.id)
         elif agent.state is not AgentState.PAUSED:
             agent.set_state(AgentState.PAUSED, "paused by the user")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 if TYPE_CHECKING:
     from ..agents.services import Services
@@ -16,7 +16,11 @@ if TYPE_CHECKING:
     from ..extensions.mcp_offers import McpAttached, McpPrompt, McpPromptUsed, McpResource
     from ..extensions.context import Extensions
     from ..extensions.mcp_config import McpSecrets, McpServerConfig
+    from ..extensions.mcp_elicit import ElicitQuestion
+    from ..extensions.mcp_hooks import McpHooks
     from ..extensions.mcp_hub import McpHub
+    from ..extensions.mcp_questions import McpQuestions
+    from ..extensions.mcp_sampling import Sampler
     from ..extensions.mcp_status import McpReload, McpServerStatus
     from ..extensions.mcp_watch import McpFile
     from ..extensions.skill_info import SkillCatalog
@@ -26,9 +30,17 @@ if TYPE_CHECKING:
 class ExtensionsDesk:
     """``kernel.api.ExtensionDesk`` in process, and what the kernel's owner starts and stops."""
 
-    def __init__(self, services: Services, extensions: Extensions, secrets: SecretRegistry) -> None:
+    def __init__(self, services: Services, extensions: Extensions, secrets: SecretRegistry,
+                 questions: McpQuestions | None = None, sampler: Sampler | None = None,
+                 workspace: Callable[[str], str | None] | None = None) -> None:
         """``extensions``: AGENTS.md and the skills (the same object the agents see through their port);
-        ``secrets``: the ledger redactor's registry (an MCP server's secrets are kept out of the record)."""
+        ``secrets``: the ledger redactor's registry (an MCP server's secrets are kept out of the record);
+        ``questions``: who answers servers' questions for the user (none: every one is declined);
+        ``sampler``: servers' model requests on the calling agent's behalf (none: not offered)."""
+        self._questions = questions
+        self._sampler = sampler
+        self._workspace = workspace  # agent id → its workspace (MCP roots)
+        services.on_pause.append(self._paused)
         self._services = services
         self._extensions = extensions
         self._secrets = secrets
@@ -49,7 +61,8 @@ class ExtensionsDesk:
         from ..extensions.mcp_hub import McpHub
 
         if self._hub is None:
-            self._hub = McpHub(self._services.tools, self._services.leases, log_dir=log_dir, mode=mode)
+            self._hub = McpHub(self._services.tools, self._services.leases, log_dir=log_dir, mode=mode,
+                               hooks=self._hooks())
         for config, secrets in servers:
             self._hold_secrets(config.name, secrets)
             self._hub.add_server(config, secrets)
@@ -105,11 +118,10 @@ class ExtensionsDesk:
         found = configured_mcp(root)
         if self._hub is None and found.servers:
             from ..extensions.mcp_config import McpStore
-            from ..extensions.mcp_hooks import McpHooks
             from ..extensions.mcp_oauth import LazyVault
 
             book = McpStore(root).book
-            hooks = McpHooks(vault=LazyVault(lambda: book.store), hold=self._secrets.add)  # OAuth: the key store
+            hooks = self._hooks(vault=LazyVault(lambda: book.store), hold=self._secrets.add)  # OAuth: the key store
             self._hub = McpHub(self._services.tools, self._services.leases, log_dir=root / "logs", hooks=hooks)
         for config, secrets in found.servers:
             self._hold_secrets(config.name, secrets)
@@ -123,6 +135,32 @@ class ExtensionsDesk:
             done = McpReload(reloaded.started, reloaded.stopped, reloaded.restarted,
                              (*found.problems, *reloaded.problems))
         return done
+
+    def _hooks(self, **more: Any) -> McpHooks:
+        """What every connection is handed: the user's answerer of servers' questions, and ``more`` (OAuth)."""
+        from ..extensions.mcp_hooks import McpHooks
+
+        return McpHooks(elicit=self._questions, publish=self._services.bus.publish, sample=self._sampler,
+                        roots=self._workspace_of if self._workspace is not None else None, **more)
+
+    def _workspace_of(self, agent_id: str) -> str | None:
+        """An agent's workspace: the roots its MCP calls show their server (extensions/mcp_roots.py)."""
+        return self._workspace(agent_id) if self._workspace is not None else None
+
+    def _paused(self, agent_id: str) -> None:
+        """A busy agent was paused: its MCP calls in flight end, and each server is told they were cancelled."""
+        if self._hub is not None:
+            self._hub.stop_calls(agent_id, "its agent was paused")
+
+    def questions(self) -> builtins.list[ElicitQuestion]:
+        """Servers' questions waiting for the user, oldest first (the desktop shows each in a dialog)."""
+        return [] if self._questions is None else self._questions.pending()
+
+    def answer_question(self, question_id: int, action: str,
+                        content: Mapping[str, str | int | float | bool | builtins.list[str] | None] | None = None
+                        ) -> bool:
+        """The user's answer (accept with ``content``, decline, cancel); False when it is no longer open."""
+        return False if self._questions is None else self._questions.answer(question_id, action, content)
 
     def _hold_secrets(self, server: str, secrets: McpSecrets) -> None:
         for label, value in secrets.values():  # kept out of the ledger from now on

@@ -26,8 +26,11 @@ from typing import Any, Awaitable, Callable, TypeVar
 from ..core.errors import KernelError
 from ..core.json_safe import clean_text
 from ..trust.untrusted import capped
+from .mcp_calls import InFlight
 from .mcp_config import McpSecrets, McpServerConfig
 from .mcp_hooks import McpHooks
+from .mcp_progress import Progress, progress_of
+from .mcp_roots import Roots
 from .mcp_tools import ListedTool
 
 T = TypeVar("T")
@@ -66,6 +69,8 @@ class McpConnection:
         self.last_error: str | None = None
         self.protocol: str | None = None
         self._cut_token = token_hex(12)  # marks a reply our stdio transport cut (mcp_stdio.is_cut)
+        self.calls = InFlight(config.name)  # who is calling now: whose a server's question is (mcp_calls)
+        self._roots = None if hooks.roots is None else Roots(hooks.roots)  # the caller's workspace (mcp_roots)
         self.resource_updated: dict[str, Callable[[str], None]] = {}  # uri → told of its updates (mcp_attach)
 
     @property
@@ -105,11 +110,16 @@ class McpConnection:
         async with asyncio.timeout(max(self.config.timeout_s, START_TIMEOUT_S)):
             return await self._race(pages(), "listing its tools")
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> tuple[list[Any], Any, bool]:
-        """Call one tool: (content blocks, structured content, is_error). McpError when the server fails."""
+    async def call(self, tool: str, arguments: dict[str, Any], agent_id: str = "", call_id: str = "",
+                   on_progress: Progress | None = None) -> tuple[list[Any], Any, bool]:
+        """Call one tool for ``agent_id``: (content blocks, structured content, is_error). McpError when the
+        server fails. Every call carries a progress token; ``on_progress`` hears the server's notices."""
         client = await self._ensure()
-        async with asyncio.timeout(self.config.timeout_s):
-            result = await self._race(client.call_tool(tool, arguments), f"calling {tool}")
+        with self.calls.calling(agent_id, call_id) as caller:
+            async with asyncio.timeout(self.config.timeout_s):
+                await self._roots_changed(client)
+                work = client.call_tool(tool, arguments, progress_callback=progress_of(on_progress))
+                result = await self._race(caller.watch(work), f"calling {tool}")
         from .mcp_stdio import is_cut
 
         cut = is_cut(result, self._cut_token)  # too large: cut as it streamed, flagged an error only for the SDK
@@ -128,15 +138,16 @@ class McpConnection:
         async with asyncio.timeout(self.config.timeout_s):
             return await self._race(make(client), doing)
 
-    async def close(self) -> None:
-        """Stop the server (its owner task leaves the SDK's context, which ends the process)."""
+    async def close(self, grace_s: float = 10.0) -> None:
+        """Stop the server (its owner task leaves the SDK's context, which ends the process); after ``grace_s``
+        (0: at once, a sign-in abandoned mid-way) the owner is cancelled."""
         owner, self._owner = self._owner, None
         if owner is None:
             return
         if self._stop is not None:
             self._stop.set()
         with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
-            async with asyncio.timeout(10):
+            async with asyncio.timeout(grace_s):
                 await asyncio.wait({owner})
         if not owner.done():
             owner.cancel()
@@ -177,6 +188,8 @@ class McpConnection:
                 client = mcp.Client(await self._transport(mcp, errlog, stack), mode=self._mode,
                                     client_info=mcp.Implementation(name=CLIENT_NAME, version=_version()),
                                     elicitation_callback=self._elicited, message_handler=self._noticed,
+                                    sampling_callback=self._sampled if self.hooks.sample is not None else None,
+                                    list_roots_callback=self._rooted if self._roots is not None else None,
                                     logging_callback=self._logged, log_level="info")
                 self._errlog_file = errlog
                 await stack.enter_async_context(client)
@@ -244,13 +257,42 @@ class McpConnection:
         """A server's question for the user: asked through the hooks (declined when nobody can answer)."""
         import mcp_types as types
 
+        from dataclasses import replace
+
         from .mcp_elicit import DECLINED, question_of
 
-        question = question_of(self.name, getattr(params, "message", ""), getattr(params, "requested_schema", None),
-                               getattr(params, "url", None))
+        question = replace(question_of(self.name, getattr(params, "message", ""),
+                                       getattr(params, "requested_schema", None), getattr(params, "url", None)),
+                           agent_id=self.calls.sole())
         answer = DECLINED if self.hooks.elicit is None else await self.hooks.elicit(question)
         content = dict(answer.content) if answer.action == "accept" and question.url is None else None
         return types.ElicitResult(action=answer.action, content=content)  # type: ignore[arg-type]
+
+    async def _rooted(self, context: Any) -> Any:
+        """``roots/list``: the calling agent's workspace (mcp_roots)."""
+        assert self._roots is not None  # advertised only then
+        return self._roots.answer(self.calls.sole())
+
+    async def _roots_changed(self, client: Any) -> None:
+        """Tell a server that asked for roots before when this call's would differ (a 2025 revision's notice)."""
+        if self._roots is None or not self._roots.changed_for(self.calls.sole()):
+            return
+        self._roots.told = None  # it will ask again
+        if str(client.protocol_version or "").startswith("2026"):
+            return  # no such notice at 2026: roots are asked per request there
+        with contextlib.suppress(Exception):  # a notice it missed is no reason to fail the call
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                await client.send_roots_list_changed()
+
+    async def _sampled(self, context: Any, params: Any) -> Any:
+        """A server's model request: the calling agent's, under its scope and budget (mcp_sampling)."""
+        from .mcp_sampling import answer_sampling
+
+        assert self.hooks.sample is not None  # advertised only then
+        return await answer_sampling(self.hooks.sample, self.name, self.calls.sole(), params)
 
     async def _watch_tools(self, client: Any) -> None:
         """Hear the server's "tools changed" notices: a notification on 2025 revisions (``_noticed``), a
@@ -349,6 +391,8 @@ class McpConnection:
         if self.needs_sign_in or type(exc).__name__ == "SignInNeeded":
             self.needs_sign_in = True
             return f"needs sign-in: run `agentdesk mcp login {self.name}`"
+        if type(exc).__name__ == "CallStopped":  # on purpose (mcp_calls): the server was told it was cancelled
+            return f"the call was cancelled: {exc}"
         if isinstance(exc, FileNotFoundError):
             return f"could not be started: {exc.filename or self.config.command} was not found"
         text = clean_text(str(exc)) or type(exc).__name__

@@ -40,6 +40,9 @@ class ElicitQuestion:
     message: str
     fields: tuple[ElicitField, ...] = ()
     url: str | None = None
+    agent_id: str = ""              # whose call the server asked during ("" when that cannot be told)
+    id: int = 0                     # the kernel's number for it while it waits (``answer_question``)
+    agent_name: str = ""
 
     def with_defaults(self, given: Mapping[str, Value] | None = None) -> dict[str, Value]:
         """The answer as the person left the form: the server's defaults, overridden by what they typed."""

@@ -10,10 +10,15 @@ has none.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .mcp_elicit import Elicitor
 from .mcp_oauth import Browser, Vault
+from .mcp_roots import RootsOf
+from .mcp_sampling import Sampler
+
+if TYPE_CHECKING:
+    from ..core.events import Event
 
 
 @dataclass(frozen=True)
@@ -23,3 +28,6 @@ class McpHooks:
     browser: Browser | None = None                      # interactive sign-in; None: "needs sign-in"
     elicit: Elicitor | None = None                      # None: every question is declined
     client_metadata_url: str | None = None              # our client ID metadata document, when we have one
+    publish: "Callable[[Event], None] | None" = None     # kernel events (a call's progress: ``ToolProgress``)
+    sample: Sampler | None = None                       # a server's model request; None: not advertised
+    roots: RootsOf | None = None                        # an agent's workspace, its roots; None: not advertised

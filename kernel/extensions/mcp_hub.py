@@ -37,6 +37,7 @@ from .mcp_client import McpConnection, McpError
 from .mcp_config import McpSecrets, McpServerConfig
 from .mcp_hooks import McpHooks
 from .mcp_names import scope_name, server_scope
+from .mcp_progress import progress_to
 from .mcp_status import McpReload, McpServerStatus
 from .mcp_images import pictures
 from .mcp_resources import ServerResources, offer_resource_tool, read_output, scope_of_resources
@@ -169,6 +170,10 @@ class McpHub:
     async def aclose(self) -> None:
         await asyncio.gather(*(s.connection.close() for s in self._servers.values()), return_exceptions=True)
 
+    def stop_calls(self, agent_id: str, why: str) -> int:
+        """End the agent's MCP calls in flight (each server is told it was cancelled); how many (mcp_calls)."""
+        return sum(s.connection.calls.stop(agent_id, why) for s in self._servers.values())
+
     # ---- keeping the registry in step --------------------------------------------------------
 
     def _apply(self, name: str, server: _Server, listed: tuple[ListedTool, ...]) -> tuple[str, ...]:
@@ -234,17 +239,19 @@ class McpHub:
 
     def _runner(self, server: str, tool: str) -> Callable[[ToolContext, Mapping[str, Any]], Any]:
         async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
-            return await self._call(server, tool, dict(tool_input), finder_of(ctx.ledger.redactor), ctx.images)
+            return await self._call(server, tool, dict(tool_input), finder_of(ctx.ledger.redactor), ctx.images,
+                                    ctx.agent_id, ctx.call_id)
 
         return run
 
     async def _call(self, name: str, tool: str, arguments: dict[str, Any], finder: Spans | None = None,
-                    images: "ImageStore | None" = None) -> ToolOutput:
+                    images: "ImageStore | None" = None, agent_id: str = "", call_id: str = "") -> ToolOutput:
         server = self._servers.get(name)
         if server is None:
             raise ToolFailure(f"the MCP server {name} was removed")
         try:
-            content, structured, is_error = await server.connection.call(tool, arguments)
+            content, structured, is_error = await server.connection.call(
+                tool, arguments, agent_id, call_id, progress_to(self._hooks.publish, agent_id, call_id))
         except McpError as exc:  # its words quote the server (a JSON-RPC error, its stderr): untrusted too
             await self._after_call(name)
             raise ToolFailure(exc.message, source=f"MCP server {name}, tool {tool}") from None

@@ -13,10 +13,10 @@ from ..api import LedgerFilter
 
 if TYPE_CHECKING:
     from ..api import (AgentInfo, Automation, AutomationView, ChainBroken, ChainIntact, ChannelConfig,
-        ChannelView, Checking, Decision, Entry, HistoryItem, ImagePart, InboxItem, Integrity, Lease,
-        LeaseRequest, McpAttached, McpPrompt, McpPromptUsed, McpReload, McpResource, McpServerStatus,
-        Message, OverlayStatus, PairingView, ReplySoFar, RunRecord, SkillCatalog, Thumbnail, ToolInfo,
-        UndoReport, UnknownIntent)
+        ChannelView, Checking, Decision, ElicitQuestion, Entry, HistoryItem, ImagePart, InboxItem, Integrity,
+        Lease, LeaseRequest, Mapping, McpAttached, McpPrompt, McpPromptUsed, McpReload, McpResource,
+        McpServerStatus, Message, OverlayStatus, PairingView, ReplySoFar, RunRecord, SkillCatalog, Thumbnail,
+        ToolInfo, UndoReport, UnknownIntent)
 
 
 class Link(Protocol):
@@ -158,6 +158,14 @@ class RemoteExtensionDesk:
 
     async def mcp_reload(self) -> McpReload:
         return cast("McpReload", await self._link.acall("extensions.mcp_reload", {}))
+
+    def questions(self) -> builtins.list[ElicitQuestion]:
+        return cast("builtins.list[ElicitQuestion]", self._link.call("extensions.questions", {}))
+
+    def answer_question(self, question_id: int, action: str, content: Mapping[str,
+                        str | int | float | bool | builtins.list[str] | None] | None = None) -> bool:
+        return cast("bool", self._link.call("extensions.answer_question",
+            {"question_id": question_id, "action": action, "content": content}))
 
     async def mcp_resources(self) -> builtins.list[McpResource]:
         return cast("builtins.list[McpResource]", await self._link.acall("extensions.mcp_resources", {}))

@@ -248,6 +248,13 @@ class FacadeContract:
 
         backend.run(body)
 
+    def test_no_mcp_question_is_open_and_an_answer_to_none_is_refused(self, backend: Any) -> None:
+        async def body(k: KernelFacade) -> None:
+            assert k.extensions.questions() == []
+            assert k.extensions.answer_question(4242, "accept", {"name": "Ada", "count": 2}) is False
+
+        backend.run(body)
+
     # ---- MCP resources and prompts (a real stdio server: tests/extensions/mcp_resource_server.py) ---------
 
     def test_an_mcp_resource_and_prompt_are_listed_attached_and_sent_as_untrusted_context(self, backend: Any) -> None:

@@ -82,6 +82,20 @@ def test_status_and_add_edit_rm_apply_in_the_running_kernel(mcp_kernel_proc, age
             out, err = capsys.readouterr()
             assert "(as the running kernel has them)" in err and out.count("  connected") == 2
             assert "mcp.t.echo" in out and "mcp.u.echo" in out
+            # --json: each server's state, protocol and tools with their scopes, from the running kernel (issue 29)
+            assert await asyncio.to_thread(main, ["mcp", "list", "--json"]) == 0
+            rows = {r["name"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+            assert rows["t"]["state"] == "connected" and rows["t"]["protocol"] and rows["t"]["source"] == "kernel"
+            assert {"name": "mcp__t__echo", "scope": "mcp.t.echo"} in rows["t"]["tools"]
+            # status: the MCP servers with their state, in words and in --json
+            assert await asyncio.to_thread(main, ["status", "--json"]) == 0
+            report = json.loads(capsys.readouterr().out)
+            assert {m["name"]: (m["state"], m["protocol"]) for m in report["mcp"]} == {
+                "t": ("connected", rows["t"]["protocol"]), "u": ("connected", rows["u"]["protocol"])}
+            assert await asyncio.to_thread(main, ["status"]) == 0
+            said = capsys.readouterr().out
+            assert f"MCP servers: t connected ({rows['t']['protocol']}, {len(rows['t']['tools'])} tools); u connected" \
+                in said
             states = {s.name: s for s in k.extensions.mcp_status()}
             assert states["u"].state == "connected" and "mcp__u__echo" in {t.name for t in k.tools()}
 
