@@ -16,7 +16,7 @@ import re
 import shlex
 from typing import Any, Sequence
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QWidget
 
@@ -57,7 +57,7 @@ class McpContext(QObject):
         self._generation = 0
         self._prompts: list[Any] | None = None  # the servers' prompts while a command is typed
         self._tasks: set[asyncio.Future[Any]] = set()
-        box.installEventFilter(self)
+        box.key_hook = self.take_key
         box.textChanged.connect(self._typed)
 
     # ---- what is typed ------------------------------------------------------------------------
@@ -190,9 +190,9 @@ class McpContext(QObject):
 
     # ---- the keyboard stays in the message box --------------------------------------------------
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        if watched is self.box and event.type() == QEvent.Type.KeyPress and self.choices.isVisible():
-            assert isinstance(event, QKeyEvent)
+    def take_key(self, event: QKeyEvent) -> bool:
+        """The message box's key hook: while suggestions show, their keys are theirs."""
+        if self.choices.isVisible():
             key = event.key()
             if key in (Qt.Key.Key_Up, Qt.Key.Key_Down):
                 row = self.choices.currentRow() + (1 if key == Qt.Key.Key_Down else -1)

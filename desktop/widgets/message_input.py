@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QMimeData, Qt, Signal
+from typing import Callable
+
+from PySide6.QtCore import QEvent, QMimeData, Qt, Signal
 from PySide6.QtGui import QImage, QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
@@ -19,8 +21,15 @@ class MessageInput(QPlainTextEdit):
         self.setPlaceholderText("message\u2026  (Enter sends, Shift+Enter for a new line)")
         self.setTabChangesFocus(True)
         self.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 16)
+        # Keys a helper of the window takes first (the MCP picker's Up/Down/Enter/Tab/Esc): a hook, not an event
+        # filter object, because a Python event filter freed by the garbage collector together with its window
+        # crashed Qt in the test suite (see focus_guard.KeyWatch).
+        self.key_hook: Callable[[QKeyEvent], bool] | None = None
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        if self.key_hook is not None and self.key_hook(event):
+            event.accept()
+            return
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
                 self.insertPlainText("\n")
@@ -29,6 +38,13 @@ class MessageInput(QPlainTextEdit):
             event.accept()
             return
         super().keyPressEvent(event)
+
+    def focusNextPrevChild(self, next: bool) -> bool:  # noqa: N802, A002 - Qt's names
+        """Tab moves the focus, unless the hook takes it (Tab never reaches ``keyPressEvent`` here)."""
+        tab = QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Tab, Qt.KeyboardModifier.NoModifier)
+        if next and self.key_hook is not None and self.key_hook(tab):
+            return True
+        return super().focusNextPrevChild(next)
 
     def canInsertFromMimeData(self, source: QMimeData) -> bool:
         return source.hasImage() or bool(_image_files(source)) or super().canInsertFromMimeData(source)
