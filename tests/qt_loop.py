@@ -9,6 +9,7 @@ left and undoes the "already running" state, since ``exec()`` never ran.
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Iterator
 
 import pytest
@@ -29,3 +30,21 @@ def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
     asyncio.events._set_running_loop(None)
     loop.close()
     asyncio.set_event_loop(None)
+
+
+@pytest.fixture(autouse=True)
+def qt_deletes_the_windows() -> Iterator[None]:
+    """After each test (its fixtures' teardown done), Qt deletes every top-level widget, while every Python
+    wrapper is still alive. Left to the garbage collector, a window is destroyed whenever a collection finds
+    its cycle, and Qt then calls Python code (event filters, slots) of objects the collector is freeing: CI
+    workers died of it in pytest-qt's event processing, tests after the one that left the window."""
+    yield
+    if "PySide6.QtWidgets" not in sys.modules:
+        return
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    if QApplication.instance() is None:
+        return
+    for widget in QApplication.topLevelWidgets():
+        widget.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
