@@ -32,6 +32,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from tests.service.zygote import run_as_child
+
 STUB = Path(__file__).with_name("mcp_stub.py")
 SERVERS = ("mcp.server.mcpserver", "mcp.server.stdio", "mcp.types", "anyio")  # what the test servers import
 
@@ -95,38 +97,13 @@ def _start(conn: socket.socket, listener: socket.socket, control: socket.socket,
             os.close(fd)
         conn.sendall(f"{pid}\n".encode())
         return pid
-    code = 1
-    try:  # the child: the server, with the stub's stdio, arguments, environment and folder
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        for sock in (conn, listener, control):
-            sock.close()
-        for fd in wake:
-            os.close(fd)
-        for target, fd in enumerate(fds):
-            os.dup2(fd, target)
-            os.close(fd)
-        os.chdir(spec["cwd"])
-        os.environ.clear()
-        os.environ.update(spec["env"])
-        sys.argv = list(spec["argv"])
+
+    def server() -> None:  # the server, with the stub's stdio, arguments, environment and folder
         import runpy
 
         runpy.run_path(sys.argv[0], run_name="__main__")
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except BaseException:  # noqa: BLE001 - whatever ends the server is printed, then it exits
-        import traceback
 
-        traceback.print_exc()
-    finally:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(code)
-    raise AssertionError("unreachable")
+    run_as_child(server, fds, spec["cwd"], spec["env"], list(spec["argv"]), (conn, listener, control, *wake))
 
 
 def _reap(servers: dict[socket.socket, int]) -> None:

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Callable, Iterable, NoReturn
 
 ROOT = Path(__file__).resolve().parents[2]
 PRELOAD = ("kernel.cli", "kernel.cli.kernel_cmd", "kernel.service.daemon", "kernel.compose",
@@ -93,25 +93,39 @@ def _fork(spec: dict[str, Any], fds: list[int], control: socket.socket, wake: tu
         for fd in fds:
             os.close(fd)
         return pid
+
+    def kernel() -> int:
+        from kernel.cli import main
+
+        return main(spec["args"])
+
+    run_as_child(kernel, fds, spec["cwd"], spec["env"], ["agentdesk", *spec["args"]], (control, *wake))
+
+
+def run_as_child(run: Callable[[], int | None], fds: list[int], cwd: str, env: dict[str, str], argv: list[str],
+                 closing: Iterable[socket.socket | int]) -> NoReturn:
+    """A forked child's life: nothing of the zygote's plumbing survives (``closing``), the caller's stdio
+    (``fds``), folder, environment and arguments become its own, then ``run``; it exits with ``run``'s status
+    (or ``SystemExit``'s, as a Python process would; whatever else ends it is printed, status 1)."""
     code = 1
-    try:  # the child: nothing of the zygote's plumbing survives into the kernel
+    try:
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        control.close()
-        for fd in wake:
-            os.close(fd)
+        for thing in closing:
+            if isinstance(thing, socket.socket):
+                thing.close()
+            else:
+                os.close(thing)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
-        os.chdir(spec["cwd"])
+        os.chdir(cwd)
         os.environ.clear()
-        os.environ.update(spec["env"])
-        sys.argv = ["agentdesk", *spec["args"]]
-        from kernel.cli import main
-
-        code = main(spec["args"])
+        os.environ.update(env)
+        sys.argv = argv
+        code = run() or 0
     except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BaseException:  # noqa: BLE001 - whatever ends the child is printed, then it exits
         import traceback
 
@@ -122,7 +136,6 @@ def _fork(spec: dict[str, Any], fds: list[int], control: socket.socket, wake: tu
             sys.stderr.flush()
         finally:
             os._exit(code)
-    raise AssertionError("unreachable")
 
 
 def _send(control: socket.socket, message: dict[str, Any]) -> None:
