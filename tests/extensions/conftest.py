@@ -84,3 +84,11 @@ def mcp_kernel(tmp_path: Path, agentdesk_home: Path) -> Callable[..., Any]:
     yield go
     for ledger in ledgers:
         ledger.close()
+
+
+async def until_seen(check: Callable[[], bool], timeout_s: float = 30.0) -> None:
+    """Wait for state another process causes (a server's notification read on the kernel's loop, a file the
+    server wrote): there is no event to await, so it is checked every few milliseconds, up to a deadline."""
+    async with asyncio.timeout(timeout_s):
+        while not check():
+            await asyncio.sleep(0.01)

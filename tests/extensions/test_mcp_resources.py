@@ -13,7 +13,7 @@ from kernel.leases.approver import Grant
 from ledger import ToolError, ToolResult
 from tests.fakes import Text, ToolCall, Turn
 
-from .conftest import McpEnv
+from .conftest import McpEnv, until_seen
 
 RESOURCE_SERVER = Path(__file__).with_name("mcp_resource_server.py")
 
@@ -77,15 +77,6 @@ def _last_message(env: McpEnv, index: int) -> str:
     return content if isinstance(content, str) else "\n".join(str(b.get("text", "")) for b in content)
 
 
-async def _until(check, timeout: float = 20.0) -> None:
-    """Wait for an observable change (a server's notification is read on the kernel's loop)."""
-    import asyncio
-
-    async with asyncio.timeout(timeout):
-        while not check():
-            await asyncio.sleep(0.01)
-
-
 def test_an_attached_resource_and_a_prompt_join_the_next_turn_untrusted_and_stay_current(mcp_kernel):
     async def body(env: McpEnv) -> None:
         from ledger import UntrustedSeen, UserTurn
@@ -111,7 +102,7 @@ def test_an_attached_resource_and_a_prompt_join_the_next_turn_untrusted_and_stay
         assert '<untrusted source="MCP server r, resource note://today"' in first
         assert k.agents.get(agent.id).tainted
         # the server said note://today changed: the next turn gets the new contents, marked as updated
-        await _until(lambda: k.agents.turn_context.waiting(agent.id))
+        await until_seen(lambda: k.agents.turn_context.waiting(agent.id))
         env.srv.script(Turn(parts=(Text("noted"),)))
         k.agents.send(agent.id, "and now?")
         assert (await k.agents.wait(agent.id)).state == "idle"
@@ -158,7 +149,7 @@ def test_on_the_older_revision_an_attached_resource_is_subscribed_and_its_update
             [first] = turns.take("a1")
             assert "water the plants" in first.content and not turns.waiting("a1")
             await conn.call("touch", {"text": "today: call the plumber"})  # notifications/resources/updated
-            await _until(lambda: turns.waiting("a1"))
+            await until_seen(lambda: turns.waiting("a1"))
             [update] = turns.take("a1")
             assert update.heading.startswith("Updated: the resource note://today")
             assert "call the plumber" in update.content and update.source == first.source

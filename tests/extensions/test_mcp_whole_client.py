@@ -26,7 +26,7 @@ from ledger import KERNEL, USER, Ledger, McpElicit
 from tests.fakes import FakeProviderServer, Text, ToolCall, Turn, Usage
 from tests.kernel.conftest import ScriptedApprover
 
-from .conftest import McpEnv
+from .conftest import McpEnv, until_seen
 from .mcp_zygote import server_command
 
 SERVER = Path(__file__).with_name("mcp_client_server.py")
@@ -202,13 +202,6 @@ def test_a_servers_model_request_is_the_calling_agents_under_its_scope_budget_an
     client_kernel(body)
 
 
-async def _until(done: Callable[[], bool], timeout_s: float = 30.0) -> None:
-    """Wait for observable state (a file the server wrote), checking every few milliseconds."""
-    async with asyncio.timeout(timeout_s):
-        while not done():
-            await asyncio.sleep(0.02)
-
-
 def test_progress_reaches_the_card_and_pausing_or_killing_an_agent_cancels_its_call_on_the_server(
         client_kernel, tmp_path: Path):
     cancelled = tmp_path / "cancelled"
@@ -237,7 +230,7 @@ def test_progress_reaches_the_card_and_pausing_or_killing_an_agent_cancels_its_c
         await asyncio.wait_for(started.wait(), 30)
         env.kernel.agents.pause(paused.id)
         assert (await env.kernel.agents.wait(paused.id)).state == "paused"
-        await _until(cancelled.exists)
+        await until_seen(cancelled.exists)
         [error] = [e for e in env.ledger.page(kind="error") if e.call == "w1"]
         assert "the call was cancelled: its agent was paused" in error.message
         # roots: the calling agent's workspace, whichever agent calls; another workspace is announced first
@@ -260,6 +253,6 @@ def test_progress_reaches_the_card_and_pausing_or_killing_an_agent_cancels_its_c
         env.kernel.agents.send(killed.id, "go")
         await asyncio.wait_for(started.wait(), 30)
         env.kernel.agents.kill(killed.id)
-        await _until(cancelled.exists)
+        await until_seen(cancelled.exists)
 
     client_kernel(body)
