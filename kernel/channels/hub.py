@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Coroutine
 
 from ledger import USER
 
+from ..core.errors import ToolFailure
 from ..tools.outward import NotDone
 
 from .adapters import make_adapter
@@ -27,7 +28,7 @@ from .inbound import InboundClaims
 from .loop_guard import LoopGuard
 from .model import ChannelConfig, ChannelError, ChannelView, Inbound, PairingView, Subject
 from .pairing import PairingBook
-from .send_file import FILE_KINDS, NAME as SEND_FILE, send_file_tool
+from .send_file import NAME as SEND_FILE, send_file_tool
 from .sessions import Sessions
 
 if TYPE_CHECKING:
@@ -183,11 +184,12 @@ class ChannelHub:
         channel, chat, kind = found
         return f"{'the direct messages' if kind == 'dm' else 'the group'} {chat} on channel {channel}"
 
-    def sends_files(self, agent_id: str) -> bool:
-        """Whether the chat ``agent_id`` answers is on a service files can be sent to (Telegram, WebChat)."""
+    def file_limit(self, agent_id: str) -> tuple[str, int]:
+        """The service of the chat ``agent_id`` answers, by name, and the largest file its adapter declares it
+        takes from a bot, in bytes (0: none, or the channel is not running)."""
         found = self.sessions.where(agent_id)
         adapter = self.adapters.get(found[0]) if found is not None else None
-        return adapter is not None and adapter.kind in FILE_KINDS
+        return (adapter.service, adapter.max_file_bytes) if adapter is not None else ("", 0)
 
     def workspace_of(self, agent_id: str) -> Workspace:
         return self._host.process(agent_id).root
@@ -200,8 +202,11 @@ class ChannelHub:
             raise NotDone("the chat you answer is not reachable now (its channel is not running)")
         try:
             return await adapter.send_file(found[1], name, data, caption)
-        except ChannelError as exc:  # refused before anything was sent (not built for this service)
+        except ChannelError as exc:  # the adapter knows nothing reached the chat (refused, or stopped before)
             raise NotDone(exc.reason) from None
+        except Exception as exc:  # noqa: BLE001 - it may have reached the chat: unknown, said without the
+            # library's text (which can quote a URL or a server's reply)
+            raise ToolFailure(f"{adapter.service} gave no clear answer ({type(exc).__name__})") from None
 
     # ---- the desk --------------------------------------------------------------------
 

@@ -9,8 +9,12 @@ It goes to the desktop, or is refused by the kernel when none is attached
 (``approver.ChannelApprover``); the chat sender never sees it and cannot
 answer it. The path is confined to the agent's workspace (``Workspace.resolve``
 refuses anything outside, and the file is opened through the walk, never
-through a link), only a regular file is sent, and at most ``MAX_SEND_BYTES``
-(Discord's upload limit for a bot, the smallest of the services). As every
+through a link), only a regular file is sent, and at most what the chat's
+service takes in one file: each adapter declares it (``max_file_bytes``:
+Telegram 50 MB, Slack 1 GB, Discord 10 MiB, WhatsApp 100 MB, WebChat 10 MB),
+capped by ``MAX_SEND_BYTES`` because the file is held in memory whole while
+it is sent. A file over the limit is refused in a sentence naming the
+service and its limit, before anyone is asked and before any upload. As every
 outward call it records an ``intent`` before sending and an ``outcome`` after
 (``tools/outward.OutwardBook``): a repeated call in one turn sends once, and a
 send cut short is ``unknown`` (a bot cannot search a chat for its own file),
@@ -40,9 +44,8 @@ if TYPE_CHECKING:
 
 NAME = "channel_send_file"
 SCOPE = "channel.send_file"
-MAX_SEND_BYTES = 10 * 1024 * 1024
-CAPTION_MAX = 1000
-FILE_KINDS = ("telegram", "webchat")  # the adapters whose send_file is built
+MAX_SEND_BYTES = 100 * 1024 * 1024  # the ceiling over every service's own limit: the file is held in memory
+CAPTION_MAX = 1000  # under every service's caption limit (Telegram and WhatsApp: 1,024 characters)
 
 SCHEMA: Mapping[str, Any] = {
     "type": "object",
@@ -56,19 +59,38 @@ SCHEMA: Mapping[str, Any] = {
 }
 
 
-def read_for_sending(workspace: Workspace, path: Path) -> bytes:
-    """The regular file ``path`` (already resolved inside ``workspace``), whole, or ToolFailure (in a thread)."""
+def too_large(shown: str, size: int, service: str, limit: int) -> ToolFailure:
+    """The sentence the model sees for a file over the chat service's limit."""
+    return ToolFailure(f"{shown} has {size:,} bytes; {service} takes at most {limit:,} bytes in one file, so it "
+                       "was not sent (send a smaller or compressed file)")
+
+
+def read_for_sending(workspace: Workspace, path: Path, service: str, limit: int) -> bytes:
+    """The regular file ``path`` (already resolved inside ``workspace``), whole, or ToolFailure when it is not
+    there or over ``limit`` (``service``'s, already capped by MAX_SEND_BYTES); run in a thread."""
     shown = workspace.relative(path)
     try:
         with walk.reading(workspace, path) as (fh, st):
-            if st.st_size > MAX_SEND_BYTES:
-                raise ToolFailure(f"{shown} has {st.st_size:,} bytes; a chat takes at most {MAX_SEND_BYTES:,}")
-            data = fh.read(MAX_SEND_BYTES + 1)
+            if st.st_size > limit:
+                raise too_large(shown, st.st_size, service, limit)
+            data = fh.read(limit + 1)
     except FileNotFoundError:
         raise ToolFailure(f"{shown} does not exist in your workspace") from None
-    if len(data) > MAX_SEND_BYTES:
-        raise ToolFailure(f"{shown} grew past {MAX_SEND_BYTES:,} bytes while it was read; it was not sent")
+    if len(data) > limit:
+        raise ToolFailure(f"{shown} grew past {limit:,} bytes while it was read; it was not sent")
     return data
+
+
+def limit_of(channels: ChannelHub, agent_id: str) -> tuple[str, str, int]:
+    """The chat ``agent_id`` answers in words, its service's name and the largest file it takes (capped), or
+    ToolFailure when there is no chat or its service takes no files."""
+    where = channels.where(agent_id)
+    if where is None:
+        raise ToolFailure("you are not answering anyone on a chat channel, so there is no chat to send to")
+    service, limit = channels.file_limit(agent_id)
+    if limit <= 0:
+        raise ToolFailure(f"files cannot be sent to {where}: {service or 'its service'} takes none from a bot")
+    return where, service, min(limit, MAX_SEND_BYTES)
 
 
 def send_file_tool(hub: Callable[[], ChannelHub]) -> ToolDescriptor:
@@ -76,20 +98,15 @@ def send_file_tool(hub: Callable[[], ChannelHub]) -> ToolDescriptor:
 
     def detail(agent_id: str, tool_input: Mapping[str, Any]) -> tuple[str, ...]:
         """The send in words for the confirmation; ToolFailure before anyone is asked when it cannot be."""
-        where = hub().where(agent_id)
-        if where is None:
-            raise ToolFailure("you are not answering anyone on a chat channel, so there is no chat to send to")
-        if not hub().sends_files(agent_id):
-            raise ToolFailure(f"files cannot be sent to {where} yet (only on {' and '.join(FILE_KINDS)} channels)")
+        where, service, limit = limit_of(hub(), agent_id)
         workspace = hub().workspace_of(agent_id)
         path = workspace.resolve(str(tool_input["path"]))
         try:
             found = os.stat(path)
         except OSError:
             raise ToolFailure(f"{workspace.relative(path)} does not exist in your workspace") from None
-        if found.st_size > MAX_SEND_BYTES:
-            raise ToolFailure(f"{workspace.relative(path)} has {found.st_size:,} bytes; a chat takes at most "
-                              f"{MAX_SEND_BYTES:,}")
+        if found.st_size > limit:
+            raise too_large(workspace.relative(path), found.st_size, service, limit)
         size = f"{found.st_size:,} bytes"
         caption = " ".join(str(tool_input.get("caption") or "").split())
         return (f"Send the file: {workspace.relative(path)} ({size})", f"To: {where}",
@@ -100,12 +117,10 @@ def send_file_tool(hub: Callable[[], ChannelHub]) -> ToolDescriptor:
 
     async def run(ctx: ToolContext, tool_input: Mapping[str, Any]) -> ToolOutput:
         channels = hub()
-        where = channels.where(ctx.agent_id)
-        if where is None:
-            raise ToolFailure("you are not answering anyone on a chat channel, so there is no chat to send to")
+        where, service, limit = limit_of(channels, ctx.agent_id)
         path = ctx.workspace.resolve(str(tool_input["path"]))
         shown = ctx.workspace.relative(path)
-        data = await asyncio.to_thread(read_for_sending, ctx.workspace, path)
+        data = await asyncio.to_thread(read_for_sending, ctx.workspace, path, service, limit)
         digest = hashlib.sha256(data).hexdigest()
         caption = str(tool_input.get("caption") or "")[:CAPTION_MAX]
 
@@ -131,6 +146,7 @@ def send_file_tool(hub: Callable[[], ChannelHub]) -> ToolDescriptor:
     return ToolDescriptor(
         name=NAME,
         description="Send a file from your workspace to the chat you are answering on a chat channel (at most "
-                    f"{MAX_SEND_BYTES // (1024 * 1024)} MB). The user confirms every send.",
+                    "what the chat's service takes in one file: Discord and WebChat 10 MB, Telegram 50 MB, Slack "
+                    "and WhatsApp 100 MB). The user confirms every send.",
         input_schema=SCHEMA, output_schema={}, tool_class="execute", scope=SCOPE, run=run,
         risk=Risk.OUTWARD, trusted=True, timeout_s=120.0, always_confirm=True, detail_of=detail)

@@ -29,8 +29,8 @@ def test_a_stranger_gets_one_code_then_an_answer_and_a_guild_chat_needs_a_mentio
     assert fake.discord.sent[1].text == "Hello from Discord." and fake.hits["discord.POST typing"] == 1
     [picture] = pictures(env)  # the attachment, fetched once paired, shown as an untrusted picture
     assert (picture.origin, picture.untrusted, fake.hits["discord.file"]) == ("channel", True, 1)
-    # no file sending on Discord yet: refused in a sentence before anyone is asked (no Denied entry)
-    assert "cannot be sent to" in str(env.provider.requests[1].messages[-1].parts[-1])
+    # a file that is not in the workspace: refused in a sentence before anyone is asked (no Denied entry)
+    assert "notes.md does not exist in your workspace" in str(env.provider.requests[1].messages[-1].parts[-1])
     assert env.entries(Denied.KIND) == []
     # in a guild: chatter is not for the bot; a mention is, and it is a group: its own pairing
     env.run(fake.discord_message(channel="555", author="42", content="chatter", message_id="801", guild="9"))

@@ -7,6 +7,13 @@ keeps every update until an offset confirms it), sendMessage,
 editMessageText, sendChatAction, getFile and the file download. ``hits``
 counts each endpoint, so a test can assert a side effect did NOT happen
 (no ``sendChatAction``, no ``getFile``).
+
+Outbound files land in ``files`` (chat, name, bytes, caption) per service:
+Slack's upload flow (files.getUploadURLExternal → the bytes POSTed to
+``/slack/upload/<id>`` → files.completeUploadExternal), Discord's multipart
+message (payload_json + files[0]) and WhatsApp's media upload then message.
+``break_next(endpoint, how)`` makes the next hit of an endpoint answer badly
+once (an error, malformed JSON, a missing, huge or foreign upload URL).
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import aiohttp
 from aiohttp import web
 
 def _photo() -> bytes:
@@ -42,6 +50,15 @@ class Sent:
     message_id: int
 
 
+@dataclass(frozen=True)
+class SentFile:
+    chat: str
+    name: str
+    data: bytes
+    caption: str
+    kind: str = ""  # WhatsApp's message type (image, document)
+
+
 @dataclass
 class TelegramState:
     updates: list[dict[str, Any]] = field(default_factory=list)
@@ -61,6 +78,9 @@ class SlackState:
     updated: list[Sent] = field(default_factory=list)
     envelopes: int = 0
     next_ts: int = 1
+    pending: dict[str, str] = field(default_factory=dict)  # file id → its name, until its bytes come
+    uploads: dict[str, bytes] = field(default_factory=dict)  # file id → the bytes POSTed to its upload URL
+    files: list[SentFile] = field(default_factory=list)  # shared by files.completeUploadExternal
 
 
 @dataclass
@@ -70,10 +90,15 @@ class DiscordState:
     sent: list[Sent] = field(default_factory=list)
     edits: list[Sent] = field(default_factory=list)
     identified: int = 0
+    files: list[SentFile] = field(default_factory=list)
 
 
 def _json(payload: Any) -> web.Response:
     return web.Response(body=json.dumps(payload).encode(), content_type="application/json")
+
+
+def _json_status(status: int, payload: Any) -> web.Response:
+    return web.Response(status=status, body=json.dumps(payload).encode(), content_type="application/json")
 
 
 class ChannelsFake:
@@ -82,7 +107,10 @@ class ChannelsFake:
         self.tg = TelegramState()
         self.slack = SlackState()
         self.graph_sent: list[Sent] = []
+        self.graph_media: dict[str, tuple[str, bytes, str]] = {}  # media id → (file name, bytes, type)
+        self.graph_files: list[SentFile] = []
         self.discord = DiscordState()
+        self.broken: dict[str, str] = {}
         self._runner: web.AppRunner | None = None
         self.url = ""
 
@@ -93,6 +121,7 @@ class ChannelsFake:
         app.router.add_post("/api/{method}", self._slack)
         app.router.add_get("/slack/ws", self._slack_ws)
         app.router.add_get("/slack/files/{name}", self._slack_file)
+        app.router.add_post("/slack/upload/{file_id}", self._slack_upload)
         app.router.add_route("*", "/graph/{path:.*}", self._graph)
         app.router.add_get("/api/v10/gateway/bot", self._discord_gateway_info)
         app.router.add_get("/discord/gw", self._discord_gw)
@@ -117,7 +146,29 @@ class ChannelsFake:
         self.tg = TelegramState()
         self.slack = SlackState()
         self.graph_sent = []
+        self.graph_media = {}
+        self.graph_files = []
         self.discord = DiscordState()
+        self.broken = {}
+
+    def break_next(self, endpoint: str, how: str) -> None:
+        """The next hit of ``endpoint`` (as ``hits`` names it) answers ``how``: error, malformed, no_id (Graph),
+        no_url, huge_url or foreign_url (Slack's upload address)."""
+        self.broken[endpoint] = how
+
+    def _broken(self, endpoint: str, request: web.Request) -> web.Response | None:
+        """The next hit's bad answer, if one is set; an error quotes the credential it was sent (a client that
+        shows a server's text would leak it)."""
+        how = self.broken.pop(endpoint, None)
+        if how == "error":
+            echo = request.headers.get("Authorization", "")
+            return _json_status(400, {"message": f"Invalid Form Body ({echo})", "code": 50035,
+                                      "error": {"message": f"(#100) Invalid parameter ({echo})", "code": 100}})
+        if how == "malformed":
+            return web.Response(status=200, body=b'{"ok": true, "id": ', content_type="application/json")
+        if how == "no_id":
+            return _json({"ok": True})
+        return None
 
     # ---- Telegram ----------------------------------------------------------------------
 
@@ -215,7 +266,26 @@ class ChannelsFake:
         if request.content_type == "application/json":
             form = await request.json()
         else:
-            form = dict(await request.post())
+            form = {**request.query, **dict(await request.post())}  # slack_sdk sends some methods' params in the query
+        broken = self.broken.pop(f"slack.{method}", None)
+        if broken == "error":
+            return _json({"ok": False, "error": "invalid_auth",
+                          "detail": request.headers.get("Authorization", "")})
+        if broken == "malformed":
+            return web.Response(status=200, body=b'{"ok": tr', content_type="application/json")
+        if method == "files.getUploadURLExternal":
+            file_id = f"F{len(self.slack.pending) + len(self.slack.files) + 1:04d}"
+            self.slack.pending[file_id] = str(form["filename"])
+            url = {"no_url": None, "huge_url": self.url + "/slack/upload/" + "x" * 100_000,
+                   "foreign_url": "http://127.0.0.1:9/slack/upload/" + file_id}.get(
+                       broken or "", self.url + "/slack/upload/" + file_id)
+            return _json({"ok": True, "file_id": file_id, **({"upload_url": url} if url else {})})
+        if method == "files.completeUploadExternal":
+            [found] = json.loads(str(form["files"]))
+            file_id = str(found["id"])
+            self.slack.files.append(SentFile(str(form["channel_id"]), self.slack.pending.pop(file_id),
+                                             self.slack.uploads.pop(file_id), str(form.get("initial_comment", ""))))
+            return _json({"ok": True, "files": [{"id": file_id, "title": found.get("title", "")}]})
         if method == "auth.test":
             return _json({"ok": True, "user": "desk", "user_id": "UBOT", "bot_id": "BBOT", "team": "Team"})
         if method == "apps.connections.open":
@@ -247,6 +317,16 @@ class ChannelsFake:
                 self.slack.sockets.remove(ws)
         return ws
 
+    async def _slack_upload(self, request: web.Request) -> web.Response:
+        self.hits["slack.upload"] += 1
+        if self.broken.pop("slack.upload", None):
+            return web.Response(status=500, text="upload failed")
+        file_id = request.match_info["file_id"]
+        if file_id not in self.slack.pending:
+            return web.Response(status=404, text="no such upload")
+        self.slack.uploads[file_id] = await request.read()
+        return web.Response(text="OK - " + str(len(self.slack.uploads[file_id])), content_type="text/plain")
+
     async def _slack_file(self, request: web.Request) -> web.Response:
         self.hits["slack.file"] += 1
         return web.Response(body=PHOTO, content_type="image/png")
@@ -258,8 +338,24 @@ class ChannelsFake:
         self.hits[f"graph.{request.method} {path.split('/')[-1] if '/' in path else 'node'}"] += 1
         if not request.headers.get("Authorization", "").startswith("Bearer "):
             return web.Response(status=401)
+        broken = self._broken(f"graph.{request.method} {path.split('/')[-1]}", request)
+        if broken is not None:
+            return broken
+        if request.method == "POST" and path.endswith("/media"):
+            form = await request.post()
+            upload = form["file"]
+            assert form["messaging_product"] == "whatsapp" and not isinstance(upload, str)
+            media_id = f"media-up-{len(self.graph_media) + 1}"
+            self.graph_media[media_id] = (str(upload.filename), upload.file.read(), str(form["type"]))
+            return _json({"id": media_id})
         if request.method == "POST" and path.endswith("/messages"):
             body = await request.json()
+            if body["type"] in ("image", "document"):
+                media = body[body["type"]]
+                name, data, _type = self.graph_media[media["id"]]
+                self.graph_files.append(SentFile(str(body["to"]), str(media.get("filename", name)), data,
+                                                 str(media.get("caption", "")), body["type"]))
+                return _json({"messaging_product": "whatsapp", "messages": [{"id": f"wamid.f{len(self.graph_files)}"}]})
             sent = Sent(str(body["to"]), str(body["text"]["body"]), len(self.graph_sent) + 1)
             self.graph_sent.append(sent)
             return _json({"messaging_product": "whatsapp", "messages": [{"id": f"wamid.{sent.message_id}"}]})
@@ -335,10 +431,27 @@ class ChannelsFake:
         self.hits[f"discord.{request.method} {rest.split('/')[0]}"] += 1
         if rest == "typing":
             return web.Response(status=204)
-        body = await request.json() if request.can_read_body else {}
-        mid = rest.split("/")[1] if "/" in rest else str(5000 + len(self.discord.sent))
+        broken = self._broken(f"discord.{request.method} {rest.split('/')[0]}", request)
+        if broken is not None:
+            return broken
+        files: dict[str, tuple[str, bytes]] = {}
+        if request.content_type.startswith("multipart/"):  # a message with attachments: payload_json + files[n]
+            body = {}
+            async for part in await request.multipart():
+                assert isinstance(part, aiohttp.BodyPartReader)
+                if part.name == "payload_json":
+                    body = json.loads(await part.read())
+                elif part.name is not None and part.name.startswith("files["):
+                    files[part.name] = (str(part.filename), bytes(await part.read()))
+        else:
+            body = await request.json() if request.can_read_body else {}
+        mid = rest.split("/")[1] if "/" in rest else str(5000 + len(self.discord.sent) + len(self.discord.files))
         sent = Sent(channel, str(body.get("content", "")), int(mid))
-        (self.discord.sent if request.method == "POST" else self.discord.edits).append(sent)
+        if files:
+            for name, data in files.values():
+                self.discord.files.append(SentFile(channel, name, data, sent.text))
+        else:
+            (self.discord.sent if request.method == "POST" else self.discord.edits).append(sent)
         return _json({"id": mid, "channel_id": channel, "content": sent.text, "timestamp": "2026-12-03T12:00:00+00:00",
                       "edited_timestamp": None, "tts": False, "mention_everyone": False, "mentions": [],
                       "mention_roles": [], "attachments": [], "embeds": [], "pinned": False, "type": 0, "flags": 0,

@@ -17,6 +17,8 @@ Deliver = Callable[[Inbound], bool]  # True: first arrival, being worked on; Fal
 
 class Adapter(Protocol):
     kind: str
+    service: str                       # the service's name, for sentences ("Slack")
+    max_file_bytes: int                # the largest file send_file takes, the service's own limit for a bot
     account: str                       # the bot's own id on its service ("" until started)
     own_ids: frozenset[str]            # the bot's own sender ids (its own messages are never answered)
 
@@ -25,7 +27,9 @@ class Adapter(Protocol):
     async def send(self, chat: str, text: str) -> str: ...   # the new message's id
     async def edit(self, chat: str, message_id: str, text: str) -> None: ...
     async def typing(self, chat: str) -> None: ...
-    # a file to the chat (channel_send_file, after the user confirmed it); the message's id
+    # a file to the chat (channel_send_file, after the user confirmed it); the message's id. ChannelError
+    # when surely nothing reached the chat (a refusal, a malformed answer before the share); anything else
+    # raised means it may have (recorded as unknown, never retried)
     async def send_file(self, chat: str, name: str, data: bytes, caption: str) -> str: ...
     async def download(self, media_id: str) -> bytes: ...
     async def check(self) -> str: ...   # who the token is, in words (ChannelError when it does not work)

@@ -7,6 +7,12 @@ privileged MESSAGE_CONTENT intent, switched on for the bot in Discord's
 developer portal. In a server (guild) the bot reads only messages that
 mention it; direct messages are DMs. The gateway has nothing to acknowledge:
 a resumed session can replay events, and the claim drops the copies.
+
+A file goes as a message with one attachment (``rest.create_message(…,
+attachment=hikari.Bytes(data, name))``: a multipart form holding
+``payload_json`` and ``files[0]``), the caption as its content. Discord's
+4xx answers are refusals (nothing posted); a 5xx after hikari's own retries,
+or an answer that is not JSON, may follow a posted message.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ MAX_DOWNLOAD = 20 * 1024 * 1024
 
 class DiscordAdapter:
     kind = "discord"
+    service = "Discord"
+    max_file_bytes = 10 * 1024 * 1024  # Discord's attachment limit for a bot in a server without boosts
 
     def __init__(self, config: ChannelConfig, token: str) -> None:
         self._config = config
@@ -89,7 +97,15 @@ class DiscordAdapter:
         await self._bot.rest.edit_message(int(chat), int(message_id), text)
 
     async def send_file(self, chat: str, name: str, data: bytes, caption: str) -> str:
-        raise ChannelError("sending files to Discord is not built yet (Telegram and WebChat take them)")
+        """``data`` as an attachment named ``name`` in ``chat``, ``caption`` as the message; the message's id."""
+        import hikari
+
+        try:
+            sent = await self._bot.rest.create_message(int(chat), caption or hikari.UNDEFINED,
+                                                       attachment=hikari.Bytes(data, name))
+        except hikari.ClientHTTPResponseError as exc:  # 4xx: Discord refused it, nothing was posted
+            raise ChannelError(f"Discord refused the file ({int(exc.status)})") from None
+        return str(sent.id)
 
     async def typing(self, chat: str) -> None:
         await self._bot.rest.trigger_typing(int(chat))

@@ -8,6 +8,18 @@ claim drops the copy). The token is the app-level token and the bot token,
 separated by a space. In a channel the bot reads only messages that mention
 it; Slack sends a mention twice (``message`` and ``app_mention``, same ``ts``),
 which the claim also folds into one.
+
+A file goes by Slack's current upload flow, the three steps slack_sdk's
+``files_upload_v2`` takes, taken one at a time so the upload address Slack
+returns is checked before the bytes go to it (an https address on Slack's
+file host, or the configured base URL's host; at most 2,048 characters):
+``files.getUploadURLExternal`` (name, length) → the bytes POSTed to that
+address (no token: the address itself is the credential) →
+``files.completeUploadExternal`` (the file id, ``channel_id``, the caption as
+``initial_comment``), which is what shares it in the chat. Replies are not
+threaded, so no ``thread_ts`` is sent. Until that last call nothing is in the
+chat, so any failure before it is a refusal (``ChannelError``); a last call
+that breaks off without Slack's ``ok: false`` may have shared it.
 """
 
 from __future__ import annotations
@@ -24,10 +36,24 @@ if TYPE_CHECKING:
 
 MAX_DOWNLOAD = 20 * 1024 * 1024
 FILES_HOST = "files.slack.com"
+MAX_UPLOAD_URL = 2048
+UPLOAD_TIMEOUT_S = 120.0
+
+
+def error_code(exc: Exception) -> str:
+    """Slack's error code from a SlackApiError (``invalid_auth``…), never its text; "" when there is none."""
+    response = getattr(exc, "response", None)
+    data = getattr(response, "data", None)
+    code = data.get("error") if isinstance(data, dict) else None
+    if isinstance(code, str) and 0 < len(code) <= 64 and code.replace("_", "").isalnum():
+        return code
+    return ""
 
 
 class SlackAdapter:
     kind = "slack"
+    service = "Slack"
+    max_file_bytes = 1024 * 1024 * 1024  # slack_sdk's MAX_V2_FILE_SIZE, Slack's limit for one file
 
     def __init__(self, config: ChannelConfig, token: str) -> None:
         parts = token.split()
@@ -111,7 +137,59 @@ class SlackAdapter:
         await self._web.chat_update(channel=chat, ts=message_id, text=text)
 
     async def send_file(self, chat: str, name: str, data: bytes, caption: str) -> str:
-        raise ChannelError("sending files to Slack is not built yet (Telegram and WebChat take them)")
+        """Upload ``data`` as ``name`` and share it in ``chat`` with ``caption``; the file's id."""
+        from slack_sdk.errors import SlackApiError
+
+        web = await self._connect()
+        try:
+            got = await web.files_getUploadURLExternal(filename=name, length=len(data))
+        except SlackApiError as exc:
+            raise ChannelError(f"Slack refused the upload{': ' + error_code(exc) if error_code(exc) else ''}") \
+                from None
+        except Exception as exc:  # noqa: BLE001 - nothing was sent yet: a refusal, said without the library's text
+            raise ChannelError(f"Slack could not be asked for an upload address ({type(exc).__name__})") from None
+        file_id, url = got.get("file_id"), got.get("upload_url")
+        if not isinstance(file_id, str) or not 0 < len(file_id) <= 64:
+            raise ChannelError("Slack's answer held no file id; nothing was sent")
+        self._check_upload_url(url)
+        await self._upload(str(url), data)
+        try:
+            done = await web.files_completeUploadExternal(files=[{"id": file_id, "title": name}], channel_id=chat,
+                                                          initial_comment=caption or None)
+        except SlackApiError as exc:
+            if isinstance(getattr(exc.response, "data", None), dict):  # Slack said ok: false: not shared
+                raise ChannelError(f"Slack did not share the file: {error_code(exc) or 'no reason given'}") \
+                    from None
+            raise  # an answer that is not Slack's: it may have been shared
+        files = done.get("files")
+        first = files[0] if isinstance(files, list) and files and isinstance(files[0], dict) else {}
+        return str(first.get("id") or file_id)
+
+    def _check_upload_url(self, url: object) -> None:
+        """ChannelError unless ``url`` is an upload address the bytes may go to (Slack's file host over https,
+        or the configured base URL's host and scheme)."""
+        if not isinstance(url, str) or not url:
+            raise ChannelError("Slack's answer held no upload address; nothing was sent")
+        if len(url) > MAX_UPLOAD_URL:
+            raise ChannelError(f"Slack's upload address is {len(url):,} characters long; nothing was sent")
+        parts, base = urlsplit(url), urlsplit(self._config.base_url)
+        if (parts.scheme, parts.netloc) != ("https", FILES_HOST) and not (
+                base.netloc and (parts.scheme, parts.netloc) == (base.scheme, base.netloc)):
+            raise ChannelError("Slack's upload address is not on Slack's file host; nothing was sent")
+
+    async def _upload(self, url: str, data: bytes) -> None:
+        """The bytes, as files_upload_v2 sends them (the body of a POST, no token), never following a redirect."""
+        import aiohttp
+
+        try:
+            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=UPLOAD_TIMEOUT_S)) as http:
+                async with http.post(url, data=data, allow_redirects=False) as r:
+                    status = r.status
+        except Exception as exc:  # noqa: BLE001 - not shared yet whatever happened: a refusal
+            raise ChannelError(f"the upload to Slack broke off ({type(exc).__name__}); nothing was shared") \
+                from None
+        if status != 200:
+            raise ChannelError(f"Slack's file host refused the upload ({status}); nothing was shared")
 
     async def typing(self, chat: str) -> None:
         return None  # Slack shows no typing indicator for bots on the Events API

@@ -28,6 +28,8 @@ RETRY_S = 5.0
 
 class TelegramAdapter:
     kind = "telegram"
+    service = "Telegram"
+    max_file_bytes = 50 * 1000 * 1000  # the Bot API's limit for a file a bot uploads
 
     def __init__(self, config: ChannelConfig, token: str, poll_s: int = POLL_S) -> None:
         self._config = config

@@ -44,6 +44,8 @@ _DATA_URL = re.compile(r"^data:image/(png|jpeg|webp|gif);base64,([A-Za-z0-9+/=]+
 
 class WebChatAdapter:
     kind = "webchat"
+    service = "WebChat"
+    max_file_bytes = 10 * 1000 * 1000  # sent inline (base64) on the page's WebSocket: kept small
 
     def __init__(self, config: ChannelConfig) -> None:
         self._config = config
