@@ -40,7 +40,7 @@ GRAPH = "https://graph.facebook.com/v21.0"
 MAX_BODY = 1024 * 1024
 MAX_DOWNLOAD = 20 * 1024 * 1024
 IMAGE_TYPES = frozenset({"image/jpeg", "image/png"})  # what WhatsApp shows as a picture
-MAX_IMAGE = 5 * 1024 * 1024
+MAX_IMAGE = 5 * 1000 * 1000
 MAX_MEDIA_ID = 128
 
 
@@ -52,7 +52,7 @@ def signature_ok(secret: str, body: bytes, header: str) -> bool:
 class WhatsAppAdapter:
     kind = "whatsapp"
     service = "WhatsApp"
-    max_file_bytes = 100 * 1024 * 1024  # the Cloud API's limit for a document (a picture over 5 MB goes as one)
+    max_file_bytes = 100 * 1000 * 1000  # the Cloud API's limit for a document (a picture over 5 MB goes as one)
 
     def __init__(self, config: ChannelConfig, token: str) -> None:
         parts = token.split()
