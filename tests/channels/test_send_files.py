@@ -157,18 +157,12 @@ def test_discord_sends_the_file_as_a_message_attachment_and_a_garbled_answer_is_
     discord(env)
     env.run(fake.discord_message(channel="123", author="42", content="the report please", message_id="701"))
     env.run(until(lambda: len(fake.discord.sent) == 1))
-    fake.break_next("discord.POST messages", "error")
+    fake.break_next("discord.POST messages", "error", "malformed")  # a refusal, then a garbled answer
     env.provider.script(*steps({"path": "big.bin"}, {"path": "report.pdf", "caption": "try"},
                                {"path": "report.pdf", "caption": "again"},
                                {"path": "report.pdf", "caption": "Q3 figures"}))
     env.kernel.channels.approve(env.entries(PairingRequest.KIND)[0].code)
-
-    def after_refusal() -> bool:  # the refused send has been answered: the next one gets a garbled reply
-        if fake.hits["discord.POST messages"] == 2 and "discord.POST messages" not in fake.broken:
-            fake.break_next("discord.POST messages", "malformed")
-        return len(fake.discord.sent) == 2
-
-    env.run(until(after_refusal))
+    env.run(until(lambda: len(fake.discord.sent) == 2))
     assert fake.discord.sent[1].text == "Sent."
     too_big, refused, unknown, sent = results(env)
     assert "big.bin has 1,001 bytes; Discord takes at most 1,000 bytes in one file" in too_big

@@ -110,7 +110,7 @@ class ChannelsFake:
         self.graph_media: dict[str, tuple[str, bytes, str]] = {}  # media id → (file name, bytes, type)
         self.graph_files: list[SentFile] = []
         self.discord = DiscordState()
-        self.broken: dict[str, str] = {}
+        self.broken: dict[str, list[str]] = {}
         self._runner: web.AppRunner | None = None
         self.url = ""
 
@@ -151,15 +151,24 @@ class ChannelsFake:
         self.discord = DiscordState()
         self.broken = {}
 
-    def break_next(self, endpoint: str, how: str) -> None:
-        """The next hit of ``endpoint`` (as ``hits`` names it) answers ``how``: error, malformed, no_id (Graph),
-        no_url, huge_url or foreign_url (Slack's upload address)."""
-        self.broken[endpoint] = how
+    def break_next(self, endpoint: str, *hows: str) -> None:
+        """The next hits of ``endpoint`` (as ``hits`` names it) answer ``hows``, one each, in order: error,
+        malformed, no_id (Graph), no_url, huge_url or foreign_url (Slack's upload address)."""
+        self.broken[endpoint] = [*self.broken.get(endpoint, []), *hows]
+
+    def _how(self, endpoint: str) -> str | None:
+        hows = self.broken.get(endpoint)
+        if not hows:
+            return None
+        how = hows.pop(0)
+        if not hows:
+            del self.broken[endpoint]
+        return how
 
     def _broken(self, endpoint: str, request: web.Request) -> web.Response | None:
         """The next hit's bad answer, if one is set; an error quotes the credential it was sent (a client that
         shows a server's text would leak it)."""
-        how = self.broken.pop(endpoint, None)
+        how = self._how(endpoint)
         if how == "error":
             echo = request.headers.get("Authorization", "")
             return _json_status(400, {"message": f"Invalid Form Body ({echo})", "code": 50035,
@@ -267,7 +276,7 @@ class ChannelsFake:
             form = await request.json()
         else:
             form = {**request.query, **dict(await request.post())}  # slack_sdk sends some methods' params in the query
-        broken = self.broken.pop(f"slack.{method}", None)
+        broken = self._how(f"slack.{method}")
         if broken == "error":
             return _json({"ok": False, "error": "invalid_auth",
                           "detail": request.headers.get("Authorization", "")})
@@ -319,7 +328,7 @@ class ChannelsFake:
 
     async def _slack_upload(self, request: web.Request) -> web.Response:
         self.hits["slack.upload"] += 1
-        if self.broken.pop("slack.upload", None):
+        if self._how("slack.upload"):
             return web.Response(status=500, text="upload failed")
         file_id = request.match_info["file_id"]
         if file_id not in self.slack.pending:
