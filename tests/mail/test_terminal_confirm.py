@@ -31,7 +31,7 @@ def _on_a_tty(args: list[str], home, env_extra: dict[str, str], more: bytes, pro
     seen, pages_answered = b"", 0
     try:
         while prompt not in seen:
-            ready, _, _ = select.select([proc.stderr], [], [], 30)
+            ready, _, _ = select.select([proc.stderr], [], [], 120)  # a deadline: a cold ask under load
             assert ready, f"no prompt {prompt!r}; stderr so far: {seen!r}"
             chunk = os.read(proc.stderr.fileno(), 65536)
             assert chunk, f"ask ended before {prompt!r}: {seen!r}"
