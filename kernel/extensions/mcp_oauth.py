@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthToken
 
+    from .mcp_machine import ClientCredentials
+
 PREFIX = "mcp:oauth:"  # under the mcp: family keys.json accepts; a server name never holds ":"
 CLIENT_NAME = "Agentdesk"
 CALLBACK_PATH = "/callback"
@@ -153,6 +155,41 @@ class KeyStoreTokens:
         method = auth_method or ("client_secret_basic" if client_secret else "none")
         await self.set_client_info(OAuthClientInformationFull(client_id=client_id, client_secret=client_secret,
                                                               token_endpoint_auth_method=method))
+
+    def credentials(self) -> "ClientCredentials | None":
+        """The server's machine client (``mcp_machine``), when it signs in with client credentials."""
+        from .mcp_machine import ClientCredentials
+
+        found = ClientCredentials.from_json(self._read().get("credentials"))
+        if found is not None and self._hold is not None:
+            for label, value in found.secrets():
+                self._hold(value, f"MCP server {self._server}: OAuth {label}")
+        return found
+
+    def set_credentials(self, credentials: "ClientCredentials") -> None:
+        """Sign in with client credentials from now on (the tokens of an earlier sign-in are dropped)."""
+        if self._hold is not None:
+            for label, value in credentials.secrets():
+                self._hold(value, f"MCP server {self._server}: OAuth {label}")
+        from dataclasses import replace
+
+        from .mcp_machine import ClientCredentials
+
+        data = self._read()
+        before = ClientCredentials.from_json(data.get("credentials"))
+        if before is None or replace(before, issuer=credentials.issuer) != credentials:
+            data.pop("tokens", None)  # another client's tokens (pinning its issuer keeps them)
+        data.pop("client", None)
+        data["credentials"] = credentials.to_json()
+        self._vault.set(vault_name(self._server), json.dumps(data))
+
+    def drop_credentials(self) -> None:
+        """Sign in through a browser from now on: the machine client and its tokens are forgotten."""
+        data = self._read()
+        if "credentials" in data:
+            data.pop("credentials")
+            data.pop("tokens", None)
+            self._vault.set(vault_name(self._server), json.dumps(data))
 
     def signed_in(self) -> bool:
         return isinstance(self._read().get("tokens"), dict)
