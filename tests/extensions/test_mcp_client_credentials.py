@@ -181,3 +181,15 @@ def test_mcp_login_with_client_credentials_refuses_what_it_cannot_use(tmp_path: 
         out = agentdesk(["mcp", "login", "web", *extra], home)
         assert out.returncode == 2 and why in out.stderr, (extra, out.stderr)
     assert "credentials" not in (home / "keys.json").read_text() if (home / "keys.json").exists() else True
+
+
+def test_removing_a_server_forgets_its_client_credentials(tmp_path: Path) -> None:
+    from kernel.extensions.mcp_config import McpStore
+
+    vault = SecretStore(SettingsStore(tmp_path), use_keyring=False)
+    store = McpStore(tmp_path, vault)
+    store.add(McpServerConfig("machine", url="http://127.0.0.1:9/mcp"))
+    KeyStoreTokens(vault, "machine").set_credentials(ClientCredentials("machine-client", secret=SECRET))
+    assert SECRET in (tmp_path / "keys.json").read_text()
+    assert store.remove("machine")
+    assert KeyStoreTokens(vault, "machine").credentials() is None and SECRET not in (tmp_path / "keys.json").read_text()
