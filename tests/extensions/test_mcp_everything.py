@@ -132,3 +132,35 @@ def test_at_a_terminal_the_person_answers_the_servers_form_and_sampling_and_root
     assert "Favorite Integer: 42" in results["e1"]  # a field left empty: the server's default was sent
     assert "hello from the model" in results["s1"] and (sampled.input_tokens, sampled.output_tokens) == (9, 2)
     assert ws.resolve().as_uri() in results["r1"]  # the roots: the agent's workspace
+
+
+def test_attached_to_the_kernel_service_the_terminal_answers_the_servers_form(everything, tmp_path,
+                                                                             agentdesk_home: Path):
+    """``agentdesk ask`` attached to a running kernel: the question travels from the kernel process to this
+    terminal and the person's answer back through the facade."""
+    from tests.service.conftest import KernelProcess, clean_env
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    typed = "y\n" + "Ada Lovelace\nn\n" + "\n" * 11 + "a\n"  # allow the call; a name, disagree, the rest offered
+    with FakeProviderServer(expected_key="test-key") as srv:
+        provider = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.anthropic_base_url,
+                    "AGENTDESK_KEYRING": "off"}
+        kernel = KernelProcess(agentdesk_home, clean_env(agentdesk_home, provider)).start()
+        try:  # added to the running kernel, as a person would: it answers once the server is connected
+            added = agentdesk(["mcp", "add", "ev", "--url", everything, "--timeout", "30"], agentdesk_home, provider)
+            assert added.returncode == 0 and "connected" in added.stdout, added.stderr
+            srv.script(Turn(parts=(ToolCall(ev("trigger-elicitation-request"), {}, id="e1"),)),
+                       Turn(parts=(Text("all done"),)))
+            done = agentdesk(["ask", "fill it in", "--workspace", str(ws), "--grant", "mcp.ev=5m"], agentdesk_home,
+                             provider, stdin=typed, tty=True)
+        finally:
+            kernel.stop()
+        assert done.returncode == 0, done.stderr
+        srv.assert_done()
+    assert "all done" in done.stdout and "The MCP server ev asks you" in done.stderr
+    with Ledger(agentdesk_home / "ledger.db") as ledger:
+        [result] = [e for e in ledger.page(kind="result", limit=50) if e.call == "e1"]
+        [asked] = ledger.page(kind="mcp.elicit")
+    assert "Name: Ada Lovelace" in str(result.content) and "Agreed to terms: false" in str(result.content)
+    assert isinstance(asked, McpElicit) and (asked.actor, asked.action) == (USER, "accept")
