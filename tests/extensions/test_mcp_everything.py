@@ -106,9 +106,11 @@ def test_at_a_terminal_the_person_answers_the_servers_form_and_sampling_and_root
     McpStore(agentdesk_home).add(McpServerConfig("ev", url=everything, timeout_s=30))
     ws = tmp_path / "ws"
     ws.mkdir()
-    # allow the call (an outward action: confirmed every time); the form: a name, agree, the other 11 fields
-    # as offered (their defaults); accept; then allow the sampling tool's call
-    typed = "y\n" + "Grace Hopper\ny\n" + "\n" * 11 + "a\n" + "y\n"
+    # allow the call (an outward action: confirmed every time); the form: a name, agree, six fields as offered
+    # (their defaults), its choices (a titled one offered again after a title that is not one of its values),
+    # the last as offered; accept; then allow the sampling tool's call
+    typed = ("y\n" + "Grace Hopper\ny\n" + "\n" * 6 + "Joey\nPiano, Drums\nWonder Woman\nhero-3\nfish-2, fish-3\n\n"
+             + "a\n" + "y\n")
     with FakeProviderServer(expected_key="test-key") as srv:
         srv.script(Turn(parts=(ToolCall(ev("trigger-elicitation-request"), {}, id="e1"),)),
                    Turn(parts=(ToolCall(ev("trigger-sampling-request"), {"prompt": "Say hi", "maxTokens": 40},
@@ -130,6 +132,10 @@ def test_at_a_terminal_the_person_answers_the_servers_form_and_sampling_and_root
     assert isinstance(asked, McpElicit) and (asked.actor, asked.action) == (USER, "accept")
     assert "Name: Grace Hopper" in results["e1"] and "Agreed to terms: true" in results["e1"]
     assert "Favorite Integer: 42" in results["e1"]  # a field left empty: the server's default was sent
+    sent = results["e1"].replace("\\n", "\n")
+    for chosen in ('"untitledSingleSelectEnum": "Joey"', '"titledSingleSelectEnum": "hero-3"', '"Piano"', '"fish-3"'):
+        assert chosen in sent, sent  # the choices the server offered (an enum, titled options, multiple) as chosen
+    assert "that is not a string one of hero-1, hero-2, hero-3" in done.stderr
     assert "hello from the model" in results["s1"] and (sampled.input_tokens, sampled.output_tokens) == (9, 2)
     assert ws.resolve().as_uri() in results["r1"]  # the roots: the agent's workspace
 
