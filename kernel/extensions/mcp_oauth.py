@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 from urllib.parse import parse_qs, urlparse
@@ -263,6 +264,12 @@ class OAuthSettings:
     client_metadata_url: str | None = None
 
 
+def _not_sign_in_needed(record: "logging.LogRecord") -> bool:
+    """The SDK logs every failed flow with its traceback ("OAuth flow error"); a sign-in nobody here can give
+    is expected and said in words by the connection, so that one is not logged (a terminal showed the trace)."""
+    return not (record.exc_info and isinstance(record.exc_info[1], SignInNeeded))
+
+
 def provider(server: str, url: str, tokens: KeyStoreTokens, settings: OAuthSettings,
              browser: Browser | None, redirect: LoopbackRedirect | None,
              on_needed: Callable[[], None]) -> "OAuthClientProvider":
@@ -273,6 +280,9 @@ def provider(server: str, url: str, tokens: KeyStoreTokens, settings: OAuthSetti
     from pydantic import AnyUrl
 
     redirect_uri = redirect.uri if redirect is not None else "http://127.0.0.1/callback"
+    flow_log = logging.getLogger("mcp.client.auth.oauth2")
+    if _not_sign_in_needed not in flow_log.filters:
+        flow_log.addFilter(_not_sign_in_needed)
 
     async def open_url(authorization_url: str) -> None:
         if browser is None or redirect is None:

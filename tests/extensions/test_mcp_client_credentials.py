@@ -193,3 +193,27 @@ def test_removing_a_server_forgets_its_client_credentials(tmp_path: Path) -> Non
     assert SECRET in (tmp_path / "keys.json").read_text()
     assert store.remove("machine")
     assert KeyStoreTokens(vault, "machine").credentials() is None and SECRET not in (tmp_path / "keys.json").read_text()
+
+
+def test_mcp_add_without_a_kernel_says_a_remote_server_needs_sign_in_in_words(tmp_path: Path) -> None:
+    """No kernel runs: the command line lists the server itself, with the key store (a server that wants a
+    person says so, never "Server returned an error response", and no traceback reaches the terminal)."""
+    import threading
+
+    from tests.extensions.test_mcp_http import _auth_server
+
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    server, base = asyncio.run_coroutine_threadsafe(_auth_server(), loop).result(30)
+    try:
+        home = tmp_path / "home"
+        home.mkdir()
+        out = agentdesk(["mcp", "add", "remote", "--url", base + "/mcp", "--timeout", "20"], home,
+                        {"AGENTDESK_KEYRING": "off"})
+    finally:
+        loop.call_soon_threadsafe(server.close)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(30)
+    assert out.returncode == 1 and "needs sign-in: run `agentdesk mcp login remote`" in out.stderr, out.stderr
+    assert "Server returned an error response" not in out.stderr + out.stdout and "Traceback" not in out.stderr
