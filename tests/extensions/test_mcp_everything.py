@@ -6,7 +6,7 @@ a kernel process), and a server's model request is on the ledger with its tokens
 agent. The server's two task-based tools (trigger-sampling-request-async, trigger-elicitation-request-async)
 appear only for a client declaring the experimental ``tasks`` capability, which the SDK's client does not
 offer: the reference listing is the SDK client's with every capability it can declare (17 tools, measured
-2026-12-03; a bare client sees 15). The desktop's side is
+2026-12-03, of its 19; a client declaring none sees 13). The desktop's side is
 tests/desktop/test_mcp_everything.py. One server per module (tests/extensions/everything.py), over
 streamable HTTP: each kernel is its own session.
 """
