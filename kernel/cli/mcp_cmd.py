@@ -119,7 +119,7 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
     if _reload_running_kernel(stderr):
         status = (_kernel_statuses() or {}).get(config.name, McpServerStatus(config.name, "stopped"))
     else:
-        status = _probe_all([(config, secrets)])[0]
+        status = _probe_all([(config, secrets)], store)[0]
     _print_status(status, stdout)
     if status.state != "connected":
         why = status.error or f"is {status.state}"
@@ -179,14 +179,19 @@ def _kernel_statuses() -> dict[str, McpServerStatus] | None:
     return {s.name: s for s in statuses if isinstance(s, McpServerStatus)}
 
 
-def _probe_all(servers: list[tuple[McpServerConfig, McpSecrets]]) -> list[McpServerStatus]:
-    """Each server started once, listed and stopped, all at the same time (no kernel is running)."""
+def _probe_all(servers: list[tuple[McpServerConfig, McpSecrets]], store: McpStore) -> list[McpServerStatus]:
+    """Each server started once, listed and stopped, all at the same time (no kernel is running); a remote one
+    signs in with what the key store holds for it (``agentdesk mcp login``), or says it needs that."""
     import asyncio
 
+    from ..extensions.mcp_hooks import McpHooks
+    from ..extensions.mcp_oauth import LazyVault
     from ..extensions.mcp_probe import probe
 
+    hooks = McpHooks(vault=LazyVault(lambda: store.book.store))  # the keyring is found only for a remote server
+
     async def all_of() -> list[McpServerStatus]:
-        return list(await asyncio.gather(*(probe(c, s) for c, s in servers)))
+        return list(await asyncio.gather(*(probe(c, s, hooks=hooks) for c, s in servers)))
 
     return asyncio.run(all_of())
 
@@ -211,7 +216,7 @@ def _list(store: McpStore, as_json: bool, stdout: TextIO, stderr: TextIO) -> int
         print(f"agentdesk mcp list: {problem.message}", file=stderr)
     running = _kernel_statuses()
     if running is None:
-        probed = _probe_all([(c, store.secrets(c.name)) for c in loaded.servers])
+        probed = _probe_all([(c, store.secrets(c.name)) for c in loaded.servers], store)
         statuses = {s.name: s for s in probed}
     else:
         statuses = running

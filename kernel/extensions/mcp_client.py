@@ -240,6 +240,12 @@ class McpConnection:
         hooks = self.hooks
         if hooks.vault is None or self.config.url is None:
             return None
+        tokens = KeyStoreTokens(hooks.vault, self.name, hooks.hold)
+        machine = tokens.credentials()
+        if machine is not None:  # client credentials: no person, no browser (mcp_machine)
+            from .mcp_machine import machine_provider
+
+            return machine_provider(self.config.url, tokens, machine)
         redirect = None
         if hooks.browser is not None:
             redirect = LoopbackRedirect()
@@ -249,7 +255,6 @@ class McpConnection:
         def needed() -> None:
             self.needs_sign_in = True
 
-        tokens = KeyStoreTokens(hooks.vault, self.name, hooks.hold)
         return provider(self.name, self.config.url, tokens, OAuthSettings(hooks.client_metadata_url), hooks.browser,
                         redirect, needed)
 
@@ -285,7 +290,9 @@ class McpConnection:
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
+                self._roots.expect()
                 await client.send_roots_list_changed()
+            await self._roots.reasked()  # a server that caches its roots asks again before this call
 
     async def _sampled(self, context: Any, params: Any) -> Any:
         """A server's model request: the calling agent's, under its scope and budget (mcp_sampling)."""

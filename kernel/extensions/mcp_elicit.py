@@ -4,7 +4,8 @@ A server may ask, mid-call, for something only a person can say (a form of a few
 a URL to visit). The model never answers it: the kernel hands an ``ElicitQuestion`` to whoever
 stands for the user (the desktop's dialog, a terminal prompt) through the ``Elicitor`` port, and
 with nobody there (an unattended run) the answer is ``declined``, which the hub records. The
-form's fields carry the server's defaults, which a dialog shows filled in and ``with_defaults``
+form's fields carry the server's defaults and choices (an ``enum``, titled options' ``const`` values in
+``oneOf``/``anyOf``, and for a multiple choice the same under ``items``), which a dialog shows filled in and ``with_defaults``
 applies when the person accepts without changing them. Everything here is the server's text:
 untrusted, cleaned and capped before anyone shows it.
 """
@@ -75,6 +76,20 @@ def _default(spec: Mapping[str, Any]) -> Value:
     return None
 
 
+def _choices(spec: Mapping[str, Any]) -> list[Any]:
+    """A field's allowed values: ``enum``, or the ``const`` of each titled option (``oneOf``/``anyOf``)."""
+    enum = spec.get("enum")
+    if isinstance(enum, list):
+        return enum
+    for key in ("oneOf", "anyOf"):
+        options = spec.get(key)
+        if isinstance(options, list):
+            consts = [o["const"] for o in options if isinstance(o, Mapping) and isinstance(o.get("const"), str)]
+            if consts:
+                return consts
+    return []
+
+
 def question_of(server: str, message: str, schema: Any = None, url: str | None = None) -> ElicitQuestion:
     """A server's request as a question a person can be shown (hostile input in, cleaned data out)."""
     props = schema.get("properties") if isinstance(schema, Mapping) else None
@@ -84,8 +99,9 @@ def question_of(server: str, message: str, schema: Any = None, url: str | None =
         if not isinstance(name, str) or not isinstance(spec, Mapping):
             continue
         kind = spec.get("type") if isinstance(spec.get("type"), str) else "string"
-        enum = spec.get("enum")
-        choices: list[Any] = enum if isinstance(enum, list) else []
+        choices = _choices(spec)
+        if kind == "array" and not choices and isinstance(spec.get("items"), Mapping):
+            choices = _choices(spec["items"])  # a multiple choice: the items' enum
         fields.append(ElicitField(capped(clean_text(name), 100), str(kind)[:20],
                                   capped(clean_text(str(spec.get("title") or "")), 200), _default(spec),
                                   name in required, tuple(capped(clean_text(str(c)), 200) for c in choices[:64])))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 from urllib.parse import parse_qs, urlparse
@@ -32,6 +33,8 @@ from ..core.errors import KernelError
 if TYPE_CHECKING:
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthToken
+
+    from .mcp_machine import ClientCredentials
 
 PREFIX = "mcp:oauth:"  # under the mcp: family keys.json accepts; a server name never holds ":"
 CLIENT_NAME = "Agentdesk"
@@ -154,6 +157,41 @@ class KeyStoreTokens:
         await self.set_client_info(OAuthClientInformationFull(client_id=client_id, client_secret=client_secret,
                                                               token_endpoint_auth_method=method))
 
+    def credentials(self) -> "ClientCredentials | None":
+        """The server's machine client (``mcp_machine``), when it signs in with client credentials."""
+        from .mcp_machine import ClientCredentials
+
+        found = ClientCredentials.from_json(self._read().get("credentials"))
+        if found is not None and self._hold is not None:
+            for label, value in found.secrets():
+                self._hold(value, f"MCP server {self._server}: OAuth {label}")
+        return found
+
+    def set_credentials(self, credentials: "ClientCredentials") -> None:
+        """Sign in with client credentials from now on (the tokens of an earlier sign-in are dropped)."""
+        if self._hold is not None:
+            for label, value in credentials.secrets():
+                self._hold(value, f"MCP server {self._server}: OAuth {label}")
+        from dataclasses import replace
+
+        from .mcp_machine import ClientCredentials
+
+        data = self._read()
+        before = ClientCredentials.from_json(data.get("credentials"))
+        if before is None or replace(before, issuer=credentials.issuer) != credentials:
+            data.pop("tokens", None)  # another client's tokens (pinning its issuer keeps them)
+        data.pop("client", None)
+        data["credentials"] = credentials.to_json()
+        self._vault.set(vault_name(self._server), json.dumps(data))
+
+    def drop_credentials(self) -> None:
+        """Sign in through a browser from now on: the machine client and its tokens are forgotten."""
+        data = self._read()
+        if "credentials" in data:
+            data.pop("credentials")
+            data.pop("tokens", None)
+            self._vault.set(vault_name(self._server), json.dumps(data))
+
     def signed_in(self) -> bool:
         return isinstance(self._read().get("tokens"), dict)
 
@@ -226,6 +264,12 @@ class OAuthSettings:
     client_metadata_url: str | None = None
 
 
+def _not_sign_in_needed(record: "logging.LogRecord") -> bool:
+    """The SDK logs every failed flow with its traceback ("OAuth flow error"); a sign-in nobody here can give
+    is expected and said in words by the connection, so that one is not logged (a terminal showed the trace)."""
+    return not (record.exc_info and isinstance(record.exc_info[1], SignInNeeded))
+
+
 def provider(server: str, url: str, tokens: KeyStoreTokens, settings: OAuthSettings,
              browser: Browser | None, redirect: LoopbackRedirect | None,
              on_needed: Callable[[], None]) -> "OAuthClientProvider":
@@ -236,6 +280,9 @@ def provider(server: str, url: str, tokens: KeyStoreTokens, settings: OAuthSetti
     from pydantic import AnyUrl
 
     redirect_uri = redirect.uri if redirect is not None else "http://127.0.0.1/callback"
+    flow_log = logging.getLogger("mcp.client.auth.oauth2")
+    if _not_sign_in_needed not in flow_log.filters:
+        flow_log.addFilter(_not_sign_in_needed)
 
     async def open_url(authorization_url: str) -> None:
         if browser is None or redirect is None:

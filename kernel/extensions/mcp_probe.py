@@ -17,6 +17,7 @@ from ..tools.descriptor import ToolContext, ToolOutput
 from ..tools.registry import ToolRegistry
 from .mcp_client import McpConnection, McpError
 from .mcp_config import McpSecrets, McpServerConfig
+from .mcp_hooks import McpHooks
 from .mcp_status import McpServerStatus
 from .mcp_tools import ListedTool, describe
 
@@ -45,11 +46,13 @@ def offered(server: str, listed: tuple[ListedTool, ...], timeout_s: float) -> Mc
 
 
 async def probe(config: McpServerConfig, secrets: McpSecrets = McpSecrets(), *,
-                log_path: Path | None = None) -> McpServerStatus:
-    """Server ``config`` started, listed and stopped: ``connected`` with its tools, or ``failed`` with why."""
+                log_path: Path | None = None, hooks: McpHooks = McpHooks()) -> McpServerStatus:
+    """Server ``config`` started, listed and stopped: ``connected`` with its tools, or ``failed`` with why. With
+    ``hooks.vault`` a remote server signs in with what the key store holds for it (never a browser: a server
+    that needs a person says so in words)."""
     if not config.enabled:
         return McpServerStatus(config.name, "disabled")
-    connection = McpConnection(config, secrets, log_path=log_path)
+    connection = McpConnection(config, secrets, log_path=log_path, hooks=hooks)
     try:
         listed = await connection.list_tools()
         protocol = connection.protocol

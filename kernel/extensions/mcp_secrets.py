@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ..core.errors import ConfigError
 from ..config.private import write_private
 from ..config.settings import _read_json
+from .mcp_oauth import vault_name
 
 if TYPE_CHECKING:
     from ..config.secrets import SecretStore
@@ -145,6 +146,7 @@ class McpSecretBook:
         self.migrate()
         try:
             self.store.delete(secret_name(server))
+            self.store.delete(vault_name(server))  # its sign-in too: tokens, registration, client credentials
             self._drop_legacy(server)
         except Exception as exc:  # noqa: BLE001
             raise ConfigError(f"the secrets of MCP server {server!r} could not be removed from the "

@@ -22,9 +22,17 @@ from pathlib import Path
 PROVIDER_PREFIXES = ("ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE")
 
 
+class _Terminal(io.StringIO):
+    """Typed lines that say they come from a terminal (a person is there: questions and requests are asked)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
 def agentdesk(args: list[str], home: Path, env_extra: dict[str, str] | None = None,
-              stdin: str = "") -> subprocess.CompletedProcess[str]:
-    """Run ``agentdesk *args`` through ``desktop.launcher.main`` with AGENTDESK_HOME=``home``."""
+              stdin: str = "", tty: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run ``agentdesk *args`` through ``desktop.launcher.main`` with AGENTDESK_HOME=``home``; ``tty``: stdin is
+    a person's terminal (what they type is ``stdin``)."""
     from desktop.launcher import main
 
     saved_env = dict(os.environ)
@@ -34,7 +42,7 @@ def agentdesk(args: list[str], home: Path, env_extra: dict[str, str] | None = No
         del os.environ[name]
     os.environ["AGENTDESK_HOME"] = str(home)
     os.environ.update(env_extra or {})
-    sys.stdin, sys.stdout, sys.stderr = io.StringIO(stdin), out, err
+    sys.stdin, sys.stdout, sys.stderr = (_Terminal if tty else io.StringIO)(stdin), out, err
     try:
         try:
             status = main(list(args))

@@ -8,7 +8,9 @@ login`` does: the OAuth tokens go to a real key store (``keys.json`` in a scratc
 sign-in comes back to the connection's loopback redirect, and the "person" is played by code: the
 browser follows the authorization URL (the suite's authorization server approves at once) and the
 user accepts a server's form as shown, defaults filled in. It lists the tools and calls each one;
-the suite judges the exchange it watched on the wire.
+the suite judges the exchange it watched on the wire. A client-credentials scenario hands over the
+client its authorization server issued (an ID with a secret, or with a private key): the adapter saves
+it where ``agentdesk mcp login --client-credentials`` does, and no browser is involved.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from kernel.extensions.mcp_client import McpConnection, McpError  # noqa: E402
 from kernel.extensions.mcp_config import McpServerConfig  # noqa: E402
 from kernel.extensions.mcp_elicit import ElicitAnswer, ElicitQuestion  # noqa: E402
 from kernel.extensions.mcp_hooks import McpHooks  # noqa: E402
+from kernel.extensions.mcp_machine import ClientCredentials  # noqa: E402
 from kernel.extensions.mcp_oauth import KeyStoreTokens  # noqa: E402
 
 CIMD_URL = "https://conformance-test.local/client-metadata.json"  # the suite's client ID metadata document
@@ -42,6 +45,15 @@ def arguments_for(schema: Any) -> dict[str, Any]:
         kind = spec.get("type", "string") if isinstance(spec, dict) else "string"
         out[name] = 1 if kind in ("number", "integer") else True if kind == "boolean" else "test"
     return out
+
+
+def machine_client(context: dict[str, Any]) -> ClientCredentials:
+    """The client the scenario's authorization server issued: an ID with a secret or a private key."""
+    key = context.get("private_key_pem")
+    if key:
+        return ClientCredentials(str(context["client_id"]), "private_key_jwt", private_key_pem=str(key),
+                                 signing_algorithm=str(context.get("signing_algorithm") or "RS256"))
+    return ClientCredentials(str(context["client_id"]), "client_secret_basic", secret=str(context["client_secret"]))
 
 
 async def browser(url: str) -> None:
@@ -59,7 +71,9 @@ async def user(question: ElicitQuestion) -> ElicitAnswer:
 
 async def run(url: str, scenario: str, context: dict[str, Any], home: Path) -> int:
     vault = SecretStore(SettingsStore(home), use_keyring=False)
-    if context.get("client_id") and scenario.startswith("auth/"):
+    if scenario.startswith("auth/client-credentials"):  # the person configured a machine client (mcp login
+        KeyStoreTokens(vault, "conformance").set_credentials(machine_client(context))  # --client-credentials)
+    elif context.get("client_id") and scenario.startswith("auth/"):
         secret = context.get("client_secret")
         await KeyStoreTokens(vault, "conformance").pre_register(str(context["client_id"]),
                                                                str(secret) if secret else None)

@@ -71,8 +71,8 @@ FILESYSTEM = Path(__file__).with_name("npm") / "node_modules/@modelcontextprotoc
 @pytest.mark.skipif(not FILESYSTEM.exists() or shutil.which("node") is None,
                     reason="scripts/bootstrap.sh test installs it (npm ci in tests/extensions/npm)")
 def test_npm_server_filesystem_speaks_the_older_revision_through_the_loop(mcp_kernel, tmp_path):
-    shared = tmp_path / "shared"
-    shared.mkdir()
+    shared = tmp_path / "ws"  # the agents' workspace (mcp_kernel's): the roots the server is told replace its
+    shared.mkdir()            # folder as soon as it asks, so a file elsewhere was refused whenever it asked first
     (shared / "hello.txt").write_text("hi from npm")
     server = McpServerConfig("files", command=str(shutil.which("node")), args=(str(FILESYSTEM), str(shared)),
                              timeout_s=60)
