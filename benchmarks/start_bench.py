@@ -14,6 +14,7 @@ Prints, each the median of ``--runs`` (min-max), with the SDK's import time meas
 
 4. (``--only preimport``) the choice behind kernel/providers/preimport.py: building the kernel of the long
    home with ``import anthropic`` after it, in a thread beside it, or in a helper process beside it.
+5. (``--only sdk``) ``import anthropic``'s CPU time as written and with kernel/providers/lazy_inits.py.
 
 Every figure line ends with the load average when it was printed: the machine is shared (up to nine
 sessions on 2 cores), so the wall figures follow the load; the CPU figures (the kernel's when accepting, the
@@ -21,7 +22,7 @@ ask process's, the desktop's when mapped, the SDK import's) much less. Beside th
 here can go below, measured in the same run: ``import anthropic`` (under the first ask after a cold start),
 a bare interpreter start (under every ``ask``), a bare PySide6 main window mapped (under the desktop).
 
-    python benchmarks/start_bench.py [--runs 5] [--only kernel,ask,desktop,preimport]
+    python benchmarks/start_bench.py [--runs 5] [--only kernel,ask,desktop,preimport,sdk]
 """
 
 from __future__ import annotations
@@ -305,6 +306,33 @@ def part_preimport(tmp: Path, runs: int) -> None:
         figure(f"SDK imported {mode}: SDK ready", [r for _, r in got])
 
 
+SDK_IMPORT = r"""
+import sys, time
+if sys.argv[1] == "stand-in":
+    from kernel.providers import lazy_inits
+    lazy_inits.install()
+began = time.process_time()
+import anthropic
+anthropic.AsyncAnthropic(api_key="k", max_retries=0).messages
+print((time.process_time() - began) * 1000, sum(1 for m in sys.modules if m.startswith("anthropic")))
+"""
+
+
+def part_sdk(_tmp: Path, runs: int) -> None:
+    """``import anthropic`` and a client's ``messages``, CPU time, as the SDK has it and with the stand-in
+    ``__init__`` files of kernel/providers/lazy_inits.py (what the adapter installs), alternating."""
+    got: dict[str, list[tuple[float, int]]] = {"as written": [], "stand-in": []}
+    for _ in range(runs):
+        for mode in got:
+            out = subprocess.run([sys.executable, "-c", SDK_IMPORT, mode], env=env_for(ROOT), cwd=ROOT,
+                                 capture_output=True, text=True, check=True)
+            cpu, modules = out.stdout.split()
+            got[mode].append((float(cpu), int(modules)))
+    print("import anthropic + a client's messages, CPU time (anthropic modules loaded):")
+    for mode, figures in got.items():
+        figure(f"package __init__ files {mode} ({figures[0][1]:,} modules)", [c for c, _ in figures])
+
+
 def tools_missing() -> list[str]:
     return [t for t in ("Xvfb", "openbox", "xdotool") if shutil.which(t) is None]
 
@@ -466,7 +494,7 @@ def main() -> int:
     parser.add_argument("--only", default="kernel,ask,desktop")
     args = parser.parse_args()
     parts: dict[str, Callable[[Path, int], None]] = {"kernel": part_kernel, "ask": part_ask, "desktop": part_desktop,
-                                                     "preimport": part_preimport}
+                                                     "preimport": part_preimport, "sdk": part_sdk}
     with tempfile.TemporaryDirectory(dir=os.environ.get("XDG_RUNTIME_DIR")) as tmp:
         say_sdk_import()
         for name in args.only.split(","):
