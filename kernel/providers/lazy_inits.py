@@ -1,22 +1,27 @@
 """Re-export-only package ``__init__`` files of a provider SDK, run name by name instead of all at once (issue 28).
 
-``import anthropic`` (2.16) took 2.7-3.8 s of CPU on this 2-core machine, and a first ``ask`` after a cold
-kernel start waits for it. Most of that time is not the Messages API the adapter calls: importing one error
-type from ``anthropic.types.shared`` runs ``anthropic/types/beta/__init__.py``, which imports every one of
-the ~2,000 beta type modules (pydantic models, 1.7 of 3.9 s under ``-X importtime``), and the client's
-module imports every resource (the beta and organization APIs included) the same way.
+``import anthropic`` (2.16) took 2.5-3.8 s of CPU on this 2-core machine, and a first ``ask`` after a cold
+kernel start waits for it (kernel/providers/preimport.py starts it at once; it is the floor). Much of that
+time is not the Messages API the adapter calls: importing one error type from ``anthropic.types.shared``
+runs ``anthropic/types/beta/__init__.py``, which imports every one of its ~2,000 modules (pydantic models),
+and the same goes for the organization types, every resource, and the vendored aiohttp transport (aiohttp).
 
-Those ``__init__`` files only re-export (``from .module import Name as Name`` lines, generated). For the
-packages named in ``PACKAGES`` this module's finder gives the package a stand-in ``__init__``: the package
-is a plain module with its ``__path__`` (so its submodules import as before), and a module ``__getattr__``
-(PEP 562) that imports the one submodule a name comes from the first time that name is asked for — as the
-original would have had it, the same object. Nothing of the SDK's files is changed or copied. An
-``__init__`` with any other statement (a later SDK version that computes something there) is run as
-written: the stand-in is used only where it is known to mean the same thing. ``from package import *``
-sees the whole package (``__all__`` imports it all), ``dir()`` every name.
+Those ``__init__`` files only re-export (generated ``from .module import Name as Name`` lines). For the
+packages under ``PACKAGES`` this module's finder gives the package a stand-in ``__init__``: the package is a
+plain module with its ``__path__`` (its submodules import as before), whose module ``__getattr__`` (PEP 562)
+imports the one submodule a name comes from the first time that name is asked for — the same object the
+original would have had. Nothing of the SDK's files is changed or copied. An ``__init__`` with any other
+statement (a later SDK version that computes something there) runs as written: the stand-in is used only
+where it is known to mean the same thing. ``from package import *`` gets every name, as before.
 
-Measured with ``benchmarks/start_bench.py --only sdk`` (CPU, median of 5, 2026-12-03): see the module's
-figures in docs/architecture.md ("Fast start").
+Measured (``benchmarks/start_bench.py --only sdk``, CPU, median of 5, 2026-12-03, load ~2.4): ``import
+anthropic`` + a client's ``messages`` 2.49 s → 1.77 s (3,296 → 2,388 modules); the rest of the beta types
+are imported by name by the SDK's own modules (its tracing, the Vertex, Bedrock and Foundry clients, the tool
+runner), which no stand-in can defer. The first ``ask`` started at a fresh kernel's readiness line, the two
+alternating (6 each, load ~2): 3.91 s → 3.18 s — still over 1 s: the import shares the GIL with the kernel's
+build. ``import openai`` + both APIs' resources: 1.99 s → 1.74 s (``openai.types``; its resources'
+``__init__`` files compute, so they run as written). google-genai's types are one 24,000-line module:
+nothing of this kind to defer there.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from typing import Sequence
 
 # The packages (these and every package below them) whose __init__ files only re-export, and whose every
 # name the adapters' requests do not need.
-PACKAGES = ("anthropic.types", "anthropic.resources", "anthropic._vendor.httpx_aiohttp")
+PACKAGES = ("anthropic.types", "anthropic.resources", "anthropic._vendor.httpx_aiohttp", "openai.types")
 
 _installed = threading.Lock()
 

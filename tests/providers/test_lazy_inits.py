@@ -62,6 +62,39 @@ def test_a_request_through_the_sdk_loads_none_of_its_beta_organization_or_aiohtt
     assert beta_types < 1800  # of ~2,100 (the rest is imported by name, by the SDK's own modules)
 
 
+OPENAI_REQUEST = r"""
+import asyncio, json, sys
+from kernel.providers.openai_responses import OpenAIResponsesProvider
+from kernel.core.messages import user_text
+from kernel.providers.base import ProviderRequest, TextChunk
+from tests.fakes import FakeProviderServer, Text, Turn
+
+with FakeProviderServer() as srv:
+    srv.script(Turn(parts=(Text("fine"),)))
+    provider = OpenAIResponsesProvider(api_key="test-key", base_url=srv.openai_base_url, timeout_s=10.0)
+    request = ProviderRequest(system="s", messages=(user_text("hi"),), tools=(), model="m")
+
+    async def go():
+        return [e async for e in provider.stream(request)]
+
+    events = asyncio.run(go())
+import openai.types
+print(json.dumps({"text": "".join(e.text for e in events if isinstance(e, TextChunk)),
+                  "stand_in": "__getattr__" in vars(openai.types),
+                  "types": sum(1 for m in sys.modules if m.startswith("openai.types."))}))
+"""
+
+
+def test_an_openai_request_works_over_the_stand_in_of_its_types() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", OPENAI_REQUEST], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["text"] == "fine" and got["stand_in"]
+    assert got["types"] < 400  # of 467 as written (openai 3.60)
+
+
 def test_the_stand_in_gives_the_originals_objects_and_everything_a_star_import_asks_for(tmp_path: Path) -> None:
     package = tmp_path / "sdkpkg" / "types"
     package.mkdir(parents=True)
