@@ -20,7 +20,6 @@ start-up benchmark uses it.
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import os
 import sys
@@ -32,6 +31,8 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 if TYPE_CHECKING:
     from kernel.api import KernelFacade
     from kernel.compose import HomeKernel
+
+    from .main_window import MainWindow
 
 SDK_MODULES = ("anthropic", "openai", "google.genai")
 
@@ -77,6 +78,8 @@ async def attach_desktop(root: Path, *, grant_delay_ms: int | None = None) -> De
     """The desktop over the home's kernel service: attach to it, or start one (detached, so it
     outlives the desktop) and attach. Providers and their SDKs live in the kernel's process; the
     status line says attached or detached, and the client reconnects by itself."""
+    import asyncio
+
     from kernel.api import ConfigError
     from kernel import SettingsStore
     from kernel.service import RemoteKernel, ServiceError, ensure_kernel
@@ -93,10 +96,14 @@ async def attach_desktop(root: Path, *, grant_delay_ms: int | None = None) -> De
 
 
 def open_window_first(root: Path, *, grant_delay_ms: int | None = None,
-                      ensure: Callable[[Path], object] | None = None) -> tuple[Desktop, Any]:
+                      ensure: Callable[[Path], object] | None = None,
+                      window: "MainWindow | None" = None) -> tuple[Desktop, Any]:
     """The desktop over the home's kernel service, built before the kernel answers (``desktop/window_first.py``):
     show ``desk.window``, then ``starter.begin()`` starts or attaches to the kernel (``ensure``: how a kernel is
-    made to serve ``root``, in a worker thread; default ``ensure_kernel``) and fills the windows in."""
+    made to serve ``root``, in a worker thread; default ``ensure_kernel``) and fills the windows in. ``window``:
+    a ``MainWindow.first_frame()`` already shown, built here (``run``: mapped before any of this is imported)."""
+    import asyncio
+
     from kernel import SettingsStore
     from kernel.service import RemoteKernel, ensure_kernel
 
@@ -106,7 +113,8 @@ def open_window_first(root: Path, *, grant_delay_ms: int | None = None,
     remote = RemoteKernel.for_home(root, client="desktop", answers_leases=True)
     deferred = DeferredKernel(remote, store.check().settings)  # (a bad value: its default; the dialog says which)
     desk = _desktop(root, cast("KernelFacade", deferred), None, store, None, attached=False,
-                    grant_delay_ms=grant_delay_ms, kernel_outlives=True)  # quitting asks whether agents keep running
+                    grant_delay_ms=grant_delay_ms, kernel_outlives=True,  # quitting asks whether agents keep running
+                    window=window)
 
     async def attach() -> None:  # a ServiceError (a KernelError) is said in the window (Starter)
         await asyncio.to_thread(ensure or ensure_kernel, root)
@@ -121,22 +129,27 @@ def open_window_first(root: Path, *, grant_delay_ms: int | None = None,
 
 def _desktop(root: Path, kernel: "KernelFacade", ledger: Any, store: Any, providers: Any, *, attached: bool,
              grant_delay_ms: int | None, kernel_outlives: bool = False,
-             in_process: "HomeKernel | None" = None) -> Desktop:
+             in_process: "HomeKernel | None" = None, window: "MainWindow | None" = None) -> Desktop:
     """The bridge, the main window and the lease dialogs over ``kernel`` (in-process or attached alike), wired
-    through the main window's constructor; the Ask windows open at the last quit open again (``desktop.json``)."""
+    through the main window's constructor (or its ``build``, into ``window``: a first frame already shown); the
+    Ask windows open at the last quit open again (``desktop.json``)."""
     from .bridge import EventBridge
     from .desktop_state import DesktopState
     from .main_window import MainWindow
 
     bridge = EventBridge(kernel)
     desk = Desktop(kernel, ledger, bridge, None, store, providers, in_process=in_process)
-    desk.window = MainWindow(kernel, bridge, now=kernel.now, attached=attached,
-                             default_root=str(Path(kernel.settings.workspace).expanduser()),
-                             make_ask_window=lambda agent_id: _ask_window(desk, agent_id),
-                             open_settings=lambda: open_settings(desk),
-                             bring_up_lease=lambda agent_id: desk.lease_dialogs.bring_up(agent_id) or
-                             desk.extras["questions"].bring_up(agent_id),  # then a server's question (issue 29)
-                             state=DesktopState(root), kernel_outlives=kernel_outlives)
+    options: dict[str, Any] = dict(
+        now=kernel.now, attached=attached, default_root=str(Path(kernel.settings.workspace).expanduser()),
+        make_ask_window=lambda agent_id: _ask_window(desk, agent_id), open_settings=lambda: open_settings(desk),
+        bring_up_lease=lambda agent_id: desk.lease_dialogs.bring_up(agent_id) or
+        desk.extras["questions"].bring_up(agent_id),  # then a server's question (issue 29)
+        state=DesktopState(root), kernel_outlives=kernel_outlives)
+    if window is None:
+        desk.window = MainWindow(kernel, bridge, **options)
+    else:
+        window.build(kernel, bridge, **options)
+        desk.window = window
     desk.lease_dialogs = _lease_dialogs(kernel, bridge, desk.window, grant_delay_ms)
     desk.extras["questions"] = _question_dialogs(kernel, bridge, desk.window, grant_delay_ms)
     desk.window.reopen_windows()
@@ -273,17 +286,31 @@ def make_app(argv: list[str] | None = None) -> Any:
 
 
 def run(argv: list[str] | None = None) -> int:
+    """The desktop until its main window closes. Attached (the default), the main window is shown before
+    anything of the kernel is imported: ``MainWindow.first_frame`` is mapped at once (``show`` sends the map
+    request), then the views, the bridge and the kernel's client are imported and built into it before the event
+    loop first runs, so its first paint is the whole window, and keys pressed meanwhile wait in the queue."""
+    app = make_app(argv)
+    remote = os.environ.get("AGENTDESK_KERNEL", "service") != "in-process"
+    frame = None
+    shown_at: list[float] = []
+    if remote:
+        from .main_window import MainWindow
+
+        frame = MainWindow.first_frame()
+        frame.shown.connect(lambda: shown_at.append(time.time()))
+        frame.show()
+    import asyncio
+
     import qasync
 
     from kernel import home
 
-    app = make_app(argv)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    remote = os.environ.get("AGENTDESK_KERNEL", "service") != "in-process"
     starter = None
     if remote:  # the window first, then the kernel service of this home (started if none runs), in the background
-        desk, starter = open_window_first(home())
+        desk, starter = open_window_first(home(), window=frame)
     else:
         desk = build_desktop(home(), watch_workspaces=True)
         freeze_startup_objects()
@@ -292,7 +319,9 @@ def run(argv: list[str] | None = None) -> int:
     closed = asyncio.Event()
     desk.window.closed.connect(closed.set)
     if os.environ.get("AGENTDESK_EXIT_WHEN_SHOWN"):
-        desk.window.shown.connect(lambda: _report_shown(desk))
+        desk.window.shown.connect(lambda: _report_shown(desk, time.time()))
+        if shown_at:  # shown before it was built: said once the loop runs
+            loop.call_soon(_report_shown, desk, shown_at[0])
     desk.window.show()
     show_config_problems(desk)
     if starter is not None:
@@ -321,7 +350,7 @@ def run(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _report_shown(desk: Desktop) -> None:
+def _report_shown(desk: Desktop, at: float) -> None:
     loaded = [m for m in SDK_MODULES if m in sys.modules]
-    print(f"shown_at={time.time():.6f} sdk_loaded={','.join(loaded) or 'none'}", flush=True)
+    print(f"shown_at={at:.6f} sdk_loaded={','.join(loaded) or 'none'}", flush=True)
     desk.window.shut_down()

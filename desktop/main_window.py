@@ -14,7 +14,6 @@ available area (``sizing``), down to 1024×700.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from typing import TYPE_CHECKING, Callable
@@ -26,24 +25,16 @@ from PySide6.QtWidgets import (
     QApplication, QLabel, QMainWindow, QMessageBox, QSizePolicy, QSplitter, QToolBar, QVBoxLayout, QWidget,
 )
 
-from kernel.api import (
-    AgentArchived, AgentKilled, AutomationsChanged, ConfigError,
-    KernelFacade, LeaseRequested, LeaseRequestResolved, LedgerAppended, StartChecked, plural,
-)
-from kernel.api import KernelError  # model routes: a route the kernel refuses
+from kernel.api import ConfigError, KernelError, plural  # (light: the errors and words modules)
 
 from . import style
-from .bridge import EventBridge
-from .desktop_state import DesktopState
-from .lease_dialog import ANSWER_SHORTCUT
-from .ledger_view import LedgerView
-from .process_model import ProcessRows, ProcessTableModel
-from .process_view import ProcessView
 from .sizing import fit_to_screen
-from .status import StatusCounts, StatusLabels
-from .wording import plain_tip
 
 if TYPE_CHECKING:
+    from kernel.api import KernelFacade
+
+    from .bridge import EventBridge
+    from .desktop_state import DesktopState
     from .history_view import HistoryWindow  # imported when first opened: its transcript view loads markdown
     from .route_choice import RouteChoice
 
@@ -74,6 +65,39 @@ class MainWindow(QMainWindow):
                  default_root: str | None = None, attached: bool = True, bring_up_lease: LeaseBringer | None = None,
                  state: DesktopState | None = None, kernel_outlives: bool = False) -> None:
         super().__init__()
+        self._frame()
+        self.build(kernel, bridge, make_ask_window=make_ask_window, open_settings=open_settings, now=now,
+                   default_root=default_root, attached=attached, bring_up_lease=bring_up_lease, state=state,
+                   kernel_outlives=kernel_outlives)
+
+    @classmethod
+    def first_frame(cls) -> MainWindow:
+        """The window before its contents: title, icon and size, with nothing of the kernel's vocabulary or the
+        views imported. ``agentdesk`` shows it at once (``show`` sends the map request to the X server then),
+        and ``build`` fills it in before the event loop first runs, so its first paint is the whole window."""
+        window = cls.__new__(cls)
+        QMainWindow.__init__(window)
+        window._frame()
+        return window
+
+    def _frame(self) -> None:
+        self._exposed = False
+        self._said = ""  # the waiting message in the status line, whole (``say`` cuts it to the room there)
+        self.setWindowTitle("Agentdesk")
+        self.setWindowIcon(style.app_icon())
+        fit_to_screen(self, (1280, 760))
+
+    def build(self, kernel: KernelFacade, bridge: EventBridge, *, make_ask_window: WindowFactory | None = None,
+              open_settings: Callable[[], object] | None = None, now: Callable[[], float] = time.time,
+              default_root: str | None = None, attached: bool = True, bring_up_lease: LeaseBringer | None = None,
+              state: DesktopState | None = None, kernel_outlives: bool = False) -> None:
+        """The toolbar, the process table, the ledger view and the status line, over ``kernel`` (once)."""
+        from .lease_dialog import ANSWER_SHORTCUT
+        from .ledger_view import LedgerView
+        from .process_model import ProcessRows, ProcessTableModel
+        from .process_view import ProcessView
+        from .status import StatusCounts, StatusLabels
+
         self.kernel = kernel
         self.bridge = bridge
         self._default_root = default_root
@@ -83,14 +107,10 @@ class MainWindow(QMainWindow):
         self._bring_up_lease = bring_up_lease
         self._shutting_down = False
         self._done = False
-        self._exposed = False
         self.close_prompt: QMessageBox | None = None
         self.state = state  # which Ask windows are open, kept between runs (None: not kept)
         self._kernel_outlives = kernel_outlives  # attached to a kernel process: quitting may leave agents working
         self.history: HistoryWindow | None = None
-        self._said = ""  # the waiting message in the status line, whole (``say`` cuts it to the room there)
-        self.setWindowTitle("Agentdesk")
-        self.setWindowIcon(style.app_icon())
 
         self.rows = ProcessRows(now)  # agents and leases: the process table and the status line view them
         self.rows.load(kernel.agents.list(), kernel.leases.list())
@@ -133,7 +153,8 @@ class MainWindow(QMainWindow):
             self.shortcuts[keys] = shortcut
         bridge.event.connect(self._on_event)
         bridge.tick.connect(self._on_tick)
-        fit_to_screen(self, (1280, 760))
+        if not self.isVisible():
+            fit_to_screen(self, (1280, 760))  # (again: the contents' minimum sizes count now)
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("Main")
@@ -174,6 +195,11 @@ class MainWindow(QMainWindow):
     # ---- events ------------------------------------------------------------------
 
     def _on_event(self, event: object) -> None:
+        from kernel.api import (
+            AgentArchived, AgentKilled, AutomationsChanged, LeaseRequested, LeaseRequestResolved, LedgerAppended,
+            StartChecked,
+        )
+
         self.rows.apply(event)
         self.ledger_view.on_event(event)
         self.status.on_event(event)
@@ -193,6 +219,8 @@ class MainWindow(QMainWindow):
 
     def probe_sandbox_mode(self) -> None:
         """Start asking the kernel for its sandbox mode (``show_sandbox_mode``), off the Qt loop."""
+        import asyncio
+
         self._sandbox_mode = asyncio.ensure_future(self.show_sandbox_mode())
 
     async def show_sandbox_mode(self) -> None:
@@ -232,6 +260,8 @@ class MainWindow(QMainWindow):
 
     def _flag_requests(self) -> None:
         """Say in the status line that a lease request waits, and how to answer it."""
+        from .lease_dialog import ANSWER_SHORTCUT
+
         requests = self.kernel.leases.pending()
         if not requests:
             self._said = ""
@@ -252,6 +282,8 @@ class MainWindow(QMainWindow):
     def say(self, text: str) -> None:
         """A lasting message in the status line, cut with "…" where the footer begins (Qt drew it up to the
         footer and clipped it mid-word, so it ran into "tokens today …"); the whole text is the tooltip."""
+        from .wording import plain_tip
+
         self._said = text
         bar = self.statusBar()
         taken = sum(w.sizeHint().width() for w in (self.status.footer, self.inbox_label) if not w.isHidden())
@@ -501,6 +533,8 @@ class MainWindow(QMainWindow):
         if self._shutting_down:
             return
         self._shutting_down = True
+        import asyncio
+
         asyncio.ensure_future(self._shut_down())
 
     async def _shut_down(self) -> None:

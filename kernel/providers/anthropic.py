@@ -22,6 +22,9 @@ from .base import ProviderRequest, StreamEvent, TextChunk, ToolCallReady, UsageR
 from .image_wire import image_b64, missing
 from .failures import broken_stream, describe, error_detail, parse_arguments, status_error, unsupported
 from ..core.errors import ProviderError, ProviderErrorKind
+from . import lazy_inits
+
+lazy_inits.install()  # before this process first imports anthropic: its re-export-only packages load name by name
 
 NAME = "anthropic"
 # Error types Anthropic may send in an `event: error` frame, which the SDK raises with HTTP status 200.

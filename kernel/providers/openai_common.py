@@ -16,6 +16,9 @@ from ..core.errors import ProviderError
 from .adapter import SdkAdapter, pump
 from .base import ProviderRequest, StreamEvent
 from .failures import broken_stream, describe, error_detail, status_error
+from . import lazy_inits
+
+lazy_inits.install()  # before this process first imports openai: ``openai.types`` and below load name by name
 
 ERROR_PREFIX = "Error: "
 
