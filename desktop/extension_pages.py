@@ -287,9 +287,16 @@ class McpServersPage(QWidget):
     def _kernel_event(self, event: object) -> None:
         if not isinstance(event, McpChanged) or not event.edited or not shiboken6.isValid(self):
             return
+        # the page's own save can reach the kernel's watcher before the page's reload request: either way the
+        # reload's problems are shown
         self.note.setText(f"mcp.json was edited: the running kernel read it again: {event.reload.in_words()}.")
-        self.refresh()
+        self._show_problems(list(event.reload.problems))
+        self.refresh(keep_problem=True)
         self.applied.emit(event.reload)
+
+    def _show_problems(self, problems: list[str]) -> None:
+        self.problem.setText("\n".join(problems))
+        self.problem.setVisible(bool(problems))
 
     def _applied(self, future: "asyncio.Future[Any]") -> None:
         self._reloads.discard(future)
@@ -304,9 +311,7 @@ class McpServersPage(QWidget):
                 self.note.setText("It applies when the kernel next starts.")
             else:
                 self.note.setText(f"Applied in the running kernel: {outcome.in_words()}.")
-                problems = list(outcome.problems)
-                self.problem.setText("\n".join(problems))
-                self.problem.setVisible(bool(problems))
+                self._show_problems(list(outcome.problems))
                 self.refresh(keep_problem=True)
         except RuntimeError:  # the page was closed before the kernel answered
             return

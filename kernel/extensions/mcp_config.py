@@ -134,6 +134,12 @@ def parse_servers(data: Any) -> McpServers:
     good: list[McpServerConfig] = []
     problems: list[ConfigError] = []
     broken: list[str] = []
+    if len(servers) > MAX_SERVERS:  # said, never dropped in silence
+        left = list(servers)[MAX_SERVERS:]
+        problems.append(ConfigError(
+            f"{MCP_FILE} lists {len(servers):,} servers; only the first {MAX_SERVERS} are used "
+            f"({len(left):,} left out, from {left[0]!r})", MCP_FILE, file=MCP_FILE, field="servers",
+            allowed=f"at most {MAX_SERVERS} servers"))
     for name, item in list(servers.items())[:MAX_SERVERS]:
         try:
             good.append(parse_server(name, item))

@@ -35,7 +35,9 @@ def test_an_invalid_mcp_json_is_said_and_exits_non_zero(agentdesk_home, text):
 
 
 def test_a_closed_pipe_ends_mcp_list_quietly(agentdesk_home):
-    servers = {f"server{i:04d}": {"command": f"/bin/true --an-argument-to-make-the-line-longer {i}"} for i in range(3000)}
+    # 64 servers (mcp.json's most) whose lines are long: far more than a pipe holds, so the listing is
+    # still writing when the reader goes away (a short listing fits the pipe and never sees it close)
+    servers = {f"server{i:04d}": {"command": "/bin/true", "args": ["x" * 4000, str(i)]} for i in range(64)}
     (agentdesk_home / "mcp.json").write_text(json.dumps({"servers": servers}))
     env = {**os.environ, "AGENTDESK_HOME": str(agentdesk_home), "AGENTDESK_KEYRING": "off", "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "kernel.cli", "mcp", "list"], stdout=subprocess.PIPE,

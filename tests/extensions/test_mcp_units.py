@@ -113,3 +113,13 @@ def test_an_unreadable_mcp_json_is_a_problem_not_a_crash(tmp_path):
     store.path.write_text("{not json")
     loaded = store.load()
     assert loaded.servers == () and "not valid JSON" in loaded.problems[0].message
+
+
+def test_servers_past_the_most_are_left_out_in_words_not_in_silence():
+    from kernel.extensions.mcp_config import MAX_SERVERS
+
+    listed = parse_servers({"servers": {f"s{i:03d}": {"command": "/bin/true"} for i in range(MAX_SERVERS + 3)}})
+    assert len(listed.servers) == MAX_SERVERS
+    [problem] = listed.problems
+    assert f"only the first {MAX_SERVERS} are used (3 left out, from 's{MAX_SERVERS:03d}')" in problem.message
+    assert parse_servers({"servers": {"one": {"command": "/bin/true"}}}).problems == ()
