@@ -30,6 +30,7 @@ from kernel.service.client import RemoteKernel
 async def main():
     k = await RemoteKernel.for_home(Path(sys.argv[1]), client="watcher").start()
     k.subscribe(lambda e: print("delta", flush=True) if isinstance(e, TextDelta) else None)
+    print("ready", flush=True)
     await asyncio.Event().wait()
 
 asyncio.run(main())
@@ -103,8 +104,9 @@ def test_a_client_killed_mid_stream_leaves_the_kernel_and_the_others_unaffected(
             *[agentdesk()[0], "-c", WATCHER, str(kernel_proc.home)], env=kernel_proc.env, cwd=ROOT,
             stdout=subprocess.PIPE)
         try:
+            assert (await watcher.stdout.readline()).strip() == b"ready"  # attached and listening (a cold start)
             agent = k.agents.spawn("streamer", workspace=str(ws))
-            await next_event(events, AgentSpawned)  # the watcher subscribed before this too: it is connected
+            await next_event(events, AgentSpawned)
             k.agents.send(agent.id, "stream")
             assert (await watcher.stdout.readline()).strip() == b"delta"  # mid-stream
             watcher.send_signal(signal.SIGKILL)
