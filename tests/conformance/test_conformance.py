@@ -12,7 +12,9 @@ fail, on purpose:
   ``<origin>/oauth``, and RFC 8414 §3.3 (which the 2025-03-26 revision makes clients follow; SEP-2468)
   says metadata whose issuer is not the one its well-known URL was built from MUST NOT be used. The
   SDK refuses it, and we keep that: accepting it lets whoever serves the root metadata speak for
-  another issuer.
+  another issuer. The reference SDKs agree (the TypeScript SDK's issuer-echo check, typescript-sdk
+  PR 2344; the Ruby SDK followed for this legacy path in ruby-sdk PR 556, 2026-09), and the suite's
+  own 0.2 alphas test the opposite of this scenario (``auth/metadata-issuer-mismatch``).
 - auth/cross-app-access-complete-flow (an extension, SEP-990): it needs an enterprise identity
   provider's ID token exchanged for an ID-JAG, which Agentdesk does not offer.
 """
