@@ -149,9 +149,10 @@ def _input_for(spec: ElicitField, parent: QWidget) -> QWidget:
         return box
     if spec.choices and spec.kind != "array":
         combo = QComboBox(parent)
-        combo.addItems(list(spec.choices))
+        for value in spec.choices:  # shown by title, answered by value
+            combo.addItem(spec.choice_label(value), value)
         if isinstance(spec.default, str) and spec.default in spec.choices:
-            combo.setCurrentText(spec.default)
+            combo.setCurrentIndex(spec.choices.index(spec.default))
         return combo
     line = QLineEdit(parent)
     default = spec.default
@@ -163,7 +164,8 @@ def _value_of(spec: ElicitField, widget: QWidget) -> Value:
     if isinstance(widget, QCheckBox):
         return widget.isChecked()
     if isinstance(widget, QComboBox):
-        return widget.currentText()
+        value = widget.currentData()
+        return value if isinstance(value, str) else widget.currentText()
     assert isinstance(widget, QLineEdit)
     text = widget.text().strip()
     if not text:

@@ -55,7 +55,7 @@ class TerminalQuestions:
 
     async def _field(self, spec: ElicitField) -> Value:
         label = shown(spec.title or spec.name)
-        choices = f" one of {', '.join(shown(c) for c in spec.choices)}" if spec.choices else ""
+        choices = f" one of {', '.join(shown(spec.choice_label(c)) for c in spec.choices)}" if spec.choices else ""
         default = f" [{shown(_default_words(spec.default))}]" if spec.default is not None else ""
         need = " (required)" if spec.required else ""
         for _ in range(3):
@@ -95,8 +95,20 @@ def parsed(spec: ElicitField, text: str) -> Value:
             return None
     if spec.kind == "array":
         items = [t.strip() for t in text.split(",") if t.strip()]
-        return items if all(not spec.choices or t in spec.choices for t in items) else None
-    return text if not spec.choices or text in spec.choices else None
+        if not spec.choices:
+            return items
+        values = [_choice(spec, t) for t in items]
+        return [v for v in values if v is not None] if None not in values else None
+    return text if not spec.choices else _choice(spec, text)
+
+
+def _choice(spec: ElicitField, text: str) -> str | None:
+    """The value a person means by ``text``: a choice's value, or its title (a title that is also another
+    choice's value means that value); None for neither."""
+    if text in spec.choices:
+        return text
+    by_title = [v for v, t in zip(spec.choices, spec.choice_titles) if t and t == text]
+    return by_title[0] if len(by_title) == 1 else None
 
 
 class RemoteQuestions:

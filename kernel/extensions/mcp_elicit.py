@@ -31,6 +31,12 @@ class ElicitField:
     default: Value = None
     required: bool = False
     choices: tuple[str, ...] = ()
+    choice_titles: tuple[str, ...] = ()  # beside ``choices``, one each: the option's title ("" when untitled)
+
+    def choice_label(self, value: str) -> str:
+        """How a choice is shown to a person: its title with the value the server gets, or the value."""
+        title = dict(zip(self.choices, self.choice_titles)).get(value, "")
+        return f"{title} ({value})" if title and title != value else value
 
 
 @dataclass(frozen=True)
@@ -76,15 +82,19 @@ def _default(spec: Mapping[str, Any]) -> Value:
     return None
 
 
-def _choices(spec: Mapping[str, Any]) -> list[Any]:
-    """A field's allowed values: ``enum``, or the ``const`` of each titled option (``oneOf``/``anyOf``)."""
+def _choices(spec: Mapping[str, Any]) -> list[tuple[Any, Any]]:
+    """A field's allowed values with their titles: ``enum`` (titled by ``enumNames`` where given), or the
+    ``const`` and ``title`` of each titled option (``oneOf``/``anyOf``)."""
     enum = spec.get("enum")
     if isinstance(enum, list):
-        return enum
+        names = spec.get("enumNames")
+        titles = names if isinstance(names, list) and len(names) == len(enum) else [""] * len(enum)
+        return list(zip(enum, titles))
     for key in ("oneOf", "anyOf"):
         options = spec.get(key)
         if isinstance(options, list):
-            consts = [o["const"] for o in options if isinstance(o, Mapping) and isinstance(o.get("const"), str)]
+            consts = [(o["const"], o.get("title") or "") for o in options
+                      if isinstance(o, Mapping) and isinstance(o.get("const"), str)]
             if consts:
                 return consts
     return []
@@ -104,6 +114,7 @@ def question_of(server: str, message: str, schema: Any = None, url: str | None =
             choices = _choices(spec["items"])  # a multiple choice: the items' enum
         fields.append(ElicitField(capped(clean_text(name), 100), str(kind)[:20],
                                   capped(clean_text(str(spec.get("title") or "")), 200), _default(spec),
-                                  name in required, tuple(capped(clean_text(str(c)), 200) for c in choices[:64])))
+                                  name in required, tuple(capped(clean_text(str(c)), 200) for c, _ in choices[:64]),
+                                  tuple(capped(clean_text(str(t)), 200) for _, t in choices[:64])))
     return ElicitQuestion(server, capped(clean_text(message or ""), MESSAGE_MAX), tuple(fields),
                           capped(clean_text(url), 2048) if url else None)

@@ -78,3 +78,28 @@ def test_accept_is_held_after_a_keystroke_and_a_page_opens_only_when_asked(qtbot
     now[0] += 1.0
     dialog.send()
     assert sent == [("accept", {})] and opened == ["https://shop.example/login"]
+
+
+def test_titled_choices_are_shown_by_title_and_answered_by_value(qtbot):
+    from PySide6.QtWidgets import QComboBox
+
+    schema = {"type": "object", "properties": {
+        "hero": {"type": "string", "default": "hero-1",
+                 "oneOf": [{"const": "hero-1", "title": "Superman"}, {"const": "hero-2", "title": "Wonder Woman"}]},
+        "pet": {"type": "string", "enum": ["pet-1", "pet-2"], "enumNames": ["Cats", "Dogs"]},
+        "plain": {"type": "string", "enum": ["a", "b"], "default": "b"}}}
+    now = [100.0]
+    sent: list[tuple[str, dict]] = []
+    dialog = QuestionDialog(question_of("shop", "Pick", schema), lambda action, content: sent.append((action, content)),
+                            hold_ms=0, clock=lambda: now[0])
+    qtbot.addWidget(dialog)
+    hero, pet, plain = (dialog.inputs[k] for k in ("hero", "pet", "plain"))
+    assert all(isinstance(w, QComboBox) for w in (hero, pet, plain))
+    assert [hero.itemText(i) for i in range(hero.count())] == ["Superman (hero-1)", "Wonder Woman (hero-2)"]
+    assert hero.currentText() == "Superman (hero-1)"  # the server's default, shown by its title
+    assert [pet.itemText(i) for i in range(pet.count())] == ["Cats (pet-1)", "Dogs (pet-2)"]
+    assert plain.currentText() == "b"  # untitled: the value itself
+    hero.setCurrentIndex(1)
+    pet.setCurrentIndex(1)
+    dialog.send()
+    assert sent == [("accept", {"hero": "hero-2", "pet": "pet-2", "plain": "b"})]

@@ -111,10 +111,11 @@ def test_at_a_terminal_the_person_answers_the_servers_form_and_sampling_and_root
     ws = tmp_path / "ws"
     ws.mkdir()
     # allow the call (an outward action: confirmed every time); the form: a name, agree, six fields as offered
-    # (their defaults), its choices (a titled one offered again after a title that is not one of its values),
-    # the last as offered; accept; then allow the sampling tool's call
-    typed = ("y\n" + "Grace Hopper\ny\n" + "\n" * 6 + "Joey\nPiano, Drums\nWonder Woman\nhero-3\nfish-2, fish-3\n\n"
-             + "a\n" + "y\n")
+    # (their defaults), its choices (a titled one offered again after a name that is neither a value nor a
+    # title, then answered by its title; a multiple one by a title and a value), the last (a legacy titled enum)
+    # by its title; accept; then allow the sampling tool's call
+    typed = ("y\n" + "Grace Hopper\ny\n" + "\n" * 6 + "Joey\nPiano, Drums\nBatman\nWonder Woman\nSalmon, fish-3\n"
+             + "Birds\n" + "a\n" + "y\n")
     with FakeProviderServer(expected_key="test-key") as srv:
         srv.script(Turn(parts=(ToolCall(ev("trigger-elicitation-request"), {}, id="e1"),)),
                    Turn(parts=(ToolCall(ev("trigger-sampling-request"), {"prompt": "Say hi", "maxTokens": 40},
@@ -137,9 +138,11 @@ def test_at_a_terminal_the_person_answers_the_servers_form_and_sampling_and_root
     assert "Name: Grace Hopper" in results["e1"] and "Agreed to terms: true" in results["e1"]
     assert "Favorite Integer: 42" in results["e1"]  # a field left empty: the server's default was sent
     sent = results["e1"].replace("\\n", "\n")
-    for chosen in ('"untitledSingleSelectEnum": "Joey"', '"titledSingleSelectEnum": "hero-3"', '"Piano"', '"fish-3"'):
+    for chosen in ('"untitledSingleSelectEnum": "Joey"', '"titledSingleSelectEnum": "hero-3"', '"Piano"', '"fish-2"',
+                   '"fish-3"', '"legacyTitledEnum": "pet-3"'):
         assert chosen in sent, sent  # the choices the server offered (an enum, titled options, multiple) as chosen
-    assert "that is not a string one of hero-1, hero-2, hero-3" in done.stderr
+    assert "that is not a string one of Superman (hero-1), Green Lantern (hero-2), Wonder Woman (hero-3)" \
+        in done.stderr
     assert "hello from the model" in results["s1"] and (sampled.input_tokens, sampled.output_tokens) == (9, 2)
     assert ws.resolve().as_uri() in results["r1"]  # the roots: the agent's workspace
 
