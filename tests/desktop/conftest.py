@@ -28,6 +28,7 @@ import qasync
 
 from desktop.app import Desktop, build_desktop
 from kernel.api import AgentState, LedgerFilter
+from tests.extensions.everything import everything  # noqa: F401 - the reference MCP server, per module
 from kernel.leases.approver import Grant
 from kernel.core.clock import ManualClock
 from kernel.core.events import Event, LeaseRequested

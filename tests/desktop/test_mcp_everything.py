@@ -8,31 +8,18 @@ reaches it over streamable HTTP. The terminal's side and the tool listing: tests
 from __future__ import annotations
 
 import asyncio
-from typing import Iterator
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
 from desktop.question_dialog import QuestionDialog
 from kernel.extensions.mcp_config import McpServerConfig, McpStore
-from kernel.extensions.mcp_names import wire_name
 from kernel.leases.approver import Grant
 from kernel.providers.scripted import reply
 from ledger import USER, McpElicit
-from tests.extensions.everything import everything_server
+from tests.extensions.everything import ev
 
 WAIT_MS = 60_000
-
-
-@pytest.fixture(scope="module")
-def everything() -> Iterator[str]:
-    with everything_server() as url:
-        yield url
-
-
-def ev(tool: str) -> str:
-    return wire_name("ev", tool)
 
 
 def _work(main, agent_id: str, message: str, *turns, on_question=None) -> None:

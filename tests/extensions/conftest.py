@@ -14,6 +14,7 @@ from kernel.leases.approver import Approver
 from kernel.core.clock import ManualClock
 from kernel.extensions.mcp_config import McpSecrets, McpServerConfig
 from kernel.facade import Kernel
+from .everything import everything  # noqa: F401 - the reference MCP server, per module
 from kernel.compose import build_kernel
 from kernel.config.settings import Settings
 from ledger import Ledger

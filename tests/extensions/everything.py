@@ -18,6 +18,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+import pytest
+
+from kernel.extensions.mcp_names import wire_name
 from tests.fakes.ci import missing
 
 EVERYTHING = Path(__file__).with_name("npm") / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
@@ -62,3 +65,15 @@ def everything_server() -> Iterator[str]:
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
         drain.join(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def everything() -> Iterator[str]:
+    """One server per test module that asks for it (imported by the module as a fixture)."""
+    with everything_server() as url:
+        yield url
+
+
+def ev(tool: str) -> str:
+    """The wire name of the server's ``tool`` when it is configured as ``ev``."""
+    return wire_name("ev", tool)

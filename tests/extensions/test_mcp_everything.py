@@ -15,29 +15,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Iterator
 
-import pytest
 
 from kernel.extensions.mcp_config import McpServerConfig, McpStore
-from kernel.extensions.mcp_names import wire_name
 from kernel.leases.approver import Grant
 from ledger import USER, Ledger, McpElicit
 from tests.cli.inproc import agentdesk
 from tests.fakes import FakeProviderServer, Text, ToolCall, Turn, Usage
 
 from .conftest import McpEnv
-from .everything import everything_server
-
-
-@pytest.fixture(scope="module")
-def everything() -> Iterator[str]:
-    with everything_server() as url:
-        yield url
-
-
-def ev(tool: str) -> str:
-    return wire_name("ev", tool)
+from .everything import ev
 
 
 async def reference_tools(url: str) -> set[str]:
