@@ -41,7 +41,8 @@ def time_left(seconds: float) -> str:
     if s <= 0:
         return "expired"
     if s >= 3600:
-        return f"{s // 3600} h {(s % 3600) // 60} min left"
+        minutes = (s % 3600) // 60
+        return f"{s // 3600} h {minutes} min left" if minutes else f"{s // 3600} h left"
     return f"{max(1, (s + 59) // 60)} min left"
 
 
@@ -142,6 +143,13 @@ class PairingInbox(QWidget):
                       "direct-message approval never covers a group.")
         note.setWordWrap(True)
         self.table = make_table(["Channel", "Sender", "Chat", "Code", "Expires"])
+        # the code and its time left are what the owner compares: always whole; a long sender name gives way
+        # (elided in the middle, whole in its tooltip) instead of pushing them out of sight
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # it quotes a sender's name: never read as markup

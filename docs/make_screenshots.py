@@ -183,6 +183,11 @@ async def scenario(out: Path, tmp: Path, suffix: str = "", names: tuple[str, ...
     await _mail_shots(desk, agent, providers, cam)
 
     await extension_pages(cam, tmp, ws)
+    from screenshots_more import channel_shots, compacted_ask_window, mcp_question
+
+    await compacted_ask_window(desk, agent, providers, _until, cam)
+    await mcp_question(cam)
+    await channel_shots(desk, _until, cam)
     if cam.wants("history"):
         k.agents.archive(docs)  # out of the table, into History
         history = win.open_history()

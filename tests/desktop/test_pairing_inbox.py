@@ -71,7 +71,7 @@ def test_pairing_requests_are_answered_from_the_inbox_and_an_open_channel_is_red
         assert {r[3] for r in rows} == {p.code for p in main.kernel.channels.pending()}
         for channel, sender, chat, _code, left in rows:
             assert (channel, chat) == ("web", "direct message") and sender.startswith("web visitor ")
-            assert re.fullmatch(r"(\d+ min|1 h \d+ min) left", left), left
+            assert re.fullmatch(r"(\d+ min|1 h( \d+ min)?) left", left), left
         alice_row = [r[3] for r in rows].index(alice_code)
         main.server.script(reply("Hello, Alice."))
         panel.table.selectRow(alice_row)
@@ -110,3 +110,10 @@ def test_pairing_requests_are_answered_from_the_inbox_and_an_open_channel_is_red
     finally:
         page.close()
         settings.close()
+
+
+def test_a_codes_time_left_in_words():
+    from desktop.pairing_inbox import time_left
+
+    assert [time_left(s) for s in (0, 30, 600, 3600, 3660, 7199)] == [
+        "expired", "1 min left", "10 min left", "1 h left", "1 h 1 min left", "1 h 59 min left"]
