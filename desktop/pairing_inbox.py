@@ -25,6 +25,7 @@ from kernel.api import KernelError, KernelFacade, LedgerAppended, PairingView
 
 from . import style
 from .sizing import show_rows
+from .theme import mono_font
 from .wording import plain_tip
 
 
@@ -183,6 +184,10 @@ class PairingInbox(QWidget):
         self.title.setText(f"Pairing requests from chat channels ({len(self.items)})")
         _fill(self.table, [(p.channel, sender_words(p), chat_words(p), p.code, time_left(p.expires - now))
                            for p in self.items])
+        for row in range(self.table.rowCount()):  # a code is read out and compared: monospace, as code is
+            item = self.table.item(row, 3)
+            if item is not None:
+                item.setFont(mono_font())
         self.paired.reload()
         self.setVisible(bool(self.items) or bool(self.paired.items) or bool(self.status.text()))
         self._enable()
