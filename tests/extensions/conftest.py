@@ -4,6 +4,7 @@ and MCP servers started as real processes by the real ``mcp`` SDK."""
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -87,9 +88,40 @@ def mcp_kernel(tmp_path: Path, agentdesk_home: Path) -> Callable[..., Any]:
         ledger.close()
 
 
-async def until_seen(check: Callable[[], bool], timeout_s: float = 30.0) -> None:
-    """Wait for state another process causes (a server's notification read on the kernel's loop, a file the
-    server wrote): there is no event to await, so it is checked every few milliseconds, up to a deadline."""
-    async with asyncio.timeout(timeout_s):
-        while not check():
-            await asyncio.sleep(0.01)
+def on_add(turns: Any) -> asyncio.Event:
+    """An event set each time ``turns`` (an ``McpTurnContext``) keeps a piece for an agent's next turn: a
+    server's update of an attached resource, heard on the kernel's loop, is awaited, not polled."""
+    arrived = asyncio.Event()
+    add = turns.add
+
+    def adding(agent_id: str, piece: Any) -> None:
+        add(agent_id, piece)
+        arrived.set()
+
+    turns.add = adding
+    return arrived
+
+
+class Fifo:
+    """A FIFO a server process writes to (``open(path, "w")``): held open at both ends by the test, so the
+    server's open never blocks and the reading end is readable only when something was written."""
+
+    def __init__(self, path: Path) -> None:
+        os.mkfifo(path)
+        self.path = path
+        self.read_fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        self._keep = os.open(path, os.O_WRONLY)  # no EOF between writers: readable means written
+
+    async def said(self, timeout_s: float = 30.0) -> bytes:
+        """What the next writer wrote, waiting on the loop for the FIFO to become readable."""
+        loop = asyncio.get_running_loop()
+        got: asyncio.Future[bytes] = loop.create_future()
+        loop.add_reader(self.read_fd, lambda: got.done() or got.set_result(os.read(self.read_fd, 65536)))
+        try:
+            return await asyncio.wait_for(got, timeout_s)
+        finally:
+            loop.remove_reader(self.read_fd)
+
+    def close(self) -> None:
+        os.close(self.read_fd)
+        os.close(self._keep)

@@ -4,6 +4,8 @@ capped, pictures shown; a URI the server never offered is refused before the ser
 
 from __future__ import annotations
 
+import asyncio
+
 import sys
 from pathlib import Path
 
@@ -13,7 +15,7 @@ from kernel.leases.approver import Grant
 from ledger import ToolError, ToolResult
 from tests.fakes import Text, ToolCall, Turn
 
-from .conftest import McpEnv, until_seen
+from .conftest import McpEnv, on_add
 
 RESOURCE_SERVER = Path(__file__).with_name("mcp_resource_server.py")
 
@@ -93,6 +95,7 @@ def test_an_attached_resource_and_a_prompt_join_the_next_turn_untrusted_and_stay
         except ValueError as exc:
             assert "does not offer" in str(exc)
         env.approver.will(Grant(300.0))
+        updated = on_add(k.extensions._turns)  # the kernel's attachments, as the server's update reaches them
         env.srv.script(Turn(parts=(ToolCall("mcp__r__touch", {"text": "today: feed the cat"}, id="t1"),)),
                        Turn(parts=(Text("ok"),)))
         k.agents.send(agent.id, "what is on today?")
@@ -102,7 +105,8 @@ def test_an_attached_resource_and_a_prompt_join_the_next_turn_untrusted_and_stay
         assert '<untrusted source="MCP server r, resource note://today"' in first
         assert k.agents.get(agent.id).tainted
         # the server said note://today changed: the next turn gets the new contents, marked as updated
-        await until_seen(lambda: k.agents.turn_context.waiting(agent.id))
+        await asyncio.wait_for(updated.wait(), 30)
+        assert k.agents.turn_context.waiting(agent.id)
         env.srv.script(Turn(parts=(Text("noted"),)))
         k.agents.send(agent.id, "and now?")
         assert (await k.agents.wait(agent.id)).state == "idle"
@@ -148,8 +152,10 @@ def test_on_the_older_revision_an_attached_resource_is_subscribed_and_its_update
             assert conn.protocol is not None and conn.protocol < "2026" and attached.subscribed
             [first] = turns.take("a1")
             assert "water the plants" in first.content and not turns.waiting("a1")
+            updated = on_add(turns)
             await conn.call("touch", {"text": "today: call the plumber"})  # notifications/resources/updated
-            await until_seen(lambda: turns.waiting("a1"))
+            await asyncio.wait_for(updated.wait(), 30)
+            assert turns.waiting("a1")
             [update] = turns.take("a1")
             assert update.heading.startswith("Updated: the resource note://today")
             assert "call the plumber" in update.content and update.source == first.source

@@ -26,7 +26,7 @@ from ledger import KERNEL, USER, Ledger, McpElicit
 from tests.fakes import FakeProviderServer, Text, ToolCall, Turn, Usage
 from tests.kernel.conftest import ScriptedApprover
 
-from .conftest import McpEnv, until_seen
+from .conftest import Fifo, McpEnv
 from .mcp_zygote import server_command
 
 SERVER = Path(__file__).with_name("mcp_client_server.py")
@@ -204,7 +204,7 @@ def test_a_servers_model_request_is_the_calling_agents_under_its_scope_budget_an
 
 def test_progress_reaches_the_card_and_pausing_or_killing_an_agent_cancels_its_call_on_the_server(
         client_kernel, tmp_path: Path):
-    cancelled = tmp_path / "cancelled"
+    cancelled = Fifo(tmp_path / "cancelled")  # the server writes "cancelled" into it when a call is cancelled
 
     async def body(env: McpEnv) -> None:
         heard: list[ToolProgress] = []
@@ -230,7 +230,7 @@ def test_progress_reaches_the_card_and_pausing_or_killing_an_agent_cancels_its_c
         await asyncio.wait_for(started.wait(), 30)
         env.kernel.agents.pause(paused.id)
         assert (await env.kernel.agents.wait(paused.id)).state == "paused"
-        await until_seen(cancelled.exists)
+        assert await cancelled.said() == b"cancelled"
         [error] = [e for e in env.ledger.page(kind="error") if e.call == "w1"]
         assert "the call was cancelled: its agent was paused" in error.message
         # roots: the calling agent's workspace, whichever agent calls; another workspace is announced first
@@ -245,7 +245,6 @@ def test_progress_reaches_the_card_and_pausing_or_killing_an_agent_cancels_its_c
             [result] = [e for e in env.ledger.page(kind="result") if e.call == call]
             assert f"changed {changed}: {where.as_uri()}" in str(result.content)
         # killing one ends its call the same way
-        cancelled.unlink()
         started.clear()
         env.approver.will(Grant(300.0))
         env.srv.script(Turn(parts=(ToolCall("mcp__c__wait_cancel", {}, id="w2"),)))
@@ -253,6 +252,9 @@ def test_progress_reaches_the_card_and_pausing_or_killing_an_agent_cancels_its_c
         env.kernel.agents.send(killed.id, "go")
         await asyncio.wait_for(started.wait(), 30)
         env.kernel.agents.kill(killed.id)
-        await until_seen(cancelled.exists)
+        assert await cancelled.said() == b"cancelled"
 
-    client_kernel(body)
+    try:
+        client_kernel(body)
+    finally:
+        cancelled.close()

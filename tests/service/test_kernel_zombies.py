@@ -11,14 +11,14 @@ fails), and the kernel's children are read from /proc afterwards.
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tests.fakes import Text, ToolCall, Turn
 
-from .conftest import ROOT, agentdesk
+from .conftest import ROOT, agentdesk, hello
 
 COMMANDS = 12
 
@@ -71,6 +71,26 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _until_reaped(orphan: int, kernel: int, socket_path: Path) -> None:
+    """Wait on events, never on time: for the orphan's exit (its pidfd turns readable), then for the kernel to
+    have handled the SIGCHLD each ended child sent it: a socket round trip takes several turns of the kernel's
+    loop, and the signal's handler (it reaps) runs on the turn its wake-up arrives. A few round trips at most;
+    the assertions after say what is left."""
+    try:
+        pidfd = os.pidfd_open(orphan)
+    except ProcessLookupError:  # gone already, reaped
+        pidfd = None
+    if pidfd is not None:
+        try:
+            select.select([pidfd], [], [], 30)
+        finally:
+            os.close(pidfd)
+    for _ in range(3):
+        if not [c for c in children(kernel) if c[1] in "ZX"]:
+            return
+        assert hello(socket_path) is not None
+
+
 def test_orphans_of_a_double_forking_mcp_server_and_of_commands_are_reaped(kernel_proc, kernel_env, srv, tmp_path):
     from tests.extensions.conftest import SERVER
 
@@ -93,11 +113,7 @@ def test_orphans_of_a_double_forking_mcp_server_and_of_commands_are_reaped(kerne
     assert removed.returncode == 0, removed.stderr
     assert kernel_proc.proc is not None
     kernel = kernel_proc.proc.pid
-    deadline = time.monotonic() + 30
-    while _alive(orphan) or [c for c in children(kernel) if c[1] in "ZX"]:  # the kernel reaps as they end
-        if time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
+    _until_reaped(orphan, kernel, kernel_proc.socket)
     assert not Path(f"/proc/{orphan}").exists(), "the MCP server's orphan was never reaped"
     assert [c for c in children(kernel) if c[1] in "ZX"] == []
     assert kernel_proc.stop() == 0
