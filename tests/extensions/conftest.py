@@ -14,6 +14,7 @@ import pytest
 from kernel.leases.approver import Approver
 from kernel.core.clock import ManualClock
 from kernel.extensions.mcp_config import McpSecrets, McpServerConfig
+from kernel.extensions.mcp_elicit import Elicitor
 from kernel.facade import Kernel
 from .everything import everything  # noqa: F401 - the reference MCP server, per module
 from kernel.compose import build_kernel
@@ -57,7 +58,8 @@ def mcp_kernel(tmp_path: Path, agentdesk_home: Path) -> Callable[..., Any]:
     ledgers: list[Ledger] = []
 
     def go(servers: list[McpServerConfig], body: Callable[[McpEnv], Awaitable[Any]],
-           approver: Approver | None = None, mode: str = "auto") -> Any:
+           approver: Approver | None = None, mode: str = "auto", attached: bool = False,
+           elicitor: Elicitor | None = None) -> Any:
         ws = tmp_path / "ws"
         ws.mkdir(exist_ok=True)
         ledger = Ledger(tmp_path / "ledger.db", clock=ManualClock().now)
@@ -69,7 +71,7 @@ def mcp_kernel(tmp_path: Path, agentdesk_home: Path) -> Callable[..., Any]:
                 provider = AnthropicProvider(api_key="test-key", base_url=srv.anthropic_base_url, timeout_s=20.0)
                 scripted = ScriptedApprover()
                 kernel = build_kernel(ledger=ledger, settings=Settings(workspace=str(ws)), providers=lambda _n: provider,
-                                approver=approver or scripted)
+                                      approver=approver or scripted, attached=attached, elicitor=elicitor)
                 try:
                     problems = await kernel.extensions.start_mcp([(s, McpSecrets()) for s in servers],
                                                       log_dir=tmp_path / "logs", mode=mode)

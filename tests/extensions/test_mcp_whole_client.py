@@ -15,16 +15,13 @@ from typing import Any, Awaitable, Callable
 import pytest
 
 from kernel.cli.ask_questions import TerminalQuestions
-from kernel.compose import build_kernel
-from kernel.config.settings import Settings
 from kernel.core.clock import ManualClock
 from kernel.core.events import Event, McpQuestionAsked, McpQuestionClosed, ToolProgress
-from kernel.extensions.mcp_config import McpSecrets, McpServerConfig
+from kernel.extensions.mcp_config import McpServerConfig
 from kernel.extensions.mcp_elicit import ElicitAnswer, ElicitField, ElicitQuestion, Elicitor
 from kernel.leases.approver import Grant
 from ledger import KERNEL, USER, Ledger, McpElicit
-from tests.fakes import FakeProviderServer, Text, ToolCall, Turn, Usage
-from tests.kernel.conftest import ScriptedApprover
+from tests.fakes import Text, ToolCall, Turn, Usage
 
 from .conftest import Fifo, McpEnv
 from .mcp_zygote import server_command
@@ -33,37 +30,15 @@ SERVER = Path(__file__).with_name("mcp_client_server.py")
 
 
 @pytest.fixture
-def client_kernel(tmp_path: Path, agentdesk_home: Path) -> Callable[..., Any]:
+def client_kernel(tmp_path: Path, mcp_kernel: Callable[..., Any]) -> Callable[..., Any]:
     """``client_kernel(body, attached=..., elicitor=...)``: a kernel running mcp_client_server.py as ``c`` (on the
     2025 handshake by default: the npm reference servers' revision, where a server sends its own requests)."""
     def go(body: Callable[[McpEnv], Awaitable[Any]], *, attached: bool = True, elicitor: Elicitor | None = None,
            mode: str = "legacy") -> Any:
-        ws = tmp_path / "ws"
-        ws.mkdir(exist_ok=True)
         command, args = server_command(SERVER)  # a real process, forked from the worker's pre-imported zygote
         config = McpServerConfig("c", command=command, args=args, timeout_s=30,
                                  env={"MCP_CANCEL_FILE": str(tmp_path / "cancelled")})
-        with Ledger(tmp_path / "ledger.db", clock=ManualClock().now) as ledger, \
-                FakeProviderServer(expected_key="test-key") as srv:
-            async def main() -> Any:
-                from kernel.providers.anthropic import AnthropicProvider
-
-                provider = AnthropicProvider(api_key="test-key", base_url=srv.anthropic_base_url, timeout_s=20.0)
-                approver = ScriptedApprover()
-                kernel = build_kernel(ledger=ledger, settings=Settings(workspace=str(ws)),
-                                      providers=lambda _n: provider, approver=approver, attached=attached,
-                                      elicitor=elicitor)
-                try:
-                    problems = await kernel.extensions.start_mcp([(config, McpSecrets())], log_dir=tmp_path / "logs",
-                                                                 mode=mode)
-                    return await body(McpEnv(kernel, srv, approver, ledger, ws.resolve(), problems))
-                finally:
-                    await kernel.aclose()
-                    await provider.aclose()
-
-            out = asyncio.run(asyncio.wait_for(main(), timeout=120))
-            srv.assert_done()
-            return out
+        return mcp_kernel([config], body, mode=mode, attached=attached, elicitor=elicitor)
 
     return go
 
