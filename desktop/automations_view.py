@@ -35,6 +35,7 @@ from .outward_inbox import OutwardInbox
 from .pairing_inbox import PairingInbox
 from .sizing import fit_to_screen, keep_on_screen, show_rows
 from .wording import plain_tip
+from .widgets.dialog_parts import heading
 
 
 DETACHED_WORDS = ("The kernel is not reachable (it stopped or is restarting): automations, runs and the Inbox "
@@ -87,19 +88,11 @@ def _titled(title: str, table: QTableWidget, bar: QHBoxLayout | None = None) -> 
     box = QWidget()
     lay = QVBoxLayout(box)
     lay.setContentsMargins(0, 0, 0, 0)
-    lay.addWidget(_bold(title))
+    lay.addWidget(heading(title))
     if bar is not None:
         lay.addLayout(bar)
     lay.addWidget(table)
     return box
-
-
-def _bold(text: str) -> QLabel:
-    label = QLabel(text)
-    font = label.font()
-    font.setBold(True)
-    label.setFont(font)
-    return label
 
 
 class AutomationsWindow(QWidget):
@@ -396,7 +389,7 @@ class RunWindow(QDialog):
     def __init__(self, kernel: KernelFacade, name: str, tz: str, run: RunRecord) -> None:
         super().__init__()
         self.setWindowTitle(f"{name} · run of {local_time(run.slot, tz)}")
-        header = _bold(f"{run.outcome}" + (f" — {run.detail}" if run.detail else ""))
+        header = heading(f"{run.outcome}" + (f" — {run.detail}" if run.detail else ""))
         header.setWordWrap(True)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)

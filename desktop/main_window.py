@@ -47,11 +47,9 @@ def _section(title: str, body: QWidget) -> QWidget:
     layout = QVBoxLayout(box)
     layout.setContentsMargins(style.SPACING * 2, style.SPACING * 2, style.SPACING * 2, style.SPACING * 2)
     layout.setSpacing(style.SPACING * 2)
-    label = QLabel(title)
-    font = label.font()
-    font.setBold(True)
-    label.setFont(font)
-    layout.addWidget(label)
+    from .widgets.dialog_parts import heading
+
+    layout.addWidget(heading(title))
     layout.addWidget(body)
     return box
 

@@ -24,6 +24,7 @@ from kernel.api import KernelError, KernelFacade, LedgerAppended, UnknownIntent
 from . import style
 from .sizing import show_rows
 from .wording import plain_tip
+from .widgets.dialog_parts import heading
 
 _WHAT = {"mail_send": "mail", "calendar_create": "event", "channel_send_file": "file"}
 
@@ -37,10 +38,7 @@ class OutwardInbox(QWidget):
         self.items: list[UnknownIntent] = []
         self.pending: asyncio.Future[object] | None = None
         self.detached = False  # the kernel went away (``detach``): nothing here can be recorded or checked
-        self.title = QLabel()
-        font = self.title.font()
-        font.setBold(True)
-        self.title.setFont(font)
+        self.title = heading()
         self.note = QLabel("The kernel could not tell whether these went out, and never retries them. Look in "
                            "the recipient's mailbox or the calendar, then say what you found.")
         self.note.setWordWrap(True)

@@ -27,6 +27,7 @@ from . import style
 from .sizing import show_rows
 from .theme import mono_font
 from .wording import plain_tip
+from .widgets.dialog_parts import heading
 
 
 def chat_words(p: PairingView) -> str:
@@ -72,14 +73,6 @@ def _fill(table: QTableWidget, rows: list[tuple[str, ...]]) -> None:
         table.selectRow(min(max(keep, 0), len(rows) - 1))
 
 
-def _bold(text: str) -> QLabel:
-    label = QLabel(text)
-    font = label.font()
-    font.setBold(True)
-    label.setFont(font)
-    return label
-
-
 class PairedList(QWidget):
     """The senders paired now (``channels.paired()``), each revoked with one action."""
 
@@ -92,7 +85,7 @@ class PairedList(QWidget):
         self.revoke_button = QPushButton("Revo&ke pairing")
         self.revoke_button.setToolTip("The sender meets the pairing gate again (recorded)")
         self.revoke_button.clicked.connect(self.revoke)
-        self.title = _bold("Paired senders")
+        self.title = heading("Paired senders")
         bar = QHBoxLayout()
         bar.addWidget(self.revoke_button)
         bar.addStretch(1)
@@ -138,7 +131,7 @@ class PairingInbox(QWidget):
         super().__init__(parent)
         self.kernel = kernel
         self.items: list[PairingView] = []
-        self.title = _bold("Pairing requests from chat channels")
+        self.title = heading("Pairing requests from chat channels")
         note = QLabel("Someone wrote to one of your channels and was given only a pairing code. Approve lets "
                       "that sender, in that chat, reach an agent (as `agentdesk channel approve CODE` does); a "
                       "direct-message approval never covers a group.")

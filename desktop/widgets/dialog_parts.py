@@ -1,4 +1,5 @@
-"""The parts every settings-like dialog shares: the error line under its fields and Save/Cancel."""
+"""The parts the desktop's dialogs and panels share: a section's bold heading, the error line under a form's
+fields and Save/Cancel."""
 
 from __future__ import annotations
 
@@ -6,6 +7,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QWidget
 
 from ..theme import ERROR, shade
+
+
+def heading(text: str = "") -> QLabel:
+    """A section's title: the label in the bold face of its font."""
+    label = QLabel(text)
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
+    return label
 
 
 def error_label(parent: QWidget) -> QLabel:
