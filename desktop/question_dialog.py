@@ -30,6 +30,7 @@ from kernel.api import AgentKilled, ElicitField, ElicitQuestion, KernelFacade, M
 from .bridge import EventBridge
 from .focus_guard import FocusKeeper, KeyWatch
 from .lease_dialog import ANSWER_SHORTCUT, GRANT_DELAY_MS, plain_label
+from .wording import visible
 
 Value = str | int | float | bool | list[str] | None
 Answer = Callable[[str, dict[str, Value]], object]  # (action, content)
@@ -54,19 +55,21 @@ class QuestionDialog(QDialog):
         self.answered: str | None = None
         self.inputs: dict[str, QWidget] = {}
         self.setWindowModality(Qt.WindowModality.WindowModal)
-        self.setWindowTitle(f"The MCP server {question.server} asks you")
+        self.setWindowTitle(f"The MCP server {visible(question.server)} asks you")
         self._build()
 
     def _build(self) -> None:
         q = self.question
         layout = QVBoxLayout(self)
         who = f"{q.agent_name or q.agent_id} ({q.agent_id})" if q.agent_id else "an agent"
-        layout.addWidget(plain_label(f"The MCP server {q.server} asks, during a call by {who}:", self))
-        message = plain_label(q.message, self)
+        # the server's words, with what would reorder or hide them shown as escapes (a title reversed by a
+        # bidi override could pass for another choice; a URL for another host)
+        layout.addWidget(plain_label(f"The MCP server {visible(q.server)} asks, during a call by {who}:", self))
+        message = plain_label(visible(q.message), self)
         message.setWordWrap(True)
         layout.addWidget(message)
         if q.url is not None:
-            link = plain_label(q.url, self)
+            link = plain_label(visible(q.url), self)
             link.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             layout.addWidget(link)
         else:
@@ -74,7 +77,8 @@ class QuestionDialog(QDialog):
             for spec in q.fields:
                 widget = _input_for(spec, self)
                 self.inputs[spec.name] = widget
-                form.addRow(plain_label((spec.title or spec.name) + (" *" if spec.required else ""), self), widget)
+                form.addRow(plain_label(visible(spec.title or spec.name) + (" *" if spec.required else ""), self),
+                            widget)
             layout.addLayout(form)
         layout.addWidget(QLabel("The model never sees this question or your answer.", self))
         row = QHBoxLayout()
@@ -150,7 +154,7 @@ def _input_for(spec: ElicitField, parent: QWidget) -> QWidget:
     if spec.choices and spec.kind != "array":
         combo = QComboBox(parent)
         for value in spec.choices:  # shown by title, answered by value
-            combo.addItem(spec.choice_label(value), value)
+            combo.addItem(visible(spec.choice_label(value)), value)
         if isinstance(spec.default, str) and spec.default in spec.choices:
             combo.setCurrentIndex(spec.choices.index(spec.default))
         return combo

@@ -68,3 +68,22 @@ def test_the_attached_terminal_answers_through_the_facade_and_stops_when_answere
 
         asyncio.run(main())
     assert "The MCP server shop asks you" in stderr.getvalue() and "(answered in another window)" in stderr.getvalue()
+
+
+def test_a_servers_hostile_choice_titles_are_cleaned_and_never_stand_for_another_value():
+    from kernel.cli.ask_questions import parsed
+    from kernel.cli.terminal import shown
+
+    schema = {"type": "object", "properties": {
+        "pick": {"type": "string", "oneOf": [
+            {"const": "a", "title": "b"},                      # a title that is another choice's value
+            {"const": "b", "title": "\u202eevil\u202c" + "x" * 500},  # bidi codes, far too long
+            {"const": "c", "title": "same"}, {"const": "d", "title": "same"}]},  # one title, two values
+        "pet": {"type": "string", "enum": ["p1", "p2"], "enumNames": ["Cats"]}}}  # names that do not line up
+    pick, pet = question_of("s", "?", schema).fields
+    assert len(pick.choice_titles) == 4 and len(pick.choice_titles[1]) <= 200  # capped
+    assert "\\u202e" in shown(pick.choice_label("b"))  # the terminal writes the override as an escape
+    assert parsed(pick, "b") == "b"        # a value means that value, whatever title another choice has
+    assert parsed(pick, "same") is None    # a title shared by two choices means neither
+    assert parsed(pick, "d") == "d" and parsed(pick, "zzz") is None
+    assert pet.choice_titles == ("", "") and pet.choice_label("p1") == "p1"

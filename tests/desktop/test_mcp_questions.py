@@ -103,3 +103,19 @@ def test_titled_choices_are_shown_by_title_and_answered_by_value(qtbot):
     pet.setCurrentIndex(1)
     dialog.send()
     assert sent == [("accept", {"hero": "hero-2", "pet": "pet-2", "plain": "b"})]
+
+
+def test_a_servers_words_are_shown_with_their_hidden_characters_as_escapes(qtbot):
+    from PySide6.QtWidgets import QComboBox, QLabel
+
+    schema = {"type": "object", "properties": {"to": {
+        "type": "string", "title": "Pay \u202eto", "oneOf": [{"const": "acct-1", "title": "Bank\u202e1-tcca"}]}}}
+    question = question_of("shop\u202e", "Confirm \u202epayment", schema)
+    dialog = QuestionDialog(question, lambda action, content: None, hold_ms=0)
+    qtbot.addWidget(dialog)
+    texts = [label.text() for label in dialog.findChildren(QLabel)]
+    assert not any("\u202e" in t for t in texts) and any("Confirm \\u202epayment" in t for t in texts)
+    assert "\u202e" not in dialog.windowTitle()
+    combo = dialog.inputs["to"]
+    assert isinstance(combo, QComboBox) and combo.itemText(0) == "Bank\\u202e1-tcca (acct-1)"
+    assert combo.currentData() == "acct-1"
