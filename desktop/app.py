@@ -291,6 +291,9 @@ def run(argv: list[str] | None = None) -> int:
     request), then the views, the bridge and the kernel's client are imported and built into it before the event
     loop first runs, so its first paint is the whole window, and keys pressed meanwhile wait in the queue."""
     app = make_app(argv)
+    from .main_thread_gc import MainThreadCollector
+
+    collector = MainThreadCollector(app)  # before any worker thread runs (desktop/main_thread_gc.py)
     remote = os.environ.get("AGENTDESK_KERNEL", "service") != "in-process"
     frame = None
     shown_at: list[float] = []
@@ -347,6 +350,7 @@ def run(argv: list[str] | None = None) -> int:
             loop.run_until_complete(desk.in_process.providers.aclose())  # provider host processes end with it
     if desk.ledger is not None:
         desk.ledger.close()
+    collector.stop()
     return 0
 
 

@@ -9,12 +9,14 @@ left and undoes the "already running" state, since ``exec()`` never ran.
 from __future__ import annotations
 
 import asyncio
-import sys
 from typing import Iterator
 
 import pytest
 import qasync
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QApplication
+
+from desktop.main_thread_gc import MainThreadCollector, collect_due
 
 
 @pytest.fixture
@@ -32,19 +34,28 @@ def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
     asyncio.set_event_loop(None)
 
 
+_collector: list[MainThreadCollector] = []
+
+
 @pytest.fixture(autouse=True)
 def qt_deletes_the_windows() -> Iterator[None]:
     """After each test (its fixtures' teardown done), Qt deletes every top-level widget, while every Python
     wrapper is still alive. Left to the garbage collector, a window is destroyed whenever a collection finds
     its cycle, and Qt then calls Python code (event filters, slots) of objects the collector is freeing: CI
-    workers died of it in pytest-qt's event processing, tests after the one that left the window."""
-    yield
-    if "PySide6.QtWidgets" not in sys.modules:
-        return
-    from PySide6.QtCore import QCoreApplication, QEvent
+    workers died of it in pytest-qt's event processing, tests after the one that left the window.
 
-    if QApplication.instance() is None:
+    Once a QApplication exists, cyclic garbage is collected on this (the Qt) thread only, as the desktop does
+    (``desktop/main_thread_gc.py``): during a test whenever Qt runs its events, and after each test. A CI worker
+    died in a test that only started a web server thread, whose allocations set off a collection there."""
+    app = QApplication.instance()
+    if app is not None and not _collector:
+        _collector.append(MainThreadCollector(app))
+    yield
+    if app is None and (app := QApplication.instance()) is None:
         return
     for widget in QApplication.topLevelWidgets():
         widget.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    if not _collector:
+        _collector.append(MainThreadCollector(app))
+    collect_due()
