@@ -30,7 +30,10 @@ if [ "$workers" != 0 ]; then
   phase "collection (fills the rewritten-test cache)"
 fi
 status=0
-.venv/bin/python -m pytest -n "$workers" "$@" || status=$?
+# A worker that dies of a fatal error (a segfault, an abort) writes every thread's stack here (tests/conftest.py);
+# xdist prints only the end of it, so it is printed again last, where a CI log's tail shows it.
+crashes=$(mktemp -d)
+AGENTDESK_CRASH_DIR=$crashes .venv/bin/python -m pytest -n "$workers" "$@" || status=$?
 phase "pytest"
 checks_status=0
 wait "$checks_pid" || checks_status=$?
@@ -40,4 +43,11 @@ if [ "$checks_status" -ne 0 ]; then
   echo "test.sh: lint-imports, ruff or mypy failed (exit $checks_status)" >&2
   [ "$status" -ne 0 ] || status=$checks_status
 fi
+for crash in "$crashes"/*; do
+  if [ -s "$crash" ]; then
+    echo "test.sh: a test process died ($(basename "$crash")); its error and the stack of the thread that died:" >&2
+    { head -n 1 "$crash"; awk '/^Current thread/ {on = 1} on && /^$/ {exit} on' "$crash" | head -n 60; } >&2
+  fi
+done
+rm -rf "$crashes"
 exit "$status"

@@ -7,6 +7,7 @@ loopback fake server it starts itself.
 
 from __future__ import annotations
 
+import faulthandler
 import ipaddress
 import os
 import socket
@@ -47,6 +48,21 @@ def _loopback_only(self: socket.socket, address) -> None:  # type: ignore[no-unt
 
 
 socket.socket.connect = _loopback_only  # type: ignore[method-assign]
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own faulthandler set-up, which writes to stderr
+def pytest_configure(config: pytest.Config) -> None:
+    """With AGENTDESK_CRASH_DIR set (scripts/test.sh), a process that dies of a fatal error writes every
+    thread's stack to its own file there, which test.sh prints last: xdist shows only the end of it."""
+    folder = os.environ.get("AGENTDESK_CRASH_DIR")
+    if folder and os.path.isdir(folder):
+        name = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        crash = open(os.path.join(folder, f"{name}-{os.getpid()}.txt"), "w")  # open until the process ends
+        config.stash[_CRASH_FILE] = crash
+        faulthandler.enable(file=crash, all_threads=True)
+
+
+_CRASH_FILE = pytest.StashKey[object]()
 
 
 @pytest.fixture(autouse=True)
