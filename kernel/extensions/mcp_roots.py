@@ -7,7 +7,8 @@ never guessed). When the next caller's workspace differs from the one the server
 connection sends ``notifications/roots/list_changed`` before that call, so a server that caches its
 roots asks again, and the call waits (at most ``REASK_WAIT_S``) for that question: a server that
 caches its roots (the reference "everything" server) answers a call from its cache, so a call sent
-right behind the notice raced the server's re-ask and could see the previous caller's folder.
+right behind the notice raced the server's re-ask and could see the previous caller's folder. A server
+that lets one notice pass without asking again is taken to ask per call, and is not waited for again.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any, Callable
 
 RootsOf = Callable[[str], "str | None"]  # agent id → its workspace (None: no such agent)
 # How long a call waits for a server's re-ask after the notice: the reference server asks within a few
-# milliseconds; a server that never asks again costs this once per change of caller, never more.
+# milliseconds; a server that does not ask again costs this once per connection (``reasks``).
 REASK_WAIT_S = 1.0
 
 
@@ -27,6 +28,7 @@ class Roots:
         self._workspace_of = workspace_of
         self.told: str | None = None  # the workspace the server was last told (None: not asked yet)
         self._asked: asyncio.Event | None = None  # set by the next answer (``reasked``)
+        self.reasks = True  # whether the server asks again after a notice (until one passes without)
 
     def of(self, agent_id: str) -> list[tuple[str, str]]:
         """(uri, name) of the roots for ``agent_id``'s call ([] when there is no single caller)."""
@@ -47,8 +49,9 @@ class Roots:
         return types.ListRootsResult(roots=[types.Root(uri=uri, name=name) for uri, name in roots])  # type: ignore[arg-type]
 
     def expect(self) -> None:
-        """A notice is about to go out: ``reasked`` waits for the answer after it."""
-        self._asked = asyncio.Event()
+        """A notice is about to go out: ``reasked`` waits for the answer after it (if the server re-asks)."""
+        if self.reasks:
+            self._asked = asyncio.Event()
 
     async def reasked(self) -> bool:
         """Whether the server asked again within ``REASK_WAIT_S`` of the notice."""
@@ -60,6 +63,7 @@ class Roots:
                 await asked.wait()
             return True
         except TimeoutError:
+            self.reasks = False  # it asks per call (or never): later notices are not waited on
             return False
         finally:
             self._asked = None
