@@ -275,7 +275,12 @@ def _use_installed_font(app: Any) -> None:
 def make_app(argv: list[str] | None = None) -> Any:
     from PySide6.QtWidgets import QApplication
 
-    app = cast("QApplication | None", QApplication.instance()) or QApplication(argv if argv is not None else sys.argv)
+    existing = cast("QApplication | None", QApplication.instance())
+    app = existing or QApplication(argv if argv is not None else sys.argv)
+    if existing is None:  # cyclic garbage is collected on this thread from now on (desktop/main_thread_gc.py)
+        from .main_thread_gc import MainThreadCollector
+
+        MainThreadCollector(app)  # its timer is the application's child: it lasts as long as the application
     app.setApplicationName("Agentdesk")
     app.setDesktopFileName("agentdesk")
     _use_installed_font(app)
@@ -291,9 +296,6 @@ def run(argv: list[str] | None = None) -> int:
     request), then the views, the bridge and the kernel's client are imported and built into it before the event
     loop first runs, so its first paint is the whole window, and keys pressed meanwhile wait in the queue."""
     app = make_app(argv)
-    from .main_thread_gc import MainThreadCollector
-
-    collector = MainThreadCollector(app)  # before any worker thread runs (desktop/main_thread_gc.py)
     remote = os.environ.get("AGENTDESK_KERNEL", "service") != "in-process"
     frame = None
     shown_at: list[float] = []
@@ -350,7 +352,6 @@ def run(argv: list[str] | None = None) -> int:
             loop.run_until_complete(desk.in_process.providers.aclose())  # provider host processes end with it
     if desk.ledger is not None:
         desk.ledger.close()
-    collector.stop()
     return 0
 
 

@@ -4,12 +4,16 @@ threshold sets off no collection there, and the desktop's timer collects what it
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
 import threading
 from typing import Any
 
 from PySide6.QtCore import QObject
 
 from desktop.main_thread_gc import MainThreadCollector, collect_due
+from tests.conftest import ROOT
 
 
 class Cycle:
@@ -73,3 +77,36 @@ def test_collect_due_collects_the_generations_cpython_would():
         gc.callbacks.remove(seen)
         if enabled:
             gc.enable()
+
+
+APP_SCRIPT = """
+import gc, threading, time
+from desktop.app import make_app
+from PySide6.QtCore import QEventLoop, QObject
+app = make_app([])
+assert not gc.isenabled(), "the automatic collector is still on"
+class Cycle:
+    def __init__(self):
+        self.me = self
+        self.qt = QObject()
+threads = []
+gc.callbacks.append(lambda phase, _info: threads.append(threading.get_ident()) if phase == "start" else None)
+worker = threading.Thread(target=lambda: [Cycle() for _ in range(20 * gc.get_threshold()[0])])
+worker.start()
+worker.join()
+assert threads == [], "a worker thread collected"
+end = time.monotonic() + 30
+while not threads and time.monotonic() < end:
+    app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)  # wakes at the collector's tick
+assert threads and set(threads) == {threading.get_ident()}, threads
+print("collected on the Qt thread")
+"""
+
+
+def test_the_desktops_application_collects_on_its_own_thread_from_the_start(tmp_path):
+    """``make_app`` (the desktop, the screenshot script, the benchmarks) installs the collector itself, and
+    its timer outlives the Python object that made it."""
+    done = subprocess.run([sys.executable, "-c", APP_SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "collected on the Qt thread"
