@@ -15,6 +15,7 @@ import hashlib
 import hmac
 import json
 from pathlib import Path
+from typing import TypeVar
 
 import aiohttp
 import pytest
@@ -28,6 +29,8 @@ from ledger import Intent, Outcome, PairingRequest
 from tests.fakes.channels_server import PHOTO, SentFile
 
 from .conftest import DISCORD_TOKEN, SLACK_TOKEN, WHATSAPP_TOKEN, Confirming, until
+
+A = TypeVar("A")
 
 SEND = "channel_send_file"
 REPORT = bytes(range(256)) * 3 + b"\x00end"  # a binary file: every byte value, a NUL at the end
@@ -73,12 +76,18 @@ def confirmed(make_env):
 # ---- Slack -------------------------------------------------------------------------------------------
 
 
-def slack(env) -> SlackAdapter:
-    view = env.run(env.kernel.channels.add(ChannelConfig(name="sl", kind="slack", base_url=env.fake.url)))
+def running(env, config: ChannelConfig, kind: type[A]) -> A:
+    """The channel ``config`` added to the kernel and running: its adapter."""
+    view = env.run(env.kernel.channels.add(config))
     assert view.running, view.problem
+    adapter = env.kernel.channels.adapters[config.name]
+    assert isinstance(adapter, kind)
+    return adapter
+
+
+def slack(env) -> SlackAdapter:
+    adapter = running(env, ChannelConfig(name="sl", kind="slack", base_url=env.fake.url), SlackAdapter)
     env.run(until(lambda: len(env.fake.slack.sockets) == 1))
-    adapter = env.kernel.channels.adapters["sl"]
-    assert isinstance(adapter, SlackAdapter)
     return adapter
 
 
@@ -143,11 +152,7 @@ def test_slack_refuses_every_bad_answer_before_anything_is_shared_and_sends_no_b
 
 
 def discord(env) -> DiscordAdapter:
-    view = env.run(env.kernel.channels.add(ChannelConfig(name="dc", kind="discord", base_url=env.fake.url)))
-    assert view.running, view.problem
-    adapter = env.kernel.channels.adapters["dc"]
-    assert isinstance(adapter, DiscordAdapter)
-    return adapter
+    return running(env, ChannelConfig(name="dc", kind="discord", base_url=env.fake.url), DiscordAdapter)
 
 
 def test_discord_sends_the_file_as_a_message_attachment_and_a_garbled_answer_is_unknown(make_env, monkeypatch):
@@ -188,13 +193,8 @@ def test_discord_sends_the_file_as_a_message_attachment_and_a_garbled_answer_is_
 
 
 def whatsapp(env) -> WhatsAppAdapter:
-    view = env.run(env.kernel.channels.add(ChannelConfig(
-        name="wa", kind="whatsapp", base_url=env.fake.url + "/graph", listen="127.0.0.1:0",
-        options={"phone_id": "1555"})))
-    assert view.running, view.problem
-    adapter = env.kernel.channels.adapters["wa"]
-    assert isinstance(adapter, WhatsAppAdapter)
-    return adapter
+    return running(env, ChannelConfig(name="wa", kind="whatsapp", base_url=env.fake.url + "/graph",
+                                      listen="127.0.0.1:0", options={"phone_id": "1555"}), WhatsAppAdapter)
 
 
 async def signed_post(url: str, sender: str, mid: str, text: str) -> int:
