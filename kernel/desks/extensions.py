@@ -49,6 +49,7 @@ class ExtensionsDesk:
         self._file: McpFile | None = None  # that file and the version last read (extensions/mcp_watch.py)
         self._watch: asyncio.Task[None] | None = None
         self._reading = asyncio.Lock()  # one reading of mcp.json at a time: a later one never applies first
+        self._watched: tuple[object, McpReload] | None = None  # the watcher's last reading: the version, what it did
         self._turns: McpTurnContext | None = None  # resources and prompts waiting for an agent's next message
         self.agent_of: Callable[[str], object] = lambda _agent: None  # UnknownAgent for no such agent (compose)
 
@@ -105,8 +106,21 @@ class ExtensionsDesk:
             return McpReload(problems=("this kernel was started without a home folder to read mcp.json from",))
         async with self._reading:
             done = await self._apply(root)
+            read = None if self._file is None else self._file.seen
+            done = self._with_watched(done, read, edited)
         self._services.bus.publish(McpChanged(done, edited))
         return done
+
+    def _with_watched(self, done: McpReload, read: object, edited: bool) -> McpReload:
+        """A save's own reload can find the watcher already read that very version of the file (its tick
+        fell between the write and the request): then the save is told what that reading did, not "no
+        change". Each watcher reading is told at most once."""
+        from ..extensions.mcp_status import McpReload
+
+        watched, self._watched = self._watched, ((read, done) if edited else None)
+        if edited or watched is None or watched[0] != read or (done.started or done.stopped or done.restarted):
+            return done
+        return McpReload(watched[1].started, watched[1].stopped, watched[1].restarted, done.problems)
 
     async def _apply(self, root: Path) -> McpReload:
         from ..extensions.mcp_hub import McpHub

@@ -147,6 +147,18 @@ def test_hand_edits_apply_and_a_broken_edit_keeps_the_servers_running(tmp_path, 
             assert asked.stopped == ("t",) and not heard.get_nowait().edited
             assert not kernel.extensions._file.changed()  # type: ignore[union-attr]
             assert len(reports) == 4
+
+            # a save whose own reload comes after the watch already read that version: told what that reading
+            # did (Settings would otherwise say "no change" for the server it just added), and told it once
+            _write(path, json.dumps({"servers": {"t": _entry()}}))
+            watched = await tick()
+            assert watched.edited and watched.reload.started == ("t",)
+            asked = await kernel.extensions.mcp_reload()
+            assert asked.started == ("t",) and asked.problems == () and heard.get_nowait().reload == asked
+            assert (await kernel.extensions.mcp_reload()).in_words() == "no change"
+            heard.get_nowait()
+            _write(path, json.dumps({"servers": {}}))  # another version: a reload of it says what it did itself
+            assert (await kernel.extensions.mcp_reload()).stopped == ("t",)
         finally:
             await kernel.aclose()
             ledger.close()
