@@ -27,7 +27,7 @@ PROVIDER_VARIABLES = (
     "GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_GENAI_API_VERSION",
     "BRAVE_API_KEY", "TAVILY_API_KEY", "SEARXNG_API_KEY",  # the web search back-ends' keys
 )
-pytest_plugins = ["tests.qt_loop", "tests.cpu_log"]  # the qasync loop fixture; the CPU log (issue 22)
+pytest_plugins = ["tests.qt_loop", "tests.cpu_log", "tests.leftovers"]  # the qasync loop; the CPU log (issue 22); leaks
 
 for _name in PROVIDER_VARIABLES:
     os.environ.pop(_name, None)
@@ -71,7 +71,10 @@ def agentdesk_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("AGENTDESK_HOME", str(home))
     monkeypatch.setenv("AGENTDESK_KEYRING", "off")  # never a developer's real keyring (tests pass their own)
-    return home
+    yield home
+    from tests.home_kernel import stop_home_kernel
+
+    stop_home_kernel(home)  # a kernel a test started as a user would (the desktop's child) stops with the test
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -26,6 +26,7 @@ from kernel.api import LedgerFilter, TextDelta, UsageUpdated
 from kernel.config.settings import Settings, SettingsStore
 from kernel.service.spawn import ensure_kernel, reaper
 from tests.fakes import Text, Turn, Usage
+from tests.home_kernel import stop_home_kernel
 
 from .attached import open_desktop, quit_desktop
 
@@ -116,10 +117,8 @@ def test_a_dead_kernel_shows_as_detached_everywhere_is_reaped_and_its_cut_reques
         for dialog in list(desk.lease_dialogs.open.values()):
             dialog.withdraw()
         quit_desktop(desk, qtbot, WAIT_MS)
-        if kernel.connected:  # the kernel this test started stops with it
-            thread = reaper(kernel.status()["pid"])
-            kernel.shutdown()
-            if thread is not None:
-                thread.join(30)
+        # the kernel started after the kill stops with the test (quitting closed this client: the kernel runs on,
+        # as a user's does)
+        stop_home_kernel(home)
         closing = asyncio.ensure_future(kernel.aclose())
         qtbot.waitUntil(closing.done, timeout=WAIT_MS)

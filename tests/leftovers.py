@@ -1,0 +1,109 @@
+"""Nothing a test run starts outlives it.
+
+Every process the suite starts inherits ``AGENTDESK_TEST_RUN``, a tag this plugin sets once per run (xdist's
+workers inherit it from the controller). When the whole run has ended, every process still carrying the tag
+was left behind by a test: a kernel started as a user would (detached, in its own session), a server whose
+stop was skipped. Each is named in the summary with the test that was running when it started (its
+``PYTEST_CURRENT_TEST``), then stopped: SIGTERM, and SIGKILL if it has not ended within a few seconds.
+Found on 2026-12-04: every run left a kernel behind (tests/service/test_desktop_detached.py)."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+TAG = "AGENTDESK_TEST_RUN"
+GRACE_S = 5.0
+
+
+@dataclass(frozen=True)
+class Leftover:
+    pid: int
+    command: str
+    started_by: str
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):
+        os.environ.setdefault(TAG, uuid.uuid4().hex)
+
+
+def _environ(pid: int) -> dict[str, str]:
+    try:
+        raw = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return {}
+    return dict(item.split("=", 1) for item in raw.decode(errors="replace").split("\0") if "=" in item)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat[stat.rindex(")") + 2:].startswith(("Z", "X"))
+
+
+def leftovers(tag: str) -> list[Leftover]:
+    """Live processes other than this one that carry ``tag``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        pid = int(entry.name)
+        env = _environ(pid)
+        if env.get(TAG) != tag or _zombie(pid):
+            continue
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        found.append(Leftover(pid, command[:160], env.get("PYTEST_CURRENT_TEST", "(no test)")))
+    return found
+
+
+def stop(pid: int) -> None:
+    """SIGTERM, then SIGKILL if ``pid`` has not ended within ``GRACE_S``; waits on a pidfd, never polls."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        return
+    try:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                signal.pidfd_send_signal(pidfd, sig)
+            except ProcessLookupError:
+                return
+            poller = select.poll()
+            poller.register(pidfd, select.POLLIN)
+            if poller.poll(GRACE_S * 1000):
+                return
+    finally:
+        os.close(pidfd)
+
+
+_FOUND = pytest.StashKey[list[Leftover]]()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    tag = os.environ.get(TAG)
+    if hasattr(session.config, "workerinput") or not tag or not os.path.isdir("/proc"):
+        return
+    found = leftovers(tag)
+    for leftover in found:
+        stop(leftover.pid)
+    session.config.stash[_FOUND] = found
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    found = config.stash.get(_FOUND, [])
+    if found:
+        terminalreporter.section("processes left running by tests (stopped now)")
+        for leftover in found:
+            terminalreporter.line(f"pid {leftover.pid} `{leftover.command}` started during {leftover.started_by}")
