@@ -31,7 +31,22 @@ class Leftover:
 
 def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
-        os.environ.setdefault(TAG, uuid.uuid4().hex)
+        # always a new tag: a pytest run inside a test (tests/desktop/x11.py) must not take the outer run's
+        # workers, which carry the outer tag, for its own leftovers
+        os.environ[TAG] = uuid.uuid4().hex
+
+
+def ancestors() -> set[int]:
+    """This process and every process above it (never signalled)."""
+    found, pid = set(), os.getpid()
+    while pid > 1 and pid not in found:
+        found.add(pid)
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            break
+        pid = int(stat[stat.rindex(")") + 2:].split()[1])
+    return found
 
 
 def _environ(pid: int) -> dict[str, str]:
@@ -52,9 +67,9 @@ def _zombie(pid: int) -> bool:
 
 def leftovers(tag: str) -> list[Leftover]:
     """Live processes other than this one that carry ``tag``."""
-    found = []
+    found, mine = [], ancestors()
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+        if not entry.name.isdigit() or int(entry.name) in mine:
             continue
         pid = int(entry.name)
         env = _environ(pid)
