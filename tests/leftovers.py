@@ -2,7 +2,7 @@
 
 Every process the suite starts inherits ``AGENTDESK_TEST_RUN``, a tag this plugin sets once per run (xdist's
 workers inherit it from the controller). When the whole run has ended, every process still carrying the tag
-was left behind by a test: a kernel started as a user would (detached, in its own session), a server whose
+after a few seconds' grace to end by itself (``SETTLE_S``) was left behind by a test: a kernel started as a user would (detached, in its own session), a server whose
 stop was skipped. Each is named in the summary with the test that was running when it started (its
 ``PYTEST_CURRENT_TEST``), then stopped: SIGTERM, and SIGKILL if it has not ended within a few seconds.
 Found on 2026-12-04: every run left a kernel behind (tests/service/test_desktop_detached.py)."""
@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import select
 import signal
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 
 TAG = "AGENTDESK_TEST_RUN"
 GRACE_S = 5.0
+SETTLE_S = 3.0
 
 
 @dataclass(frozen=True)
@@ -110,10 +112,35 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     tag = os.environ.get(TAG)
     if hasattr(session.config, "workerinput") or not tag or not os.path.isdir("/proc"):
         return
-    found = leftovers(tag)
+    found = still_running(leftovers(tag), SETTLE_S)
     for leftover in found:
         stop(leftover.pid)
     session.config.stash[_FOUND] = found
+
+
+def still_running(found: list[Leftover], within_s: float) -> list[Leftover]:
+    """Those of ``found`` that have not ended by themselves within ``within_s`` (a worker's helpers end just
+    after it does: a zygote or multiprocessing's resource tracker reads its closed pipe, then exits)."""
+    fds: dict[int, Leftover] = {}
+    for leftover in found:
+        try:
+            fds[os.pidfd_open(leftover.pid)] = leftover
+        except OSError:
+            continue  # already gone
+    try:
+        poller = select.poll()
+        for fd in fds:
+            poller.register(fd, select.POLLIN)
+        deadline = time.monotonic() + within_s
+        ended: set[int] = set()
+        while len(ended) < len(fds) and (left := deadline - time.monotonic()) > 0:
+            for fd, _event in poller.poll(left * 1000):
+                ended.add(fd)
+                poller.unregister(fd)
+        return [leftover for fd, leftover in fds.items() if fd not in ended]
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
