@@ -2,10 +2,11 @@
 
 Every process the suite starts inherits ``AGENTDESK_TEST_RUN``, a tag this plugin sets once per run (xdist's
 workers inherit it from the controller). When the whole run has ended, every process still carrying the tag
-after a few seconds' grace to end by itself (``SETTLE_S``) was left behind by a test: a kernel started as a user would (detached, in its own session), a server whose
-stop was skipped. Each is named in the summary with the test that was running when it started (its
-``PYTEST_CURRENT_TEST``), then stopped: SIGTERM, and SIGKILL if it has not ended within a few seconds.
-Found on 2026-12-04: every run left a kernel behind (tests/service/test_desktop_detached.py)."""
+after a few seconds' grace to end by itself (``SETTLE_S``) was left behind by a test: a kernel started as a
+user would (detached, in its own session), a server whose stop was skipped. Each is named in the summary
+with the test that was running when it started (its ``PYTEST_CURRENT_TEST``), then stopped: SIGTERM, and
+SIGKILL if it has not ended within a few seconds. Found on 2026-12-04: every run left a kernel behind
+(tests/service/test_desktop_detached.py)."""
 
 from __future__ import annotations
 
