@@ -7,13 +7,10 @@ the deadline, and waited for through a pidfd (no polling, no sleep)."""
 
 from __future__ import annotations
 
-import os
-import select
-import signal
 from pathlib import Path
 
 from kernel.service.home import is_locked, read_holder
-from tests.leftovers import ancestors
+from tests.leftovers import ancestors, stop
 
 
 def stop_home_kernel(home: Path, deadline_s: float = 30.0) -> int | None:
@@ -21,20 +18,6 @@ def stop_home_kernel(home: Path, deadline_s: float = 30.0) -> int | None:
     holder = read_holder(home) if is_locked(home) else None
     if holder is None or holder.pid in ancestors():  # a kernel served in this very process stops with its test
         return None
-    try:
-        pidfd = os.pidfd_open(holder.pid)
-    except ProcessLookupError:
-        return None
-    try:
-        for sig, wait_s in ((signal.SIGTERM, deadline_s), (signal.SIGKILL, deadline_s)):
-            try:
-                signal.pidfd_send_signal(pidfd, sig)
-            except ProcessLookupError:
-                return holder.pid
-            poller = select.poll()
-            poller.register(pidfd, select.POLLIN)  # readable once the process has ended
-            if poller.poll(wait_s * 1000):
-                return holder.pid
+    if not stop(holder.pid, deadline_s):
         raise AssertionError(f"the kernel of {home} (pid {holder.pid}) outlived SIGKILL")
-    finally:
-        os.close(pidfd)
+    return holder.pid

@@ -86,22 +86,24 @@ def leftovers(tag: str) -> list[Leftover]:
     return found
 
 
-def stop(pid: int) -> None:
-    """SIGTERM, then SIGKILL if ``pid`` has not ended within ``GRACE_S``; waits on a pidfd, never polls."""
+def stop(pid: int, grace_s: float = GRACE_S) -> bool:
+    """SIGTERM, then SIGKILL if ``pid`` has not ended within ``grace_s``; waits on a pidfd, never polls.
+    True once it has ended (or was gone already)."""
     try:
         pidfd = os.pidfd_open(pid)
     except OSError:
-        return
+        return True
     try:
         for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
                 signal.pidfd_send_signal(pidfd, sig)
             except ProcessLookupError:
-                return
+                return True
             poller = select.poll()
-            poller.register(pidfd, select.POLLIN)
-            if poller.poll(GRACE_S * 1000):
-                return
+            poller.register(pidfd, select.POLLIN)  # readable once the process has ended
+            if poller.poll(grace_s * 1000):
+                return True
+        return False
     finally:
         os.close(pidfd)
 

@@ -18,7 +18,7 @@ import subprocess, sys
 from pathlib import Path
 
 def test_leaves_a_process_running(tmp_path):
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+    proc = subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()"], start_new_session=True)
     Path({out!r}).write_text(str(proc.pid))
 '''
 
@@ -30,7 +30,7 @@ def _gone(pid: int) -> bool:
 def test_a_leaked_process_is_named_and_stopped_and_the_outer_runs_are_left_alone(tmp_path):
     out = tmp_path / "pid"
     (tmp_path / "test_leaky.py").write_text(LEAKY.format(out=str(out)))
-    outer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"],  # one of this run's own
+    outer = subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()"],  # one of this run's own
                              env={**os.environ, TAG: os.environ[TAG]}, start_new_session=True)
     try:
         inner = subprocess.run(
