@@ -39,16 +39,24 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ[TAG] = uuid.uuid4().hex
 
 
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command's name (state, parent, ...); None when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2:].split()
+
+
 def ancestors() -> set[int]:
     """This process and every process above it (never signalled)."""
     found, pid = set(), os.getpid()
     while pid > 1 and pid not in found:
         found.add(pid)
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
+        fields = _stat(pid)
+        if fields is None:
             break
-        pid = int(stat[stat.rindex(")") + 2:].split()[1])
+        pid = int(fields[1])
     return found
 
 
@@ -60,12 +68,10 @@ def _environ(pid: int) -> dict[str, str]:
     return dict(item.split("=", 1) for item in raw.decode(errors="replace").split("\0") if "=" in item)
 
 
-def _zombie(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat[stat.rindex(")") + 2:].startswith(("Z", "X"))
+def gone(pid: int) -> bool:
+    """``pid`` has ended (no such process, or a zombie waiting for its parent)."""
+    fields = _stat(pid)
+    return fields is None or fields[0] in ("Z", "X")
 
 
 def leftovers(tag: str) -> list[Leftover]:
@@ -76,7 +82,7 @@ def leftovers(tag: str) -> list[Leftover]:
             continue
         pid = int(entry.name)
         env = _environ(pid)
-        if env.get(TAG) != tag or _zombie(pid):
+        if env.get(TAG) != tag or gone(pid):
             continue
         try:
             command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
@@ -86,9 +92,24 @@ def leftovers(tag: str) -> list[Leftover]:
     return found
 
 
+def _ended(pidfds: list[int], within_s: float) -> set[int]:
+    """Which of these pidfds' processes end within ``within_s`` (a pidfd is readable once its process has
+    ended): waited for with poll, never by sleeping."""
+    poller = select.poll()
+    for fd in pidfds:
+        poller.register(fd, select.POLLIN)
+    deadline = time.monotonic() + within_s
+    ended: set[int] = set()
+    while len(ended) < len(pidfds) and (left := deadline - time.monotonic()) > 0:
+        for fd, _event in poller.poll(left * 1000):
+            ended.add(fd)
+            poller.unregister(fd)
+    return ended
+
+
 def stop(pid: int, grace_s: float = GRACE_S) -> bool:
-    """SIGTERM, then SIGKILL if ``pid`` has not ended within ``grace_s``; waits on a pidfd, never polls.
-    True once it has ended (or was gone already)."""
+    """SIGTERM, then SIGKILL if ``pid`` has not ended within ``grace_s``; True once it has ended (or was
+    gone already)."""
     try:
         pidfd = os.pidfd_open(pid)
     except OSError:
@@ -99,9 +120,7 @@ def stop(pid: int, grace_s: float = GRACE_S) -> bool:
                 signal.pidfd_send_signal(pidfd, sig)
             except ProcessLookupError:
                 return True
-            poller = select.poll()
-            poller.register(pidfd, select.POLLIN)  # readable once the process has ended
-            if poller.poll(grace_s * 1000):
+            if _ended([pidfd], grace_s):
                 return True
         return False
     finally:
@@ -131,15 +150,7 @@ def still_running(found: list[Leftover], within_s: float) -> list[Leftover]:
         except OSError:
             continue  # already gone
     try:
-        poller = select.poll()
-        for fd in fds:
-            poller.register(fd, select.POLLIN)
-        deadline = time.monotonic() + within_s
-        ended: set[int] = set()
-        while len(ended) < len(fds) and (left := deadline - time.monotonic()) > 0:
-            for fd, _event in poller.poll(left * 1000):
-                ended.add(fd)
-                poller.unregister(fd)
+        ended = _ended(list(fds), within_s)
         return [leftover for fd, leftover in fds.items() if fd not in ended]
     finally:
         for fd in fds:

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.leftovers import TAG, _zombie, stop
+from tests.leftovers import TAG, gone, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,10 +21,6 @@ def test_leaves_a_process_running(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()"], start_new_session=True)
     Path({out!r}).write_text(str(proc.pid))
 '''
-
-
-def _gone(pid: int) -> bool:
-    return not Path(f"/proc/{pid}").exists() or _zombie(pid)
 
 
 def test_a_leaked_process_is_named_and_stopped_and_the_outer_runs_are_left_alone(tmp_path):
@@ -41,7 +37,7 @@ def test_a_leaked_process_is_named_and_stopped_and_the_outer_runs_are_left_alone
         assert inner.returncode == 0, inner.stdout + inner.stderr
         assert "processes left running by tests (stopped now)" in inner.stdout
         assert f"pid {leaked} " in inner.stdout and "test_leaky.py::test_leaves_a_process_running (call)" in inner.stdout
-        assert _gone(leaked)
+        assert gone(leaked)
         assert outer.poll() is None, "the inner run stopped a process of the outer run"
     finally:
         stop(outer.pid)
